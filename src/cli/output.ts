@@ -1,0 +1,31 @@
+import { Console, Effect } from "effect"
+
+/** Prints a value as pretty JSON on stdout. */
+export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+
+/** Renders rows as an aligned plain-text table (no colours, stable for tests). */
+export const renderTable = (
+  headers: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>
+): string => {
+  const widths = headers.map((header, column) =>
+    rows.reduce((width, row) => Math.max(width, (row[column] ?? "").length), header.length)
+  )
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  ").trimEnd()
+  return [line(headers), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n")
+}
+
+/** Prints a table, or a one-line note when there are no rows. */
+export const printTable = (
+  headers: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  emptyNote: string
+) => rows.length === 0 ? Console.log(emptyNote) : Console.log(renderTable(headers, rows))
+
+/** Prints either the JSON value or the table, by the `--json` flag. */
+export const printResult = <A>(
+  json: boolean,
+  value: A,
+  table: (value: A) => Effect.Effect<void>
+) => (json ? printJson(value) : table(value))

@@ -1,0 +1,139 @@
+import { Schema } from "effect"
+import { AgentHostsInventory } from "./agentHosts.js"
+
+/** Bumped whenever the shape of `tools.json` changes incompatibly. */
+export const SCHEMA_VERSION = 1 as const
+
+/** Where a root came from: a `$PATH` entry, a well-known location, or `TOOL_MAP_ROOTS`. */
+export const RootKind = Schema.Literal("path", "well-known", "extra")
+export type RootKind = typeof RootKind.Type
+
+/** What the walk found at a root. */
+export const RootStatus = Schema.Literal(
+  "ok",
+  "missing",
+  "unreadable",
+  "not-a-directory",
+  "duplicate",
+  "empty",
+  "relative"
+)
+export type RootStatus = typeof RootStatus.Type
+
+/** How deep a root is read: bin-style dirs one level, agent homes recursively with a cap. */
+export const RootDepth = Schema.Literal("one-level", "recursive")
+export type RootDepth = typeof RootDepth.Type
+
+/** A directory the walker was asked to read, in walk order. */
+export class Root extends Schema.Class<Root>("Root")({
+  /** The path as given (a PATH entry may be relative or empty: kept verbatim). */
+  path: Schema.String,
+  kind: RootKind,
+  depth: RootDepth,
+  /** Index in `$PATH` for `kind: "path"`, else null. */
+  pathIndex: Schema.NullOr(Schema.Number)
+}) {}
+
+/** A root with the outcome of reading it. */
+export class RootReport extends Schema.Class<RootReport>("RootReport")({
+  path: Schema.String,
+  kind: RootKind,
+  depth: RootDepth,
+  pathIndex: Schema.NullOr(Schema.Number),
+  status: RootStatus,
+  /** Why the status is not ok (an errno code such as EACCES, or a short sentence). */
+  reason: Schema.NullOr(Schema.String),
+  /** How many tools this root contributed (after dedupe). */
+  toolCount: Schema.Number
+}) {}
+
+/** One executable found by the walk. */
+export class Tool extends Schema.Class<Tool>("Tool")({
+  name: Schema.String,
+  /** Absolute path where it was found (the link itself when it is a link). */
+  path: Schema.String,
+  /** The resolved real path when `path` is or goes through a symlink, else null. */
+  linkTarget: Schema.NullOr(Schema.String),
+  size: Schema.Number,
+  /** Modification time, ISO 8601 UTC. */
+  mtime: Schema.String,
+  /** The root (as listed in `roots`) it was found under. */
+  root: Schema.String,
+  rootKind: RootKind,
+  /** Index of its dir in `$PATH`, or null when it came from another root. */
+  pathIndex: Schema.NullOr(Schema.Number),
+  /** Path of the earlier PATH entry with the same name that wins over this one, or null. */
+  shadowedBy: Schema.NullOr(Schema.String),
+  /** Other paths at which the very same file (device + inode) was reached; recorded once. */
+  alsoAt: Schema.Array(Schema.String),
+  category: Schema.String
+}) {}
+
+/** The outcome of a version probe. */
+export const ProbeStatus = Schema.Literal("ok", "missing", "timeout", "error", "refused")
+export type ProbeStatus = typeof ProbeStatus.Type
+
+export class VersionReport extends Schema.Class<VersionReport>("VersionReport")({
+  name: Schema.String,
+  version: Schema.NullOr(Schema.String),
+  path: Schema.NullOr(Schema.String),
+  status: ProbeStatus,
+  durationMs: Schema.Number,
+  /** A short reason for a status other than ok (never output of the probe beyond the cap). */
+  detail: Schema.NullOr(Schema.String)
+}) {}
+
+/** Identity facts: git user name and email, and the file NAMES in `~/.ssh` (never contents). */
+export class Identity extends Schema.Class<Identity>("Identity")({
+  gitUserName: Schema.NullOr(Schema.String),
+  gitUserEmail: Schema.NullOr(Schema.String),
+  sshFiles: Schema.Array(Schema.String)
+}) {}
+
+/** A problem met during the scan that did not stop it. */
+export class Diagnostic extends Schema.Class<Diagnostic>("Diagnostic")({
+  source: Schema.String,
+  path: Schema.NullOr(Schema.String),
+  line: Schema.NullOr(Schema.Number),
+  message: Schema.String
+}) {}
+
+export class HostInfo extends Schema.Class<HostInfo>("HostInfo")({
+  os: Schema.String,
+  arch: Schema.String,
+  node: Schema.String,
+  toolMap: Schema.String
+}) {}
+
+/** A watched input of `--if-stale`: a path and the stat facts that change when it does. */
+export class WatchedInput extends Schema.Class<WatchedInput>("WatchedInput")({
+  path: Schema.String,
+  /** "missing" when it did not exist at scan time (its appearance is a change). */
+  state: Schema.String
+}) {}
+
+export class WatchSet extends Schema.Class<WatchSet>("WatchSet")({
+  toolMapVersion: Schema.String,
+  pathVariable: Schema.String,
+  extraRoots: Schema.String,
+  inputs: Schema.Array(WatchedInput)
+}) {}
+
+/** The whole of `tools.json`. */
+export class Inventory extends Schema.Class<Inventory>("Inventory")({
+  schemaVersion: Schema.Literal(SCHEMA_VERSION),
+  generation: Schema.String,
+  generatedAt: Schema.String,
+  host: HostInfo,
+  path: Schema.Array(RootReport),
+  roots: Schema.Array(RootReport),
+  tools: Schema.Array(Tool),
+  versions: Schema.Array(VersionReport),
+  identity: Identity,
+  agentHosts: AgentHostsInventory,
+  diagnostics: Schema.Array(Diagnostic),
+  watch: WatchSet
+}) {}
+
+/** Parse `tools.json` text into an Inventory (the same Schema that wrote it). */
+export const InventoryFromJson = Schema.parseJson(Inventory)

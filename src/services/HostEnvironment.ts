@@ -1,0 +1,40 @@
+import { Context, Layer } from "effect"
+import * as NodeOs from "node:os"
+
+/** The operating systems whose rules tool-map knows. */
+export type OsFamily = "linux" | "darwin" | "win32"
+
+/** The facts of the process's surroundings: OS, environment variables, home and working dir. */
+export interface HostEnvironmentShape {
+  readonly os: OsFamily
+  readonly arch: string
+  readonly nodeVersion: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly homedir: string
+  readonly cwd: string
+}
+
+/**
+ * Injected so that every OS-specific rule (roots, PATHEXT, batch shims) can be tested on any
+ * machine with the platform of another.
+ */
+export class HostEnvironment extends Context.Tag("tool-map/HostEnvironment")<
+  HostEnvironment,
+  HostEnvironmentShape
+>() {
+  static readonly live: HostEnvironmentShape = {
+    os: toOsFamily(process.platform),
+    arch: process.arch,
+    nodeVersion: process.version,
+    env: process.env,
+    homedir: NodeOs.homedir(),
+    cwd: process.cwd()
+  }
+  static readonly layer = Layer.sync(this, () => HostEnvironment.live)
+  static readonly layerTest = (overrides: Partial<HostEnvironmentShape>) =>
+    Layer.succeed(this, { ...HostEnvironment.live, env: {}, ...overrides })
+}
+
+function toOsFamily(platform: NodeJS.Platform): OsFamily {
+  return platform === "win32" ? "win32" : platform === "darwin" ? "darwin" : "linux"
+}
