@@ -1,6 +1,10 @@
-import { Context, type Effect, type Option } from "effect"
-import type { BundleReadError } from "../domain/errors.js"
-import type { Inventory } from "../domain/inventory.js"
+import { FileSystem } from "@effect/platform"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { BundleReadError } from "../domain/errors.js"
+import { type Inventory, InventoryFromJson } from "../domain/inventory.js"
+import { BundleWriter } from "./BundleWriter.js"
+import { HostEnvironment } from "./HostEnvironment.js"
+import { resolveBundlePaths, ScanProgram } from "./ScanProgram.js"
 
 /** Reads the cached bundle for the query front ends. */
 export class InventoryStore extends Context.Tag("tool-map/InventoryStore")<InventoryStore, {
@@ -9,4 +13,38 @@ export class InventoryStore extends Context.Tag("tool-map/InventoryStore")<Inven
    * directory; when no bundle exists yet, one scan runs first. Never rescans otherwise.
    */
   readonly load: (from: Option.Option<string>) => Effect.Effect<Inventory, BundleReadError>
-}>() {}
+}>() {
+  static readonly layer = Layer.effect(
+    this,
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const host = yield* HostEnvironment
+      const writer = yield* BundleWriter
+      const scanner = yield* ScanProgram
+      const decode = Schema.decodeUnknown(InventoryFromJson)
+
+      const load = Effect.fn("InventoryStore.load")(function* (from: Option.Option<string>) {
+        const paths = yield* resolveBundlePaths(host, from).pipe(
+          Effect.mapError((error) => new BundleReadError({ path: error.path, reason: error.reason }))
+        )
+        const failed = (reason: string) => new BundleReadError({ path: paths.json, reason })
+        yield* writer.recover(paths).pipe(Effect.mapError((error) => failed(error.message)))
+        const exists = yield* fs.exists(paths.json).pipe(Effect.orElseSucceed(() => false))
+        if (!exists) {
+          yield* scanner.run({ target: from, ifStale: false, probes: true, progress: true }).pipe(
+            Effect.mapError((error) => failed(`no bundle existed and the first scan failed: ${error.message}`))
+          )
+        }
+        const text = yield* fs.readFileString(paths.json).pipe(
+          Effect.mapError((error) => failed(error.message))
+        )
+        return yield* decode(text).pipe(
+          Effect.mapError(() =>
+            failed("it is not a valid tool-map bundle (corrupt or from an incompatible version); run `tool-map scan --force` to rebuild it")
+          )
+        )
+      })
+      return { load }
+    })
+  )
+}

@@ -1,0 +1,30 @@
+import { spawnSync } from "node:child_process"
+
+/** Wall-clock milliseconds of one run of a command; throws when it fails. */
+export const timeCommand = (command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): number => {
+  const started = process.hrtime.bigint()
+  const result = spawnSync(command, args, { env, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${result.status}: ${result.stderr}`)
+  return elapsed
+}
+
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** Median of `runs` interleaved runs of each command (interleaving spreads machine noise evenly). */
+export const compare = (
+  runs: number,
+  commands: Record<string, { readonly command: string; readonly args: ReadonlyArray<string>; readonly env?: NodeJS.ProcessEnv }>
+): Record<string, number> => {
+  const samples: Record<string, Array<number>> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]))
+  for (let run = 0; run < runs; run++) {
+    for (const [name, spec] of Object.entries(commands)) samples[name]!.push(timeCommand(spec.command, spec.args, spec.env))
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]))
+}
+
+export const fmt = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1))

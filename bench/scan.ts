@@ -1,0 +1,58 @@
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { compare, fmt } from "./harness.js"
+
+const ROOT = path.resolve(import.meta.dirname, "..")
+const BIN = path.join(ROOT, "dist", "bin.js")
+const ENVINFO = path.join(ROOT, "node_modules", "envinfo", "dist", "cli.js")
+
+/** Items envinfo reports (versions found), from its JSON output. */
+const envinfoCount = (): number => {
+  const out = spawnSync(process.execPath, [ENVINFO, "--system", "--binaries", "--languages", "--json"], { encoding: "utf8" })
+  const json = JSON.parse(out.stdout) as Record<string, Record<string, unknown>>
+  return Object.values(json).reduce(
+    (sum, section) => sum + Object.values(section).filter((value) => value !== "Not Found" && value !== undefined).length,
+    0
+  )
+}
+
+/** tool-map scan against envinfo, and the no-op paths against Node's own start. Prints markdown. */
+export const benchScan = (runs = 7): string => {
+  if (!fs.existsSync(BIN)) throw new Error("dist/bin.js is missing: run `npm run build` first")
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), "tool-map-bench-"))
+  const env = { ...process.env, PLUGIN_DATA: data }
+  try {
+    spawnSync(process.execPath, [BIN, "scan", "--quiet"], { env })
+    const scan = spawnSync(process.execPath, [BIN, "scan", "--json"], { env, encoding: "utf8" })
+    const counts = (JSON.parse(scan.stdout) as { counts: { tools: number; versions: number } }).counts
+    const full = compare(runs, {
+      "tool-map scan": { command: process.execPath, args: [BIN, "scan", "--force", "--quiet"], env },
+      "envinfo --system --binaries --languages": { command: process.execPath, args: [ENVINFO, "--system", "--binaries", "--languages"] }
+    })
+    const quick = compare(runs * 2, {
+      "node -e 0": { command: process.execPath, args: ["-e", "0"] },
+      "tool-map scan --if-stale (no change)": { command: process.execPath, args: [BIN, "scan", "--if-stale", "--quiet"], env },
+      "tool-map query which git": { command: process.execPath, args: [BIN, "query", "which", "git"], env }
+    })
+    const items = envinfoCount()
+    const base = quick["node -e 0"]!
+    return [
+      `Machine: ${os.cpus().length} cores, ${os.platform()} ${os.arch()}, Node ${process.version}; median of ${runs} (and ${runs * 2}) interleaved runs.`,
+      "",
+      "| command | median ms | ratio | items listed |",
+      "|---|---|---|---|",
+      `| tool-map scan | ${fmt(full["tool-map scan"]!)} | 1.00 | ${counts.tools} tools, ${counts.versions} versions |`,
+      `| envinfo --system --binaries --languages | ${fmt(full["envinfo --system --binaries --languages"]!)} | ${(full["envinfo --system --binaries --languages"]! / full["tool-map scan"]!).toFixed(2)} (envinfo / tool-map) | ${items} |`,
+      "",
+      "| command | median ms | ratio to node -e 0 |",
+      "|---|---|---|",
+      ...Object.entries(quick).map(([name, ms]) => `| ${name} | ${fmt(ms)} | ${(ms / base).toFixed(2)} |`)
+    ].join("\n")
+  } finally {
+    fs.rmSync(data, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(benchScan())

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Logger } from "effect"
+import { runCli, runToExitCode } from "./cli/main.js"
+import { CliLayer } from "./layers/CoreLayer.js"
+
+runToExitCode(runCli(process.argv)).pipe(
+  Effect.flatMap((code) => Effect.sync(() => {
+    process.exitCode = code
+  })),
+  Effect.provide(CliLayer),
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+)

@@ -1,0 +1,27 @@
+/** The exit codes of tool-map, documented in `--help`. */
+export const ExitCode = {
+  ok: 0,
+  notFound: 1,
+  usage: 2,
+  cannotWrite: 3,
+  cannotRead: 4,
+  locked: 5,
+  badInput: 6,
+  internal: 70
+} as const
+
+/** Exit code per typed error tag; a tag not listed is a usage error if it came from the CLI parser. */
+export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
+  ToolNotFound: ExitCode.notFound,
+  ConflictingFlags: ExitCode.usage,
+  RedirectPathInvalid: ExitCode.usage,
+  BundleWriteError: ExitCode.cannotWrite,
+  BundleReadError: ExitCode.cannotRead,
+  BundleLocked: ExitCode.locked
+}
+
+export const EXIT_CODES_HELP = [
+  "Exit codes: 0 success; 1 nothing found (query which); 2 usage error (bad flag or argument);",
+  "3 the bundle cannot be written (output dir not writable); 4 the bundle cannot be read (corrupt);",
+  "5 another scan holds the bundle's lock; 6 an input file is invalid (catalog --schemas); 70 internal error."
+].join(" ")

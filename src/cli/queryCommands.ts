@@ -1,0 +1,123 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option, Schema } from "effect"
+import picomatch from "picomatch"
+import { baseToolName } from "../domain/categories.js"
+import type { Inventory, Tool } from "../domain/inventory.js"
+import { HostEnvironment } from "../services/HostEnvironment.js"
+import { InventoryStore } from "../services/InventoryStore.js"
+import { resolveBundlePaths, ScanProgram } from "../services/ScanProgram.js"
+import { fromOption, jsonOption } from "./options.js"
+import { printJson, printResult, printTable } from "./output.js"
+
+/** `query which NAME` found no tool of that name. */
+export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFound", {
+  name: Schema.String
+}) {
+  get message() {
+    return `No tool named ${this.name} is on PATH or in the scanned roots (run \`tool-map scan --force\` if it was just installed).`
+  }
+}
+
+/** The tools matching the filters of `query tools`, in walk order. */
+export const filterTools = (
+  inventory: Inventory,
+  filters: { readonly category: Option.Option<string>; readonly name: Option.Option<string> }
+): ReadonlyArray<Tool> => {
+  const matchName = Option.map(filters.name, (glob) => picomatch(glob, { nocase: inventory.host.os === "win32", dot: true }))
+  return inventory.tools.filter(
+    (tool) =>
+      Option.match(filters.category, { onNone: () => true, onSome: (category) => tool.category === category }) &&
+      Option.match(matchName, { onNone: () => true, onSome: (matches) => matches(tool.name) })
+  )
+}
+
+/** Every copy of a name in walk order (PATH order first), which one wins, and known versions. */
+export const whichTool = (inventory: Inventory, name: string) => {
+  const caseInsensitive = inventory.host.os === "win32"
+  const key = (value: string) => (caseInsensitive ? baseToolName(value) : value)
+  const copies = inventory.tools.filter((tool) => key(tool.name) === key(name))
+  const versions = new Map(inventory.versions.flatMap((report) => (report.path === null ? [] : [[report.path, report.version] as const])))
+  const winner = copies.find((tool) => tool.pathIndex !== null && tool.shadowedBy === null) ?? null
+  return {
+    name,
+    winner: winner?.path ?? null,
+    copies: copies.map((tool) => ({
+      path: tool.path,
+      linkTarget: tool.linkTarget,
+      pathIndex: tool.pathIndex,
+      root: tool.root,
+      shadowedBy: tool.shadowedBy,
+      alsoAt: tool.alsoAt,
+      version: versions.get(tool.path) ?? null,
+      wins: tool === winner
+    }))
+  }
+}
+
+const category = Options.text("category").pipe(Options.withDescription("Only tools of this category (e.g. runtimes, version-control, other)."), Options.optional)
+const nameGlob = Options.text("name").pipe(Options.withDescription("Only tools whose name matches this glob (e.g. 'python*')."), Options.optional)
+
+const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jsonOption, from: fromOption }, (flags) =>
+  Effect.gen(function* () {
+    const inventory = yield* (yield* InventoryStore).load(flags.from)
+    const tools = filterTools(inventory, flags)
+    yield* printResult(flags.json, tools, (list) =>
+      printTable(
+        ["name", "category", "path", "shadowed by"],
+        list.map((tool) => [tool.name, tool.category, tool.linkTarget === null ? tool.path : `${tool.path} -> ${tool.linkTarget}`, tool.shadowedBy ?? ""]),
+        "No tools match."
+      )
+    )
+  })
+).pipe(Command.withDescription("List the tools of the cached inventory, optionally by category and name glob."))
+
+const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }), json: jsonOption, from: fromOption }, (flags) =>
+  Effect.gen(function* () {
+    const inventory = yield* (yield* InventoryStore).load(flags.from)
+    const answer = whichTool(inventory, flags.name)
+    if (answer.copies.length === 0) return yield* new ToolNotFound({ name: flags.name })
+    yield* printResult(flags.json, answer, (value) =>
+      printTable(
+        ["", "path", "version", "PATH #", "note"],
+        value.copies.map((copy) => [
+          copy.wins ? "*" : "",
+          copy.linkTarget === null ? copy.path : `${copy.path} -> ${copy.linkTarget}`,
+          copy.version ?? "",
+          copy.pathIndex === null ? "" : String(copy.pathIndex),
+          copy.wins ? "wins" : copy.shadowedBy !== null ? `shadowed by ${copy.shadowedBy}` : copy.pathIndex === null ? `not on PATH (${copy.root})` : ""
+        ]),
+        "No copies."
+      )
+    )
+  })
+).pipe(Command.withDescription("Every copy of NAME in PATH order, the one that wins, and its version when probed."))
+
+const versionsCommand = Command.make("versions", { json: jsonOption, from: fromOption }, (flags) =>
+  Effect.gen(function* () {
+    const inventory = yield* (yield* InventoryStore).load(flags.from)
+    yield* printResult(flags.json, inventory.versions, (versions) =>
+      printTable(
+        ["tool", "version", "status", "ms", "path"],
+        versions.map((report) => [report.name, report.version ?? "", report.status, String(Math.round(report.durationMs)), report.path ?? ""]),
+        "No versions were probed (the last scan ran with --no-probes)."
+      )
+    )
+  })
+).pipe(Command.withDescription("The versions of the allow-listed tools from the last scan, with each probe's status."))
+
+const staleCommand = Command.make("stale", { json: jsonOption, from: fromOption }, (flags) =>
+  Effect.gen(function* () {
+    const inventory = yield* (yield* InventoryStore).load(flags.from)
+    const host = yield* HostEnvironment
+    const paths = yield* resolveBundlePaths(host, flags.from)
+    const reason = yield* (yield* ScanProgram).checkStale(paths)
+    const answer = { stale: Option.isSome(reason), reason: Option.getOrNull(reason), generation: inventory.generation, generatedAt: inventory.generatedAt }
+    if (flags.json) return yield* printJson(answer)
+    yield* printResult(false, answer, (value) =>
+      printTable(["stale", "reason", "generation", "generated at"], [[value.stale ? "yes" : "no", value.reason ?? "nothing changed", value.generation, value.generatedAt]], "")
+    )
+  })
+).pipe(Command.withDescription("Whether the cached bundle is out of date, and the first change found."))
+
+/** The `query` subcommands of issue 2. */
+export const inventoryQueryCommands = [toolsCommand, whichCommand, versionsCommand, staleCommand] as const

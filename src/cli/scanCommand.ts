@@ -1,0 +1,70 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Schema } from "effect"
+import { type ScanOutcome, ScanProgram } from "../services/ScanProgram.js"
+import { jsonOption } from "./options.js"
+import { printJson } from "./output.js"
+
+/** `--force` and `--if-stale` were both given. */
+export class ConflictingFlags extends Schema.TaggedError<ConflictingFlags>()("ConflictingFlags", {
+  flags: Schema.Array(Schema.String)
+}) {
+  get message() {
+    return `The flags ${this.flags.join(" and ")} contradict each other: give one of them.`
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
+
+/** The few lines a person reads after a scan. */
+export const describeOutcome = (outcome: ScanOutcome): ReadonlyArray<string> => {
+  if (outcome._tag === "Skipped") {
+    return [
+      `Up to date: ${outcome.reason} (generation ${outcome.generation}, checked in ${seconds(outcome.durationMs)}).`,
+      `Summary: ${outcome.paths.summary}. Use --force to rescan anyway.`
+    ]
+  }
+  const { counts } = outcome
+  return [
+    ...(outcome.reason === null ? [] : [`Rescanned because ${outcome.reason}.`]),
+    `Found ${counts.tools} tools (${counts.shadowed} shadowed) in ${counts.pathDirs} PATH dirs and ${counts.roots} other roots; ${counts.versions} versions; ${counts.agentHostItems} agent-host items; ${counts.diagnostics} diagnostics. Took ${seconds(outcome.durationMs)}.`,
+    `Wrote ${outcome.paths.summary}`,
+    `  and ${outcome.paths.markdown}, ${outcome.paths.json}`
+  ]
+}
+
+/** The JSON object `scan --json` prints. */
+export const outcomeJson = (outcome: ScanOutcome) => {
+  const files = { json: outcome.paths.json, markdown: outcome.paths.markdown, summary: outcome.paths.summary }
+  return outcome._tag === "Skipped"
+    ? { skipped: true, reason: outcome.reason, generation: outcome.generation, files, durationMs: outcome.durationMs }
+    : { skipped: false, generation: outcome.generation, files, counts: outcome.counts, durationMs: outcome.durationMs, rescanReason: outcome.reason }
+}
+
+const target = Args.text({ name: "PATH.md" }).pipe(
+  Args.withDescription("Write the bundle as PATH.md, PATH.json and PATH.summary.md instead of the default data dir."),
+  Args.optional
+)
+const ifStale = Options.boolean("if-stale").pipe(
+  Options.withDescription("Do nothing (and say so) when no watched input changed since the last scan.")
+)
+const force = Options.boolean("force").pipe(Options.withDescription("Rescan unconditionally."))
+const noProbes = Options.boolean("no-probes").pipe(Options.withDescription("Skip the --version probes of the allow-listed tools."))
+const quiet = Options.boolean("quiet").pipe(Options.withAlias("q"), Options.withDescription("Print nothing on success."))
+
+/** `tool-map scan [PATH.md] [--if-stale|--force] [--no-probes] [--json] [--quiet]`. */
+export const scanCommand = Command.make(
+  "scan",
+  { target, ifStale, force, noProbes, json: jsonOption, quiet },
+  (flags) =>
+    Effect.gen(function* () {
+      if (flags.ifStale && flags.force) return yield* new ConflictingFlags({ flags: ["--if-stale", "--force"] })
+      const scanner = yield* ScanProgram
+      const outcome = yield* scanner.run({ target: flags.target, ifStale: flags.ifStale, probes: !flags.noProbes, progress: !flags.json && !flags.quiet })
+      if (flags.json) return yield* printJson(outcomeJson(outcome))
+      if (!flags.quiet) yield* Console.log(describeOutcome(outcome).join("\n"))
+    })
+).pipe(
+  Command.withDescription(
+    "Scan PATH, the well-known tool roots and the agent hosts' configuration, probe the versions of allow-listed tools, and write tools.json, tools.md and tools.summary.md atomically to $PLUGIN_DATA, else $XDG_DATA_HOME/tool-map, else ~/.local/share/tool-map."
+  )
+)

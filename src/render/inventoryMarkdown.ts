@@ -1,0 +1,153 @@
+import { CATEGORY_ORDER, categoryTitle } from "../domain/categories.js"
+import type { Inventory, Tool } from "../domain/inventory.js"
+import { renderAgentHostsMarkdown, summarizeAgentHosts } from "./agentHosts.js"
+import { byteLength, fitLines, fitNames, generationMarker, mdCell, mdCode } from "./text.js"
+
+/** The hard cap of `tools.summary.md`. */
+export const SUMMARY_MAX_BYTES = 6144
+
+/** Where the bundle's files are, as shown to the reader of the summary. */
+export interface BundleLocation {
+  readonly markdown: string
+  readonly json: string
+  /** The scan command that refreshes this bundle (with its redirect path if any). */
+  readonly refreshCommand: string
+}
+
+const formatSize = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+
+const groupByCategory = (tools: ReadonlyArray<Tool>): ReadonlyArray<readonly [string, ReadonlyArray<Tool>]> => {
+  const groups = new Map<string, Array<Tool>>()
+  for (const tool of tools) {
+    const list = groups.get(tool.category)
+    if (list === undefined) groups.set(tool.category, [tool])
+    else list.push(tool)
+  }
+  const known = CATEGORY_ORDER.filter((category) => groups.has(category))
+  const unknown = [...groups.keys()].filter((category) => !CATEGORY_ORDER.includes(category)).sort()
+  return [...known, ...unknown].map((category) => [category, groups.get(category) ?? []] as const)
+}
+
+const toolRow = (tool: Tool, versions: ReadonlyMap<string, string>): string => {
+  const notes = [
+    tool.linkTarget === null ? "" : `→ ${mdCode(tool.linkTarget)}`,
+    tool.shadowedBy === null ? "" : `shadowed by ${mdCode(tool.shadowedBy)}`,
+    tool.alsoAt.length === 0 ? "" : `also at ${tool.alsoAt.map(mdCode).join(", ")}`
+  ].filter((note) => note !== "")
+  return `| ${mdCell(tool.name)} | ${mdCell(versions.get(tool.path) ?? "")} | ${formatSize(tool.size)} | ${tool.mtime.slice(0, 19)}Z | ${mdCode(tool.path)} | ${notes.join("; ")} |`
+}
+
+/** `tools.md`: every tool grouped by category with size, mtime and absolute path, then the facts of the scan. */
+export const renderToolsMarkdown = (inventory: Inventory): string => {
+  const versions = new Map(
+    inventory.versions.flatMap((report) => (report.version !== null && report.path !== null ? [[report.path, report.version] as const] : []))
+  )
+  const lines: Array<string> = [
+    generationMarker(inventory.generation),
+    "# Tool map",
+    "",
+    `Generated ${inventory.generatedAt} on ${inventory.host.os} ${inventory.host.arch}, Node ${inventory.host.node}, tool-map ${inventory.host.toolMap}.`,
+    `${inventory.tools.length} tools; ${inventory.tools.filter((tool) => tool.shadowedBy !== null).length} of them shadowed by an earlier PATH entry.`,
+    ""
+  ]
+  for (const [category, tools] of groupByCategory(inventory.tools)) {
+    lines.push(`## ${categoryTitle(category)} (${tools.length})`, "", "| name | version | size | modified | path | notes |", "|---|---|---|---|---|---|")
+    for (const tool of tools) lines.push(toolRow(tool, versions))
+    lines.push("")
+  }
+  lines.push("## Versions", "", "| tool | version | status | ms | path |", "|---|---|---|---|---|")
+  for (const report of inventory.versions) {
+    lines.push(`| ${mdCell(report.name)} | ${mdCell(report.version ?? "")} | ${report.status}${report.detail === null ? "" : `: ${mdCell(report.detail)}`} | ${Math.round(report.durationMs)} | ${report.path === null ? "" : mdCode(report.path)} |`)
+  }
+  if (inventory.versions.length === 0) lines.push("| (probes not run) | | | | |")
+  lines.push("", "## PATH", "", "| # | dir | status | tools |", "|---|---|---|---|")
+  for (const root of inventory.path) {
+    lines.push(`| ${root.pathIndex ?? ""} | ${mdCode(root.path)} | ${root.status}${root.reason === null ? "" : `: ${mdCell(root.reason)}`} | ${root.toolCount} |`)
+  }
+  lines.push("", "## Other roots", "", "| root | kind | status | tools |", "|---|---|---|---|")
+  for (const root of inventory.roots) {
+    lines.push(`| ${mdCode(root.path)} | ${root.kind} | ${root.status}${root.reason === null ? "" : `: ${mdCell(root.reason)}`} | ${root.toolCount} |`)
+  }
+  lines.push("", "## Identity", "")
+  lines.push(`- git user: ${mdCell(inventory.identity.gitUserName ?? "(not set)")} ${inventory.identity.gitUserEmail === null ? "" : `<${mdCell(inventory.identity.gitUserEmail)}>`}`.trimEnd())
+  lines.push(`- files in ~/.ssh: ${inventory.identity.sshFiles.length === 0 ? "(none)" : inventory.identity.sshFiles.map(mdCode).join(", ")}`)
+  lines.push("", renderAgentHostsMarkdown(inventory.agentHosts).trimEnd(), "")
+  lines.push("## Diagnostics", "")
+  if (inventory.diagnostics.length === 0) lines.push("None.")
+  for (const diagnostic of inventory.diagnostics) {
+    const where = diagnostic.path === null ? "" : ` ${mdCode(diagnostic.path)}${diagnostic.line === null ? "" : `:${diagnostic.line}`}`
+    lines.push(`- [${mdCell(diagnostic.source)}]${where}: ${mdCell(diagnostic.message)}`)
+  }
+  return `${lines.join("\n")}\n`
+}
+
+const truncateBytes = (text: string, max: number): string => {
+  if (byteLength(text) <= max) return text
+  let cut = text
+  while (byteLength(cut) > max - 3) cut = cut.slice(0, Math.max(0, cut.length - Math.max(1, Math.ceil((byteLength(cut) - max) / 4))))
+  return `${cut}…`
+}
+
+/** SSH key pairs are counted by their public halves; names are never shown in the summary. */
+const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name) => name.endsWith(".pub")).length
+
+/**
+ * `tools.summary.md`: the one page an agent reads at session start. Never over
+ * {@link SUMMARY_MAX_BYTES} bytes whatever the machine holds: every list is cut with
+ * `… and N more`, and every untrusted string is length-capped.
+ */
+export const renderSummary = (inventory: Inventory, location: BundleLocation): string => {
+  const winners = inventory.tools.filter((tool) => tool.shadowedBy === null)
+  const pathDirs = inventory.path.filter((root) => root.status === "ok").length
+  const head = [
+    generationMarker(inventory.generation),
+    "# Tools on this machine (tool-map summary)",
+    "",
+    `Scanned ${inventory.generatedAt} · ${inventory.host.os} ${inventory.host.arch} · Node ${inventory.host.node} · tool-map ${inventory.host.toolMap}`,
+    `${inventory.tools.length} executables (${winners.length} callable by name, ${inventory.tools.length - winners.length} shadowed) in ${pathDirs} PATH dirs and ${inventory.roots.filter((root) => root.status === "ok").length} other roots.`,
+    ""
+  ]
+  const foot = [
+    "",
+    "## Identity",
+    `git user: ${truncateBytes(inventory.identity.gitUserName ?? "(not set)", 80)}${inventory.identity.gitUserEmail === null ? "" : ` <${truncateBytes(inventory.identity.gitUserEmail, 120)}>`} · SSH keys: ${sshKeyCount(inventory.identity.sshFiles)}`,
+    "",
+    "## More",
+    `Full list: ${truncateBytes(location.markdown, 400)} · JSON: ${truncateBytes(location.json, 400)}`,
+    `Refresh: \`${truncateBytes(location.refreshCommand, 400)}\` (add --force after an install). Ask: \`tool-map query which NAME\`.`
+  ]
+  const fixedBytes = byteLength([...head, ...foot].join("\n")) + 1
+  const remaining = SUMMARY_MAX_BYTES - fixedBytes
+
+  const okVersions = inventory.versions.filter((report) => report.status === "ok")
+  const versionLines = fitLines(
+    okVersions.map((report) => `| ${truncateBytes(mdCell(report.name), 40)} | ${truncateBytes(mdCell(report.version ?? ""), 40)} |`),
+    Math.floor(remaining * 0.25),
+    "versions"
+  )
+  const notFound = inventory.versions.filter((report) => report.status !== "ok")
+  const versions = inventory.versions.length === 0
+    ? ["## Core versions", "(version probes were not run)"]
+    : [
+        "## Core versions",
+        "| tool | version |",
+        "|---|---|",
+        ...versionLines,
+        ...(notFound.length === 0 ? [] : [`Not available: ${fitNames(notFound.map((report) => `${report.name}${report.status === "missing" ? "" : ` (${report.status})`}`), 400)}`])
+      ]
+
+  const categoryLines = fitLines(
+    groupByCategory(winners).map(([category, tools]) =>
+      `- ${categoryTitle(category)} (${tools.length}): ${fitNames([...new Set(tools.map((tool) => truncateBytes(tool.name, 40)))].sort(), 200)}`
+    ),
+    Math.floor(remaining * 0.4),
+    "categories"
+  )
+  const agentLines = summarizeAgentHosts(inventory.agentHosts, Math.floor(remaining * 0.25))
+
+  const body = [...versions, "", "## By category", ...categoryLines, "", "## Agent hosts", ...agentLines]
+  const bodyLines = fitLines(body, remaining - 1, "lines")
+  const text = `${[...head, ...bodyLines, ...foot].join("\n")}\n`
+  return byteLength(text) <= SUMMARY_MAX_BYTES ? text : `${truncateBytes(text, SUMMARY_MAX_BYTES - 1)}\n`
+}

@@ -1,0 +1,272 @@
+import { FileSystem } from "@effect/platform"
+import { Context, Effect, Either, Layer, Option, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "../domain/bundlePaths.js"
+import { categorize, baseToolName } from "../domain/categories.js"
+import {
+  Diagnostic,
+  HostInfo,
+  Inventory,
+  type RootReport,
+  SCHEMA_VERSION,
+  Tool,
+  type VersionReport,
+  WatchedInput,
+  WatchSet
+} from "../domain/inventory.js"
+import { probeNames } from "../domain/probeTable.js"
+import { computeRoots, envValue, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "../domain/roots.js"
+import { redactSecrets } from "../domain/secrets.js"
+import { digest, staleReason } from "../domain/staleness.js"
+import { renderSummary, renderToolsMarkdown } from "../render/inventoryMarkdown.js"
+import { TOOL_MAP_VERSION } from "../version.js"
+import { AgentHostScanner } from "./AgentHostScanner.js"
+import { BundleWriter, type BundleLocked, type BundleWriteError } from "./BundleWriter.js"
+import { HostEnvironment, type HostEnvironmentShape } from "./HostEnvironment.js"
+import { IdentityReader } from "./IdentityReader.js"
+import { ScanProgress } from "./ScanProgress.js"
+import { VersionProbe } from "./VersionProbe.js"
+import { Walker } from "./Walker.js"
+
+/** The redirect path given to `scan` does not name a markdown file. */
+export class RedirectPathInvalid extends Schema.TaggedError<RedirectPathInvalid>()("RedirectPathInvalid", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  get message() {
+    return `The output path ${this.path} is not usable: ${this.reason}. Give a path ending in .md, e.g. out/inventory.md.`
+  }
+}
+
+/** What `scan` was asked to do. */
+export interface ScanOptions {
+  /** A redirect `path/inv.md`; none writes `tools.*` to the default data dir. */
+  readonly target: Option.Option<string>
+  /** Do nothing when no watched input changed since the bundle was written. */
+  readonly ifStale: boolean
+  /** Run the version probes. */
+  readonly probes: boolean
+  /** Report steps through {@link ScanProgress} (off for `--json` and `--quiet`). */
+  readonly progress: boolean
+}
+
+export interface ScanCounts {
+  readonly tools: number
+  readonly shadowed: number
+  readonly pathDirs: number
+  readonly roots: number
+  readonly versions: number
+  readonly agentHostItems: number
+  readonly diagnostics: number
+}
+
+/** The outcome of `scan`: a new generation written, or a no-op with its reason. */
+export type ScanOutcome =
+  | {
+      readonly _tag: "Written"
+      readonly generation: string
+      readonly paths: BundlePaths
+      readonly counts: ScanCounts
+      readonly durationMs: number
+      /** Why an `--if-stale` scan went ahead, or null for an unconditional scan. */
+      readonly reason: string | null
+    }
+  | {
+      readonly _tag: "Skipped"
+      readonly generation: string
+      readonly paths: BundlePaths
+      readonly durationMs: number
+      readonly reason: string
+    }
+
+export type ScanError = RedirectPathInvalid | BundleWriteError | BundleLocked
+
+/** The bundle paths of a scan: the redirect when given, else the default data dir. */
+export const resolveBundlePaths = (
+  host: HostEnvironmentShape,
+  target: Option.Option<string>
+): Either.Either<BundlePaths, RedirectPathInvalid> =>
+  Option.match(target, {
+    onNone: () => Either.right(bundlePathsForDir(defaultDataDir(host.env, host.homedir))),
+    onSome: (path) =>
+      Either.mapLeft(bundlePathsForRedirect(path), (reason) => new RedirectPathInvalid({ path, reason }))
+  })
+
+/** A new generation id: sortable by time, unique by its random tail. */
+const newGeneration = (now: Date): string =>
+  `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(4).toString("hex")}`
+
+/** Attaches categories, in walk order. */
+const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): ReadonlyArray<Tool> =>
+  walked.map((tool) => new Tool({ ...tool, category: categorize(tool.name) }))
+
+/**
+ * The probe requests: each allow-listed name with the file the user would run by that name
+ * (the PATH winner), else the first copy under another root, else none (recorded missing).
+ */
+const probeRequests = (tools: ReadonlyArray<Tool>, caseInsensitive: boolean) => {
+  const byName = new Map<string, Tool>()
+  const key = (name: string) => (caseInsensitive ? baseToolName(name) : name)
+  for (const tool of tools) {
+    if (tool.shadowedBy !== null) continue
+    const existing = byName.get(key(tool.name))
+    if (existing === undefined || (existing.pathIndex === null && tool.pathIndex !== null)) byName.set(key(tool.name), tool)
+  }
+  return probeNames().map((name) => ({ name, path: byName.get(name)?.path ?? null }))
+}
+
+/** The refresh command printed in the summary. */
+const refreshCommand = (target: Option.Option<string>): string =>
+  Option.match(target, { onNone: () => "tool-map scan --if-stale", onSome: (path) => `tool-map scan --if-stale ${path}` })
+
+/** The current stat state of a watched path: changes when the entry's contents or metadata do. */
+const inputState = (fs: FileSystem.FileSystem, path: string) =>
+  fs.stat(path).pipe(
+    Effect.map((info) =>
+      `${info.type}:${Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0)}:${info.size}:${Option.getOrElse(info.ino, () => 0)}`
+    ),
+    Effect.catchAll((error) => Effect.succeed(error._tag === "SystemError" && error.reason === "NotFound" ? "missing" : `error:${error._tag === "SystemError" ? error.reason : "bad-argument"}`))
+  )
+
+const watchedInputs = (fs: FileSystem.FileSystem, paths: ReadonlyArray<string>) =>
+  Effect.forEach([...new Set(paths)], (path) => Effect.map(inputState(fs, path), (state) => new WatchedInput({ path, state })), {
+    concurrency: 32
+  })
+
+const recordedWatchSet = (fs: FileSystem.FileSystem, paths: BundlePaths) =>
+  fs.readFileString(paths.json).pipe(
+    Effect.flatMap((text) =>
+      Effect.try({ try: () => JSON.parse(text) as { readonly watch?: unknown }, catch: () => "tools.json is not valid JSON" })
+    ),
+    Effect.flatMap((parsed) => Schema.decodeUnknown(WatchSet)(parsed.watch)),
+    Effect.option
+  )
+
+const make = Effect.gen(function* () {
+  const fs = yield* FileSystem.FileSystem
+  const host = yield* HostEnvironment
+  const walker = yield* Walker
+  const probe = yield* VersionProbe
+  const identityReader = yield* IdentityReader
+  const agentHosts = yield* AgentHostScanner
+  const writer = yield* BundleWriter
+  const progress = yield* ScanProgress
+
+  const currentFingerprint = {
+    toolMapVersion: TOOL_MAP_VERSION,
+    pathVariable: digest(envValue(host, "PATH") ?? ""),
+    extraRoots: digest(envValue(host, "TOOL_MAP_ROOTS") ?? "")
+  }
+
+  /** Why the bundle at `paths` must be rebuilt, or none when every watched input is as recorded. */
+  const checkStale = Effect.fn("ScanProgram.checkStale")(function* (paths: BundlePaths) {
+    const recorded = yield* recordedWatchSet(fs, paths)
+    if (Option.isNone(recorded)) return Option.some("no readable bundle yet")
+    const states = new Map<string, string>()
+    yield* Effect.forEach(recorded.value.inputs, (input) => Effect.map(inputState(fs, input.path), (state) => states.set(input.path, state)), {
+      concurrency: 32,
+      discard: true
+    })
+    return staleReason(recorded.value, { ...currentFingerprint, stateOf: (path) => states.get(path) ?? "missing" })
+  })
+
+  const scanInventory = Effect.fn("ScanProgram.scanInventory")(function* (options: ScanOptions, generation: string, now: Date) {
+    const step = (message: string) => (options.progress ? progress.step(message) : Effect.void)
+    const roots = computeRoots(host)
+    yield* step(`walking ${roots.length} roots`)
+    const walked = yield* walker.walk(roots, {
+      os: host.os,
+      pathExt: pathExtensions(host),
+      recursiveDepthCap: RECURSIVE_DEPTH_CAP,
+      cwd: host.cwd
+    })
+    const tools = toTools(walked.tools)
+    yield* step(`found ${tools.length} tools; probing versions and reading agent hosts`)
+    const [versions, identity, hosts] = yield* Effect.all(
+      [
+        options.probes ? probe.probeAll(probeRequests(tools, host.os === "win32")) : Effect.succeed<ReadonlyArray<VersionReport>>([]),
+        identityReader.read,
+        agentHosts.scan
+      ],
+      { concurrency: "unbounded" }
+    )
+    const redactRoot = (root: RootReport): RootReport => ({ ...root, path: redactSecrets(root.path) }) as RootReport
+    const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
+    const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)
+    const identityInputs = [pathModule(host.os).join(host.homedir, ".gitconfig"), pathModule(host.os).join(host.homedir, ".ssh")]
+    const watch = new WatchSet({
+      ...currentFingerprint,
+      inputs: yield* watchedInputs(fs, [
+        ...walked.roots.filter((root) => root.path !== "" && (root.status === "ok" || root.status === "missing" || root.status === "not-a-directory")).map((root) => root.path),
+        ...walked.directories,
+        ...versions.flatMap((report) => (report.path === null ? [] : [report.path])),
+        ...identityInputs,
+        ...hosts.watched
+      ])
+    })
+    return new Inventory({
+      schemaVersion: SCHEMA_VERSION,
+      generation,
+      generatedAt: now.toISOString(),
+      host: new HostInfo({ os: host.os, arch: host.arch, node: host.nodeVersion, toolMap: TOOL_MAP_VERSION }),
+      path: pathReports,
+      roots: otherRoots,
+      tools,
+      versions,
+      identity: identity.identity,
+      agentHosts: hosts.inventory,
+      diagnostics: [...walked.diagnostics, ...identity.diagnostics].map((diagnostic) =>
+        new Diagnostic({ ...diagnostic, message: redactSecrets(diagnostic.message) })
+      ),
+      watch
+    })
+  })
+
+  /** Scans the machine and commits the bundle, or reports why nothing needed doing. */
+  const run = Effect.fn("ScanProgram.run")(function* (options: ScanOptions) {
+    const started = Date.now()
+    const paths = yield* resolveBundlePaths(host, options.target)
+    yield* writer.recover(paths)
+    let reason: string | null = null
+    if (options.ifStale) {
+      const stale = yield* checkStale(paths)
+      if (Option.isNone(stale)) {
+        const generation = Option.getOrElse(yield* Effect.option(fs.readFileString(paths.summary).pipe(Effect.map(writer.readGeneration))), () => null)
+        return { _tag: "Skipped", generation: generation ?? "", paths, durationMs: Date.now() - started, reason: "no watched input changed since the last scan" } as const
+      }
+      reason = stale.value
+    }
+    const now = new Date()
+    const generation = newGeneration(now)
+    const inventory = yield* scanInventory(options, generation, now)
+    if (options.progress) yield* progress.step("writing the bundle")
+    const json = `${JSON.stringify(Schema.encodeSync(Inventory)(inventory), null, 1)}\n`
+    yield* writer.commit(paths, generation, {
+      json,
+      markdown: renderToolsMarkdown(inventory),
+      summary: renderSummary(inventory, { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target) })
+    })
+    if (options.progress) yield* progress.done
+    const counts: ScanCounts = {
+      tools: inventory.tools.length,
+      shadowed: inventory.tools.filter((tool) => tool.shadowedBy !== null).length,
+      pathDirs: inventory.path.length,
+      roots: inventory.roots.length,
+      versions: inventory.versions.filter((report) => report.status === "ok").length,
+      agentHostItems: inventory.agentHosts.items.length,
+      diagnostics: inventory.diagnostics.length + inventory.agentHosts.diagnostics.length
+    }
+    return { _tag: "Written", generation, paths, counts, durationMs: Date.now() - started, reason } as const
+  })
+
+  return { run, checkStale } as const
+})
+
+/** The scan of issue 2: discover → probe → classify → render → commit. The CLI and the library run this. */
+export class ScanProgram extends Context.Tag("tool-map/ScanProgram")<ScanProgram, {
+  readonly run: (options: ScanOptions) => Effect.Effect<ScanOutcome, ScanError>
+  readonly checkStale: (paths: BundlePaths) => Effect.Effect<Option.Option<string>>
+}>() {
+  static readonly layer = Layer.effect(this, make)
+}
+
