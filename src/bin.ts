@@ -4,11 +4,14 @@ import { Effect, Logger } from "effect"
 import { runCli, runToExitCode } from "./cli/main.js"
 import { CliLayer } from "./layers/CoreLayer.js"
 
-runToExitCode(runCli(process.argv)).pipe(
-  Effect.flatMap((code) => Effect.sync(() => {
-    process.exitCode = code
-  })),
+const program = runToExitCode(runCli(process.argv)).pipe(
+  Effect.flatMap((code) =>
+    Effect.sync(() => {
+      process.exitCode = code
+    })
+  ),
   Effect.provide(CliLayer),
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
-  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })))
 )
+
+NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

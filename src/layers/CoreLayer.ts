@@ -34,3 +34,9 @@ export const CliLayer = InventoryLayer.pipe(
   Layer.provideMerge(Layer.mergeAll(HostEnvironment.layer, ScanProgress.layer)),
   Layer.provideMerge(NodeContext.layer)
 )
+
+/** The inventory graph for embedding: live platform and environment, no progress output. */
+export const EmbeddedInventoryLayer = InventoryLayer.pipe(
+  Layer.provideMerge(Layer.mergeAll(HostEnvironment.layer, ScanProgress.silent)),
+  Layer.provideMerge(NodeContext.layer)
+)
