@@ -7,7 +7,7 @@ import {
   Diagnostic,
   HostInfo,
   Inventory,
-  type RootReport,
+  RootReport,
   SCHEMA_VERSION,
   Tool,
   type VersionReport,
@@ -98,7 +98,7 @@ const newGeneration = (now: Date): string =>
 
 /** Attaches categories, in walk order. */
 const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): ReadonlyArray<Tool> =>
-  walked.map((tool) => new Tool({ ...tool, category: categorize(tool.name) }))
+  walked.map((tool) => new Tool({ ...tool, category: categorize(tool.name) }, true))
 
 /**
  * The probe requests: each allow-listed name with the file the user would run by that name
@@ -190,7 +190,7 @@ const make = Effect.gen(function* () {
       ],
       { concurrency: "unbounded" }
     )
-    const redactRoot = (root: RootReport): RootReport => ({ ...root, path: redactSecrets(root.path) }) as RootReport
+    const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, true)
     const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
     const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)
     const identityInputs = [pathModule(host.os).join(host.homedir, ".gitconfig"), pathModule(host.os).join(host.homedir, ".ssh")]

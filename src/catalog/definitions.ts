@@ -1,0 +1,180 @@
+/**
+ * Definition hashes: a fingerprint of each tool's whole original definition, so a change of
+ * any part of it between two builds (a rug pull: a server that rewrites a description or
+ * widens a schema after the user approved it) can be reported.
+ *
+ * The hash is the SHA-256 (hex) of the canonical JSON of `{ name, description, inputSchema }`
+ * plus `annotations` when the tool has them, before any sanitizing. Canonical JSON is
+ * `JSON.stringify` with object keys sorted by code unit, no whitespace, `undefined` members
+ * left out, non-finite numbers as `null` (as JSON itself does) and a cycle written as the
+ * string "[Circular]".
+ */
+import * as crypto from "node:crypto"
+import { Schema } from "effect"
+import type { ToolEntry, ToolSchema } from "./model.js"
+import { estimateTokensFromJson } from "./tokens.js"
+
+// Beyond this depth the path is checked for cycles (JSON from a server has none; host objects might).
+const CYCLE_CHECK_DEPTH = 32
+
+const writeCanonical = (v: unknown, path: Array<object>): string | undefined => {
+  switch (typeof v) {
+    case "string":
+      return JSON.stringify(v)
+    case "number":
+      return Number.isFinite(v) ? String(v) : "null"
+    case "boolean":
+      return v ? "true" : "false"
+    case "bigint":
+      return v.toString()
+    case "object": {
+      if (v === null) return "null"
+      if (path.length >= CYCLE_CHECK_DEPTH && path.includes(v)) return "\"[Circular]\""
+      const toJson = (v as { toJSON?: unknown }).toJSON
+      if (typeof toJson === "function") return writeCanonical(toJson.call(v), path)
+      path.push(v)
+      let out: string
+      if (Array.isArray(v)) {
+        out = "["
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) out += ","
+          out += writeCanonical(v[i], path) ?? "null"
+        }
+        out += "]"
+      } else {
+        const record = v as Record<string, unknown>
+        // The default sort compares UTF-16 code units, which is the canonical order.
+        const keys = Object.keys(record).sort()
+        out = "{"
+        let first = true
+        for (const key of keys) {
+          const item = writeCanonical(record[key], path)
+          if (item === undefined) continue
+          out += first ? `${JSON.stringify(key)}:${item}` : `,${JSON.stringify(key)}:${item}`
+          first = false
+        }
+        out += "}"
+      }
+      path.pop()
+      return out
+    }
+    default:
+      return undefined
+  }
+}
+
+// The fast path lets the native JSON.stringify do the work and only reorders the keys of
+// objects whose keys are out of order. Objects enumerate integer-like keys first whatever
+// their insertion order, so an object with such a key cannot be reordered that way: the
+// fast path gives up on it (as it does on cycles and bigints) and the slow writer runs.
+class NeedsSlowPath extends Error {}
+
+const isIndexLike = (key: string): boolean => {
+  const c = key.charCodeAt(0)
+  return c >= 48 && c <= 57 && /^(?:0|[1-9]\d*)$/.test(key)
+}
+
+const sortKeys = (_key: string, value: unknown): unknown => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record)
+  let sorted = true
+  for (let i = 0; i < keys.length; i++) {
+    if (isIndexLike(keys[i]!)) throw new NeedsSlowPath()
+    if (i > 0 && keys[i - 1]! > keys[i]!) sorted = false
+  }
+  if (sorted) return value
+  keys.sort()
+  const out: Record<string, unknown> = {}
+  for (const key of keys) out[key] = record[key]
+  return out
+}
+
+/** JSON text with sorted object keys and no whitespace. */
+export const canonicalJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value, sortKeys) ?? "null"
+  } catch {
+    return writeCanonical(value, []) ?? "null"
+  }
+}
+
+/** The canonical JSON that `definitionHash` hashes. */
+export const definitionJson = (schema: ToolSchema, inputSchemaJson: string = canonicalJson(schema.inputSchema)): string => {
+  const annotations = schema.annotations === undefined ? "" : `"annotations":${canonicalJson(schema.annotations)},`
+  return `{${annotations}"description":${JSON.stringify(schema.description ?? "")},"inputSchema":${inputSchemaJson},"name":${
+    JSON.stringify(schema.name)
+  }}`
+}
+
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash
+
+/** SHA-256 hex of a string. */
+export const sha256 = (text: string): string =>
+  oneShot === undefined ? crypto.createHash("sha256").update(text).digest("hex") : oneShot("sha256", text, "hex")
+
+/** What a build derives from the definition alone: its hash and its token estimate. */
+export interface DefinitionFacts {
+  readonly hash: string
+  readonly tokens: number
+}
+
+// Tool schemas are immutable values (every field is readonly): a changed tool is a new
+// object, so facts derived from one can be kept for as long as the object lives.
+const facts = new WeakMap<ToolSchema, DefinitionFacts>()
+
+/** The hash and token estimate of a definition, computed once per schema object. */
+export const definitionFacts = (schema: ToolSchema): DefinitionFacts => {
+  const known = facts.get(schema)
+  if (known !== undefined) return known
+  const inputSchemaJson = canonicalJson(schema.inputSchema)
+  const computed: DefinitionFacts = {
+    hash: sha256(definitionJson(schema, inputSchemaJson)),
+    tokens: estimateTokensFromJson(JSON.stringify(schema.name), JSON.stringify(schema.description ?? ""), inputSchemaJson)
+  }
+  facts.set(schema, computed)
+  return computed
+}
+
+/** The fingerprint of a tool's whole original definition. */
+export const definitionHash = (schema: ToolSchema): string => definitionFacts(schema).hash
+
+/** Tool name → definition hash, for a catalog's tools (or any entries). */
+export const definitionHashes = (tools: Iterable<ToolEntry>): ReadonlyMap<string, string> => {
+  const out = new Map<string, string>()
+  for (const tool of tools) out.set(tool.name, tool.definitionHash)
+  return out
+}
+
+/** Definition hashes as stored in a file: tool name → hash. */
+export const DefinitionHashesJson = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** What changed between two builds, each list sorted by name. */
+export interface DefinitionDiff {
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  /** Present in both with a different hash. */
+  readonly changed: ReadonlyArray<string>
+}
+
+/** Compares two name → hash maps. */
+export const diffDefinitions = (
+  previous: ReadonlyMap<string, string>,
+  next: ReadonlyMap<string, string>
+): DefinitionDiff => {
+  const added: Array<string> = []
+  const removed: Array<string> = []
+  const changed: Array<string> = []
+  for (const [name, hash] of next) {
+    const before = previous.get(name)
+    if (before === undefined) added.push(name)
+    else if (before !== hash) changed.push(name)
+  }
+  for (const name of previous.keys()) if (!next.has(name)) removed.push(name)
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  return { added: added.sort(byName), removed: removed.sort(byName), changed: changed.sort(byName) }
+}
+
+/** True when nothing was added, removed or changed. */
+export const isEmptyDiff = (diff: DefinitionDiff): boolean =>
+  diff.added.length === 0 && diff.removed.length === 0 && diff.changed.length === 0

@@ -1,0 +1,336 @@
+/**
+ * The three entry tools an agent browses and loads the catalog with (`tools_ls`,
+ * `tools_load`, `tools_unload`): their definitions as the model sees them, the decoding of
+ * their arguments, and every text they answer with. Pure: the `ToolCatalog` service runs them.
+ */
+import { Schema } from "effect"
+import type { AliasNode, Catalog, CatalogNode, SanitizeFlag, ToolEntry } from "./model.js"
+import { formatTokens } from "./tokens.js"
+import type { VisibilityNote } from "./visibility.js"
+
+/** The definition of one entry tool, in the shape hosts register tools with. */
+export interface EntryToolDefinition {
+  readonly name: "tools_ls" | "tools_load" | "tools_unload"
+  readonly description: string
+  /** JSON Schema of the arguments. */
+  readonly inputSchema: {
+    readonly type: "object"
+    readonly properties: Readonly<Record<string, unknown>>
+    readonly required: ReadonlyArray<string>
+    readonly additionalProperties: false
+  }
+}
+
+/** `tools_ls`: browse by path, or search under it. */
+export const TOOLS_LS: EntryToolDefinition = {
+  name: "tools_ls",
+  description:
+    "List the tools you can load, as a directory tree. \"/\" shows the categories, \"/<category>\" its groups (one per MCP server or plugin), \"/<category>/<group>\" its tools with a one-line summary and the size of each schema. A * marks a loaded tool (callable now), ! a high-risk tool, [denied] a tool that is loaded but hidden by the host. Most tools stay hidden until you load them with tools_load. Give query to search names and descriptions under path (the whole tree by default).",
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: {
+        type: "string",
+        description: "A path such as \"/\", \"/code\" or \"/code/github\", or a group or tool name. Defaults to \"/\"."
+      },
+      query: {
+        type: "string",
+        description: "Words to look for in tool names, groups, categories and descriptions, under path."
+      }
+    },
+    required: [],
+    additionalProperties: false
+  }
+}
+
+/** `tools_load`: make targets callable. */
+export const TOOLS_LOAD: EntryToolDefinition = {
+  name: "tools_load",
+  description:
+    "Make tools callable for the rest of this session, from your next step on. A target is a category (\"/code\"), a group (\"/code/github\" or \"github\"), or a single tool by path or full name (\"mcp__github__create_issue\"). A loaded group also brings the tools it gains later; high-risk tools never come with a group and must be loaded one by one. One group load is better than many single tools. Set forSubagents to hand the same targets to the subagents you start afterwards.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      targets: {
+        type: "array",
+        items: { type: "string" },
+        description: "Category or group paths, group names, tool paths or full tool names."
+      },
+      forSubagents: {
+        type: "boolean",
+        description: "Also give these targets to subagents started from now on."
+      }
+    },
+    required: ["targets"],
+    additionalProperties: false
+  }
+}
+
+/** `tools_unload`: hide targets again. */
+export const TOOLS_UNLOAD: EntryToolDefinition = {
+  name: "tools_unload",
+  description:
+    "Hide loaded tools again to keep your context small. Targets take the same forms as in tools_load; \"all\" goes back to the always-on tools. Always-on tools cannot be unloaded.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      targets: {
+        type: "array",
+        items: { type: "string" },
+        description: "Paths, group names, full tool names, or \"all\"."
+      }
+    },
+    required: ["targets"],
+    additionalProperties: false
+  }
+}
+
+/** The entry tools, in the order a host registers them. */
+export const ENTRY_TOOL_DEFINITIONS: ReadonlyArray<EntryToolDefinition> = [TOOLS_LS, TOOLS_LOAD, TOOLS_UNLOAD]
+
+/** Models sometimes send one target as a bare string: accept it as a list of one. */
+const Targets = Schema.Union(
+  Schema.Array(Schema.String),
+  Schema.transform(Schema.String, Schema.Array(Schema.String), {
+    strict: true,
+    decode: (one) => [one],
+    encode: (list) => list.join(",")
+  })
+)
+
+/** Arguments of `tools_ls`. */
+export const ToolsLsArgs = Schema.Struct({
+  path: Schema.optional(Schema.String),
+  query: Schema.optional(Schema.String)
+})
+
+/** Arguments of `tools_load`. */
+export const ToolsLoadArgs = Schema.Struct({
+  targets: Targets,
+  forSubagents: Schema.optional(Schema.Boolean)
+})
+
+/** Arguments of `tools_unload`. */
+export const ToolsUnloadArgs = Schema.Struct({
+  targets: Targets
+})
+
+/** The arguments given to an entry tool do not fit its schema. */
+export class EntryToolArgumentsError extends Schema.TaggedError<EntryToolArgumentsError>()("EntryToolArgumentsError", {
+  tool: Schema.String,
+  reason: Schema.String
+}) {
+  get message() {
+    return `Invalid arguments for ${this.tool}: ${this.reason}`
+  }
+}
+
+/** How one agent sees the catalog: what it can call, and what the host hides anyway. */
+export interface AgentView {
+  /** True when the agent can call the tool (always true for an unrestricted agent). */
+  readonly visible: (name: string) => boolean
+  /** Loaded here but hidden by another layer of the host. */
+  readonly denied: ReadonlySet<string>
+}
+
+/** Aligns rows into columns separated by two spaces; the last column is not padded. */
+const columns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent = "  "): ReadonlyArray<string> => {
+  const widths: Array<number> = []
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      if (index < row.length - 1) widths[index] = Math.max(widths[index] ?? 0, cell.length)
+    })
+  }
+  return rows.map((row) =>
+    indent + row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join("  ").trimEnd()
+  )
+}
+
+const flagText = (flags: ReadonlyArray<SanitizeFlag>): string =>
+  flags.length === 0 ? "" : `[description cleaned: ${flags.join(", ")}] `
+
+const marks = (tool: ToolEntry, view: AgentView): string =>
+  `${view.visible(tool.name) ? "*" : " "}${tool.highRisk ? "!" : " "}`
+
+const toolRow = (tool: ToolEntry, view: AgentView, label: string): ReadonlyArray<string> => [
+  marks(tool, view),
+  label,
+  formatTokens(tool.tokens),
+  `${view.denied.has(tool.name) ? "[denied] " : ""}${flagText(tool.flags)}${tool.summary}`.trimEnd()
+]
+
+const tally = (tools: ReadonlyArray<ToolEntry>, view: AgentView) => {
+  let loaded = 0
+  let tokens = 0
+  for (const tool of tools) {
+    if (view.visible(tool.name)) loaded += 1
+    tokens += tool.tokens
+  }
+  return { count: tools.length, loaded, tokens }
+}
+
+const countCells = (tools: ReadonlyArray<ToolEntry>, view: AgentView) => {
+  const { count, loaded, tokens } = tally(tools, view)
+  return [`${count} ${count === 1 ? "tool" : "tools"}`, `${loaded} loaded`, formatTokens(tokens)]
+}
+
+/** The header of the root listing: the legend of the marks. */
+export const ROOT_HEADER =
+  "/  categories. * = loaded (callable now), ! = high risk (load it on its own), [denied] = loaded but hidden by the host. tools_ls with query searches everything."
+
+const aliasTools = (alias: AliasNode) => alias.children
+
+/** The listing of one node, as `tools_ls` answers without a query. */
+export const renderListing = (catalog: Catalog, node: CatalogNode, view: AgentView): string => {
+  switch (node.kind) {
+    case "root": {
+      const rows = [...catalog.categories.values()]
+        .filter((category) => category.toolCount > 0)
+        .map((category) => [
+          `${category.name}/`,
+          ...countCells(category.children.flatMap((group) => group.children), view),
+          category.description
+        ])
+      for (const alias of catalog.aliases.values()) {
+        rows.push([`${alias.name}/`, ...countCells(aliasTools(alias), view), `(alias) ${alias.description}`])
+      }
+      return [ROOT_HEADER, ...(rows.length === 0 ? ["  (no tools to load)"] : columns(rows))].join("\n")
+    }
+    case "category":
+      return [
+        `${node.path}/  ${node.description}`,
+        ...columns(node.children.map((group) => [`${group.name}/`, ...countCells(group.children, view)]))
+      ].join("\n").trimEnd()
+    case "group":
+      return [`${node.path}/`, ...columns(node.children.map((tool) => toolRow(tool, view, tool.path.slice(node.path.length + 1))))]
+        .join("\n")
+    case "alias":
+      return [
+        `${node.path}/  (alias) ${node.description}`,
+        ...columns(node.children.map((tool) => toolRow(tool, view, tool.path))),
+        ...(node.missing.length > 0 ? [`  not in this catalog: ${node.missing.join(", ")}`] : [])
+      ].join("\n")
+    case "tool": {
+      const facts = [
+        `schema ${formatTokens(node.tokens)}`,
+        ...(node.highRisk ? ["high risk: load it on its own"] : []),
+        ...(view.visible(node.name) ? ["loaded"] : []),
+        ...(view.denied.has(node.name) ? ["denied by the host: not callable"] : [])
+      ]
+      return [
+        node.path,
+        `  name: ${node.name}`,
+        `  ${node.summary}`,
+        `  ${facts.join(" · ")}`,
+        ...(node.highRisk && node.riskEvidence.length > 0 ? [`  risk: ${node.riskEvidence.join("; ")}`] : []),
+        ...(node.flags.length > 0 ? [`  description cleaned: ${node.flags.join(", ")}`] : [])
+      ].join("\n")
+    }
+  }
+}
+
+/** How many search hits `tools_ls` shows. */
+export const SEARCH_LIMIT = 40
+
+/** The answer of `tools_ls` with a query: ranked hits with their paths. */
+export const renderSearch = (
+  query: string,
+  hits: ReadonlyArray<ToolEntry>,
+  total: number,
+  view: AgentView
+): string => {
+  if (total === 0) return `No tools match "${query}".`
+  const shown = hits.slice(0, SEARCH_LIMIT)
+  return [
+    `${total} ${total === 1 ? "match" : "matches"} for "${query}", best first (load by path or full name):`,
+    ...columns(shown.map((tool) => toolRow(tool, view, tool.path))),
+    ...(total > shown.length ? [`  … ${total - shown.length} more; narrow the query or the path`] : [])
+  ].join("\n")
+}
+
+/** The answer of `tools_ls` for a path that names nothing. */
+export const renderMissingPath = (target: string, suggestions: ReadonlyArray<string>): string =>
+  [
+    `No such path: ${target}. Start from tools_ls("/") or search with tools_ls({query}).`,
+    ...(suggestions.length > 0 ? [`Did you mean: ${suggestions.join(", ")}?`] : [])
+  ].join("\n")
+
+/** One note of a load or an unload, as a line. */
+export const renderNote = (note: VisibilityNote, action: "load" | "unload"): string => {
+  switch (note._tag) {
+    case "WholeTree":
+      return `skipped ${note.target}: the whole tree cannot be ${action}ed at once; pick a category or a group`
+    case "NotFound":
+      return `skipped ${note.target}: not found (search with tools_ls and a query)${
+        note.suggestions.length > 0 ? `; did you mean ${note.suggestions.join(", ")}?` : ""
+      }`
+    case "AlwaysOn":
+      return action === "load"
+        ? `skipped ${note.target}: always on already`
+        : `skipped ${note.target}: always on, it cannot be unloaded`
+    case "Reserved":
+      return `skipped ${note.target}: provided by the host itself, not by the catalog`
+    case "RiskyLeftOut":
+      return `${note.group}: high-risk tools left out (${note.tools.join(", ")}); load them one by one`
+    case "NoRiskGate":
+      return `${note.tool} is high risk and no risk gate is registered to confirm it; not loaded`
+    case "NotApproved":
+      return `${note.tool} is high risk and the risk gate ${note.gate} did not approve it; not loaded`
+  }
+}
+
+/** What a load did, for `renderLoad`. */
+export interface LoadOutcome {
+  /** Names newly in the allow-list and callable. */
+  readonly callable: ReadonlyArray<string>
+  /** Names newly in the allow-list but hidden by the host. */
+  readonly denied: ReadonlyArray<string>
+  /** Schema tokens of the callable names. */
+  readonly tokens: number
+  readonly notes: ReadonlyArray<VisibilityNote>
+}
+
+/** The answer of `tools_load`. */
+export const renderLoad = (outcome: LoadOutcome): string =>
+  [
+    outcome.callable.length > 0
+      ? `Loaded ${outcome.callable.length} tool(s), ${formatTokens(outcome.tokens)}; callable from your next step:`
+      : "Nothing new loaded.",
+    ...outcome.callable.map((name) => `  ${name}`),
+    ...(outcome.denied.length > 0
+      ? [`Hidden by the host, not callable even though loaded: ${outcome.denied.join(", ")}`]
+      : []),
+    ...outcome.notes.map((note) => renderNote(note, "load"))
+  ].join("\n")
+
+/** The answer of `tools_load` when a before-load hook vetoed it. */
+export const renderLoadRefused = (reason: string): string => `Load refused: ${reason}`
+
+/** The answer of `tools_unload` when a before-unload hook vetoed it. */
+export const renderUnloadRefused = (reason: string): string => `Unload refused: ${reason}`
+
+/** The answer of `tools_unload`. */
+export const renderUnload = (removed: ReadonlyArray<string>, notes: ReadonlyArray<VisibilityNote>): string =>
+  [
+    removed.length > 0 ? `Unloaded ${removed.length} tool(s):` : "Nothing was unloaded.",
+    ...removed.map((name) => `  ${name}`),
+    ...notes.map((note) => renderNote(note, "unload"))
+  ].join("\n")
+
+/** Why a direct call of a hidden tool was refused. */
+export type RescueRefusal =
+  | { readonly _tag: "HighRisk"; readonly name: string }
+  | { readonly _tag: "Vetoed"; readonly name: string; readonly reason: string }
+  | { readonly _tag: "Filtered"; readonly name: string }
+
+/** The answer a host gives instead of running a hidden tool it may not load on the spot. */
+export const renderRescueRefusal = (refusal: RescueRefusal): string => {
+  switch (refusal._tag) {
+    case "HighRisk":
+      return `"${refusal.name}" is high risk and is not loaded. Load it first with tools_load(["${refusal.name}"]), which asks for approval.`
+    case "Vetoed":
+      return `Load of "${refusal.name}" refused: ${refusal.reason}`
+    case "Filtered":
+      return `"${refusal.name}" is not available in this session. Use tools_ls to see what is.`
+  }
+}

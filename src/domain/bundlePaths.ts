@@ -1,0 +1,67 @@
+import { Either } from "effect"
+import * as NodePath from "node:path"
+
+/** Where the three files of one bundle live, as absolute paths, plus the stem they share. */
+export interface BundlePaths {
+  /** The output directory that holds the bundle and its auxiliary files. */
+  readonly dir: string
+  /** `tools.json` or `<stem>.json`. */
+  readonly json: string
+  /** `tools.md` or `<stem>.md`. */
+  readonly markdown: string
+  /** `tools.summary.md` or `<stem>.summary.md`. */
+  readonly summary: string
+  /** The shared base name (`tools`, or `inv` for `inv.md`); auxiliary file names derive from it. */
+  readonly stem: string
+}
+
+/** The stem of the bundle in the default data directory. */
+export const DEFAULT_STEM = "tools"
+
+const nonEmpty = (value: string | undefined): value is string => value !== undefined && value !== ""
+
+/**
+ * The default output directory: `$PLUGIN_DATA`, else `$XDG_DATA_HOME/tool-map`, else
+ * `~/.local/share/tool-map`. An empty variable counts as unset; a relative `XDG_DATA_HOME` is
+ * ignored, as the XDG base directory spec requires.
+ */
+export const defaultDataDir = (env: Readonly<Record<string, string | undefined>>, homedir: string): string => {
+  const pluginData = env["PLUGIN_DATA"]
+  if (nonEmpty(pluginData)) return pluginData
+  const xdgDataHome = env["XDG_DATA_HOME"]
+  if (nonEmpty(xdgDataHome) && NodePath.isAbsolute(xdgDataHome)) return NodePath.join(xdgDataHome, "tool-map")
+  return NodePath.join(homedir, ".local", "share", "tool-map")
+}
+
+const pathsFor = (dir: string, stem: string): BundlePaths => ({
+  dir,
+  json: NodePath.join(dir, `${stem}.json`),
+  markdown: NodePath.join(dir, `${stem}.md`),
+  summary: NodePath.join(dir, `${stem}.summary.md`),
+  stem
+})
+
+/** The bundle in a directory: `tools.json`, `tools.md`, `tools.summary.md` (resolved against the cwd). */
+export const bundlePathsForDir = (dir: string): BundlePaths => pathsFor(NodePath.resolve(dir), DEFAULT_STEM)
+
+/**
+ * The bundle of a redirected scan: `some/dir/inv.md` gives `inv.md`, `inv.json` and
+ * `inv.summary.md` in `some/dir` (resolved against `cwd`). Left with a reason a user can act
+ * on when the path does not name a `.md` file.
+ */
+export const bundlePathsForRedirect = (mdPath: string, cwd: string = process.cwd()): Either.Either<BundlePaths, string> => {
+  if (mdPath.trim() === "") return Either.left("the output path is empty; give a file name ending in .md, such as inv.md")
+  if (/[\\/]$/.test(mdPath)) {
+    return Either.left(`the output path ${mdPath} names a directory; give a file name ending in .md, such as ${mdPath}inv.md`)
+  }
+  const base = NodePath.basename(mdPath)
+  if (!base.endsWith(".md")) {
+    return Either.left(`the output path ${mdPath} does not end in .md; the bundle needs a markdown path such as inv.md, from which inv.json and inv.summary.md are derived`)
+  }
+  const stem = base.slice(0, -".md".length)
+  if (stem === "" || stem === ".") {
+    return Either.left(`the output path ${mdPath} has no name before .md; give a name such as inv.md`)
+  }
+  const markdown = NodePath.resolve(cwd, mdPath)
+  return Either.right(pathsFor(NodePath.dirname(markdown), stem))
+}

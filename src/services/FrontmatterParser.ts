@@ -1,0 +1,366 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser } from "yaml"
+import type { CST, Node as YamlNode } from "yaml"
+
+/** A value of untrusted frontmatter: JSON-like, maps are null-prototype objects. */
+export type FrontmatterValue =
+  | string
+  | number
+  | boolean
+  | null
+  | ReadonlyArray<FrontmatterValue>
+  | FrontmatterFields
+
+/** A mapping of frontmatter; built with a null prototype, so `__proto__` is an ordinary key. */
+export interface FrontmatterFields {
+  readonly [key: string]: FrontmatterValue
+}
+
+/** The caps that keep a hostile file from costing more than a small, fixed amount. */
+export interface FrontmatterLimits {
+  /** Largest file accepted, checked before decoding or parsing. */
+  readonly maxFileBytes: number
+  /** Largest frontmatter block (between the fences). */
+  readonly maxFrontmatterBytes: number
+  /** Most alias references resolved in one file (billion laughs stops here). */
+  readonly maxAliasCount: number
+  /** Deepest nesting of collections, checked on the token stream before composing. */
+  readonly maxDepth: number
+  /** Most values built, aliases expanded (a second guard against expansion). */
+  readonly maxNodes: number
+}
+
+/** The caps used by the live layer. */
+export const defaultFrontmatterLimits: FrontmatterLimits = {
+  maxFileBytes: 256 * 1024,
+  maxFrontmatterBytes: 64 * 1024,
+  maxAliasCount: 100,
+  maxDepth: 64,
+  maxNodes: 10_000
+}
+
+/** A problem that does not stop the file from being an item (a `---js` fence, a bad field). */
+export interface FrontmatterWarning {
+  readonly line: number | null
+  readonly message: string
+}
+
+/** A markdown file split into its frontmatter fields and its body. */
+export interface ParsedMarkdown {
+  /** The frontmatter mapping; empty when there is none (or it is empty / null). */
+  readonly fields: FrontmatterFields
+  readonly hasFrontmatter: boolean
+  /** Everything after the closing fence (the whole text when there is no frontmatter), LF line ends. */
+  readonly body: string
+  /** 1-based line of the file where `body` starts. */
+  readonly bodyLine: number
+  readonly warnings: ReadonlyArray<FrontmatterWarning>
+}
+
+/** A file whose frontmatter cannot be used: the host would not load it either. */
+export class FrontmatterError extends Schema.TaggedError<FrontmatterError>()("FrontmatterError", {
+  path: Schema.String,
+  /** 1-based line in the file, when the problem has one. */
+  line: Schema.NullOr(Schema.Number),
+  reason: Schema.String
+}) {
+  get message() {
+    return `${this.path}${this.line === null ? "" : `:${this.line}`}: ${this.reason}`
+  }
+}
+
+/** Parses YAML frontmatter of untrusted markdown (agents, skills, commands) without evaluating anything. */
+export class FrontmatterParser extends Context.Tag("tool-map/FrontmatterParser")<FrontmatterParser, {
+  readonly limits: FrontmatterLimits
+  /** Checks size, NUL bytes and UTF-8, then parses the text. */
+  readonly parse: (path: string, bytes: Uint8Array) => Effect.Effect<ParsedMarkdown, FrontmatterError>
+  readonly parseText: (path: string, text: string) => Effect.Effect<ParsedMarkdown, FrontmatterError>
+}>() {
+  static readonly layer = Layer.sync(this, () => makeFrontmatterParser(defaultFrontmatterLimits))
+  /** The parser with some caps changed (tests, embedding hosts with other budgets). */
+  static readonly layerWith = (limits: Partial<FrontmatterLimits>) =>
+    Layer.sync(this, () => makeFrontmatterParser({ ...defaultFrontmatterLimits, ...limits }))
+}
+
+/** Builds the parser's implementation for the given caps. */
+export const makeFrontmatterParser = (limits: FrontmatterLimits): FrontmatterParser["Type"] => {
+  const parseText = Effect.fn("FrontmatterParser.parseText")(function* (path: string, text: string) {
+    const result = splitAndParse(text, limits)
+    if (result instanceof Failure) return yield* new FrontmatterError({ path, line: result.line, reason: result.reason })
+    return result
+  })
+  const parse = Effect.fn("FrontmatterParser.parse")(function* (path: string, bytes: Uint8Array) {
+    const fail = (line: number | null, reason: string) => new FrontmatterError({ path, line, reason })
+    if (bytes.length > limits.maxFileBytes) {
+      return yield* fail(null, `file is ${bytes.length} bytes, over the ${limits.maxFileBytes}-byte cap`)
+    }
+    const nul = bytes.indexOf(0)
+    if (nul !== -1) return yield* fail(lineOfByte(bytes, nul), "file contains NUL bytes (binary, not markdown)")
+    const text = yield* Effect.try({
+      try: () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes),
+      catch: () => fail(null, "file is not valid UTF-8")
+    })
+    return yield* parseText(path, text)
+  })
+  return { limits, parse, parseText }
+}
+
+class Failure {
+  constructor(readonly line: number | null, readonly reason: string) {}
+}
+
+const lineOfByte = (bytes: Uint8Array, index: number): number => {
+  let line = 1
+  for (let i = 0; i < index; i++) if (bytes[i] === 10) line++
+  return line
+}
+
+const FENCE = /^---[ \t]*$/
+const LANGUAGE_FENCE = /^---([^\s-][^\s]*)[ \t]*$/
+
+/** Splits the fences and parses the block; a pure function so that properties can drive it directly. */
+const splitAndParse = (raw: string, limits: FrontmatterLimits): ParsedMarkdown | Failure => {
+  const text = (raw.startsWith("\uFEFF") ? raw.slice(1) : raw).replace(/\r\n?/g, "\n")
+  const firstEnd = text.indexOf("\n")
+  const firstLine = firstEnd === -1 ? text : text.slice(0, firstEnd)
+  const language = LANGUAGE_FENCE.exec(firstLine)
+  if (language !== null) {
+    return {
+      fields: emptyFields(),
+      hasFrontmatter: false,
+      body: text,
+      bodyLine: 1,
+      warnings: [{ line: 1, message: `a \`---${language[1]}\` block is not YAML frontmatter; it was neither parsed nor evaluated` }]
+    }
+  }
+  if (!FENCE.test(firstLine)) return { fields: emptyFields(), hasFrontmatter: false, body: text, bodyLine: 1, warnings: [] }
+  if (firstEnd === -1) return new Failure(1, "unclosed frontmatter: the opening `---` has no closing `---`")
+  let lineStart = firstEnd + 1
+  let line = 2
+  let closeStart = -1
+  let closeEnd = -1
+  while (lineStart <= text.length) {
+    const end = text.indexOf("\n", lineStart)
+    const lineEnd = end === -1 ? text.length : end
+    if (FENCE.test(text.slice(lineStart, lineEnd))) {
+      closeStart = lineStart
+      closeEnd = end === -1 ? text.length : end + 1
+      break
+    }
+    if (end === -1) break
+    lineStart = end + 1
+    line++
+  }
+  if (closeStart === -1) return new Failure(1, "unclosed frontmatter: the opening `---` has no closing `---`")
+  const block = text.slice(firstEnd + 1, closeStart)
+  const body = text.slice(closeEnd)
+  const bodyLine = line + 1
+  if (Buffer.byteLength(block, "utf8") > limits.maxFrontmatterBytes) {
+    return new Failure(2, `frontmatter is over the ${limits.maxFrontmatterBytes}-byte cap`)
+  }
+  const value = parseYamlBlock(block, limits, 1)
+  if (value instanceof Failure) return value
+  if (value === null) return { fields: emptyFields(), hasFrontmatter: true, body, bodyLine, warnings: [] }
+  if (typeof value !== "object" || Array.isArray(value)) {
+    const what = Array.isArray(value) ? "a list" : `a ${typeof value}`
+    return new Failure(2, `frontmatter is ${what}, not a mapping of fields`)
+  }
+  return { fields: value as FrontmatterFields, hasFrontmatter: true, body, bodyLine, warnings: [] }
+}
+
+const emptyFields = (): FrontmatterFields => Object.create(null) as FrontmatterFields
+
+const ALLOWED_TAGS = new Set(
+  ["str", "int", "float", "bool", "null", "seq", "map"].map((name) => `tag:yaml.org,2002:${name}`)
+)
+
+/**
+ * Parses one YAML block into plain values. Nesting is measured on the token stream first: the
+ * composer recurses per level, and a 20,000-deep flow sequence exhausts the process.
+ * `lineOffset` is the number of file lines before the block.
+ */
+const parseYamlBlock = (source: string, limits: FrontmatterLimits, lineOffset: number): FrontmatterValue | Failure => {
+  const lines = new LineCounter()
+  const lineOf = (offset: number) => lines.linePos(offset).line + lineOffset
+  const tokens = Array.from(new Parser(lines.addNewLine).parse(source))
+  const deep = deepestCollection(tokens, limits.maxDepth)
+  if (deep !== null) return new Failure(lineOf(deep), `frontmatter nests deeper than ${limits.maxDepth} levels`)
+  const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: true, strict: true, merge: false, customTags: [] })
+  const documents = Array.from(composer.compose(tokens, true, source.length))
+  if (documents.length > 1) return new Failure(lineOf(documents[1]?.range[0] ?? 0), "frontmatter holds more than one YAML document")
+  const document = documents[0]
+  if (document === undefined) return null
+  const error = document.errors[0]
+  if (error !== undefined) return new Failure(lineOf(error.pos[0]), `invalid YAML: ${shortMessage(error.message)}`)
+  const contents = document.contents as YamlNode | null
+  return contents === null ? null : new ValueBuilder(limits, lineOf).build(contents, 0)
+}
+
+// The composer's messages can quote the source; keep the first sentence, capped.
+const shortMessage = (message: string): string => {
+  const first = message.split("\n")[0] ?? message
+  return first.length > 160 ? `${first.slice(0, 157)}...` : first
+}
+
+/** The offset of the first collection nested deeper than `max`, or null. Iterative. */
+const deepestCollection = (tokens: ReadonlyArray<CST.Token>, max: number): number | null => {
+  const stack: Array<readonly [CST.Token, number]> = tokens.map((token) => [token, 0] as const)
+  while (stack.length > 0) {
+    const [token, depth] = stack.pop()!
+    if (token.type === "document") {
+      if (token.value !== undefined) stack.push([token.value, depth])
+    } else if (token.type === "block-map" || token.type === "block-seq" || token.type === "flow-collection") {
+      const inner = depth + 1
+      if (inner > max) return token.offset
+      for (const item of token.items) {
+        if ("key" in item && item.key !== undefined && item.key !== null) stack.push([item.key, inner])
+        if (item.value !== undefined) stack.push([item.value, inner])
+      }
+    }
+  }
+  return null
+}
+
+/** Builds null-prototype values from the composed document, counting aliases and values. */
+class ValueBuilder {
+  private aliases = 0
+  private nodes = 0
+  private readonly anchors = new Map<string, YamlNode>()
+
+  constructor(private readonly limits: FrontmatterLimits, private readonly lineOf: (offset: number) => number) {}
+
+  build(node: YamlNode, depth: number): FrontmatterValue | Failure {
+    const line = this.lineOf(node.range?.[0] ?? 0)
+    if (depth > this.limits.maxDepth) return new Failure(line, `frontmatter nests deeper than ${this.limits.maxDepth} levels`)
+    if (++this.nodes > this.limits.maxNodes) return new Failure(line, `frontmatter expands to more than ${this.limits.maxNodes} values`)
+    if (isAlias(node)) {
+      if (++this.aliases > this.limits.maxAliasCount) {
+        return new Failure(line, `frontmatter uses more than ${this.limits.maxAliasCount} aliases`)
+      }
+      const target = this.anchors.get(node.source)
+      if (target === undefined) return new Failure(line, `alias *${node.source} has no anchor before it`)
+      return this.build(target, depth)
+    }
+    const tag = node.tag
+    if (tag !== undefined && !ALLOWED_TAGS.has(tag)) {
+      return new Failure(line, `tag ${tag.length > 60 ? `${tag.slice(0, 57)}...` : tag} is not allowed (only plain YAML values are read)`)
+    }
+    const value = this.buildInner(node, depth)
+    // Registered after the node is built, so a node cannot refer to itself.
+    if (node.anchor !== undefined && node.anchor !== null) this.anchors.set(node.anchor, node)
+    return value
+  }
+
+  private buildInner(node: YamlNode, depth: number): FrontmatterValue | Failure {
+    if (isScalar(node)) {
+      const value = node.value
+      if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value
+      if (typeof value === "bigint") return Number(value)
+      return String(value)
+    }
+    if (isSeq(node)) {
+      const out: Array<FrontmatterValue> = []
+      for (const item of node.items as ReadonlyArray<YamlNode | null>) {
+        if (item === null) {
+          out.push(null)
+          continue
+        }
+        const value = this.build(item, depth + 1)
+        if (value instanceof Failure) return value
+        out.push(value)
+      }
+      return out
+    }
+    if (isMap(node)) {
+      const out = Object.create(null) as Record<string, FrontmatterValue>
+      const merged: Array<FrontmatterFields> = []
+      for (const pair of node.items) {
+        const keyNode = pair.key as YamlNode | null
+        const key = keyNode === null ? "" : this.keyOf(keyNode)
+        if (key instanceof Failure) return key
+        const valueNode = pair.value as YamlNode | null
+        const value = valueNode === null ? null : this.build(valueNode, depth + 1)
+        if (value instanceof Failure) return value
+        if (key === "<<" && isMergeSource(value)) {
+          merged.push(...(Array.isArray(value) ? (value as ReadonlyArray<FrontmatterFields>) : [value as FrontmatterFields]))
+        } else {
+          out[key] = value
+        }
+      }
+      // YAML 1.1 merge keys: explicit keys win, earlier sources win over later ones.
+      for (const source of merged) {
+        for (const key of Object.keys(source)) if (!Object.hasOwn(out, key)) out[key] = source[key] ?? null
+      }
+      return out
+    }
+    return new Failure(this.lineOf(node.range?.[0] ?? 0), "unsupported YAML node")
+  }
+
+  private keyOf(node: YamlNode): string | Failure {
+    if (isAlias(node)) {
+      const value = this.build(node, 0)
+      if (value instanceof Failure) return value
+      if (value === null || typeof value !== "object") return String(value)
+      return new Failure(this.lineOf(node.range?.[0] ?? 0), "a mapping key must be a plain value")
+    }
+    if (!isScalar(node)) return new Failure(this.lineOf(node.range?.[0] ?? 0), "a mapping key must be a plain value")
+    if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
+      return new Failure(this.lineOf(node.range?.[0] ?? 0), `tag ${node.tag.slice(0, 60)} is not allowed`)
+    }
+    if (node.anchor !== undefined && node.anchor !== null) this.anchors.set(node.anchor, node)
+    return String(node.value)
+  }
+}
+
+const isFields = (value: FrontmatterValue): value is FrontmatterFields =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+
+const isMergeSource = (value: FrontmatterValue): boolean =>
+  isFields(value) || (Array.isArray(value) && value.length > 0 && value.every((entry) => isFields(entry as FrontmatterValue)))
+
+/**
+ * Splits a tool list written as one string: on commas outside parentheses
+ * (`Bash(git diff:*), Read` is two entries); a string without such a comma is split on
+ * whitespace outside parentheses (`Read Grep Bash(ls *)`, the form skills' `allowed-tools` use).
+ */
+export const splitToolList = (text: string): ReadonlyArray<string> => {
+  const split = (separator: (char: string) => boolean) => {
+    const parts: Array<string> = []
+    let depth = 0
+    let current = ""
+    for (const char of text) {
+      if (char === "(") depth++
+      else if (char === ")") depth = Math.max(0, depth - 1)
+      if (depth === 0 && separator(char)) {
+        parts.push(current)
+        current = ""
+      } else {
+        current += char
+      }
+    }
+    parts.push(current)
+    return parts.map((part) => part.trim()).filter((part) => part.length > 0)
+  }
+  const byComma = split((char) => char === ",")
+  return byComma.length > 1 ? byComma : split((char) => char === " " || char === "\t" || char === "\n")
+}
+
+/** A tool-list field read from frontmatter: the list, or why the value was not one. */
+export type ToolListField =
+  | { readonly _tag: "absent" }
+  | { readonly _tag: "list"; readonly tools: ReadonlyArray<string> }
+  | { readonly _tag: "invalid"; readonly reason: string }
+
+/** Reads a tool-list field: a YAML list of strings or a comma-separated string. */
+export const readToolList = (value: FrontmatterValue | undefined): ToolListField => {
+  if (value === undefined || value === null) return { _tag: "absent" }
+  if (typeof value === "string") return { _tag: "list", tools: splitToolList(value) }
+  if (Array.isArray(value)) {
+    const entries = value as ReadonlyArray<FrontmatterValue>
+    if (entries.every((entry) => typeof entry === "string")) {
+      return { _tag: "list", tools: (entries as ReadonlyArray<string>).map((entry) => entry.trim()).filter((entry) => entry.length > 0) }
+    }
+    return { _tag: "invalid", reason: "a list with entries that are not strings" }
+  }
+  return { _tag: "invalid", reason: `a ${typeof value === "object" ? "mapping" : typeof value}, not a list or a comma-separated string` }
+}

@@ -1,0 +1,72 @@
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { spawnSync } from "node:child_process"
+import * as NodePath from "node:path"
+import { session } from "../../examples/minimal-host/main.js"
+import { HostEnvironment } from "../../src/services/HostEnvironment.js"
+
+const TRANSCRIPT = [
+  "allow: tools_ls, tools_load, tools_unload, bash, read",
+  "",
+  "> tools_ls /",
+  "/  categories. * = loaded (callable now), ! = high risk (load it on its own), [denied] = loaded but hidden by the host. tools_ls with query searches everything.",
+  "  code/   3 tools  0 loaded  ~114 tok  Source hosting and code review",
+  "  files/  1 tool   0 loaded  ~29 tok   Local files and directories",
+  "",
+  "> tools_ls /code/github",
+  "/code/github/",
+  "      create_issue       ~43 tok  Create an issue in a GitHub repository.",
+  "   !  delete_repository  ~36 tok  Delete a GitHub repository for good.",
+  "      search_code        ~35 tok  Search code across GitHub repositories.",
+  "",
+  "> tools_load /code/github",
+  "Loaded 2 tool(s), ~78 tok; callable from your next step:",
+  "  mcp__github__create_issue",
+  "  mcp__github__search_code",
+  "/code/github: high-risk tools left out (delete_repository); load them one by one",
+  "",
+  "> fs_tree (hidden, called directly)",
+  "ran fs_tree {\"path\":\".\"}",
+  "",
+  "> mcp__github__delete_repository (high risk, called directly)",
+  "\"mcp__github__delete_repository\" is high risk and is not loaded. Load it first with tools_load([\"mcp__github__delete_repository\"]), which asks for approval.",
+  "",
+  "> tools_load mcp__github__delete_repository (through the risk gate)",
+  "Loaded 1 tool(s), ~36 tok; callable from your next step:",
+  "  mcp__github__delete_repository",
+  "",
+  "allow: tools_ls, tools_load, tools_unload, bash, read, mcp__github__create_issue, mcp__github__search_code, fs_tree, mcp__github__delete_repository",
+  "",
+  "> tools_unload all",
+  "Unloaded 4 tool(s):",
+  "  mcp__github__create_issue",
+  "  mcp__github__search_code",
+  "  fs_tree",
+  "  mcp__github__delete_repository",
+  "",
+  "allow: tools_ls, tools_load, tools_unload, bash, read"
+].join("\n")
+
+const ROOT = NodePath.resolve(import.meta.dirname, "../..")
+
+describe("examples/minimal-host", () => {
+  it.live("runs a whole session with the catalog embedded", () =>
+    Effect.gen(function*() {
+      const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped()
+      expect(yield* session(dir)).toBe(TRANSCRIPT)
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeContext.layer, HostEnvironment.layerTest({})))))
+
+  it("runs end to end with `npx tsx examples/minimal-host/main.ts`", () => {
+    const result = spawnSync(process.execPath, [NodePath.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "examples/minimal-host/main.ts"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 60_000
+    })
+    expect(result.stderr).toBe("")
+    expect(result.status).toBe(0)
+    expect(result.stdout).toBe(`${TRANSCRIPT}\n`)
+  })
+})

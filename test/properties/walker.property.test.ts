@@ -1,0 +1,114 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawnSync } from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { materializePathTree, pathTreeArbitrary } from "../../bench/generators.js"
+import { Root } from "../../src/domain/inventory.js"
+import { fromPathBytes, toPathBytes, Walker, type WalkResult } from "../../src/services/Walker.js"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "walker-prop-")))),
+  (dir) => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/** What `find -L <dirs> -maxdepth 1 -type f -perm -u+x` prints, as lossless strings. */
+const findExecutables = (dirs: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (dirs.length === 0) return []
+  const found = spawnSync("find", ["-L", ...dirs, "-maxdepth", "1", "-type", "f", "-perm", "-u+x", "-print0"])
+  return splitNul(found.stdout).map(fromPathBytes)
+}
+
+const splitNul = (bytes: Buffer): Array<Buffer> => {
+  const parts: Array<Buffer> = []
+  let start = 0
+  for (let at = bytes.indexOf(0); at !== -1; at = bytes.indexOf(0, start)) {
+    parts.push(bytes.subarray(start, at))
+    start = at + 1
+  }
+  return parts
+}
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * The expected walk, computed independently of the walker: PATH dirs first-listed once, each
+ * dir's executables (as find prints them) in name order, the same inode recorded once, the
+ * first path of a name winning.
+ */
+const oracle = (pathEntries: ReadonlyArray<string>) => {
+  const dirs: Array<string> = []
+  const seen = new Set<string>()
+  const roots = pathEntries.map((entry) => {
+    if (entry === "") return [entry, "empty"]
+    if (!entry.startsWith("/")) return [entry, "relative"]
+    if (seen.has(entry)) return [entry, "duplicate"]
+    seen.add(entry)
+    if (!NodeFs.existsSync(entry)) return [entry, "missing"]
+    if (!NodeFs.statSync(entry).isDirectory()) return [entry, "not-a-directory"]
+    dirs.push(entry)
+    return [entry, "ok"]
+  })
+  const found = findExecutables(dirs)
+  const order = dirs.flatMap((dir) => found.filter((path) => NodePath.dirname(path) === dir).sort(byName))
+  const tools: Array<{ path: string; linkTarget: string | null; shadowedBy: string | null; alsoAt: Array<string> }> = []
+  const byInode = new Map<string, (typeof tools)[number]>()
+  const winners = new Map<string, string>()
+  const counts = new Map<string, number>()
+  for (const path of order) {
+    const stat = NodeFs.statSync(toPathBytes(path))
+    const key = `${stat.dev}:${stat.ino}`
+    const name = NodePath.basename(path)
+    const winner = winners.get(name) ?? path
+    winners.set(name, winner)
+    const first = byInode.get(key)
+    if (first !== undefined) {
+      first.alsoAt.push(path)
+      continue
+    }
+    const real = fromPathBytes(NodeFs.realpathSync.native(toPathBytes(path), { encoding: "buffer" }))
+    const tool = { path, linkTarget: real === path ? null : real, shadowedBy: winner === path ? null : winner, alsoAt: [] }
+    byInode.set(key, tool)
+    tools.push(tool)
+    const dir = NodePath.dirname(path)
+    counts.set(dir, (counts.get(dir) ?? 0) + 1)
+  }
+  return {
+    found,
+    tools,
+    roots: roots.map(([path, status]) => [path, status, status === "ok" ? counts.get(path!) ?? 0 : 0])
+  }
+}
+
+const project = (result: WalkResult) => ({
+  tools: result.tools.map(({ alsoAt, linkTarget, path, shadowedBy }) => ({ path, linkTarget, shadowedBy, alsoAt })),
+  roots: result.roots.map((root) => [root.path, root.status, root.toolCount])
+})
+
+describe("Walker properties over generated PATH trees", () => {
+  it.scopedLive.prop(
+    "finds what find -L finds, each executable once, in PATH order, with correct shadowing",
+    [pathTreeArbitrary({ maxDirs: 4, maxEntries: 8 })],
+    ([tree]) =>
+      Effect.gen(function*() {
+        const base = yield* tempDir
+        const laid = materializePathTree(base, tree)
+        const walker = yield* Walker
+        const result = yield* walker.walk(
+          laid.pathEntries.map((path, pathIndex) => new Root({ path, kind: "path", depth: "one-level", pathIndex })),
+          { os: "linux", pathExt: [], recursiveDepthCap: 3, cwd: base }
+        )
+        const expected = oracle(laid.pathEntries)
+        const reached = result.tools.flatMap((tool) => [tool.path, ...tool.alsoAt])
+        // Every executable exactly once, and the very set find prints.
+        expect(reached.length).toBe(new Set(reached).size)
+        expect(new Set(reached)).toEqual(new Set(expected.found))
+        // PATH order: the PATH index never goes down along the tools.
+        const indexes = result.tools.map((tool) => tool.pathIndex ?? -1)
+        expect(indexes).toEqual([...indexes].sort((a, b) => a - b))
+        expect(project(result)).toEqual({ tools: expected.tools, roots: expected.roots })
+      }).pipe(Effect.provide(Walker.layer)),
+    { fastCheck: { numRuns: 100 } }
+  )
+})
