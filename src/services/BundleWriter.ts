@@ -205,7 +205,6 @@ const JournalEntry = Schema.Struct({
   stage: Schema.String,
   backup: Schema.NullOr(Schema.String)
 })
-type JournalEntry = typeof JournalEntry.Type
 
 const Journal = Schema.Struct({
   format: Schema.Literal("tool-map-journal/1"),
@@ -246,7 +245,7 @@ const ERRNO_TEXT: Readonly<Record<string, string>> = {
   ENOSPC: "the disk is full",
   EDQUOT: "the disk quota is exceeded",
   ENOTDIR: "a component of the path is not a directory",
-  EEXIST: "it exists and is not a directory",
+  EEXIST: "it already exists",
   EISDIR: "it is a directory",
   ENOENT: "it does not exist",
   EIO: "an input/output error occurred",

@@ -89,20 +89,33 @@ export const makeFrontmatterParser = (limits: FrontmatterLimits): FrontmatterPar
     if (result instanceof Failure) return yield* new FrontmatterError({ path, line: result.line, reason: result.reason })
     return result
   })
+  // Called once per file of every agent home: the checks and the parse are one pure step.
   const parse = Effect.fn("FrontmatterParser.parse")(function* (path: string, bytes: Uint8Array) {
-    const fail = (line: number | null, reason: string) => new FrontmatterError({ path, line, reason })
-    if (bytes.length > limits.maxFileBytes) {
-      return yield* fail(null, `file is ${bytes.length} bytes, over the ${limits.maxFileBytes}-byte cap`)
-    }
-    const nul = bytes.indexOf(0)
-    if (nul !== -1) return yield* fail(lineOfByte(bytes, nul), "file contains NUL bytes (binary, not markdown)")
-    const text = yield* Effect.try({
-      try: () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes),
-      catch: () => fail(null, "file is not valid UTF-8")
-    })
-    return yield* parseText(path, text)
+    const result = parseBytes(bytes, limits)
+    if (result instanceof Failure) return yield* new FrontmatterError({ path, line: result.line, reason: result.reason })
+    return result
   })
   return { limits, parse, parseText }
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/** Size cap, NUL bytes and strict UTF-8 before any parsing. */
+const parseBytes = (bytes: Uint8Array, limits: FrontmatterLimits): ParsedMarkdown | Failure => {
+  if (bytes.length > limits.maxFileBytes) return new Failure(null, `file is ${bytes.length} bytes, over the ${limits.maxFileBytes}-byte cap`)
+  const nul = bytes.indexOf(0)
+  if (nul !== -1) return new Failure(lineOfByte(bytes, nul), "file contains NUL bytes (binary, not markdown)")
+  const text = decodeStrict(bytes)
+  return text === null ? new Failure(null, "file is not valid UTF-8") : splitAndParse(text, limits)
+}
+
+// TextDecoder signals bad input only by throwing; this is the one place that catches it.
+const decodeStrict = (bytes: Uint8Array): string | null => {
+  try {
+    return UTF8.decode(bytes)
+  } catch {
+    return null
+  }
 }
 
 class Failure {

@@ -395,6 +395,19 @@ interface AgentContext {
   readonly keep: (name: string) => boolean
 }
 
+/** What a build depends on, compared by identity (the lists are immutable) or as text. */
+interface BuildInputs {
+  readonly schemas: ReadonlyArray<ToolSchema>
+  readonly pinned: string
+  readonly registries: Registries
+  readonly metadata: Readonly<Record<string, ToolMeta>>
+  readonly highRisk: string
+}
+
+const sameInputs = (a: BuildInputs, b: BuildInputs): boolean =>
+  a.schemas === b.schemas && a.pinned === b.pinned && a.registries === b.registries && a.metadata === b.metadata &&
+  a.highRisk === b.highRisk
+
 interface BuiltCatalog {
   readonly catalog: Catalog
   readonly schemas: ReadonlyArray<ToolSchema>
@@ -415,6 +428,7 @@ const make = Effect.fn("ToolCatalog.make")(function*(options: ToolCatalogOptions
   // to tell a rebuild from a cache hit and report what changed between two builds.
   const lastBuild = new Map<string, string>()
   const lastHashes = new Map<string, ReadonlyMap<string, string>>()
+  const lastInputs = new Map<string, { readonly inputs: BuildInputs; readonly catalog: Catalog }>()
   const known = new Map<string, Agent>()
   const applied = new Map<string, string>()
   const lock = yield* Effect.makeSemaphore(1)
@@ -441,19 +455,33 @@ const make = Effect.fn("ToolCatalog.make")(function*(options: ToolCatalogOptions
 
   const buildFor = (key: string, schemas: ReadonlyArray<ToolSchema>, pinned: ReadonlySet<string>): Effect.Effect<Catalog> =>
     Effect.gen(function*() {
-      const managed = schemas.filter((schema) => !pinned.has(schema.name) && !reservedSet.has(schema.name))
       const current = yield* Ref.get(registries)
+      const metadata = yield* settings.metadata
+      const highRisk = (yield* settings.settings).highRisk
+      const inputs: BuildInputs = {
+        schemas,
+        pinned: [...pinned].join("\n"),
+        registries: current,
+        metadata,
+        highRisk: highRisk.join("\n")
+      }
+      // The builder keys its cache by hashing every definition; when the host hands over the
+      // very same schema list and nothing else changed, the last catalog is still right.
+      const memo = lastInputs.get(key)
+      if (memo !== undefined && sameInputs(memo.inputs, inputs)) return memo.catalog
+      const managed = schemas.filter((schema) => !pinned.has(schema.name) && !reservedSet.has(schema.name))
       const lookup = yield* builder.getWithStatus(managed, {
         classifiers: current.classifiers,
         annotations: {
           package: current.annotations.filter((entry) => entry.layer === "package").map((entry) => entry.annotation),
           runtime: current.annotations.filter((entry) => entry.layer === "runtime").map((entry) => entry.annotation),
-          user: yield* settings.metadata
+          user: metadata
         },
         categories: current.categories,
-        highRisk: (yield* settings.settings).highRisk
+        highRisk
       })
       const catalog = lookup.catalog
+      lastInputs.set(key, { inputs, catalog })
       if (lastBuild.get(key) === lookup.key) return catalog
       lastBuild.set(key, lookup.key)
       const hashes = definitionHashes(catalog.tools)
@@ -692,7 +720,6 @@ const make = Effect.fn("ToolCatalog.make")(function*(options: ToolCatalogOptions
 
   const listText = (agent: Agent, request: { readonly path?: string | undefined; readonly query?: string | undefined }) =>
     Effect.gen(function*() {
-      known.set(agent.id, agent)
       const context = yield* contextOf(agent)
       const resolvers = yield* resolverList
       const exempt = (yield* exemptionOf(agent)).exempt
@@ -857,7 +884,7 @@ const make = Effect.fn("ToolCatalog.make")(function*(options: ToolCatalogOptions
       } satisfies Extensions
     }),
     refresh: changed,
-    invalidate: Effect.zipRight(builder.invalidate, changed),
+    invalidate: Effect.zipRight(Effect.zipRight(builder.invalidate, Effect.sync(() => lastInputs.clear())), changed),
     get: (agent) => Effect.map(catalogOf(Option.fromNullable(agent)), (built) => built.catalog),
     resolve: (target, agent) =>
       Effect.gen(function*() {

@@ -28,7 +28,7 @@ export {
 
 /** One executable found by the walk (a `Tool` of tools.json before its category is known). */
 export interface WalkedTool {
-  /** The file name; on non-UTF-8 names with surrogate escapes (see `WalkerFs`). */
+  /** The file name; bytes that are not UTF-8 appear as surrogate escapes (see `WalkerFs`). */
   readonly name: string
   /** Absolute path where it was found (the link itself when it is a link). */
   readonly path: string
@@ -331,6 +331,7 @@ const makeWalk = (fs: WalkerFsShape) =>
     ): Effect.Effect<void> =>
       Effect.gen(function*() {
         directories.push(dir.path)
+        // Name order (UTF-16 code units, locale-free) makes the output the same on every run.
         const entries = [...listing].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         const wanted: Array<DirEntry> = []
         const requests: Array<InspectRequest> = []
@@ -355,7 +356,7 @@ const makeWalk = (fs: WalkerFsShape) =>
             continue
           }
           const { realPath, stat } = result.right
-          const real = realPath ?? join(dir.real, entry.name)
+          const real = realPath ?? (dir.real === dir.path ? path : join(dir.real, entry.name))
           if (stat.kind === "directory") {
             if (rootCtx.recursive) subdirectories.push({ entry, stat, dir: { path, real, depth: dir.depth + 1 } })
           } else if (isExecutable(entry.name, stat)) {
@@ -422,8 +423,10 @@ const makeWalk = (fs: WalkerFsShape) =>
         const listing = yield* Effect.either(fs.readDirectory(dirPath))
         if (Either.isLeft(listing)) return report("unreadable", listing.left.code)
         const real = realPath ?? dirPath
-        // `..` is resolved lexically here: the path only goes through a link if this still differs.
-        const throughLink = pathApi.normalize(dirPath) !== real
+        // `..` is resolved lexically here: the path only goes through a link if this still differs
+        // (on Windows in any letter case, as realpath answers with the case on disk).
+        const lexical = pathApi.normalize(dirPath)
+        const throughLink = win ? lexical.toLowerCase() !== real.toLowerCase() : lexical !== real
         const rootCtx: RootContext = {
           root,
           recursive: root.depth === "recursive",
