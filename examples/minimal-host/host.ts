@@ -47,13 +47,15 @@ export const makeMemoryHost = (options: MemoryHostOptions) =>
     const visibleTo = (agentId: string) =>
       Effect.gen(function*() {
         const all = (yield* Ref.get(tools)).map((tool) => tool.name)
+        const registered = new Set(all)
         const restriction = (yield* Ref.get(restrictions)).get(agentId) ?? Option.none()
         const allowed = Option.match(restriction, {
           onNone: () => all,
-          onSome: (allow) => allow.filter((name) => all.includes(name))
+          onSome: (allow) => allow.filter((name) => registered.has(name))
         })
+        const allowedSet = new Set(allowed)
         // Reserved tools are added after every restriction; hidden ones removed by another layer.
-        return [...allowed, ...reserved.filter((name) => !allowed.includes(name) && all.includes(name))]
+        return [...allowed, ...reserved.filter((name) => !allowedSet.has(name) && registered.has(name))]
           .filter((name) => !hidden.has(name))
       })
 

@@ -79,7 +79,7 @@ export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =
         servers(asRecord(toml.value.value), file, toml.value.file.mtime, "project", index, trusted(dir) ? null : "the project is not trusted in config.toml, so Codex ignores its config")
       }
     }
-    Option.map(userConfig, (toml) => servers(userRecord, userConfigPath, toml.file.mtime, "user", 100, null))
+    if (Option.isSome(userConfig)) servers(userRecord, userConfigPath, userConfig.value.file.mtime, "user", 100, null)
 
     // Skills.
     const skillPlacement = (scope: AgentItemScope, rank: number): ItemPlacement => ({ ...standalone(scope, { rank }), namespace: (name) => `skill:${name}` })

@@ -74,14 +74,15 @@ export const agentFromMarkdown = (
       const maxTurns = fields["maxTurns"] !== undefined
         ? c.integerField(fields, "maxTurns", path)
         : c.integerField(fields, "max_turns", path)
-      const disabled = c.booleanField(fields, "disable", path) === true || c.booleanField(fields, "disabled", path) === true
+      // opencode's `disable: true`; a placement that is already off keeps its own reason.
+      const switchedOff = c.booleanField(fields, "disable", path) === true || c.booleanField(fields, "disabled", path) === true
       const { tools, disallowedTools } = agentTools(c, fields, path)
-      const effective = disabled ? { enabled: false, disabledReason: "switched off in its frontmatter" } : {}
+      const off = placement.enabled && switchedOff ? { enabled: false, disabledReason: "switched off in its frontmatter" } : {}
       return draft(
         {
           kind: "agent",
           ...common(c, file, name, placement),
-          ...(placement.enabled ? effective : {}),
+          ...off,
           description: describe(c.stringField(fields, "description", path), null),
           tools,
           disallowedTools,

@@ -7,9 +7,10 @@ import * as NodeFs from "node:fs"
  * path without touching Node.
  *
  * Paths and names are JavaScript strings in a lossless form: a name that is valid UTF-8 is
- * unchanged; in a name that is not, every byte that cannot be decoded is kept as the lone
- * surrogate U+DC80 + (byte - 0x80) (the "surrogate escape" of PEP 383). `toPathBytes` turns
- * such a string back into the exact bytes, and the live layer does so before every call.
+ * unchanged; in a name that is not, every byte that cannot be decoded (0x80..0xFF) is kept as
+ * the lone surrogate U+DC00 + byte, i.e. U+DC80..U+DCFF (the "surrogate escape" of PEP 383).
+ * The form survives JSON (`"\udce9"`); `toPathBytes` turns it back into the exact bytes, and
+ * the live layer does so before every call.
  */
 
 /** The calls of the port, named in errors and faults. */

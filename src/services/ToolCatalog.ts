@@ -1,6 +1,5 @@
-import { FileSystem, Path } from "@effect/platform"
-import { Clock, Context, Effect, Layer, Option, Ref, Schema, type Scope, Stream } from "effect"
-import type { Queue } from "effect"
+import type { FileSystem, Path } from "@effect/platform"
+import { Clock, Context, Effect, Layer, Option, type Queue, Ref, Schema, type Scope, Stream } from "effect"
 import { resolveTarget, searchCatalog } from "../catalog/catalog.js"
 import { mergeMeta } from "../catalog/classify.js"
 import { definitionHashes, diffDefinitions, isEmptyDiff } from "../catalog/definitions.js"

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { markdown, scanTree, type Tree } from "../../bench/hostGenerators.js"
 import type { AgentHostItem, AgentHostsInventory } from "../../src/domain/agentHosts.js"
+import { claudeManagedDir } from "../../src/hosts/claudeCode.js"
 import { renderAgentHostsMarkdown, summarizeAgentHosts } from "../../src/render/agentHosts.js"
 
 const CANARY = "sk-CANARYcanaryCANARY0123456789"
@@ -390,6 +391,46 @@ describe("Claude Code reader: locations", () => {
       expect(inventory.items.filter((item) => item.host === "claude-code").map((item) => [item.kind, item.name, item.path])).toEqual([
         ["agent", "moved", "/cfg/agents/a.md"],
         ["mcpServer", "m", "/cfg/.claude.json"]
+      ])
+    }))
+
+  it.effect("managed files are read from the OS's own place (macOS here), not another OS's", () =>
+    Effect.gen(function* () {
+      const { inventory } = yield* scanTree(
+        {
+          "Library/Application Support/ClaudeCode/managed-mcp.json": JSON.stringify({ mcpServers: { mac: { command: "mac-mcp" } } }),
+          "Library/Application Support/ClaudeCode/.claude/agents/corp.md": markdown({ name: "corp" }),
+          "etc/claude-code/managed-mcp.json": JSON.stringify({ mcpServers: { linux: { command: "linux-mcp" } } })
+        },
+        { os: "darwin" }
+      )
+      expect(inventory.items.map((item) => [item.kind, item.scope, item.name, item.path])).toEqual([
+        ["agent", "managed", "corp", "/Library/Application Support/ClaudeCode/.claude/agents/corp.md"],
+        ["mcpServer", "managed", "mac", "/Library/Application Support/ClaudeCode/managed-mcp.json"]
+      ])
+    }))
+
+  it("the managed directory per OS", () => {
+    const ctx = (os: "linux" | "darwin" | "win32") => ({ env: { os } }) as unknown as Parameters<typeof claudeManagedDir>[0]
+    expect(claudeManagedDir(ctx("linux"))).toBe("/etc/claude-code")
+    expect(claudeManagedDir(ctx("darwin"))).toBe("/Library/Application Support/ClaudeCode")
+    expect(claudeManagedDir(ctx("win32"))).toBe("C:\\Program Files\\ClaudeCode")
+  })
+
+  it.effect("on Windows, the local-scope key of ~/.claude.json matches with forward slashes and any letter case", () =>
+    Effect.gen(function* () {
+      const { inventory } = yield* scanTree(
+        {
+          "C:\\Users\\u\\.claude.json": JSON.stringify({
+            mcpServers: { user: { command: "u.exe" } },
+            projects: { "c:/Git/Proj": { mcpServers: { local: { command: "l.exe" } } } }
+          })
+        },
+        { os: "win32", homedir: "C:\\Users\\u", cwd: "C:\\git\\proj" }
+      )
+      expect(inventory.items.map((item) => [item.scope, item.name, item.path, item.id])).toEqual([
+        ["user", "user", "C:\\Users\\u\\.claude.json", "claude-code:mcpServer:user:C:\\Users\\u\\.claude.json#user"],
+        ["local", "local", "C:\\Users\\u\\.claude.json", "claude-code:mcpServer:local:C:\\Users\\u\\.claude.json#projects/c:/Git/Proj/local"]
       ])
     }))
 })
