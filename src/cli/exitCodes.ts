@@ -17,11 +17,17 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   RedirectPathInvalid: ExitCode.usage,
   BundleWriteError: ExitCode.cannotWrite,
   BundleReadError: ExitCode.cannotRead,
-  BundleLocked: ExitCode.locked
+  BundleLocked: ExitCode.locked,
+  SchemasFileInvalid: ExitCode.badInput,
+  NoToolSchemas: ExitCode.usage,
+  CatalogUsageError: ExitCode.usage,
+  CatalogPathNotFound: ExitCode.notFound,
+  CatalogTargetNotFound: ExitCode.notFound,
+  CatalogFileError: ExitCode.cannotWrite
 }
 
 export const EXIT_CODES_HELP = [
-  "Exit codes: 0 success; 1 nothing found (query which); 2 usage error (bad flag or argument);",
+  "Exit codes: 0 success; 1 nothing found (query which, catalog path or target); 2 usage error (bad flag or argument);",
   "3 the bundle cannot be written (output dir not writable); 4 the bundle cannot be read (corrupt);",
   "5 another scan holds the bundle's lock; 6 an input file is invalid (catalog --schemas); 70 internal error."
 ].join(" ")

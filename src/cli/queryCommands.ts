@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import picomatch from "picomatch"
 import { baseToolName } from "../domain/categories.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
+import { namedCopies } from "../domain/toolNames.js"
 import { HostEnvironment } from "../services/HostEnvironment.js"
 import { InventoryStore } from "../services/InventoryStore.js"
 import { resolveBundlePaths, ScanProgram } from "../services/ScanProgram.js"
@@ -31,25 +32,23 @@ export const filterTools = (
   )
 }
 
-/** Every copy of a name in walk order (PATH order first), which one wins, and known versions. */
+/** Every copy of a name in PATH order (aliases of one file included), which one wins, and known versions. */
 export const whichTool = (inventory: Inventory, name: string) => {
-  const caseInsensitive = inventory.host.os === "win32"
-  const key = (value: string) => (caseInsensitive ? baseToolName(value) : value)
-  const copies = inventory.tools.filter((tool) => key(tool.name) === key(name))
+  const os = inventory.host.os === "win32" ? "win32" : inventory.host.os === "darwin" ? "darwin" : "linux"
+  const copies = namedCopies(inventory.tools, inventory.path, os).get(os === "win32" ? baseToolName(name) : name) ?? []
   const versions = new Map(inventory.versions.flatMap((report) => (report.path === null ? [] : [[report.path, report.version] as const])))
-  const winner = copies.find((tool) => tool.pathIndex !== null && tool.shadowedBy === null) ?? null
+  const winner = copies.find((copy) => copy.pathIndex !== null) ?? null
   return {
     name,
     winner: winner?.path ?? null,
-    copies: copies.map((tool) => ({
-      path: tool.path,
-      linkTarget: tool.linkTarget,
-      pathIndex: tool.pathIndex,
-      root: tool.root,
-      shadowedBy: tool.shadowedBy,
-      alsoAt: tool.alsoAt,
-      version: versions.get(tool.path) ?? null,
-      wins: tool === winner
+    copies: copies.map((copy) => ({
+      path: copy.path,
+      linkTarget: copy.tool.linkTarget,
+      pathIndex: copy.pathIndex,
+      root: copy.tool.root,
+      sameFileAs: copy.path === copy.tool.path ? null : copy.tool.path,
+      version: versions.get(copy.path) ?? versions.get(copy.tool.path) ?? null,
+      wins: copy === winner
     }))
   }
 }
@@ -84,7 +83,7 @@ const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }), 
           copy.linkTarget === null ? copy.path : `${copy.path} -> ${copy.linkTarget}`,
           copy.version ?? "",
           copy.pathIndex === null ? "" : String(copy.pathIndex),
-          copy.wins ? "wins" : copy.shadowedBy !== null ? `shadowed by ${copy.shadowedBy}` : copy.pathIndex === null ? `not on PATH (${copy.root})` : ""
+          [copy.wins ? "wins" : copy.pathIndex === null ? `not on PATH (${copy.root})` : `shadowed by ${value.winner}`, copy.sameFileAs === null ? "" : `same file as ${copy.sameFileAs}`].filter((note) => note !== "").join("; ")
         ]),
         "No copies."
       )

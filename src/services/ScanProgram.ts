@@ -15,6 +15,7 @@ import {
   WatchSet
 } from "../domain/inventory.js"
 import { probeNames } from "../domain/probeTable.js"
+import { namedCopies, winningCopy } from "../domain/toolNames.js"
 import { computeRoots, envValue, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "../domain/roots.js"
 import { redactSecrets } from "../domain/secrets.js"
 import { digest, staleReason } from "../domain/staleness.js"
@@ -102,17 +103,11 @@ const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): ReadonlyArray<T
 
 /**
  * The probe requests: each allow-listed name with the file the user would run by that name
- * (the PATH winner), else the first copy under another root, else none (recorded missing).
+ * (the PATH winner, aliases included), else the first copy under another root, else none.
  */
-const probeRequests = (tools: ReadonlyArray<Tool>, caseInsensitive: boolean) => {
-  const byName = new Map<string, Tool>()
-  const key = (name: string) => (caseInsensitive ? baseToolName(name) : name)
-  for (const tool of tools) {
-    if (tool.shadowedBy !== null) continue
-    const existing = byName.get(key(tool.name))
-    if (existing === undefined || (existing.pathIndex === null && tool.pathIndex !== null)) byName.set(key(tool.name), tool)
-  }
-  return probeNames().map((name) => ({ name, path: byName.get(name)?.path ?? null }))
+const probeRequests = (tools: ReadonlyArray<Tool>, pathRoots: ReadonlyArray<RootReport>, os: HostEnvironmentShape["os"]) => {
+  const copies = namedCopies(tools, pathRoots, os)
+  return probeNames().map((name) => ({ name, path: winningCopy(copies.get(os === "win32" ? baseToolName(name) : name) ?? [])?.path ?? null }))
 }
 
 /** The refresh command printed in the summary. */
@@ -184,7 +179,7 @@ const make = Effect.gen(function* () {
     yield* step(`found ${tools.length} tools; probing versions and reading agent hosts`)
     const [versions, identity, hosts] = yield* Effect.all(
       [
-        options.probes ? probe.probeAll(probeRequests(tools, host.os === "win32")) : Effect.succeed<ReadonlyArray<VersionReport>>([]),
+        options.probes ? probe.probeAll(probeRequests(tools, walked.roots, host.os)) : Effect.succeed<ReadonlyArray<VersionReport>>([]),
         identityReader.read,
         agentHosts.scan
       ],

@@ -104,6 +104,11 @@ describe("the built CLI on a fake machine", () => {
       [path.join(machine.dirs[1]!, "shared-name"), false],
       [path.join(machine.dirs[2]!, "shared-name"), false]
     ])
+    const alias = JSON.parse(runCli(["query", "which", "python3", "--json"], machine.env).stdout)
+    expect(alias.winner).toBe(path.join(machine.dirs[1]!, "python3"))
+    expect(alias.copies.map((copy: { path: string; sameFileAs: string | null }) => [copy.path, copy.sameFileAs])).toEqual([
+      [path.join(machine.dirs[1]!, "python3"), path.join(machine.dirs[0]!, "python3.12")]
+    ])
     const tools = runCli(["query", "tools", "--name", "python*", "--json"], machine.env)
     expect(tools.status).toBe(0)
     expect(JSON.parse(tools.stdout).map((tool: { path: string }) => tool.path)).toEqual([path.join(machine.dirs[0]!, "python3.12")])
