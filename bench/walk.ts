@@ -25,6 +25,8 @@ export interface WalkBenchRow {
   readonly reached: number
   /** Lines printed by find (should equal `reached`). */
   readonly findCount: number
+  /** The first walk in a fresh process. */
+  readonly walkColdMs: number
   readonly walkMedianMs: number
   /** CPU time (user + system, all threads) of the walk: steadier than wall time on a busy box. */
   readonly walkCpuMedianMs: number
@@ -32,14 +34,16 @@ export interface WalkBenchRow {
   readonly findMedianMs: number
   /** walk / find: below 1 means the walker is faster. */
   readonly ratio: number
-  /** Peak RSS of the child that walked this size, and the part above an empty walk. */
+  /** Peak RSS of the child that walked this size (garbage not yet collected included). */
   readonly maxRssMb: number
-  readonly rssOverBaselineMb: number
-  /** Live heap that the result of the walk holds, per path reached. */
-  readonly retainedBytesPerPath: number
+  /** Live heap that the result of the walk holds after a full GC, in all and per path reached. */
+  readonly resultHeapMb: number
+  readonly resultBytesPerPath: number
 }
 
 interface ChildReport {
+  /** The first walk of the process, with cold JIT (what one CLI scan pays). */
+  readonly coldMs: number
   readonly timesMs: ReadonlyArray<number>
   readonly cpuMs: ReadonlyArray<number>
   readonly tools: number
@@ -72,7 +76,9 @@ const runChild = async (runs: number, dirs: ReadonlyArray<string>): Promise<Chil
   const heapBefore = heapNow()
   const timesMs: Array<number> = []
   const cpuMs: Array<number> = []
+  const coldStarted = performance.now()
   let last = await Effect.runPromise(walkOnce)
+  const coldMs = performance.now() - coldStarted
   for (let run = 0; run < runs; run++) {
     const started = performance.now()
     const cpu = process.cpuUsage()
@@ -83,6 +89,7 @@ const runChild = async (runs: number, dirs: ReadonlyArray<string>): Promise<Chil
   }
   const retainedBytes = heapNow() - heapBefore
   return {
+    coldMs,
     timesMs,
     cpuMs,
     tools: last.tools.length,
@@ -121,7 +128,6 @@ export const benchWalk = async (
   const sizes = options.sizes ?? [1_000, 10_000, 50_000]
   const runs = options.runs ?? 7
   const dirCount = options.dirs ?? 16
-  const baseline = spawnChild(1, [])
   const rows: Array<WalkBenchRow> = []
   for (const executables of sizes) {
     const base = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "tool-map-bench-walk-"))
@@ -136,14 +142,15 @@ export const benchWalk = async (
         tools: child.tools,
         reached: child.reached,
         findCount: find.count,
+        walkColdMs: round(child.coldMs),
         walkMedianMs: round(walkMedianMs),
         walkCpuMedianMs: round(median(child.cpuMs)),
         perToolUs: round((walkMedianMs * 1000) / Math.max(1, child.reached), 2),
         findMedianMs: round(find.medianMs),
         ratio: round(walkMedianMs / find.medianMs, 2),
         maxRssMb: round(child.maxRssKb / 1024),
-        rssOverBaselineMb: round((child.maxRssKb - baseline.maxRssKb) / 1024),
-        retainedBytesPerPath: Math.round(child.retainedBytes / Math.max(1, child.reached))
+        resultHeapMb: round(child.retainedBytes / 1024 / 1024),
+        resultBytesPerPath: Math.round(child.retainedBytes / Math.max(1, child.reached))
       })
     } finally {
       NodeFs.rmSync(base, { recursive: true, force: true })
@@ -155,10 +162,10 @@ export const benchWalk = async (
 /** The rows as a markdown table. */
 export const renderWalkTable = (rows: ReadonlyArray<WalkBenchRow>): string =>
   [
-    "| executables | dirs | tools (deduped) | paths reached | find paths | walk median ms | walk CPU ms | µs per path | find median ms | walk / find | peak RSS MB | RSS over empty walk MB | result heap B/path |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| executables | dirs | tools (deduped) | paths reached | find paths | walk cold ms | walk median ms | walk CPU ms | µs per path | find median ms | walk / find | peak RSS MB | result heap MB | result B/path |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map((row) =>
-      `| ${row.executables} | ${row.dirs} | ${row.tools} | ${row.reached} | ${row.findCount} | ${row.walkMedianMs} | ${row.walkCpuMedianMs} | ${row.perToolUs} | ${row.findMedianMs} | ${row.ratio} | ${row.maxRssMb} | ${row.rssOverBaselineMb} | ${row.retainedBytesPerPath} |`
+      `| ${row.executables} | ${row.dirs} | ${row.tools} | ${row.reached} | ${row.findCount} | ${row.walkColdMs} | ${row.walkMedianMs} | ${row.walkCpuMedianMs} | ${row.perToolUs} | ${row.findMedianMs} | ${row.ratio} | ${row.maxRssMb} | ${row.resultHeapMb} | ${row.resultBytesPerPath} |`
     )
   ].join("\n")
 

@@ -49,6 +49,17 @@ export const isEmptyState = (state: AgentState): boolean =>
   state.loaded.length + state.groups.length + state.excluded.length + state.handoffGroups.length +
       state.handoffTools.length === 0
 
+const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
+  a === b || (a.length === b.length && a.every((name, index) => b[index] === name))
+
+/** True when two states hold the same names in the same order. */
+export const sameState = (a: AgentState, b: AgentState): boolean =>
+  a === b || (sameList(a.loaded, b.loaded) && sameList(a.groups, b.groups) && sameList(a.excluded, b.excluded) &&
+    sameList(a.handoffGroups, b.handoffGroups) && sameList(a.handoffTools, b.handoffTools))
+
+/** True when two allow-lists hold the same names in the same order. */
+export const sameOrder = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => sameList(a, b)
+
 const add = (list: ReadonlyArray<string>, names: Iterable<string>): ReadonlyArray<string> => {
   const seen = new Set(list)
   const out = [...list]

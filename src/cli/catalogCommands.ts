@@ -51,6 +51,29 @@ export class CatalogTargetNotFound extends Schema.TaggedError<CatalogTargetNotFo
   }
 }
 
+/** A command got something it cannot use: an unknown option where a target was expected. */
+export class CatalogUsageError extends Schema.TaggedError<CatalogUsageError>()("CatalogUsageError", {
+  command: Schema.String,
+  reason: Schema.String
+}) {
+  get message() {
+    return `tool-map catalog ${this.command}: ${this.reason}.`
+  }
+}
+
+/** Fails on a value that looks like an option: the parser takes unknown flags as arguments. */
+const rejectFlags = (command: string, values: ReadonlyArray<string>) => {
+  const flag = values.find((value) => value.startsWith("-") && value !== "-")
+  return flag === undefined
+    ? Effect.void
+    : Effect.fail(
+      new CatalogUsageError({
+        command,
+        reason: `unknown option ${flag} (targets are paths, group names or tool names; see --help)`
+      })
+    )
+}
+
 /** A schemas file: a JSON array of tool schemas, or an MCP `tools/list` result. */
 const SchemasArray = Schema.Array(ToolSchemaFromJson)
 const ToolsListResult = Schema.Struct({ tools: SchemasArray })
@@ -270,6 +293,7 @@ const lsCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
+      yield* rejectFlags("ls", [flags.path])
       const catalog = yield* ToolCatalog
       const { agent } = yield* CatalogCliSession
       const resolution = yield* catalog.resolve(flags.path, agent)
@@ -314,6 +338,7 @@ const loadCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
+      yield* rejectFlags("load", flags.targets)
       const catalog = yield* ToolCatalog
       const { agent } = yield* CatalogCliSession
       yield* recordBuild
@@ -349,6 +374,7 @@ const unloadCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
+      yield* rejectFlags("unload", flags.targets)
       const catalog = yield* ToolCatalog
       const { agent } = yield* CatalogCliSession
       yield* recordBuild

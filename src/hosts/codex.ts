@@ -104,7 +104,7 @@ export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =
     }
     agentDirs.push([path.join(codexHome, "agents"), "user", 100, "user agents"])
     for (const [dir, scope, rank, role] of agentDirs) {
-      const files = yield* c.markdownFiles(dir, role, false, ".toml")
+      const files = yield* c.filesWithExtension(dir, role, false, ".toml")
       for (const file of files) {
         const draft = yield* agentFromToml(c, file, scope, rank)
         if (Option.isSome(draft)) c.add(draft.value)

@@ -25,7 +25,7 @@ export const readCursor = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     for (const dir of projects) {
       const rulesDir = path.join(dir, ".cursor", "rules")
       if ((yield* c.probe(rulesDir))._tag === "directory") {
-        const files = yield* c.markdownFiles(rulesDir, "project rules", true, ".mdc")
+        const files = yield* c.filesWithExtension(rulesDir, "project rules", true, ".mdc")
         for (const file of files) {
           const read = yield* c.readMarkdown(file)
           if (Option.isNone(read)) continue

@@ -137,7 +137,7 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
       ...extensionCommandDirs.map(([dir, name]) => [dir, "plugin", 20, `extension ${name} commands`, name] as const)
     ]
     for (const [dir, scope, rank, role, plugin] of commandDirs) {
-      const files = yield* c.markdownFiles(dir, plugin === null ? role : null, true, ".toml")
+      const files = yield* c.filesWithExtension(dir, plugin === null ? role : null, true, ".toml")
       for (const file of files) {
         const draft = yield* commandFromToml(c, dir, file, scope, rank, plugin)
         if (Option.isSome(draft)) c.add(draft.value)

@@ -182,7 +182,7 @@ export const agentsIn = (
   recursive = true
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
-    const files = yield* c.markdownFiles(dir, role, recursive)
+    const files = yield* c.filesWithExtension(dir, role, recursive)
     const drafts = yield* Effect.forEach(files, (file) => agentFromMarkdown(c, file, placement), { concurrency: 16 })
     return drafts.flatMap(Option.toArray)
   })
@@ -196,7 +196,7 @@ export const commandsIn = (
   recursive = true
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
-    const files = yield* c.markdownFiles(dir, role, recursive)
+    const files = yield* c.filesWithExtension(dir, role, recursive)
     const drafts = yield* Effect.forEach(files, (file) => commandFromMarkdown(c, file, placement), { concurrency: 16 })
     return drafts.flatMap(Option.toArray)
   })

@@ -223,7 +223,7 @@ export class HostCollector {
    * stat-ed: a name with the extension is read (the read checks it is a file), any other name
    * is tried as a subdirectory.
    */
-  markdownFiles(dir: string, role: string | null, recursive: boolean, extension = ".md"): Effect.Effect<ReadonlyArray<string>> {
+  filesWithExtension(dir: string, role: string | null, recursive: boolean, extension = ".md"): Effect.Effect<ReadonlyArray<string>> {
     const self = this
     const walk = (path: string, depth: number, rootRole: string | null, assume: boolean): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function* () {

@@ -275,7 +275,9 @@ export interface ToolCatalogOptions {
 /**
  * The catalog as a host sees it: registries for placement, visibility and risk; per-agent
  * loads and unloads with the texts the model gets; the entry tools; settings and metadata
- * edits; and the events. Every registration returns its disposer.
+ * edits; and the events. Every registration returns its disposer and re-applies every known
+ * agent's restriction (loads and registrations run one at a time, so a hook must not register
+ * or load from inside its own check).
  */
 export class ToolCatalog extends Context.Tag("tool-map/ToolCatalog")<ToolCatalog, {
   readonly registerClassifier: (classifier: Classifier) => Effect.Effect<Disposer>
@@ -554,8 +556,7 @@ const make = Effect.fn("ToolCatalog.make")(function*(options: ToolCatalogOptions
       const exemption = yield* exemptionOf(agent)
       const order = yield* store.modify(agent.id, (record) => {
         const next = appendOnly(record.order, naturalAllow(context, record.state))
-        const same = next.length === record.order.length && next.every((name, index) => record.order[index] === name)
-        return Effect.succeed([next, same ? record : { ...record, order: next }] as const)
+        return Effect.succeed([next, { ...record, order: next }] as const)
       })
       const allow = exemption.exempt ? Option.none<ReadonlyArray<string>>() : Option.some(order)
       const fingerprint = Option.match(allow, { onNone: () => "\u0000exempt", onSome: (names) => names.join("\n") })

@@ -2,7 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer, Option, Ref, Schema } from "effect"
 import { CatalogEvents } from "../catalog/stores/events.js"
 import { readJsonFile, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
-import { AgentState, emptyAgentState } from "../catalog/visibility.js"
+import { AgentState, emptyAgentState, sameOrder, sameState } from "../catalog/visibility.js"
 
 /**
  * What is kept of one agent: its loaded state and the order of its allow-list as last given
@@ -160,42 +160,39 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
   const warnProvider = (error: StateProviderError) =>
     events.warn({ kind: "state-provider-failed", subject: error.provider, message: error.message })
 
-  const load = (agentId: string): Effect.Effect<AgentRecord> =>
-    Effect.suspend(() => {
-      const known = records.get(agentId)
-      if (known !== undefined) return Effect.succeed(known)
-      return inForce.pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.succeed(Option.none<AgentRecord>()),
-          onSome: (provider) => provider.load(agentId)
-        })),
-        Effect.catchAll((error) => Effect.as(warnProvider(error), Option.none<AgentRecord>())),
-        Effect.map((found) => {
-          const record = Option.getOrElse(found, () => emptyAgentRecord)
-          records.set(agentId, record)
-          return record
-        })
+  const load = Effect.fn("VisibilityStore.load")(function*(agentId: string) {
+    const known = records.get(agentId)
+    if (known !== undefined) return known
+    const provider = yield* inForce
+    const found = Option.isNone(provider)
+      ? Option.none<AgentRecord>()
+      : yield* provider.value.load(agentId).pipe(
+        Effect.catchAll((error) => Effect.as(warnProvider(error), Option.none<AgentRecord>()))
       )
-    })
+    const record = Option.getOrElse(found, () => emptyAgentRecord)
+    records.set(agentId, record)
+    return record
+  })
 
-  const save = (agentId: string, record: AgentRecord) =>
-    inForce.pipe(
-      Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (provider) => provider.save(agentId, record) })),
-      Effect.catchAll(warnProvider)
-    )
+  const save = Effect.fn("VisibilityStore.save")(function*(agentId: string, record: AgentRecord) {
+    const provider = yield* inForce
+    if (Option.isNone(provider)) return
+    yield* provider.value.save(agentId, record).pipe(Effect.catchAll(warnProvider))
+  })
 
   return VisibilityStore.of({
-    get: (agentId) => lock.withPermits(1)(load(agentId)).pipe(Effect.withSpan("VisibilityStore.get")),
+    get: (agentId) => lock.withPermits(1)(load(agentId)),
     has: (agentId) => Effect.sync(() => records.has(agentId)),
     modify: (agentId, f) =>
       lock.withPermits(1)(
         Effect.gen(function*() {
           const before = yield* load(agentId)
           const [result, after] = yield* f(before)
-          if (after === before) return result
+          const stateChanged = !sameState(before.state, after.state)
+          if (!stateChanged && sameOrder(before.order, after.order)) return result
           records.set(agentId, after)
           yield* save(agentId, after)
-          if (after.state !== before.state) {
+          if (stateChanged) {
             yield* events.publish({ _tag: "AgentStateChanged", agentId, state: after.state })
           }
           return result

@@ -127,6 +127,9 @@ interface Candidate {
   readonly stat: FileStat
 }
 
+/** The fields are typed by construction: skip the run-time validation of the Schema classes. */
+const TYPED = { disableValidation: true } as const
+
 const MAX_DATE_MS = 8.64e15
 /** 10000-01-01T00:00:00Z: from here on ISO 8601 needs an expanded year. */
 const YEAR_10000_MS = 253402300800000
@@ -244,7 +247,7 @@ const makeWalk = (fs: WalkerFsShape) =>
     const seenRoots = new Map<string, Root>()
 
     const diagnose = (path: string | null, message: string) =>
-      diagnostics.push(new Diagnostic({ source: "walker", path, line: null, message }))
+      diagnostics.push(new Diagnostic({ source: "walker", path, line: null, message }, TYPED))
     const reportNonUtf8 = (entry: DirEntry, path: string) =>
       diagnose(
         path,
@@ -391,7 +394,7 @@ const makeWalk = (fs: WalkerFsShape) =>
     const walkRoot = (root: Root) =>
       Effect.gen(function*() {
         const report = (status: RootStatus, reason: string | null, toolCount = 0) =>
-          reports.push(new RootReport({ ...root, status, reason, toolCount }))
+          reports.push(new RootReport({ ...root, status, reason, toolCount }, TYPED))
         if (root.path === "") {
           return report("empty", `an empty entry means the working directory at run time (now ${options.cwd}); not read`)
         }

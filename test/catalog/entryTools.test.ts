@@ -201,12 +201,12 @@ describe("tools_load", () => {
 
   it.effect("skips the root, unknown targets (with suggestions) and always-on tools with a line each", () =>
     withCatalog(Effect.gen(function*() {
-      expect(yield* load({ targets: ["/", "slak", "slack_post", "bash", "mcp__slack__list_channels"] })).toBe([
+      expect(yield* load({ targets: ["/", "slak", "/slack", "bash", "mcp__slack__list_channels"] })).toBe([
         "Loaded 1 tool(s), ~35 tok; callable from your next step:",
         "  mcp__slack__list_channels",
         "skipped /: the whole tree cannot be loaded at once; pick a category or a group",
         "skipped slak: not found (search with tools_ls and a query)",
-        "skipped slack_post: not found (search with tools_ls and a query)",
+        "skipped /slack: not found (search with tools_ls and a query); did you mean /chat/slack, /chat/slack/list_channels, /chat/slack/post_message?",
         "skipped bash: always on already"
       ].join("\n"))
     })))

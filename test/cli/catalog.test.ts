@@ -201,6 +201,19 @@ describe("tool-map catalog load and unload", () => {
     })))
 })
 
+describe("tool-map catalog usage errors", () => {
+  it.scoped("an unknown option where a target belongs is a usage error naming it", () =>
+    withPlatform(Effect.gen(function*() {
+      const { dir, schemas } = yield* setup
+      const run = yield* runCatalog(dir, "load", "--schemas", schemas, "--bogus", "github")
+      expect(run.error?._tag).toBe("CatalogUsageError")
+      expect(run.error?.message).toBe(
+        "tool-map catalog load: unknown option --bogus (targets are paths, group names or tool names; see --help)."
+      )
+      expect(run.stdout).toBe("")
+    })))
+})
+
 describe("tool-map catalog --schemas validation", () => {
   it.scoped("names the file and the problem", () =>
     withPlatform(Effect.gen(function*() {
