@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { NodeRuntime } from "@effect/platform-node"
+import { runMain } from "@effect/platform-node/NodeRuntime"
 import { Effect, Logger } from "effect"
 import { runCli, runToExitCode } from "./cli/main.js"
 import { CliLayer } from "./layers/CoreLayer.js"
@@ -14,4 +14,4 @@ const program = runToExitCode(runCli(process.argv)).pipe(
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })))
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

@@ -1,4 +1,3 @@
-import { NodeContext } from "@effect/platform-node"
 import { Layer } from "effect"
 import { AgentHostScanner } from "../services/AgentHostScanner.js"
 import { BundleWriter } from "../services/BundleWriter.js"
@@ -10,6 +9,7 @@ import { ScanProgram } from "../services/ScanProgram.js"
 import { ScanProgress } from "../services/ScanProgress.js"
 import { VersionProbe } from "../services/VersionProbe.js"
 import { Walker } from "../services/Walker.js"
+import { PlatformLayer } from "./PlatformLayer.js"
 
 /**
  * The services of the scan over their live layers, needing only the platform (FileSystem,
@@ -32,11 +32,11 @@ export const InventoryLayer = InventoryStore.layer.pipe(
 /** The whole graph for the CLI: live platform, live environment, progress on a terminal's stderr. */
 export const CliLayer = InventoryLayer.pipe(
   Layer.provideMerge(Layer.mergeAll(HostEnvironment.layer, ScanProgress.layer)),
-  Layer.provideMerge(NodeContext.layer)
+  Layer.provideMerge(PlatformLayer)
 )
 
 /** The inventory graph for embedding: live platform and environment, no progress output. */
 export const EmbeddedInventoryLayer = InventoryLayer.pipe(
   Layer.provideMerge(Layer.mergeAll(HostEnvironment.layer, ScanProgress.silent)),
-  Layer.provideMerge(NodeContext.layer)
+  Layer.provideMerge(PlatformLayer)
 )

@@ -1,5 +1,5 @@
-import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
+import { PlatformLayer } from "./PlatformLayer.js"
 import * as NodePath from "node:path"
 import { CatalogEvents } from "../catalog/stores/events.js"
 import { defaultDataDir } from "../domain/bundlePaths.js"
@@ -87,4 +87,4 @@ export const HostLayer = (options: HostLayerOptions = {}) =>
 
 /** `HostLayer` over Node's file system and the live environment: needs only the `HostPort`. */
 export const HostLayerNode = (options: HostLayerOptions = {}) =>
-  HostLayer(options).pipe(Layer.provide(Layer.mergeAll(NodeContext.layer, HostEnvironment.layer)))
+  HostLayer(options).pipe(Layer.provide(Layer.mergeAll(PlatformLayer, HostEnvironment.layer)))
