@@ -23,7 +23,8 @@ import { claudeHome, writeTree } from "./hostGenerators.js"
 const JQ = "/usr/bin/jq"
 const BASH_RECIPE = `.agents[] | select(.tools[] == "Bash") | .name`
 const ROOT = NodePath.resolve(NodePath.dirname(fileURLToPath(import.meta.url)), "..")
-const CLI = NodePath.join(ROOT, "dist", "bin.js")
+// The shipped bundle when built (package.json `bin`), else the module tree.
+const CLI = [NodePath.join(ROOT, "dist", "tool-map.mjs"), NodePath.join(ROOT, "dist", "bin.js")].find((file) => existsSync(file)) ?? NodePath.join(ROOT, "dist", "tool-map.mjs")
 
 /** One size's figures. */
 export interface AgentHostsBenchRow {
@@ -35,7 +36,7 @@ export interface AgentHostsBenchRow {
   readonly bashAgents: number
   /** Load the bundle's agentHosts JSON, decode it, filter, print: in this process. */
   readonly queryInProcessMs: number
-  /** `node dist/bin.js query agents --tool Bash --json --from …` (null when the CLI is not built or cannot scan here). */
+  /** `node dist/tool-map.mjs query agents --tool Bash --json --from …` (null when the CLI is not built or cannot scan here). */
   readonly queryCliMs: number | null
   readonly jqMs: number
 }

@@ -63,10 +63,10 @@ const writeCanonical = (v: unknown, path: Array<object>): string | undefined => 
   }
 }
 
-// The fast path lets the native JSON.stringify do the work and only reorders the keys of
+// The general path lets the native JSON.stringify do the work and only reorders the keys of
 // objects whose keys are out of order. Objects enumerate integer-like keys first whatever
 // their insertion order, so an object with such a key cannot be reordered that way: the
-// fast path gives up on it (as it does on cycles and bigints) and the slow writer runs.
+// general path gives up on it (as it does on cycles and bigints) and the slow writer runs.
 class NeedsSlowPath extends Error {}
 
 const isIndexLike = (key: string): boolean => {
@@ -80,7 +80,8 @@ const sortKeys = (_key: string, value: unknown): unknown => {
   const keys = Object.keys(record)
   let sorted = true
   for (let i = 0; i < keys.length; i++) {
-    if (isIndexLike(keys[i]!)) throw new NeedsSlowPath()
+    // A copy cannot hold an own `__proto__` member (the assignment sets the prototype).
+    if (isIndexLike(keys[i]!) || keys[i] === "__proto__") throw new NeedsSlowPath()
     if (i > 0 && keys[i - 1]! > keys[i]!) sorted = false
   }
   if (sorted) return value
@@ -90,8 +91,8 @@ const sortKeys = (_key: string, value: unknown): unknown => {
   return out
 }
 
-/** JSON text with sorted object keys and no whitespace. */
-export const canonicalJson = (value: unknown): string => {
+/** Canonical JSON of any value: toJSON, bigints, cycles, exotic objects (see the module comment). */
+const generalCanonicalJson = (value: unknown): string => {
   try {
     return JSON.stringify(value, sortKeys) ?? "null"
   } catch {
@@ -99,12 +100,113 @@ export const canonicalJson = (value: unknown): string => {
   }
 }
 
+// The plain-data path. Tool schemas are JSON data: plain objects and arrays, strings, numbers,
+// booleans and null. For such values the canonical JSON is written directly, in one walk
+// without a replacer (a replacer costs a call per value and a copy per unsorted object):
+// strings that need no escape are quoted as they are, a key's `"key":` text is cached, and
+// an object's keys are sorted only when they are out of order. Anything else (a toJSON
+// method, a bigint, a Map, a class instance, a boxed primitive, nesting deeper than
+// `PLAIN_MAX_DEPTH`, which also stops a cycle) makes the walk give up, and the general path
+// runs on the whole value, so every value gets exactly the text it got before the plain path.
+
+/** JSON.stringify escapes quotes, backslashes, C0 controls and lone surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
+
+/** `JSON.stringify(text)` for a string, without the call when nothing needs escaping. */
+export const jsonString = (text: string): string =>
+  typeof text === "string" && !NEEDS_ESCAPE.test(text) ? `"${text}"` : JSON.stringify(text)
+
+const PLAIN_MAX_DEPTH = 64
+const KEY_CACHE_SIZE = 4096
+const keyTexts = new Map<string, string>()
+
+/** `"key":` */
+const keyText = (key: string): string => {
+  let text = keyTexts.get(key)
+  if (text === undefined) {
+    if (keyTexts.size >= KEY_CACHE_SIZE) keyTexts.clear()
+    text = `${jsonString(key)}:`
+    keyTexts.set(key, text)
+  }
+  return text
+}
+
+const NOT_PLAIN: unique symbol = Symbol("not plain data")
+
+const writePlain = (v: unknown, depth: number): string | undefined => {
+  switch (typeof v) {
+    case "string":
+      return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`
+    case "number":
+      return Number.isFinite(v) ? String(v) : "null"
+    case "boolean":
+      return v ? "true" : "false"
+    case "object": {
+      if (v === null) return "null"
+      if (depth >= PLAIN_MAX_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN
+      if (Array.isArray(v)) {
+        let out = "["
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) out += ","
+          out += writePlain(v[i], depth + 1) ?? "null"
+        }
+        return `${out}]`
+      }
+      const proto = Object.getPrototypeOf(v)
+      if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN
+      const record = v as Record<string, unknown>
+      const keys = Object.keys(record)
+      // The default sort compares UTF-16 code units, which is the canonical order.
+      for (let i = 1; i < keys.length; i++) {
+        if (keys[i - 1]! > keys[i]!) {
+          keys.sort()
+          break
+        }
+      }
+      let out = "{"
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!
+        const item = writePlain(record[key], depth + 1)
+        if (item === undefined) continue
+        out += out.length === 1 ? `${keyText(key)}${item}` : `,${keyText(key)}${item}`
+      }
+      return `${out}}`
+    }
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined
+    default:
+      // bigint
+      throw NOT_PLAIN
+  }
+}
+
+/** JSON text with sorted object keys and no whitespace. */
+export const canonicalJson = (value: unknown): string => {
+  try {
+    return writePlain(value, 0) ?? "null"
+  } catch {
+    // NOT_PLAIN, a stack overflow, or a throwing getter: the general path decides.
+    return generalCanonicalJson(value)
+  }
+}
+
+/**
+ * The canonical JSON by the general path alone (a JSON.stringify replacer, else the slow
+ * writer): the reference the plain path must equal, for tests.
+ */
+export const referenceCanonicalJson = (value: unknown): string => generalCanonicalJson(value)
+
 /** The canonical JSON that `definitionHash` hashes. */
-export const definitionJson = (schema: ToolSchema, inputSchemaJson: string = canonicalJson(schema.inputSchema)): string => {
+export const definitionJson = (
+  schema: ToolSchema,
+  inputSchemaJson: string = canonicalJson(schema.inputSchema),
+  nameJson: string = jsonString(schema.name),
+  descriptionJson: string = jsonString(schema.description ?? "")
+): string => {
   const annotations = schema.annotations === undefined ? "" : `"annotations":${canonicalJson(schema.annotations)},`
-  return `{${annotations}"description":${JSON.stringify(schema.description ?? "")},"inputSchema":${inputSchemaJson},"name":${
-    JSON.stringify(schema.name)
-  }}`
+  return `{${annotations}"description":${descriptionJson},"inputSchema":${inputSchemaJson},"name":${nameJson}}`
 }
 
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash
@@ -123,14 +225,19 @@ export interface DefinitionFacts {
 // object, so facts derived from one can be kept for as long as the object lives.
 const facts = new WeakMap<ToolSchema, DefinitionFacts>()
 
-/** The hash and token estimate of a definition, computed once per schema object. */
+/**
+ * The hash and token estimate of a definition, computed once per schema object: one
+ * canonical JSON text of the input schema serves both.
+ */
 export const definitionFacts = (schema: ToolSchema): DefinitionFacts => {
   const known = facts.get(schema)
   if (known !== undefined) return known
   const inputSchemaJson = canonicalJson(schema.inputSchema)
+  const nameJson = jsonString(schema.name)
+  const descriptionJson = jsonString(schema.description ?? "")
   const computed: DefinitionFacts = {
-    hash: sha256(definitionJson(schema, inputSchemaJson)),
-    tokens: estimateTokensFromJson(JSON.stringify(schema.name), JSON.stringify(schema.description ?? ""), inputSchemaJson)
+    hash: sha256(definitionJson(schema, inputSchemaJson, nameJson, descriptionJson)),
+    tokens: estimateTokensFromJson(nameJson, descriptionJson, inputSchemaJson)
   }
   facts.set(schema, computed)
   return computed

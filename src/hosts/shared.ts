@@ -445,10 +445,6 @@ export const asRecord = (value: unknown): Readonly<Record<string, unknown>> | nu
 export const own = (record: Readonly<Record<string, unknown>> | null, key: string): unknown =>
   record !== null && Object.hasOwn(record, key) ? record[key] : undefined
 
-/** The own keys of a record whose values are records, in file order. */
-export const ownEntries = (record: Readonly<Record<string, unknown>> | null): ReadonlyArray<readonly [string, unknown]> =>
-  record === null ? [] : Object.keys(record).map((key) => [key, record[key]] as const)
-
 /** A string value or null. */
 export const asString = (value: unknown): string | null => (typeof value === "string" ? value : null)
 

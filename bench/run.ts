@@ -1,0 +1,42 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { benchAgentHosts } from "./agentHosts.js"
+import { runCatalogBench } from "./catalog.js"
+import { benchScan } from "./scan.js"
+import { runTokensBench } from "./tokens.js"
+import { benchWalk, renderWalkTable } from "./walk.js"
+
+/**
+ * Runs every bench and writes the figures between the bench markers of README.md
+ * (`npm run bench`; `--no-readme` only prints them).
+ */
+const main = async () => {
+  const sections: Array<[string, string]> = []
+  const section = async (title: string, run: () => string | Promise<string>) => {
+    process.stderr.write(`bench: ${title}\n`)
+    sections.push([title, await run()])
+  }
+  await section("Scan of this machine, and the no-op paths against Node's own start", () => benchScan())
+  await section("Walk of synthetic PATH trees", async () => renderWalkTable(await benchWalk({})))
+  await section("Agent-host scan of generated Claude Code homes", () => benchAgentHosts({}))
+  await section("Catalog build, listing and search", () => runCatalogBench())
+  await section("Token estimate against o200k", () => runTokensBench())
+  const load = os.loadavg().map((value) => value.toFixed(1)).join(" ")
+  const text = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores, Node ${process.version}, load average at the end ${load}.`,
+    ...sections.flatMap(([title, body]) => ["", `### ${title}`, "", body.trim()])
+  ].join("\n")
+  console.log(text)
+  if (!process.argv.includes("--no-readme")) {
+    const readme = path.resolve(import.meta.dirname, "..", "README.md")
+    const current = fs.readFileSync(readme, "utf8")
+    const start = current.indexOf("<!-- bench:start -->")
+    const end = current.indexOf("<!-- bench:end -->")
+    if (start >= 0 && end > start) {
+      fs.writeFileSync(readme, `${current.slice(0, start)}<!-- bench:start -->\n${text}\n${current.slice(end)}`)
+    }
+  }
+}
+
+await main()
