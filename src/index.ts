@@ -104,3 +104,18 @@ export { CatalogFileError } from "./catalog/stores/jsonFile.js"
 export { AgentState, DEFAULT_PINNED, emptyAgentState, ENTRY_TOOLS, type VisibilityNote } from "./catalog/visibility.js"
 export { ENTRY_TOOL_DEFINITIONS, type EntryToolDefinition, EntryToolArgumentsError, type RescueRefusal, TOOLS_LOAD, TOOLS_LS, TOOLS_UNLOAD } from "./catalog/entryTools.js"
 export { Manifest, manifestOf } from "./catalog/manifest.js"
+
+// Agent hosts (issue 3): the scanner, the normalized items, the queries and the v1 export.
+export {
+  AgentItem,
+  CommandItem,
+  InstructionsItem,
+  isEffective,
+  McpServerItem,
+  PluginItem,
+  SkillItem
+} from "./domain/agentHosts.js"
+export { effectiveToolNames, filterAgents, filterCommands, filterMcpServers, filterPlugins, filterSkills, isReadOnly } from "./domain/agentQueries.js"
+export { exportClaudeV1 } from "./domain/claudeV1.js"
+export { AgentHostScanner } from "./services/AgentHostScanner.js"
+export { FrontmatterParser } from "./services/FrontmatterParser.js"
