@@ -43,6 +43,9 @@ export const TOOLS_LS: EntryToolDefinition = {
   }
 }
 
+/** The `targets` argument of `tools_load` and `tools_unload`. */
+const targetsProperty = (description: string) => ({ type: "array", items: { type: "string" }, description })
+
 /** `tools_load`: make targets callable. */
 export const TOOLS_LOAD: EntryToolDefinition = {
   name: "tools_load",
@@ -51,11 +54,7 @@ export const TOOLS_LOAD: EntryToolDefinition = {
   inputSchema: {
     type: "object",
     properties: {
-      targets: {
-        type: "array",
-        items: { type: "string" },
-        description: "Category or group paths, group names, tool paths or full tool names."
-      },
+      targets: targetsProperty("Category or group paths, group names, tool paths or full tool names."),
       forSubagents: {
         type: "boolean",
         description: "Also give these targets to subagents started from now on."
@@ -74,11 +73,7 @@ export const TOOLS_UNLOAD: EntryToolDefinition = {
   inputSchema: {
     type: "object",
     properties: {
-      targets: {
-        type: "array",
-        items: { type: "string" },
-        description: "Paths, group names, full tool names, or \"all\"."
-      }
+      targets: targetsProperty("Paths, group names, full tool names, or \"all\".")
     },
     required: ["targets"],
     additionalProperties: false

@@ -180,42 +180,60 @@ export interface PlanContext {
   readonly resolvePlain: (target: string) => Resolution
 }
 
+/** What a load or an unload does with the groups and tools a target names, and its notes. */
+interface TargetVisitor {
+  readonly groups: (groups: ReadonlyArray<GroupNode>) => void
+  readonly tools: (tools: ReadonlyArray<ToolEntry>) => void
+  readonly notes: Array<VisibilityNote>
+}
+
+/**
+ * Hands what one resolved target names to `visitor`, or notes why it names nothing loadable.
+ * A resolver's targets are resolved once more, never a second time.
+ */
+const visitTarget = (resolution: Resolution, context: PlanContext, visitor: TargetVisitor, nested = false): void => {
+  switch (resolution.kind) {
+    case "root":
+      visitor.notes.push({ _tag: "WholeTree", target: resolution.target })
+      return
+    case "unknown": {
+      const name = resolution.target.trim()
+      if (context.reserved.has(name)) visitor.notes.push({ _tag: "Reserved", target: name })
+      else if (context.pinned.has(name)) visitor.notes.push({ _tag: "AlwaysOn", target: name })
+      else visitor.notes.push({ _tag: "NotFound", target: resolution.target, suggestions: resolution.suggestions })
+      return
+    }
+    case "category":
+      visitor.groups(resolution.node.children)
+      return
+    case "group":
+      visitor.groups(resolution.nodes)
+      return
+    case "alias":
+    case "tool":
+      visitor.tools(resolution.tools)
+      return
+    case "resolver":
+      if (!nested) for (const target of resolution.targets) visitTarget(context.resolvePlain(target), context, visitor, true)
+      return
+  }
+}
+
 /** Turns resolved targets into a load plan. */
 export const planLoad = (resolutions: ReadonlyArray<Resolution>, context: PlanContext): LoadPlan => {
   const groups = new Map<string, GroupNode>()
   const tools = new Map<string, ToolEntry>()
   const notes: Array<VisibilityNote> = []
-  const visit = (resolution: Resolution, nested: boolean): void => {
-    switch (resolution.kind) {
-      case "root":
-        notes.push({ _tag: "WholeTree", target: resolution.target })
-        return
-      case "unknown": {
-        const name = resolution.target.trim()
-        if (context.reserved.has(name)) notes.push({ _tag: "Reserved", target: name })
-        else if (context.pinned.has(name)) notes.push({ _tag: "AlwaysOn", target: name })
-        else notes.push({ _tag: "NotFound", target: resolution.target, suggestions: resolution.suggestions })
-        return
-      }
-      case "category":
-        for (const group of resolution.node.children) groups.set(group.path, group)
-        return
-      case "group":
-        for (const group of resolution.nodes) groups.set(group.path, group)
-        return
-      case "alias":
-      case "tool":
-        for (const tool of resolution.tools) tools.set(tool.name, tool)
-        return
-      case "resolver":
-        for (const target of resolution.targets) {
-          if (nested) continue
-          visit(context.resolvePlain(target), true)
-        }
-        return
-    }
+  const visitor: TargetVisitor = {
+    groups: (nodes) => {
+      for (const group of nodes) groups.set(group.path, group)
+    },
+    tools: (entries) => {
+      for (const tool of entries) tools.set(tool.name, tool)
+    },
+    notes
   }
-  for (const resolution of resolutions) visit(resolution, false)
+  for (const resolution of resolutions) visitTarget(resolution, context, visitor)
   for (const group of groups.values()) {
     const risky = group.children.filter((tool) => tool.highRisk)
     if (risky.length > 0) notes.push({ _tag: "RiskyLeftOut", group: group.path, tools: risky.map((tool) => tool.shortName) })
@@ -282,37 +300,10 @@ export const applyUnload = (
       excluded: add(next.excluded, tools.filter((tool) => groups.has(groupPathOf(tool))).map((tool) => tool.name))
     }
   }
-  const visit = (resolution: Resolution, nested: boolean): void => {
-    if (!nested && isUnloadAll(resolution.target)) {
-      next = emptyAgentState
-      return
-    }
-    switch (resolution.kind) {
-      case "root":
-        notes.push({ _tag: "WholeTree", target: resolution.target })
-        return
-      case "unknown": {
-        const name = resolution.target.trim()
-        if (context.reserved.has(name)) notes.push({ _tag: "Reserved", target: name })
-        else if (context.pinned.has(name)) notes.push({ _tag: "AlwaysOn", target: name })
-        else notes.push({ _tag: "NotFound", target: resolution.target, suggestions: resolution.suggestions })
-        return
-      }
-      case "category":
-        dropGroups(resolution.node.children)
-        return
-      case "group":
-        dropGroups(resolution.nodes)
-        return
-      case "alias":
-      case "tool":
-        dropTools(resolution.tools)
-        return
-      case "resolver":
-        for (const target of resolution.targets) if (!nested) visit(context.resolvePlain(target), true)
-        return
-    }
+  const visitor: TargetVisitor = { groups: dropGroups, tools: dropTools, notes }
+  for (const resolution of resolutions) {
+    if (isUnloadAll(resolution.target)) next = emptyAgentState
+    else visitTarget(resolution, context, visitor)
   }
-  for (const resolution of resolutions) visit(resolution, false)
   return { state: next, notes }
 }

@@ -11,7 +11,6 @@ import {
   filterSkills
 } from "../domain/agentQueries.js"
 import { exportClaudeV1 } from "../domain/claudeV1.js"
-import type { BundleReadError } from "../domain/errors.js"
 import { itemState } from "../render/agentHosts.js"
 import { HostEnvironment } from "../services/HostEnvironment.js"
 import { InventoryStore } from "../services/InventoryStore.js"
@@ -36,11 +35,24 @@ const common = (flags: { readonly host: Option.Option<AgentHostItem["host"]>; re
   all: flags.all
 })
 
-const loadAgentHosts = (from: Option.Option<string>): Effect.Effect<AgentHostsInventory, BundleReadError, InventoryStore> =>
-  Effect.flatMap(InventoryStore, (store) => Effect.map(store.load(from), (inventory) => inventory.agentHosts))
-
-/** `byId` for rendering the state column. */
-const indexOf = (inventory: AgentHostsInventory) => new Map(inventory.items.map((item) => [item.id, item] as const))
+/**
+ * Loads the cached agent-host inventory, keeps the items `select` picks, and prints them as
+ * JSON or as a table whose `row` gets each item's state column.
+ */
+const printItems = <A extends AgentHostItem>(
+  flags: { readonly from: Option.Option<string>; readonly json: boolean },
+  select: (inventory: AgentHostsInventory) => ReadonlyArray<A>,
+  headers: ReadonlyArray<string>,
+  row: (item: A, state: string) => ReadonlyArray<string>,
+  emptyNote: string
+) =>
+  Effect.gen(function* () {
+    const inventory = (yield* (yield* InventoryStore).load(flags.from)).agentHosts
+    const byId = new Map(inventory.items.map((item) => [item.id, item] as const))
+    yield* printResult(flags.json, select(inventory), (list) =>
+      printTable(headers, list.map((item) => row(item, itemState(item, byId))), emptyNote)
+    )
+  })
 
 /** `query agents`: subagents by host, tool, model, read-only, background, source, scope. */
 export const queryAgentsCommand = Command.make(
@@ -60,34 +72,30 @@ export const queryAgentsCommand = Command.make(
     from: fromOption
   },
   (flags) =>
-    Effect.gen(function* () {
-      const inventory = yield* loadAgentHosts(flags.from)
-      const agents = filterAgents(inventory, {
-        ...common(flags),
-        tool: Option.getOrUndefined(flags.tool),
-        model: Option.getOrUndefined(flags.model),
-        readOnly: flags.readOnly,
-        background: flags.background,
-        source: Option.getOrUndefined(flags.source)
-      })
-      const byId = indexOf(inventory)
-      yield* printResult(flags.json, agents, (list) =>
-        printTable(
-          ["name", "host", "scope", "model", "tools", "bg", "source", "state"],
-          list.map((agent) => [
-            agent.name,
-            agent.host,
-            agent.scope,
-            agent.model ?? "",
-            agent.tools === null ? "(all)" : effectiveToolNames(agent).join(","),
-            agent.background ? "yes" : "",
-            agent.source,
-            itemState(agent, byId)
-          ]),
-          "No agents match."
-        )
-      )
-    })
+    printItems(
+      flags,
+      (inventory) =>
+        filterAgents(inventory, {
+          ...common(flags),
+          tool: Option.getOrUndefined(flags.tool),
+          model: Option.getOrUndefined(flags.model),
+          readOnly: flags.readOnly,
+          background: flags.background,
+          source: Option.getOrUndefined(flags.source)
+        }),
+      ["name", "host", "scope", "model", "tools", "bg", "source", "state"],
+      (agent, state) => [
+        agent.name,
+        agent.host,
+        agent.scope,
+        agent.model ?? "",
+        agent.tools === null ? "(all)" : effectiveToolNames(agent).join(","),
+        agent.background ? "yes" : "",
+        agent.source,
+        state
+      ],
+      "No agents match."
+    )
 ).pipe(Command.withDescription("List the subagents the agent hosts load, with their tools and models."))
 
 /** `query skills`: skills, optionally those whose description holds a keyword. */
@@ -102,18 +110,13 @@ export const querySkillsCommand = Command.make(
     from: fromOption
   },
   (flags) =>
-    Effect.gen(function* () {
-      const inventory = yield* loadAgentHosts(flags.from)
-      const skills = filterSkills(inventory, { ...common(flags), keyword: Option.getOrUndefined(flags.keyword) })
-      const byId = indexOf(inventory)
-      yield* printResult(flags.json, skills, (list) =>
-        printTable(
-          ["name", "host", "scope", "plugin", "scripts", "state", "description"],
-          list.map((skill) => [skill.name, skill.host, skill.scope, skill.plugin ?? "", skill.hasScripts ? "yes" : "", itemState(skill, byId), oneLine(skill.description)]),
-          "No skills match."
-        )
-      )
-    })
+    printItems(
+      flags,
+      (inventory) => filterSkills(inventory, { ...common(flags), keyword: Option.getOrUndefined(flags.keyword) }),
+      ["name", "host", "scope", "plugin", "scripts", "state", "description"],
+      (skill, state) => [skill.name, skill.host, skill.scope, skill.plugin ?? "", skill.hasScripts ? "yes" : "", state, oneLine(skill.description)],
+      "No skills match."
+    )
 ).pipe(Command.withDescription("List the skills the agent hosts load."))
 
 /** `query commands`: slash commands and custom prompts. */
@@ -121,18 +124,13 @@ export const queryCommandsCommand = Command.make(
   "commands",
   { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption },
   (flags) =>
-    Effect.gen(function* () {
-      const inventory = yield* loadAgentHosts(flags.from)
-      const commands = filterCommands(inventory, common(flags))
-      const byId = indexOf(inventory)
-      yield* printResult(flags.json, commands, (list) =>
-        printTable(
-          ["name", "host", "scope", "plugin", "arguments", "state", "description"],
-          list.map((command) => [command.name, command.host, command.scope, command.plugin ?? "", command.argumentHint ?? "", itemState(command, byId), oneLine(command.description)]),
-          "No commands match."
-        )
-      )
-    })
+    printItems(
+      flags,
+      (inventory) => filterCommands(inventory, common(flags)),
+      ["name", "host", "scope", "plugin", "arguments", "state", "description"],
+      (command, state) => [command.name, command.host, command.scope, command.plugin ?? "", command.argumentHint ?? "", state, oneLine(command.description)],
+      "No commands match."
+    )
 ).pipe(Command.withDescription("List the slash commands and custom prompts the agent hosts load."))
 
 /** `query mcp`: MCP servers and where each is configured. */
@@ -140,27 +138,22 @@ export const queryMcpCommand = Command.make(
   "mcp",
   { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption },
   (flags) =>
-    Effect.gen(function* () {
-      const inventory = yield* loadAgentHosts(flags.from)
-      const servers = filterMcpServers(inventory, common(flags))
-      const byId = indexOf(inventory)
-      yield* printResult(flags.json, servers, (list) =>
-        printTable(
-          ["name", "host", "scope", "transport", "command / url", "env vars", "state", "file"],
-          list.map((server) => [
-            server.name,
-            server.host,
-            server.scope,
-            server.transport,
-            server.command === null ? server.url ?? "" : [server.command, ...server.args].join(" "),
-            server.envVars.join(","),
-            itemState(server, byId),
-            server.path
-          ]),
-          "No MCP servers match."
-        )
-      )
-    })
+    printItems(
+      flags,
+      (inventory) => filterMcpServers(inventory, common(flags)),
+      ["name", "host", "scope", "transport", "command / url", "env vars", "state", "file"],
+      (server, state) => [
+        server.name,
+        server.host,
+        server.scope,
+        server.transport,
+        server.command === null ? server.url ?? "" : [server.command, ...server.args].join(" "),
+        server.envVars.join(","),
+        state,
+        server.path
+      ],
+      "No MCP servers match."
+    )
 ).pipe(Command.withDescription("List the MCP servers the agent hosts configure, and where (env var names only, never values)."))
 
 /** `query plugins`: installed plugins and extensions. */
@@ -168,18 +161,13 @@ export const queryPluginsCommand = Command.make(
   "plugins",
   { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption },
   (flags) =>
-    Effect.gen(function* () {
-      const inventory = yield* loadAgentHosts(flags.from)
-      const plugins = filterPlugins(inventory, common(flags))
-      const byId = indexOf(inventory)
-      yield* printResult(flags.json, plugins, (list) =>
-        printTable(
-          ["plugin", "host", "version", "scope", "state", "path"],
-          list.map((plugin) => [plugin.plugin ?? plugin.name, plugin.host, plugin.version ?? "", plugin.scope, itemState(plugin, byId), plugin.path]),
-          "No plugins match."
-        )
-      )
-    })
+    printItems(
+      flags,
+      (inventory) => filterPlugins(inventory, common(flags)),
+      ["plugin", "host", "version", "scope", "state", "path"],
+      (plugin, state) => [plugin.plugin ?? plugin.name, plugin.host, plugin.version ?? "", plugin.scope, state, plugin.path],
+      "No plugins match."
+    )
 ).pipe(Command.withDescription("List the installed plugins (Claude Code) and extensions (Gemini CLI)."))
 
 const oneLine = (text: string | null): string => {

@@ -7,7 +7,7 @@ import { type Catalog, type CatalogNode, type ToolEntry, type ToolSchema, ToolSc
 import { readJsonFile, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
 import { type CatalogFiles, catalogFilesIn, defaultCatalogDir, HostLayer } from "../layers/HostLayer.js"
 import { HostEnvironment } from "../services/HostEnvironment.js"
-import { type Agent, HostPort, registerScoped, ToolCatalog } from "../services/ToolCatalog.js"
+import { type Agent, HostPort, type LoadResult, registerScoped, ToolCatalog, type UnloadResult } from "../services/ToolCatalog.js"
 import { jsonOption } from "./options.js"
 import { printJson } from "./output.js"
 
@@ -327,6 +327,37 @@ const lsCommand = Command.make(
 const notFoundTargets = (notes: ReadonlyArray<{ readonly _tag: string; readonly target?: string }>) =>
   notes.flatMap((note) => (note._tag === "NotFound" && note.target !== undefined ? [note.target] : []))
 
+/**
+ * Runs `catalog load` or `unload` for the session's agent: prints what `change` did (its text,
+ * or JSON with `fields` after the agent), then fails on the targets that named nothing.
+ */
+const changeLoaded = <R extends LoadResult | UnloadResult>(
+  command: "load" | "unload",
+  flags: { readonly targets: ReadonlyArray<string>; readonly json: boolean },
+  change: (catalog: ToolCatalog["Type"], agent: Agent) => Effect.Effect<R>,
+  fields: (result: R) => Readonly<Record<string, ReadonlyArray<string>>>
+) =>
+  Effect.gen(function*() {
+    yield* rejectFlags(command, flags.targets)
+    const catalog = yield* ToolCatalog
+    const { agent } = yield* CatalogCliSession
+    yield* recordBuild
+    const result = yield* change(catalog, agent)
+    if (flags.json) {
+      yield* printJson({
+        agent: agent.id,
+        ...fields(result),
+        notes: result.notes.map((note) => renderNote(note, command)),
+        refused: Option.getOrNull(result.refused),
+        allow: Option.getOrNull(yield* catalog.allowFor(agent))
+      })
+    } else {
+      yield* Console.log(result.text)
+    }
+    const missing = notFoundTargets(result.notes)
+    if (missing.length > 0) return yield* new CatalogTargetNotFound({ targets: missing })
+  })
+
 const loadCommand = Command.make(
   "load",
   {
@@ -337,28 +368,13 @@ const loadCommand = Command.make(
     json: jsonOption
   },
   (flags) =>
-    Effect.gen(function*() {
-      yield* rejectFlags("load", flags.targets)
-      const catalog = yield* ToolCatalog
-      const { agent } = yield* CatalogCliSession
-      yield* recordBuild
+    changeLoaded(
+      "load",
+      flags,
       // The command line is the user's own request: risk gates need not ask again.
-      const result = yield* catalog.load(agent, flags.targets, { forSubagents: flags.forSubagents, consented: true })
-      if (flags.json) {
-        yield* printJson({
-          agent: agent.id,
-          added: result.added,
-          denied: result.denied,
-          notes: result.notes.map((note) => renderNote(note, "load")),
-          refused: Option.getOrNull(result.refused),
-          allow: Option.getOrNull(yield* catalog.allowFor(agent))
-        })
-      } else {
-        yield* Console.log(result.text)
-      }
-      const missing = notFoundTargets(result.notes)
-      if (missing.length > 0) return yield* new CatalogTargetNotFound({ targets: missing })
-    })
+      (catalog, agent) => catalog.load(agent, flags.targets, { forSubagents: flags.forSubagents, consented: true }),
+      (result) => ({ added: result.added, denied: result.denied })
+    )
 ).pipe(
   Command.withDescription("Load tools for an agent: a category, a group (path or name), or single tools by path or full name."),
   Command.provide((flags) => catalogCliLayer(flags.agent, flags.schemas))
@@ -373,26 +389,12 @@ const unloadCommand = Command.make(
     json: jsonOption
   },
   (flags) =>
-    Effect.gen(function*() {
-      yield* rejectFlags("unload", flags.targets)
-      const catalog = yield* ToolCatalog
-      const { agent } = yield* CatalogCliSession
-      yield* recordBuild
-      const result = yield* catalog.unload(agent, flags.targets)
-      if (flags.json) {
-        yield* printJson({
-          agent: agent.id,
-          removed: result.removed,
-          notes: result.notes.map((note) => renderNote(note, "unload")),
-          refused: Option.getOrNull(result.refused),
-          allow: Option.getOrNull(yield* catalog.allowFor(agent))
-        })
-      } else {
-        yield* Console.log(result.text)
-      }
-      const missing = notFoundTargets(result.notes)
-      if (missing.length > 0) return yield* new CatalogTargetNotFound({ targets: missing })
-    })
+    changeLoaded(
+      "unload",
+      flags,
+      (catalog, agent) => catalog.unload(agent, flags.targets),
+      (result) => ({ removed: result.removed })
+    )
 ).pipe(
   Command.withDescription("Unload tools of an agent (same targets as load), or `all` to return to the always-on set."),
   Command.provide((flags) => catalogCliLayer(flags.agent, flags.schemas))

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../domain/agentHosts.js"
-import { commandsIn, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
-import { normalizeMcpEntry } from "./mcp.js"
+import { commandsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
+import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
 import {
   ancestors,
@@ -38,38 +38,8 @@ export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =
       return ancestors(path, dir).some((candidate) => asString(own(asRecord(own(table, candidate)), "trust_level")) === "trusted")
     }
     const servers = (record: Readonly<Record<string, unknown>> | null, file: string, mtime: string | null, scope: AgentItemScope, rank: number, untrusted: string | null) => {
-      const table = asRecord(own(record, "mcp_servers"))
-      if (table === null) return
-      for (const name of Object.keys(table)) {
-        const fields = normalizeMcpEntry(table[name], "codex")
-        const off = fields.switchedOn === false
-        c.add({
-          fields: {
-            kind: "mcpServer",
-            host: "codex",
-            scope,
-            name,
-            path: file,
-            enabled: untrusted === null && !off,
-            disabledReason: untrusted ?? (off ? "enabled = false" : null),
-            sha256: fields.sha256,
-            mtime,
-            plugin: null,
-            transport: fields.transport,
-            command: fields.command,
-            args: fields.args,
-            url: fields.url,
-            envVars: fields.envVars,
-            headerNames: fields.headerNames,
-            enabledTools: fields.enabledTools,
-            disabledTools: fields.disabledTools,
-            trust: null
-          },
-          entry: name,
-          namespace: `mcp:${name}`,
-          rank
-        })
-      }
+      const placement = { plugin: null, enabled: untrusted === null, disabledReason: untrusted, rank }
+      for (const draft of mcpDrafts(c, asRecord(own(record, "mcp_servers")), file, mtime, scope, placement, "mcp", "codex")) c.add(draft)
     }
     for (const [index, dir] of projects.entries()) {
       const file = path.join(dir, ".codex", "config.toml")
@@ -135,22 +105,15 @@ export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =
 
 const agentFromToml = (c: HostCollector, file: string, scope: AgentItemScope, rank: number): Effect.Effect<Option.Option<ItemDraft>> =>
   Effect.map(c.readToml(file, null), (toml) =>
-    Option.map(toml, ({ file: read, value }): ItemDraft => {
+    Option.map(toml, ({ file: read, value }) => {
       const record = asRecord(value)
       const name = asString(own(record, "name"))?.trim() || baseName(c.path, file)
       const servers = asRecord(own(record, "mcp_servers"))
-      return {
-        fields: {
+      const placement: ItemPlacement = { ...standalone(scope, { rank }), namespace: (agent) => `agent:${agent}` }
+      return draftAt(
+        {
           kind: "agent",
-          host: "codex",
-          scope,
-          name,
-          path: file,
-          enabled: true,
-          disabledReason: null,
-          sha256: read.sha256,
-          mtime: read.mtime,
-          plugin: null,
+          ...fileFields(c, read, name, placement),
           description: describe(asString(own(record, "description")), null),
           tools: null,
           disallowedTools: [],
@@ -160,9 +123,7 @@ const agentFromToml = (c: HostCollector, file: string, scope: AgentItemScope, ra
           mcpServers: servers === null || Object.keys(servers).length === 0 ? null : Object.keys(servers),
           source: "local"
         },
-        entry: null,
-        namespace: `agent:${name}`,
-        rank
-      }
+        placement
+      )
     })
   )

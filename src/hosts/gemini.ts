@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../domain/agentHosts.js"
-import { agentsIn, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
+import { agentsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
 import {
@@ -12,7 +12,8 @@ import {
   HostCollector,
   type HostReadContext,
   type HostReadResult,
-  own
+  own,
+  readConfigFiles
 } from "./shared.js"
 
 /** Gemini CLI's system settings file, per OS (overridable with GEMINI_CLI_SYSTEM_SETTINGS_PATH). */
@@ -24,14 +25,6 @@ export const geminiSystemSettings = (ctx: HostReadContext): string => {
     : ctx.env.os === "darwin"
     ? "/Library/Application Support/GeminiCli/settings.json"
     : "/etc/gemini-cli/settings.json"
-}
-
-interface Settings {
-  readonly path: string
-  readonly scope: AgentItemScope
-  readonly rank: number
-  readonly value: Readonly<Record<string, unknown>>
-  readonly mtime: string | null
 }
 
 /**
@@ -48,23 +41,15 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     const workspaceDir = path.join(ctx.env.cwd, ".gemini")
     const hasWorkspace = path.resolve(workspaceDir) !== path.resolve(userDir) && (yield* c.probe(workspaceDir))._tag === "directory"
 
-    const settings: Array<Settings> = []
     const sources: ReadonlyArray<readonly [string, AgentItemScope, number, string, boolean]> = [
       [geminiSystemSettings(ctx), "managed", 0, "system settings", false],
       ...(hasWorkspace ? [[path.join(workspaceDir, "settings.json"), "project", 10, "workspace settings", false] as const] : []),
       [path.join(userDir, "settings.json"), "user", 20, "user settings", true]
     ]
-    for (const [file, scope, rank, role, recordMissing] of sources) {
-      if (!recordMissing && !(yield* c.exists(file))) continue
-      const json = yield* c.readJson(file, role, { jsonc: true })
-      if (Option.isNone(json)) continue
-      const value = asRecord(json.value.value)
-      if (value === null) c.diagnostic(file, null, "settings file is not a JSON object; ignored")
-      else settings.push({ path: file, scope, rank, value, mtime: json.value.file.mtime })
-    }
+    const settings = yield* readConfigFiles(c, sources, "settings file")
     const firstSetting = <A>(read: (value: Readonly<Record<string, unknown>>) => A | null): A | null => {
-      for (const file of settings) {
-        const found = read(file.value)
+      for (const setting of settings) {
+        const found = read(setting.value)
         if (found !== null) return found
       }
       return null
@@ -73,8 +58,8 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     const allowed = firstSetting((value) => asStringArray(own(asRecord(own(value, "mcp")), "allowed")) ?? asStringArray(own(value, "allowMCPServers")))
 
     const servers: Array<ItemDraft> = []
-    for (const file of settings) {
-      servers.push(...mcpDrafts(c, asRecord(own(file.value, "mcpServers")), file.path, file.mtime, file.scope, { plugin: null, enabled: true, disabledReason: null, rank: file.rank }, "mcp", "gemini"))
+    for (const setting of settings) {
+      servers.push(...mcpDrafts(c, asRecord(own(setting.value, "mcpServers")), setting.file.path, setting.file.mtime, setting.scope, { plugin: null, enabled: true, disabledReason: null, rank: setting.rank }, "mcp", "gemini"))
     }
 
     // Extensions: their MCP servers, commands and context files.
@@ -194,26 +179,19 @@ const commandFromToml = (
       }
       const relative = c.path.relative(commandsDir, file).replace(/\.toml$/i, "")
       const name = relative.split(/[\\/]/).join(":")
-      return Option.some<ItemDraft>({
-        fields: {
-          kind: "command",
-          host: "gemini",
-          scope,
-          name,
-          path: file,
-          enabled: true,
-          disabledReason: null,
-          sha256: read.sha256,
-          mtime: read.mtime,
-          plugin,
-          description: describe(asString(own(record, "description")), null),
-          argumentHint: null,
-          allowedTools: null,
-          model: null
-        },
-        entry: null,
-        namespace: `command:${name}`,
-        rank
-      })
+      const placement: ItemPlacement = { ...standalone(scope, { rank, plugin }), namespace: (command) => `command:${command}` }
+      return Option.some(
+        draftAt(
+          {
+            kind: "command",
+            ...fileFields(c, read, name, placement),
+            description: describe(asString(own(record, "description")), null),
+            argumentHint: null,
+            allowedTools: null,
+            model: null
+          },
+          placement
+        )
+      )
     })
   )

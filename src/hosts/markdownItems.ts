@@ -17,7 +17,8 @@ export interface ItemPlacement {
 
 const SCRIPT_EXTENSIONS = [".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".bat", ".cmd"]
 
-const common = (c: HostCollector, file: FileRead, name: string, placement: ItemPlacement) => ({
+/** The fields every item defined by a file takes from that file and from its placement. */
+export const fileFields = (c: HostCollector, file: FileRead, name: string, placement: ItemPlacement) => ({
   host: c.host,
   scope: placement.scope,
   name,
@@ -29,7 +30,8 @@ const common = (c: HostCollector, file: FileRead, name: string, placement: ItemP
   plugin: placement.plugin
 })
 
-const draft = (fields: ItemDraft["fields"], placement: ItemPlacement): ItemDraft => ({
+/** The draft of an item defined by a whole file (no entry key), at its placement. */
+export const draftAt = (fields: ItemDraft["fields"], placement: ItemPlacement): ItemDraft => ({
   fields,
   entry: null,
   namespace: placement.namespace(fields.name),
@@ -78,10 +80,10 @@ export const agentFromMarkdown = (
       const switchedOff = c.booleanField(fields, "disable", path) === true || c.booleanField(fields, "disabled", path) === true
       const { tools, disallowedTools } = agentTools(c, fields, path)
       const off = placement.enabled && switchedOff ? { enabled: false, disabledReason: "switched off in its frontmatter" } : {}
-      return draft(
+      return draftAt(
         {
           kind: "agent",
-          ...common(c, file, name, placement),
+          ...fileFields(c, file, name, placement),
           ...off,
           description: describe(c.stringField(fields, "description", path), null),
           tools,
@@ -108,10 +110,10 @@ export const commandFromMarkdown = (
     Option.map(read, ({ doc, file }) => {
       const fields = doc.fields
       const hint = fields["argument-hint"] !== undefined ? "argument-hint" : fields["argumentHint"] !== undefined ? "argumentHint" : "argument_hint"
-      return draft(
+      return draftAt(
         {
           kind: "command",
-          ...common(c, file, name, placement),
+          ...fileFields(c, file, name, placement),
           description: describe(c.stringField(fields, "description", path), doc.body),
           argumentHint: c.stringField(fields, hint, path),
           allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], path),
@@ -142,10 +144,10 @@ export const skillFromDirectory = (
     return Option.map(read, ({ doc, file }) => {
       const fields = doc.fields
       const name = nameField(c, fields, file.path, c.path.basename(dir))
-      return draft(
+      return draftAt(
         {
           kind: "skill",
-          ...common(c, file, name, placement),
+          ...fileFields(c, file, name, placement),
           description: describe(c.stringField(fields, "description", file.path), doc.body),
           allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], file.path),
           hasScripts
@@ -216,8 +218,8 @@ export const instructionsFile = (
     if (!(yield* c.exists(path))) return Option.none()
     const file = yield* c.readFile(path, role, c.ctx.limits.maxConfigBytes)
     return Option.map(file, (read) =>
-      draft(
-        { kind: "instructions", ...common(c, read, c.path.basename(path), placement), description, size: read.bytes.length },
+      draftAt(
+        { kind: "instructions", ...fileFields(c, read, c.path.basename(path), placement), description, size: read.bytes.length },
         placement
       )
     )

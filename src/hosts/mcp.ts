@@ -6,6 +6,15 @@ import { asBoolean, asRecord, asString, asStringArray, type HostCollector, own, 
 /** The config dialects of MCP server entries. */
 export type McpDialect = "claude" | "cursor" | "codex" | "gemini" | "opencode"
 
+/** The disabled reason of a server its own entry switches off, in the words of each dialect. */
+const SWITCHED_OFF: Readonly<Record<McpDialect, string>> = {
+  claude: "disabled in its entry",
+  cursor: "disabled in its entry",
+  codex: "enabled = false",
+  gemini: "disabled in its entry",
+  opencode: "enabled: false"
+}
+
 /** The public fields of an MCP server entry: never an env or header value. */
 export interface McpPublicFields {
   readonly transport: string
@@ -186,7 +195,7 @@ export const mcpDrafts = (
         name,
         path: file,
         enabled,
-        disabledReason: placement.enabled ? (offBySwitch ? "disabled in its entry" : null) : placement.disabledReason,
+        disabledReason: placement.enabled ? (offBySwitch ? SWITCHED_OFF[dialect] : null) : placement.disabledReason,
         sha256: fields.sha256,
         mtime,
         plugin: placement.plugin,

@@ -1,32 +1,26 @@
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../domain/agentHosts.js"
 import { agentsIn, commandsIn, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
-import { normalizeMcpEntry } from "./mcp.js"
+import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
 import {
   asBoolean,
   asRecord,
   asString,
+  type ConfigFile,
   describe,
   dirsToGitRoot,
-  type FileRead,
   HostCollector,
   type HostReadContext,
   type HostReadResult,
   own,
+  readConfigFiles,
   sha256
 } from "./shared.js"
 
 /** opencode's managed config directory, per OS. */
 export const opencodeManagedDir = (ctx: HostReadContext): string =>
   ctx.env.os === "win32" ? "C:\\ProgramData\\opencode" : ctx.env.os === "darwin" ? "/Library/Application Support/opencode" : "/etc/opencode"
-
-interface ConfigFile {
-  readonly file: FileRead
-  readonly scope: AgentItemScope
-  readonly rank: number
-  readonly value: Readonly<Record<string, unknown>>
-}
 
 /**
  * opencode (opencode.ai/docs/config): configs merge global < OPENCODE_CONFIG < project
@@ -56,48 +50,13 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     candidates.push([path.join(configDir, "opencode.json"), "user", 600, "global config", true])
     candidates.push([path.join(configDir, "opencode.jsonc"), "user", 601, "global config", false])
 
-    const configs: Array<ConfigFile> = []
-    for (const [file, scope, rank, role, recordMissing] of candidates) {
-      if (!recordMissing && !(yield* c.exists(file))) continue
-      const json = yield* c.readJson(file, role, { jsonc: true })
-      if (Option.isNone(json)) continue
-      const value = asRecord(json.value.value)
-      if (value === null) c.diagnostic(file, null, "config is not a JSON object; ignored")
-      else configs.push({ file: json.value.file, scope, rank, value })
-    }
+    const configs = yield* readConfigFiles(c, candidates, "config")
 
     for (const config of configs) {
-      const mcp = asRecord(own(config.value, "mcp"))
-      for (const name of Object.keys(mcp ?? {})) {
-        const fields = normalizeMcpEntry(mcp![name], "opencode")
-        const off = fields.switchedOn === false
-        c.add({
-          fields: {
-            kind: "mcpServer",
-            host: "opencode",
-            scope: config.scope,
-            name,
-            path: config.file.path,
-            enabled: !off,
-            disabledReason: off ? "enabled: false" : null,
-            sha256: fields.sha256,
-            mtime: config.file.mtime,
-            plugin: null,
-            transport: fields.transport,
-            command: fields.command,
-            args: fields.args,
-            url: fields.url,
-            envVars: fields.envVars,
-            headerNames: fields.headerNames,
-            enabledTools: null,
-            disabledTools: [],
-            trust: null
-          },
-          entry: `mcp/${name}`,
-          namespace: `mcp:${name}`,
-          rank: config.rank
-        })
-      }
+      const placement = { plugin: null, enabled: true, disabledReason: null, rank: config.rank }
+      const servers = mcpDrafts(c, asRecord(own(config.value, "mcp")), config.file.path, config.file.mtime, config.scope, placement, "mcp", "opencode")
+      // Agents and commands share the file: an entry key names its section.
+      for (const draft of servers) c.add({ ...draft, entry: `mcp/${draft.entry}` })
       const agents = asRecord(own(config.value, "agent"))
       for (const name of Object.keys(agents ?? {})) c.add(agentFromConfig(config, name, asRecord(agents![name])))
       const commands = asRecord(own(config.value, "command"))

@@ -8,7 +8,8 @@ import {
   AgentHostDiagnostic,
   type AgentHostName,
   AgentHostRoot,
-  type AgentHostRootStatus
+  type AgentHostRootStatus,
+  type AgentItemScope
 } from "../domain/agentHosts.js"
 import type { HostEnvironmentShape } from "../services/HostEnvironment.js"
 import {
@@ -435,6 +436,37 @@ export const parseTomlText = (text: string): Effect.Effect<unknown, ParseProblem
       error instanceof TomlError
         ? new ParseProblem(error.line, `invalid TOML at column ${error.column}`)
         : new ParseProblem(null, "invalid TOML")
+  })
+
+/** A config file that holds a JSON object, with its scope and precedence rank. */
+export interface ConfigFile {
+  readonly file: FileRead
+  readonly scope: AgentItemScope
+  readonly rank: number
+  readonly value: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Reads JSONC config files in order and keeps those that hold an object; any other value is a
+ * diagnostic naming the file as `kind`. A file whose absence is not recorded is read only when
+ * it exists.
+ */
+export const readConfigFiles = (
+  c: HostCollector,
+  candidates: ReadonlyArray<readonly [path: string, scope: AgentItemScope, rank: number, role: string, recordMissing: boolean]>,
+  kind: string
+): Effect.Effect<ReadonlyArray<ConfigFile>> =>
+  Effect.gen(function* () {
+    const configs: Array<ConfigFile> = []
+    for (const [file, scope, rank, role, recordMissing] of candidates) {
+      if (!recordMissing && !(yield* c.exists(file))) continue
+      const json = yield* c.readJson(file, role, { jsonc: true })
+      if (Option.isNone(json)) continue
+      const value = asRecord(json.value.value)
+      if (value === null) c.diagnostic(file, null, `${kind} is not a JSON object; ignored`)
+      else configs.push({ file: json.value.file, scope, rank, value })
+    }
+    return configs
   })
 
 /** A JSON object as a record, or null (arrays and primitives are not records). */
