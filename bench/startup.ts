@@ -17,8 +17,7 @@ const installedBin = (): string => {
  * change and `query which git`, both over a bundle of this machine's real PATH. Median of
  * `runs` interleaved runs each; returns a markdown table.
  */
-export const benchStartup = (runs = 15): string => {
-  const bin = installedBin()
+export const benchStartup = (runs = 15, bin = installedBin()): string => {
   if (!fs.existsSync(bin)) throw new Error(`${path.relative(ROOT, bin)} is missing: run \`npm run build\` first`)
   const data = fs.mkdtempSync(path.join(os.tmpdir(), "tool-map-bench-startup-"))
   const env = { ...process.env, PLUGIN_DATA: data }
@@ -33,7 +32,7 @@ export const benchStartup = (runs = 15): string => {
     })
     const base = results["node -e 0"]!
     return [
-      `Machine: ${os.cpus().length} cores, ${os.platform()} ${os.arch()}, Node ${process.version}; bundle of ${tools} tools; median of ${runs} interleaved runs of \`node ${path.relative(ROOT, bin)}\`.`,
+      `Machine: ${os.cpus().length} cores, ${os.platform()} ${os.arch()}, Node ${process.version}; bundle of ${tools} tools; median of ${runs} interleaved runs of \`node ${path.relative(ROOT, bin)}\`; load average ${os.loadavg()[0]!.toFixed(1)}.`,
       "",
       "| command | median ms | ratio to node -e 0 |",
       "|---|---|---|",
@@ -44,4 +43,7 @@ export const benchStartup = (runs = 15): string => {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(benchStartup(Number(process.argv[2] ?? 15)))
+// `npx tsx bench/startup.ts [RUNS] [BIN]`: BIN measures another build of the CLI (e.g. an older one).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(benchStartup(Number(process.argv[2] ?? 15), process.argv[3] === undefined ? undefined : path.resolve(process.argv[3])))
+}

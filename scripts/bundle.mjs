@@ -1,16 +1,204 @@
-// Bundles the CLI into one minified ES module: a single compiled file starts several times
-// faster than hundreds of separately resolved modules (see bench/scan.ts).
+// Builds the CLI that `package.json` installs as `tool-map` (see bench/startup.ts for the figures):
+//
+//   dist/tool-map.cjs    the whole CLI (dist/bin.js and its dependencies) as one minified script,
+//                        wrapped as a CommonJS function expression;
+//   dist/tool-map.cache  V8's code cache of that script, made here after warm runs of the no-op
+//                        commands, so that a run deserializes compiled bytecode instead of parsing
+//                        and compiling a megabyte of JavaScript (Node 20 has no module compile cache);
+//   dist/tool-map.mjs    the launcher (the package's bin): compiles the script with the cache and
+//                        calls it. It only reads; a missing or rejected cache (another Node or V8
+//                        flags) costs speed, never correctness.
+//
+// `node scripts/bundle.mjs --warm CACHE` is the child that makes the cache (internal).
 import { build } from "esbuild"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Script } from "node:vm"
 
-await build({
-  entryPoints: ["dist/bin.js"],
-  outfile: "dist/tool-map.mjs",
-  bundle: true,
-  minify: true,
-  platform: "node",
-  target: "node20",
-  format: "esm",
-  mainFields: ["module", "main"],
-  banner: { js: "import { createRequire as __toolMapRequire } from 'node:module'; const require = __toolMapRequire(import.meta.url);" },
-  logLevel: "warning"
-})
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const DIST = path.join(ROOT, "dist")
+const SCRIPT = path.join(DIST, "tool-map.cjs")
+const CACHE = path.join(DIST, "tool-map.cache")
+const LAUNCHER = path.join(DIST, "tool-map.mjs")
+
+/** The parameters the launcher passes to the script (CommonJS's, so that `require` works). */
+const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) {"
+const WRAPPER_TAIL = "\n})"
+
+/** Compiles the script exactly as the launcher does; the cache only fits this exact source and these options. */
+const compile = (cachedData) =>
+  new Script(fs.readFileSync(SCRIPT, "latin1"), { filename: SCRIPT, cachedData })
+
+/** Runs a compiled script's function as the launcher does. */
+const run = (script) => {
+  const module = { exports: {} }
+  script.runInThisContext()(module.exports, createRequire(SCRIPT), module, SCRIPT, DIST)
+}
+
+/**
+ * `import { Effect, Schema } from "effect"` binds the barrel's namespace objects, which keep every
+ * export of every module alive. Rewritten to `import * as Effect from "effect/Effect"`, esbuild
+ * sees each member used and drops the rest: half of Effect, less to evaluate at each start.
+ * Only names the barrel re-exports as `export * as Name from "./Name.js"` are rewritten.
+ */
+const barrelNamespaces = (pkg) => {
+  const index = fs.readFileSync(path.join(ROOT, "node_modules", pkg, "dist", "esm", "index.js"), "utf8")
+  return new Map([...index.matchAll(/^export \* as (\w+) from "\.\/(\w+)\.js"/gm)].map((match) => [match[1], match[2]]))
+}
+
+const barrelImports = {
+  name: "barrel-imports",
+  setup(pluginBuild) {
+    const barrels = new Map(["effect", "@effect/cli", "@effect/platform"].map((pkg) => [pkg, barrelNamespaces(pkg)]))
+    const distFile = new RegExp(`^${DIST.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[\\\\/].*\\.js$`)
+    pluginBuild.onLoad({ filter: distFile }, async (args) => {
+      const text = await fs.promises.readFile(args.path, "utf8")
+      const contents = text.replace(/^import \{([^}]*)\} from "(effect|@effect\/cli|@effect\/platform)";?$/gm, (statement, names, pkg) => {
+        const namespaces = barrels.get(pkg)
+        const rewritten = []
+        for (const spec of names.split(",").map((name) => name.trim()).filter((name) => name !== "")) {
+          const [name, alias] = spec.split(/\s+as\s+/)
+          const module = namespaces.get(name)
+          if (module === undefined) return statement
+          rewritten.push(`import * as ${alias ?? name} from "${pkg}/${module}";`)
+        }
+        return rewritten.join(" ")
+      })
+      return { contents, loader: "js" }
+    })
+  }
+}
+
+const LAUNCHER_SOURCE = `#!/usr/bin/env node
+// tool-map's launcher, written by scripts/bundle.mjs: runs tool-map.cjs with the V8 code cache
+// made at build time (tool-map.cache). Without the cache, or when V8 rejects it (another Node),
+// the script is compiled from source as usual. Reads only.
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Script } from "node:vm"
+
+const script = fileURLToPath(new URL("tool-map.cjs", import.meta.url))
+let cachedData
+try {
+  cachedData = readFileSync(new URL("tool-map.cache", import.meta.url))
+} catch {
+  cachedData = undefined
+}
+const module = { exports: {} }
+new Script(readFileSync(script, "latin1"), { filename: script, cachedData })
+  .runInThisContext()(module.exports, createRequire(script), module, script, dirname(script))
+`
+
+/** The commands run (in one process, one after the other) before the cache is taken. */
+const WARM_COMMANDS = [
+  ["scan", "--if-stale", "--quiet"],
+  ["scan", "--if-stale", "--json"],
+  ["query", "which", "git"],
+  ["query", "which", "git", "--json"],
+  ["query", "tools", "--name", "g*"],
+  ["query", "versions", "--json"]
+]
+
+/** A small fake machine for the warm runs: one PATH dir with a probe-able `git`, an empty home. */
+const makeWarmMachine = () => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "tool-map-warm-")))
+  const bin = path.join(dir, "bin")
+  const home = path.join(dir, "home")
+  fs.mkdirSync(bin)
+  fs.mkdirSync(home)
+  fs.writeFileSync(path.join(bin, "git"), "#!/bin/sh\necho 'git version 2.45.0'\n", { mode: 0o755 })
+  fs.writeFileSync(path.join(bin, "tool"), "#!/bin/sh\nexit 0\n", { mode: 0o755 })
+  const env = { PATH: bin, HOME: home, PLUGIN_DATA: path.join(dir, "data"), LANG: "C.UTF-8" }
+  return { dir, env }
+}
+
+/** The warm child: runs WARM_COMMANDS through the compiled script, then writes its code cache. */
+const warm = (cacheFile) => {
+  const script = compile(undefined)
+  const commands = [...WARM_COMMANDS]
+  let written = false
+  const next = () => {
+    if (commands.length === 0) {
+      if (!written) fs.writeFileSync(cacheFile, script.createCachedData())
+      written = true
+      return
+    }
+    process.argv = [process.argv[0], LAUNCHER, ...commands.shift()]
+    run(script)
+  }
+  // A command ends with `process.exit()` once its output is written (src/bin.ts), or by
+  // running out of work: either way the next one starts, and a failure ends the warm-up.
+  const exit = process.exit.bind(process)
+  process.exit = (code) => {
+    const status = code ?? process.exitCode ?? 0
+    if (status !== 0) return exit(status)
+    setImmediate(next)
+  }
+  process.on("beforeExit", () => {
+    if ((process.exitCode ?? 0) === 0) next()
+  })
+  next()
+}
+
+const main = async () => {
+  await build({
+    entryPoints: [path.join(DIST, "bin.js")],
+    outfile: SCRIPT,
+    bundle: true,
+    minify: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    charset: "ascii",
+    mainFields: ["module", "main"],
+    plugins: [barrelImports],
+    logLevel: "warning"
+  })
+  const bundled = fs.readFileSync(SCRIPT, "latin1").replace(/^#!.*\n/, "")
+  if (/\bimport\(/.test(bundled)) throw new Error("tool-map.cjs contains a dynamic import(), which the vm.Script launcher cannot run")
+  fs.writeFileSync(SCRIPT, `${WRAPPER_HEAD}${bundled}${WRAPPER_TAIL}`, "latin1")
+  fs.writeFileSync(LAUNCHER, LAUNCHER_SOURCE)
+  fs.chmodSync(LAUNCHER, 0o755)
+  fs.rmSync(CACHE, { force: true })
+
+  // The cache must be made, and is checked, under the V8 flags a user's `node` runs with: no
+  // NODE_OPTIONS, no execArgv. A bundle on disk is needed first (the warm runs query it).
+  const machine = makeWarmMachine()
+  const env = { ...machine.env }
+  try {
+    const scan = spawnSync(process.execPath, [LAUNCHER, "scan", "--quiet", "--no-probes"], { env, encoding: "utf8" })
+    if (scan.status !== 0) throw new Error(`the warm-up scan failed (exit ${scan.status}): ${scan.stderr}`)
+    const partial = `${CACHE}.partial`
+    fs.rmSync(partial, { force: true })
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm", partial], { env, encoding: "utf8" })
+    if (child.status !== 0 || !fs.existsSync(partial)) {
+      fs.rmSync(partial, { force: true })
+      throw new Error(`the code-cache warm-up failed (exit ${child.status}): ${child.stderr}`)
+    }
+    fs.renameSync(partial, CACHE)
+    const check = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--check"], { env, encoding: "utf8" })
+    if (check.stdout.trim() !== "accepted") {
+      fs.rmSync(CACHE, { force: true })
+      throw new Error(`V8 rejected the code cache just made (${check.stdout.trim()} ${check.stderr})`)
+    }
+  } finally {
+    fs.rmSync(machine.dir, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[2] === "--warm") {
+  // Runs the CLI for real: only ever against the throw-away machine of makeWarmMachine().
+  const data = process.env.PLUGIN_DATA ?? ""
+  if (path.basename(data) !== "data" || !path.basename(path.dirname(data)).startsWith("tool-map-warm-")) {
+    throw new Error("--warm is internal to scripts/bundle.mjs (it runs the CLI against PLUGIN_DATA)")
+  }
+  warm(process.argv[3])
+}
+else if (process.argv[2] === "--check") console.log(compile(fs.readFileSync(CACHE)).cachedDataRejected ? "rejected" : "accepted")
+else await main()

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { runMain } from "@effect/platform-node/NodeRuntime"
-import { Effect, Logger } from "effect"
+import { defaultTeardown } from "@effect/platform/Runtime"
+import { Effect, FiberRef, HashSet, Logger } from "effect"
 import { runCli, runToExitCode } from "./cli/main.js"
 import { CliLayer } from "./layers/CoreLayer.js"
 
@@ -11,7 +12,23 @@ const program = runToExitCode(runCli(process.argv)).pipe(
     })
   ),
   Effect.provide(CliLayer),
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })))
+  // Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })), as a fiber-local
+  // change rather than the three layers Logger.replace builds on every start.
+  Effect.locallyWith(FiberRef.currentLoggers, (loggers) =>
+    HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), Logger.prettyLogger({ stderr: true }))
+  )
 )
 
-runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+runMain(program, {
+  disableErrorReporting: true,
+  disablePrettyLogger: true,
+  // Once the program and its finalizers are done, exit at once with `process.exitCode` instead
+  // of letting Node wind down: a natural exit first finishes whatever garbage collection the
+  // run started, tens of milliseconds after a query of a large bundle. Only when stdout and
+  // stderr hold no unwritten output (pipes are asynchronous on macOS); else the usual exit.
+  teardown: (exit, onExit) =>
+    defaultTeardown(exit, (code) => {
+      onExit(code)
+      if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit()
+    })
+})

@@ -25,7 +25,7 @@
  * name; tools by path segment. Names compare by UTF-16 code units. Of two tools with one
  * name, the first given is kept and the other reported in `diagnostics`.
  */
-import { definitionFacts, sha256 } from "./definitions.js"
+import { type DefinitionFacts, definitionFacts, sha256 } from "./definitions.js"
 import { classifyTool, indexAnnotations, metaFor, orderClassifiers, segmentName } from "./classify.js"
 import type {
   AliasNode,
@@ -46,8 +46,8 @@ import type {
   AnnotationLayers
 } from "./model.js"
 import { MISC_GROUP, UNCATEGORIZED } from "./model.js"
-import { assessRisk } from "./risk.js"
-import { MAX_DESCRIPTION_LENGTH, sanitizeDescription } from "./sanitize.js"
+import { assessRisk, type RiskAssessment } from "./risk.js"
+import { MAX_DESCRIPTION_LENGTH, type Sanitized, sanitizeDescription } from "./sanitize.js"
 
 export { MISC_GROUP, OVERRIDE_PRIORITY, UNCATEGORIZED } from "./model.js"
 
@@ -104,7 +104,14 @@ export const shortName = (name: string): string => {
 /** Longest summary, in UTF-16 code units, including the final "…" of a cut one. */
 export const SUMMARY_MAX_LENGTH = 120
 
+// How much of a long first line `summary` looks at (when whitespace runs leave enough of it).
+const SUMMARY_WINDOW = 160
+
 const ABBREVIATION = /(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|ex|\S)\.$/i
+// ABBREVIATION only looks at the end of a sentence: a space, at most 6 characters and the
+// dot. Tested on the last 9 characters, `^` can only match where the text really starts
+// (no alternative is 8 characters long), so the answer is the same as on the whole head.
+const ABBREVIATION_TAIL = 9
 const UNUSUAL_SPACE = /\s{2}|[^\S ]/
 
 /**
@@ -124,16 +131,22 @@ export const summary = (description: string): string => {
     }
     start = end + 1
   }
-  if (UNUSUAL_SPACE.test(line)) line = line.replace(/\s+/g, " ")
-  let text = line
-  for (let i = 0; i < line.length - 1; i++) {
-    const c = line.charCodeAt(i)
-    if ((c !== 46 && c !== 33 && c !== 63) || line.charCodeAt(i + 1) !== 32) continue
-    const head = line.slice(0, i + 1)
-    if (c === 46 && ABBREVIATION.test(head)) continue
-    text = head
-    break
+  if (line.length > SUMMARY_WINDOW) {
+    // Only the first SUMMARY_MAX_LENGTH + 1 characters of the collapsed line decide the
+    // summary (see below), and collapsing whitespace runs works left to right, so a collapsed
+    // prefix of the line is a prefix of the collapsed line: when it is long enough, it will do.
+    let window = line.slice(0, SUMMARY_WINDOW)
+    if (hasUnusualSpace(window)) window = window.replace(/\s+/g, " ")
+    if (window.length > SUMMARY_MAX_LENGTH + 1) line = window
+    else if (hasUnusualSpace(line)) line = line.replace(/\s+/g, " ")
+  } else if (hasUnusualSpace(line)) {
+    line = line.replace(/\s+/g, " ")
   }
+  // The first sentence end at i < SUMMARY_MAX_LENGTH gives a short enough summary; any later
+  // one, or none, gives a text cut at SUMMARY_MAX_LENGTH - 1 characters.
+  let text = line
+  const end = sentenceEnd(line)
+  if (end >= 0) text = line.slice(0, end + 1)
   if (text.length <= SUMMARY_MAX_LENGTH) return text
   const cut = text.slice(0, SUMMARY_MAX_LENGTH - 1)
   // Cut at the last whole word, unless the cut already ends one.
@@ -141,10 +154,37 @@ export const summary = (description: string): string => {
   return `${(space > SUMMARY_MAX_LENGTH / 2 ? cut.slice(0, space) : cut).trimEnd()}…`
 }
 
+/** UNUSUAL_SPACE.test(line), quicker on printable ASCII, where only "  " can match. */
+const hasUnusualSpace = (line: string): boolean =>
+  NOT_PRINTABLE_ASCII.test(line) ? UNUSUAL_SPACE.test(line) : line.includes("  ")
+
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/
+
+/**
+ * The first `i` where `line` has ".", "!" or "?" followed by a space, not counting a "."
+ * that ends an abbreviation (ABBREVIATION); -1 when there is none.
+ */
+const sentenceEnd = (line: string): number => {
+  let dot = line.indexOf(". ")
+  while (dot >= 0 && ABBREVIATION.test(line.slice(Math.max(0, dot + 1 - ABBREVIATION_TAIL), dot + 1))) {
+    dot = line.indexOf(". ", dot + 1)
+  }
+  let end = dot
+  for (const mark of ["! ", "? "]) {
+    const at = line.indexOf(mark)
+    if (at >= 0 && (end < 0 || at < end)) end = at
+  }
+  return end
+}
+
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 interface Draft {
   readonly schema: ToolSchema
+  readonly facts: DefinitionFacts
+  readonly sanitized: Sanitized
+  readonly summary: string
+  readonly risk: RiskAssessment
   readonly shortName: string
   readonly meta: ToolMeta
   readonly highRiskLayer: AnnotationLayer | undefined
@@ -154,18 +194,65 @@ interface Draft {
   segment: string
 }
 
-/** Search keys precomputed at build, by position in `catalog.tools`. */
+/**
+ * Search keys, built on the first search of a catalog and kept with it. Tool `i` (its
+ * position in `catalog.tools`) owns the text `name\u0001group\ncategory\u0001description\u0001`,
+ * lowercase, in chunk `i >> CHUNK_BITS` of `all`: a query word never holds `\u0001` or
+ * whitespace, so it is found in that text exactly when it is found in one of the tool's
+ * fields, and one `indexOf` over a chunk passes over every tool without a match at native
+ * speed. `named` holds only `name\u0001group\ncategory\u0001`, to tell the tools whose name or
+ * place holds a word (they rank above the rest) without looking at every hit.
+ */
 interface SearchIndex {
-  readonly position: ReadonlyMap<ToolEntry, number>
   readonly name: ReadonlyArray<string>
   readonly short: ReadonlyArray<string>
   /** `group\ncategory` */
   readonly place: ReadonlyArray<string>
-  /** `name\u0001group\ncategory\u0001description`: one scan rules a tool out. */
-  readonly all: ReadonlyArray<string>
+  readonly all: ChunkedText
+  readonly named: ChunkedText
+  /** How often each ASCII character occurs in a sample of `all`. */
+  readonly frequency: Uint32Array
 }
 
+/** One lowercase text per tool, concatenated by chunks of CHUNK_SIZE tools. */
+interface ChunkedText {
+  readonly chunks: ReadonlyArray<SearchChunk>
+  /** Average text length of a tool, to choose between scanning chunks and testing tools. */
+  readonly averageLength: number
+}
+
+interface SearchChunk {
+  readonly text: string
+  /** Where each tool's text starts in `text`, and `text.length` last. */
+  readonly starts: Int32Array
+}
+
+// Chunks of 256 tools: few `indexOf` calls, and a tool with a character beyond Latin-1 makes
+// only its own chunk a two-byte string.
+const CHUNK_BITS = 8
+const CHUNK_SIZE = 1 << CHUNK_BITS
+
 const searchIndexes = new WeakMap<Catalog, SearchIndex>()
+/** Catalogs `buildCatalog` made (their tools are in tree order). */
+const builtCatalogs = new WeakSet<Catalog>()
+const positionIndexes = new WeakMap<Catalog, ReadonlyMap<ToolEntry, number>>()
+
+/** Each tool's position in `catalog.tools`, computed once per catalog. */
+const positionsOf = (catalog: Catalog): ReadonlyMap<ToolEntry, number> => {
+  let positions = positionIndexes.get(catalog)
+  if (positions === undefined) {
+    const map = new Map<ToolEntry, number>()
+    for (let i = 0; i < catalog.tools.length; i++) map.set(catalog.tools[i]!, i)
+    positionIndexes.set(catalog, positions = map)
+  }
+  return positions
+}
+
+const searchIndexOf = (catalog: Catalog): SearchIndex => {
+  let index = searchIndexes.get(catalog)
+  if (index === undefined) searchIndexes.set(catalog, index = makeSearchIndex(catalog.tools))
+  return index
+}
 
 /**
  * The identity of a tool set: SHA-256 of the sorted definition hashes of the tools, deduplicated
@@ -179,7 +266,53 @@ export const toolSetKey = (tools: ReadonlyArray<ToolSchema>): string => {
     seen.add(tool.name)
     hashes.push(definitionFacts(tool).hash)
   }
-  return sha256(hashes.sort().join("\n"))
+  return keyOfHashes(hashes)
+}
+
+/**
+ * SHA-256 of definition hashes sorted (by code unit) and joined by newlines: the tool-set key
+ * of tools with these hashes (exported for tests). Sorting tens of thousands of strings
+ * costs more than everything else here, so lowercase hex hashes are sorted as numbers: each
+ * hash's leading hex digits and its index packed into one double (53 bits), sorted
+ * natively; hashes that share those digits are then ordered as strings. It may reorder
+ * `hashes`.
+ */
+export const keyOfHashes = (hashes: Array<string>): string => {
+  const n = hashes.length
+  const indexBits = Math.max(1, Math.ceil(Math.log2(n + 1)))
+  const digits = Math.floor((53 - indexBits) / 4)
+  if (n < 64 || digits < 4) return sha256(hashes.sort().join("\n"))
+  const scale = 2 ** indexBits
+  const keys = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    const hash = hashes[i]!
+    let prefix = 0
+    for (let d = 0; d < digits; d++) {
+      const c = hash.charCodeAt(d)
+      const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
+      // Not a lowercase hex hash (never from `definitionFacts`): sort as strings.
+      if (digit < 0) return sha256(hashes.sort().join("\n"))
+      prefix = prefix * 16 + digit
+    }
+    keys[i] = prefix * scale + i
+  }
+  keys.sort()
+  const sorted: Array<string> = new Array(n)
+  for (let i = 0; i < n;) {
+    const prefix = Math.floor(keys[i]! / scale)
+    let end = i + 1
+    while (end < n && Math.floor(keys[end]! / scale) === prefix) end += 1
+    if (end - i === 1) {
+      sorted[i] = hashes[keys[i]! % scale]!
+    } else {
+      const run: Array<string> = []
+      for (let k = i; k < end; k++) run.push(hashes[keys[k]! % scale]!)
+      run.sort()
+      for (let k = 0; k < run.length; k++) sorted[i + k] = run[k]!
+    }
+    i = end
+  }
+  return sha256(sorted.join("\n"))
 }
 
 /** Builds the catalog tree from tool schemas (see the module comment for the rules). */
@@ -236,15 +369,35 @@ export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOpt
         detail: `classifier threw on ${schema.name}: ${failure.error}; its answers were skipped`
       })
     }
-    const group = segmentName(merged.meta.group) ?? classification?.group?.value ??
-      segmentName(structuralGroup(schema.name)) ?? MISC_GROUP
+    const server = structuralGroup(schema.name)
+    const group = segmentName(merged.meta.group) ?? classification?.group?.value ?? segmentName(server) ??
+      MISC_GROUP
     const explicitCategory = segmentName(merged.meta.category) ?? classification?.category?.value
-    const short = shortName(schema.name)
+    const short = server === undefined ? schema.name : schema.name.slice(MCP_PREFIX.length + server.length + SEPARATOR.length)
+    // Everything a tool's entry derives from its schema alone is computed here, in input
+    // order (the order the schemas sit in memory), not later in tree order.
+    const sanitized = sanitizeDescription(schema.description ?? "", maxDescription)
+    const { meta } = merged
+    const highRiskLayer = merged.origin.highRisk
+    const declaredSummary = meta.summary === undefined
+      ? undefined
+      : summary(sanitizeDescription(meta.summary, maxDescription).text)
     drafts.push({
       schema,
+      facts: definitionFacts(schema),
+      sanitized,
+      summary: declaredSummary !== undefined && declaredSummary.length > 0 ? declaredSummary : summary(sanitized.text),
+      risk: assessRisk({
+        shortName: short,
+        listed: listedHighRisk.has(schema.name),
+        annotated: meta.highRisk === undefined || highRiskLayer === undefined
+          ? undefined
+          : { value: meta.highRisk, layer: highRiskLayer },
+        hints: schema.annotations
+      }),
       shortName: short,
-      meta: merged.meta,
-      highRiskLayer: merged.origin.highRisk,
+      meta,
+      highRiskLayer,
       explicitCategory,
       group,
       category: UNCATEGORIZED,
@@ -316,12 +469,11 @@ export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOpt
     for (const groupName of [...groups.keys()].sort(compare)) {
       const members = groups.get(groupName)!
       assignSegments(members)
-      members.sort((a, b) => compare(a.segment, b.segment))
       const groupPath = `${categoryPath}/${groupName}`
       const children: Array<ToolEntry> = []
       let groupTokens = 0
       for (const draft of members) {
-        const entry = makeEntry(draft, categoryName, `${groupPath}/${draft.segment}`, listedHighRisk, maxDescription)
+        const entry = makeEntry(draft, categoryName, `${groupPath}/${draft.segment}`)
         children.push(entry)
         entries.push(entry)
         hashes.push(entry.definitionHash)
@@ -414,10 +566,10 @@ export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOpt
     groups: groupsByName,
     tools: entries,
     totalTokens,
-    toolSetKey: sha256(hashes.sort().join("\n")),
+    toolSetKey: keyOfHashes(hashes),
     diagnostics
   }
-  searchIndexes.set(catalog, makeSearchIndex(entries))
+  builtCatalogs.add(catalog)
   return catalog
 }
 
@@ -427,6 +579,37 @@ export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOpt
  * `/` in a name is written `%2F`; a residual clash gets `~2`, `~3`, ….
  */
 const assignSegments = (members: Array<Draft>): void => {
+  // The usual group: distinct short names without a "/", so each segment is its short name
+  // (as drafts start) and sorting by short name sorts by segment.
+  sortByShortName(members)
+  let plain = true
+  for (let i = 0; i < members.length && plain; i++) {
+    const short = members[i]!.shortName
+    plain = short.indexOf("/") < 0 && (i === 0 || members[i - 1]!.shortName !== short)
+  }
+  if (plain) return
+  assignClashingSegments(members)
+  members.sort((a, b) => compare(a.segment, b.segment))
+}
+
+/** Sorts drafts by short name, stably: by insertion for a small group (most of them). */
+const sortByShortName = (members: Array<Draft>): void => {
+  if (members.length > 32) {
+    members.sort((a, b) => compare(a.shortName, b.shortName))
+    return
+  }
+  for (let i = 1; i < members.length; i++) {
+    const draft = members[i]!
+    let j = i - 1
+    while (j >= 0 && members[j]!.shortName > draft.shortName) {
+      members[j + 1] = members[j]!
+      j -= 1
+    }
+    members[j + 1] = draft
+  }
+}
+
+const assignClashingSegments = (members: Array<Draft>): void => {
   const counts = new Map<string, number>()
   for (const draft of members) counts.set(draft.shortName, (counts.get(draft.shortName) ?? 0) + 1)
   const escape = (s: string) => s.replaceAll("/", "%2F")
@@ -442,63 +625,137 @@ const assignSegments = (members: Array<Draft>): void => {
   }
 }
 
-const makeEntry = (
-  draft: Draft,
-  category: string,
-  path: string,
-  listedHighRisk: ReadonlySet<string>,
-  maxDescription: number
-): ToolEntry => {
-  const { schema } = draft
-  const description = schema.description ?? ""
-  const sanitized = sanitizeDescription(description, maxDescription)
-  const definition = definitionFacts(schema)
-  const risk = assessRisk({
-    shortName: draft.shortName,
-    listed: listedHighRisk.has(schema.name),
-    annotated: draft.meta.highRisk === undefined || draft.highRiskLayer === undefined
-      ? undefined
-      : { value: draft.meta.highRisk, layer: draft.highRiskLayer },
-    hints: schema.annotations
-  })
-  const declaredSummary = draft.meta.summary === undefined
-    ? undefined
-    : summary(sanitizeDescription(draft.meta.summary, maxDescription).text)
-  return {
-    kind: "tool",
-    name: schema.name,
-    shortName: draft.shortName,
-    path,
-    category,
-    group: draft.group,
-    summary: declaredSummary !== undefined && declaredSummary.length > 0 ? declaredSummary : summary(sanitized.text),
-    description: sanitized.text,
-    highRisk: risk.highRisk,
-    riskEvidence: risk.evidence,
-    tokens: definition.tokens,
-    definitionHash: definition.hash,
-    flags: sanitized.flags,
-    meta: draft.meta,
-    toolCount: 1
-  }
-}
+const makeEntry = (draft: Draft, category: string, path: string): ToolEntry => ({
+  kind: "tool",
+  name: draft.schema.name,
+  shortName: draft.shortName,
+  path,
+  category,
+  group: draft.group,
+  summary: draft.summary,
+  description: draft.sanitized.text,
+  highRisk: draft.risk.highRisk,
+  riskEvidence: draft.risk.evidence,
+  tokens: draft.facts.tokens,
+  definitionHash: draft.facts.hash,
+  flags: draft.sanitized.flags,
+  meta: draft.meta,
+  toolCount: 1
+})
 
 const makeSearchIndex = (entries: ReadonlyArray<ToolEntry>): SearchIndex => {
-  const position = new Map<ToolEntry, number>()
-  const name: Array<string> = []
-  const short: Array<string> = []
-  const place: Array<string> = []
-  const all: Array<string> = []
-  entries.forEach((entry, i) => {
-    position.set(entry, i)
-    const lowerName = entry.name.toLowerCase()
-    const lowerPlace = `${entry.group}\n${entry.category}`.toLowerCase()
-    name.push(lowerName)
-    short.push(entry.shortName.toLowerCase())
-    place.push(lowerPlace)
-    all.push(`${lowerName}\u0001${lowerPlace}\u0001${entry.description.toLowerCase()}`)
-  })
-  return { position, name, short, place, all }
+  const n = entries.length
+  const name: Array<string> = new Array(n)
+  const short: Array<string> = new Array(n)
+  const place: Array<string> = new Array(n)
+  // group → category → `group\ncategory` lowercase: one string per group node.
+  const places = new Map<string, Map<string, string>>()
+  for (let i = 0; i < n; i++) {
+    const entry = entries[i]!
+    let byCategory = places.get(entry.group)
+    if (byCategory === undefined) places.set(entry.group, byCategory = new Map())
+    let lowerPlace = byCategory.get(entry.category)
+    if (lowerPlace === undefined) byCategory.set(entry.category, lowerPlace = `${entry.group}\n${entry.category}`.toLowerCase())
+    name[i] = entry.name.toLowerCase()
+    short[i] = entry.shortName.toLowerCase()
+    place[i] = lowerPlace
+  }
+  const all = chunkedText(
+    n,
+    (i, parts) => {
+      const entry = entries[i]!
+      parts.push(entry.name, "\u0001", entry.group, "\n", entry.category, "\u0001", entry.description, "\u0001")
+      return entry.name.length + entry.group.length + entry.category.length + entry.description.length + 4
+    },
+    (i) => `${name[i]}\u0001${place[i]}\u0001${entries[i]!.description.toLowerCase()}\u0001`
+  )
+  const named = chunkedText(
+    n,
+    (i, parts) => {
+      parts.push(name[i]!, "\u0001", place[i]!, "\u0001")
+      return name[i]!.length + place[i]!.length + 2
+    },
+    (i) => `${name[i]}\u0001${place[i]}\u0001`
+  )
+  // Character frequencies from the start of up to FREQUENCY_SAMPLES chunks spread over the
+  // catalog.
+  const frequency = new Uint32Array(128)
+  const step = Math.max(1, Math.floor(all.chunks.length / FREQUENCY_SAMPLES))
+  for (let c = 0; c < all.chunks.length; c += step) {
+    const { text } = all.chunks[c]!
+    const sample = Math.min(text.length, FREQUENCY_SAMPLE_LENGTH)
+    for (let i = 0; i < sample; i++) {
+      const code = text.charCodeAt(i)
+      if (code < 128) frequency[code]! += 1
+    }
+  }
+  return { name, short, place, all, named, frequency }
+}
+
+/**
+ * Lowercase texts of `n` tools by chunks: `raw` appends tool `i`'s text as pieces and returns
+ * its length, and a chunk is joined and lowercased at once. Lowercasing the whole gives each
+ * tool's text the same result as lowercasing it alone (a final sigma only looks across
+ * letters and case-ignorable characters, and every text ends with a control character); it
+ * can only lengthen text (U+0130 becomes two units), and then `lower` gives each tool's
+ * lowercase text, one by one.
+ */
+const chunkedText = (
+  n: number,
+  raw: (i: number, parts: Array<string>) => number,
+  lower: (i: number) => string
+): ChunkedText => {
+  const chunks: Array<SearchChunk> = []
+  let totalLength = 0
+  for (let first = 0; first < n; first += CHUNK_SIZE) {
+    const end = Math.min(n, first + CHUNK_SIZE)
+    const parts: Array<string> = []
+    const starts = new Int32Array(end - first + 1)
+    let length = 0
+    for (let i = first; i < end; i++) {
+      starts[i - first] = length
+      length += raw(i, parts)
+    }
+    starts[end - first] = length
+    let text = parts.join("").toLowerCase()
+    if (text.length !== length) {
+      parts.length = 0
+      length = 0
+      for (let i = first; i < end; i++) {
+        starts[i - first] = length
+        const own = lower(i)
+        parts.push(own)
+        length += own.length
+      }
+      starts[end - first] = length
+      text = parts.join("")
+    }
+    totalLength += length
+    chunks.push({ text, starts })
+  }
+  return { chunks, averageLength: n === 0 ? 0 : totalLength / n }
+}
+
+const FREQUENCY_SAMPLES = 4
+const FREQUENCY_SAMPLE_LENGTH = 16_384
+
+/**
+ * Where in `word` its rarest character sits (the first of equally rare ones; a character
+ * beyond ASCII counts as rarest). `indexOf` looks for a pattern's first character and then
+ * compares the rest, so searching from the rarest character stops at far fewer places.
+ */
+const anchorOf = (index: SearchIndex, word: string): number => {
+  let best = 0
+  let bestCount = Infinity
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i)
+    const count = code < 128 ? index.frequency[code]! : 0
+    if (count < bestCount) {
+      best = i
+      bestCount = count
+    }
+  }
+  return best
 }
 
 /** The tools under a node, in tree order, each once. */
@@ -518,11 +775,13 @@ export const toolsUnder = (node: CatalogNode): ReadonlyArray<ToolEntry> => {
 
 const unionInTreeOrder = (catalog: Catalog, lists: ReadonlyArray<ReadonlyArray<ToolEntry>>): ReadonlyArray<ToolEntry> => {
   if (lists.length === 1) return lists[0]!
-  const index = searchIndexes.get(catalog)
   const set = new Set<ToolEntry>()
   for (const list of lists) for (const tool of list) set.add(tool)
   const all = [...set]
-  if (index !== undefined) all.sort((a, b) => index.position.get(a)! - index.position.get(b)!)
+  if (builtCatalogs.has(catalog)) {
+    const position = positionsOf(catalog)
+    all.sort((a, b) => position.get(a)! - position.get(b)!)
+  }
   return all
 }
 
@@ -653,8 +912,8 @@ export const SEARCH_SCORES = {
 
 const isAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c > 127
 
+/** The score of a word found somewhere in tool `i`'s search text. */
 const wordScore = (index: SearchIndex, i: number, word: string): number => {
-  if (!index.all[i]!.includes(word)) return 0
   const short = index.short[i]!
   const name = index.name[i]!
   if (short === word || name === word) return SEARCH_SCORES.exactName
@@ -667,8 +926,80 @@ const wordScore = (index: SearchIndex, i: number, word: string): number => {
     return SEARCH_SCORES.nameSubstring
   }
   if (index.place[i]!.includes(word)) return SEARCH_SCORES.groupOrCategory
-  // Found in `all` but not in the name or the place: in the description.
+  // Found in the search text but not in the name or the place: in the description.
   return SEARCH_SCORES.description
+}
+
+/**
+ * The positions, ascending, of the tools whose text in `texts` holds `word`: of all tools when
+ * `among` is undefined, else of those in `among` (ascending). Few candidates are tested one
+ * by one; otherwise each chunk is scanned with `indexOf`, resuming at the next candidate.
+ */
+const toolsWith = (
+  index: SearchIndex,
+  texts: ChunkedText,
+  word: string,
+  among: ReadonlyArray<number> | undefined
+): Array<number> => {
+  const out: Array<number> = []
+  const { chunks, averageLength } = texts
+  if (among !== undefined && among.length * (averageLength + 64) < chunks.length * CHUNK_SIZE * averageLength / 4) {
+    for (const i of among) {
+      const chunk = chunks[i >> CHUNK_BITS]!
+      const local = i & (CHUNK_SIZE - 1)
+      if (chunk.text.slice(chunk.starts[local]!, chunk.starts[local + 1]!).includes(word)) out.push(i)
+    }
+    return out
+  }
+  // Search from the rarest character of the word: `anchor` at `a` is the word at `a - shift`
+  // when the text there starts with the word.
+  const shift = anchorOf(index, word)
+  const anchor = shift === 0 ? word : word.slice(shift)
+  let next = 0
+  for (let c = 0; c < chunks.length; c++) {
+    const { text, starts } = chunks[c]!
+    const first = c << CHUNK_BITS
+    const count = starts.length - 1
+    let local: number
+    if (among === undefined) {
+      local = 0
+    } else {
+      while (next < among.length && among[next]! < first) next += 1
+      if (next === among.length) break
+      local = among[next]! - first
+      if (local >= count) continue
+    }
+    let at = findIn(text, word, anchor, shift, starts[local]!)
+    while (at >= 0) {
+      while (starts[local + 1]! <= at) local += 1
+      if (among === undefined) {
+        out.push(first + local)
+        local += 1
+      } else {
+        // Skip the candidates before the tool the word was found in.
+        while (next < among.length && among[next]! < first + local) next += 1
+        if (next === among.length) break
+        if (among[next] === first + local) {
+          out.push(first + local)
+          next += 1
+          if (next === among.length) break
+        }
+        local = among[next]! - first
+      }
+      if (local >= count) break
+      at = findIn(text, word, anchor, shift, starts[local]!)
+    }
+  }
+  return out
+}
+
+/** The first place at or after `from` where `text` holds `word` (found by its `anchor`), or -1. */
+const findIn = (text: string, word: string, anchor: string, shift: number, from: number): number => {
+  if (shift === 0) return text.indexOf(word, from)
+  for (let at = text.indexOf(anchor, from + shift); at >= 0; at = text.indexOf(anchor, at + 1)) {
+    if (text.startsWith(word, at - shift)) return at - shift
+  }
+  return -1
 }
 
 /**
@@ -681,26 +1012,31 @@ const wordScore = (index: SearchIndex, i: number, word: string): number => {
 export const searchCatalog = (catalog: Catalog, query: string, options: SearchOptions = {}): SearchResult => {
   // Separators of the search keys cannot be part of a word.
   const words = query.toLowerCase().replace(/[\u0001]/g, "").split(/\s+/).filter((word) => word.length > 0)
-  const index = searchIndexes.get(catalog) ?? makeSearchIndex(catalog.tools)
   if (words.length === 0) return { tools: [], total: 0 }
-  const positions = candidatePositions(catalog, index, options.under)
+  const index = searchIndexOf(catalog)
+  // The tools that hold every word, narrowed word by word (the rarest first: the others are
+  // then looked for in fewer tools), in tree order.
+  let matches = candidatePositions(catalog, options.under)
+  for (const word of words.length === 1 ? words : byRarity(index, words)) {
+    matches = toolsWith(index, index.all, word, matches)
+    if (matches.length === 0) break
+  }
+  const total = matches!.length
+  if (total === 0) return { tools: [], total: 0 }
+  // A tool whose name or place holds no word scores 10 per word, the least there is, and
+  // every other tool scores more: only those others are scored, the rest follow in tree order.
+  const named = new Set<number>()
+  for (const word of words) for (const i of toolsWith(index, index.named, word, matches)) named.add(i)
   // Scores are small integers: bucket by score, which keeps tree order inside a bucket.
   const buckets = new Map<number, Array<number>>()
-  let total = 0
-  const scan = (i: number) => {
+  for (const i of matches!) {
+    if (!named.has(i)) continue
     let score = 0
-    for (const word of words) {
-      const s = wordScore(index, i, word)
-      if (s === 0) return
-      score += s
-    }
-    total += 1
+    for (const word of words) score += wordScore(index, i, word)
     const bucket = buckets.get(score)
     if (bucket === undefined) buckets.set(score, [i])
     else bucket.push(i)
   }
-  if (positions === undefined) for (let i = 0; i < catalog.tools.length; i++) scan(i)
-  else for (const i of positions) scan(i)
   const limit = options.limit ?? total
   const out: Array<ToolEntry> = []
   for (const score of [...buckets.keys()].sort((a, b) => b - a)) {
@@ -710,20 +1046,36 @@ export const searchCatalog = (catalog: Catalog, query: string, options: SearchOp
     }
     if (out.length >= limit) break
   }
+  for (let k = 0; k < matches!.length && out.length < limit; k++) {
+    const i = matches![k]!
+    if (!named.has(i)) out.push(catalog.tools[i]!)
+  }
   return { tools: out, total }
 }
 
+/** The words, the ones found in fewer tools of a sample of the catalog first. */
+const byRarity = (index: SearchIndex, words: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const { chunks } = index.all
+  const sample: Array<number> = []
+  const step = Math.max(1, Math.floor(chunks.length / RARITY_SAMPLES))
+  for (let c = 0; c < chunks.length && sample.length < RARITY_SAMPLES * CHUNK_SIZE; c += step) {
+    const size = chunks[c]!.starts.length - 1
+    for (let i = 0; i < size; i++) sample.push((c << CHUNK_BITS) + i)
+  }
+  const found = words.map((word, order) => ({ word, order, count: toolsWith(index, index.all, word, sample).length }))
+  return found.sort((a, b) => a.count - b.count || a.order - b.order).map(({ word }) => word)
+}
+
+const RARITY_SAMPLES = 2
+
 /** Positions in tree order of the tools under `under`; undefined for the whole catalog. */
-const candidatePositions = (
-  catalog: Catalog,
-  index: SearchIndex,
-  under: CatalogNode | undefined
-): ReadonlyArray<number> | undefined => {
+const candidatePositions = (catalog: Catalog, under: CatalogNode | undefined): Array<number> | undefined => {
   if (under === undefined || under.kind === "root") return undefined
   const tools = toolsUnder(under)
+  const position = positionsOf(catalog)
   const positions: Array<number> = []
   for (const tool of tools) {
-    const at = index.position.get(tool)
+    const at = position.get(tool)
     if (at !== undefined && catalog.tools[at] === tool) positions.push(at)
   }
   return under.kind === "alias" ? positions.sort((a, b) => a - b) : positions

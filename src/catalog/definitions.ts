@@ -12,7 +12,16 @@
 import * as crypto from "node:crypto"
 import { Schema } from "effect"
 import type { ToolEntry, ToolSchema } from "./model.js"
-import { estimateTokensFromJson } from "./tokens.js"
+import {
+  addFeatures,
+  countFeatures,
+  frameFeatures,
+  addQuotedFeatures,
+  jsonStringWithFeatures,
+  noFeatures,
+  type TokenFeatures,
+  tokensFromFeatures
+} from "./tokens.js"
 
 // Beyond this depth the path is checked for cycles (JSON from a server has none; host objects might).
 const CYCLE_CHECK_DEPTH = 32
@@ -74,7 +83,7 @@ const isIndexLike = (key: string): boolean => {
   return c >= 48 && c <= 57 && /^(?:0|[1-9]\d*)$/.test(key)
 }
 
-const sortKeys = (_key: string, value: unknown): unknown => {
+const sortingReplacer = (_key: string, value: unknown): unknown => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value
   const record = value as Record<string, unknown>
   const keys = Object.keys(record)
@@ -94,7 +103,7 @@ const sortKeys = (_key: string, value: unknown): unknown => {
 /** Canonical JSON of any value: toJSON, bigints, cycles, exotic objects (see the module comment). */
 const generalCanonicalJson = (value: unknown): string => {
   try {
-    return JSON.stringify(value, sortKeys) ?? "null"
+    return JSON.stringify(value, sortingReplacer) ?? "null"
   } catch {
     return writeCanonical(value, []) ?? "null"
   }
@@ -102,12 +111,15 @@ const generalCanonicalJson = (value: unknown): string => {
 
 // The plain-data path. Tool schemas are JSON data: plain objects and arrays, strings, numbers,
 // booleans and null. For such values the canonical JSON is written directly, in one walk
-// without a replacer (a replacer costs a call per value and a copy per unsorted object):
-// strings that need no escape are quoted as they are, a key's `"key":` text is cached, and
-// an object's keys are sorted only when they are out of order. Anything else (a toJSON
-// method, a bigint, a Map, a class instance, a boxed primitive, nesting deeper than
-// `PLAIN_MAX_DEPTH`, which also stops a cycle) makes the walk give up, and the general path
-// runs on the whole value, so every value gets exactly the text it got before the plain path.
+// without a replacer (a replacer costs a call per value and a copy per unsorted object) into
+// a list of pieces joined once: strings that need no escape are quoted as they are, a key's
+// `"key":` text is cached, and an object's keys are sorted only when they are out of order.
+// The same walk can count the token features of the text (see `tokens.ts`): a JSON text's
+// features are the sum of its pieces' features, as every piece starts and ends at a
+// punctuation character or a quoted string. Anything else (a toJSON method, a bigint, a
+// Map, a class instance, a boxed primitive, nesting deeper than `PLAIN_MAX_DEPTH`, which also
+// stops a cycle) makes the walk give up, and the general path runs on the whole value, so
+// every value gets exactly the text the general path gives it.
 
 /** JSON.stringify escapes quotes, backslashes, C0 controls and lone surrogates. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
@@ -118,79 +130,186 @@ export const jsonString = (text: string): string =>
 
 const PLAIN_MAX_DEPTH = 64
 const KEY_CACHE_SIZE = 4096
-const keyTexts = new Map<string, string>()
 
-/** `"key":` */
-const keyText = (key: string): string => {
-  let text = keyTexts.get(key)
-  if (text === undefined) {
-    if (keyTexts.size >= KEY_CACHE_SIZE) keyTexts.clear()
-    text = `${jsonString(key)}:`
-    keyTexts.set(key, text)
+/** A key's `"key":` text and the token features of that text. */
+interface KeyPiece {
+  readonly text: string
+  readonly features: TokenFeatures
+}
+
+const keyPieces = new Map<string, KeyPiece>()
+
+const keyPiece = (key: string): KeyPiece => {
+  let piece = keyPieces.get(key)
+  if (piece === undefined) {
+    if (keyPieces.size >= KEY_CACHE_SIZE) keyPieces.clear()
+    const text = `${jsonString(key)}:`
+    piece = { text, features: countFeatures(text, noFeatures()) }
+    keyPieces.set(key, piece)
   }
-  return text
+  return piece
+}
+
+/**
+ * Sorts the keys of one object by UTF-16 code units (the default order of strings). Objects
+ * of a schema have a few keys, often already in order: an insertion sort beats a call of
+ * Array.prototype.sort there.
+ */
+const sortKeys = (keys: Array<string>): void => {
+  if (keys.length > 16) {
+    keys.sort()
+    return
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!
+    let j = i - 1
+    if (keys[j]! <= key) continue
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!
+      j -= 1
+    }
+    keys[j + 1] = key
+  }
 }
 
 const NOT_PLAIN: unique symbol = Symbol("not plain data")
 
-const writePlain = (v: unknown, depth: number): string | undefined => {
+/**
+ * Appends the canonical JSON of `v` to `parts` as pieces (and adds its features to
+ * `features`, if given); false, with nothing appended, for a value JSON leaves out
+ * (undefined, a function, a symbol). Throws `NOT_PLAIN` on anything but plain data.
+ */
+const writePlain = (
+  v: unknown,
+  depth: number,
+  parts: Array<string>,
+  features: TokenFeatures | undefined
+): boolean => {
   switch (typeof v) {
     case "string":
-      return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`
-    case "number":
-      return Number.isFinite(v) ? String(v) : "null"
-    case "boolean":
-      return v ? "true" : "false"
-    case "object": {
-      if (v === null) return "null"
-      if (depth >= PLAIN_MAX_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN
-      if (Array.isArray(v)) {
-        let out = "["
-        for (let i = 0; i < v.length; i++) {
-          if (i > 0) out += ","
-          out += writePlain(v[i], depth + 1) ?? "null"
-        }
-        return `${out}]`
+      if (features === undefined ? NEEDS_ESCAPE.test(v) : !addQuotedFeatures(v, features)) {
+        const json = JSON.stringify(v)
+        parts.push(json)
+        if (features !== undefined) countFeatures(json, features)
+      } else {
+        parts.push("\"", v, "\"")
       }
+      return true
+    case "number": {
+      const text = Number.isFinite(v) ? String(v) : "null"
+      parts.push(text)
+      if (features !== undefined) countFeatures(text, features)
+      return true
+    }
+    case "boolean":
+      parts.push(v ? "true" : "false")
+      // One word of four or five letters.
+      if (features !== undefined) features.words += 1
+      return true
+    case "object": {
+      if (v === null) {
+        parts.push("null")
+        if (features !== undefined) features.words += 1
+        return true
+      }
+      if (depth >= PLAIN_MAX_DEPTH) throw NOT_PLAIN
+      if (Array.isArray(v)) {
+        if (typeof (v as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN
+        parts.push("[")
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) parts.push(",")
+          if (!writePlain(v[i], depth + 1, parts, features)) {
+            parts.push("null")
+            if (features !== undefined) features.words += 1
+          }
+        }
+        parts.push("]")
+        // The brackets and the commas.
+        if (features !== undefined) features.punctuation += v.length === 0 ? 2 : v.length + 1
+        return true
+      }
+      // A plain object cannot inherit a toJSON method (`canonicalJsonWith` checks
+      // Object.prototype once), so an own key named toJSON is the only way to have one.
       const proto = Object.getPrototypeOf(v)
       if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN
       const record = v as Record<string, unknown>
       const keys = Object.keys(record)
-      // The default sort compares UTF-16 code units, which is the canonical order.
-      for (let i = 1; i < keys.length; i++) {
-        if (keys[i - 1]! > keys[i]!) {
-          keys.sort()
-          break
-        }
-      }
-      let out = "{"
+      sortKeys(keys)
+      parts.push("{")
+      let written = 0
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!
-        const item = writePlain(record[key], depth + 1)
-        if (item === undefined) continue
-        out += out.length === 1 ? `${keyText(key)}${item}` : `,${keyText(key)}${item}`
+        const value = record[key]
+        if (key === "toJSON" && typeof value === "function") throw NOT_PLAIN
+        const piece = keyPiece(key)
+        const at = parts.length
+        if (written > 0) parts.push(",")
+        parts.push(piece.text)
+        if (!writePlain(value, depth + 1, parts, features)) {
+          parts.length = at
+          continue
+        }
+        written += 1
+        if (features !== undefined) addFeatures(features, piece.features)
       }
-      return `${out}}`
+      parts.push("}")
+      // The braces and the commas.
+      if (features !== undefined) features.punctuation += written === 0 ? 2 : written + 1
+      return true
     }
     case "undefined":
     case "function":
     case "symbol":
-      return undefined
+      return false
     default:
       // bigint
       throw NOT_PLAIN
   }
 }
 
-/** JSON text with sorted object keys and no whitespace. */
-export const canonicalJson = (value: unknown): string => {
+/**
+ * Appends the canonical JSON of `value` to `parts`: by the plain path, else the general one
+ * (as one piece); adds its features to `features`, if given.
+ */
+const appendCanonical = (value: unknown, parts: Array<string>, features: TokenFeatures | undefined): void => {
+  const length = parts.length
+  const words = features?.words ?? 0
+  const longExtra = features?.longExtra ?? 0
+  const punctuation = features?.punctuation ?? 0
+  const nonAscii = features?.nonAscii ?? 0
+  let written: boolean
   try {
-    return writePlain(value, 0) ?? "null"
+    if (typeof (Object.prototype as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN
+    written = writePlain(value, 0, parts, features)
   } catch {
     // NOT_PLAIN, a stack overflow, or a throwing getter: the general path decides.
-    return generalCanonicalJson(value)
+    parts.length = length
+    if (features !== undefined) {
+      features.words = words
+      features.longExtra = longExtra
+      features.punctuation = punctuation
+      features.nonAscii = nonAscii
+    }
+    const general = generalCanonicalJson(value)
+    parts.push(general)
+    if (features !== undefined) countFeatures(general, features)
+    return
+  }
+  if (!written) {
+    parts.push("null")
+    if (features !== undefined) features.words += 1
   }
 }
+
+/** Canonical JSON by the plain path, else the general one; adds its features to `features`. */
+const canonicalJsonWith = (value: unknown, features: TokenFeatures | undefined): string => {
+  const parts: Array<string> = []
+  appendCanonical(value, parts, features)
+  return parts.length === 1 ? parts[0]! : parts.join("")
+}
+
+/** JSON text with sorted object keys and no whitespace. */
+export const canonicalJson = (value: unknown): string => canonicalJsonWith(value, undefined)
 
 /**
  * The canonical JSON by the general path alone (a JSON.stringify replacer, else the slow
@@ -232,16 +351,32 @@ const facts = new WeakMap<ToolSchema, DefinitionFacts>()
 export const definitionFacts = (schema: ToolSchema): DefinitionFacts => {
   const known = facts.get(schema)
   if (known !== undefined) return known
-  const inputSchemaJson = canonicalJson(schema.inputSchema)
-  const nameJson = jsonString(schema.name)
-  const descriptionJson = jsonString(schema.description ?? "")
-  const computed: DefinitionFacts = {
-    hash: sha256(definitionJson(schema, inputSchemaJson, nameJson, descriptionJson)),
-    tokens: estimateTokensFromJson(nameJson, descriptionJson, inputSchemaJson)
+  // The token estimate counts `{"name":…,"description":…,"input_schema":…}`: the features of
+  // its frame and of the three JSON texts, counted while they are written. The text hashed
+  // is `definitionJson`, written as pieces joined once.
+  const features = frameFeatures()
+  const nameJson = jsonStringWithFeatures(schema.name, features)
+  const descriptionJson = jsonStringWithFeatures(schema.description ?? "", features)
+  // One list of pieces serves every call (a getter that reenters gets its own).
+  const parts = sharedParts.length === 0 ? sharedParts : []
+  try {
+    if (schema.annotations !== undefined) parts.push(`{"annotations":${canonicalJson(schema.annotations)},"description":`)
+    else parts.push("{\"description\":")
+    parts.push(descriptionJson, ",\"inputSchema\":")
+    appendCanonical(schema.inputSchema, parts, features)
+    parts.push(",\"name\":", nameJson, "}")
+    const computed: DefinitionFacts = {
+      hash: sha256(parts.join("")),
+      tokens: tokensFromFeatures(features)
+    }
+    facts.set(schema, computed)
+    return computed
+  } finally {
+    parts.length = 0
   }
-  facts.set(schema, computed)
-  return computed
 }
+
+const sharedParts: Array<string> = []
 
 /** The fingerprint of a tool's whole original definition. */
 export const definitionHash = (schema: ToolSchema): string => definitionFacts(schema).hash

@@ -48,12 +48,16 @@ const VERBS = new Set(DESTRUCTIVE_VERBS)
 
 /** The lowercase words of a name: split at non-alphanumerics and camelCase humps. */
 export const nameWords = (name: string): ReadonlyArray<string> =>
-  name
+  // Without an uppercase letter or a character beyond ASCII (which lowercasing could turn
+  // into ASCII letters), there is no hump to split and nothing to lowercase.
+  (HUMP_OR_NON_ASCII.test(name) ? name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .toLowerCase()
+    .toLowerCase() : name)
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 0)
+
+const HUMP_OR_NON_ASCII = /[A-Z\u0080-\uFFFF]/
 
 // Most names hold no verb at all: one case-insensitive scan rules them out before any split.
 const ANY_VERB = new RegExp(DESTRUCTIVE_VERBS.join("|"), "i")
@@ -100,5 +104,8 @@ export const assessRisk = (input: RiskInput): RiskAssessment => {
   if (highRisk && input.hints?.readOnlyHint === true) {
     evidence.push("MCP readOnlyHint=true ignored: an untrusted hint never lowers risk")
   }
-  return { highRisk, evidence }
+  // Most tools have no evidence at all: they share one empty list.
+  return { highRisk, evidence: evidence.length === 0 ? NO_EVIDENCE : evidence }
 }
+
+const NO_EVIDENCE: ReadonlyArray<string> = Object.freeze([])

@@ -48,9 +48,13 @@ export const FLAG_ORDER: ReadonlyArray<SanitizeFlag> = [
   "truncated"
 ]
 
-// Anything that may need work; text without a match (the usual case) is only trimmed.
+// Anything that may need work; text without a match (the usual case) is only trimmed. The
+// tag characters and the supplementary variation selectors (U+E0000–U+E01EF) all start with
+// the high surrogate U+DB40, which stands for them here: a regex without the u flag scans
+// faster, and a false alarm (another character of that block) only costs a `clean` that
+// changes nothing. A carriage return (U+000D) is in the class too.
 const SUSPECT =
-  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uDB40]/
 
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u
 const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u
@@ -247,7 +251,7 @@ const truncate = (text: string, max: number): string => {
  */
 export const sanitizeDescription = (text: string, maxLength: number = MAX_DESCRIPTION_LENGTH): Sanitized => {
   const found = new Set<SanitizeFlag>()
-  let out = SUSPECT.test(text) || text.includes("\r") ? clean(text, found) : text
+  let out = SUSPECT.test(text) ? clean(text, found) : text
   out = out.trim()
   if (out.length > maxLength) {
     out = truncate(out, maxLength)

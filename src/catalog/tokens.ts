@@ -78,12 +78,79 @@ export const countFeatures = (text: string, into: TokenFeatures): TokenFeatures 
   return into
 }
 
+/**
+ * Adds the features of the JSON literal of `text` (`"text"`) to `into` and returns true, when
+ * `text` holds no character JSON escapes (quote, backslash, C0 control, surrogate); else
+ * returns false and leaves `into` alone. One pass over the text does both.
+ */
+export const addQuotedFeatures = (text: string, into: TokenFeatures): boolean => {
+  let words = 0
+  let longExtra = 0
+  // The two quotes.
+  let punctuation = 2
+  let nonAscii = 0
+  let run = 0
+  const long = TOKEN_MODEL.longAfter
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
+      run += 1
+      continue
+    }
+    if (run > 0) {
+      words += 1
+      if (run > long) longExtra += run - long
+      run = 0
+    }
+    if (c < 128) {
+      if (c < 0x20 || c === 0x22 || c === 0x5c) return false
+      if (c !== 32) punctuation += 1
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      return false
+    } else {
+      nonAscii += 1
+    }
+  }
+  if (run > 0) {
+    words += 1
+    if (run > long) longExtra += run - long
+  }
+  into.words += words
+  into.longExtra += longExtra
+  into.punctuation += punctuation
+  into.nonAscii += nonAscii
+  return true
+}
+
+/** `JSON.stringify(text)` for a string, adding the features of that JSON text to `into`. */
+export const jsonStringWithFeatures = (text: string, into: TokenFeatures): string => {
+  if (typeof text === "string" && addQuotedFeatures(text, into)) return `"${text}"`
+  const json = JSON.stringify(text)
+  countFeatures(json, into)
+  return json
+}
+
+/** Features with every count zero. */
+export const noFeatures = (): TokenFeatures => ({ words: 0, longExtra: 0, punctuation: 0, nonAscii: 0 })
+
+/** Adds the features `from` to `into`. */
+export const addFeatures = (into: TokenFeatures, from: TokenFeatures): TokenFeatures => {
+  into.words += from.words
+  into.longExtra += from.longExtra
+  into.punctuation += from.punctuation
+  into.nonAscii += from.nonAscii
+  return into
+}
+
 const FRAME = countFeatures(`{"name":,"description":,"input_schema":}`, {
   words: 0,
   longExtra: 0,
   punctuation: 0,
   nonAscii: 0
 })
+
+/** The features of the frame `{"name":,"description":,"input_schema":}` of every tool. */
+export const frameFeatures = (): TokenFeatures => ({ ...FRAME })
 
 /** The estimate from counted features. */
 export const tokensFromFeatures = (f: TokenFeatures): number =>

@@ -1,4 +1,5 @@
-import { Layer } from "effect"
+import type { FileSystem } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
 import { AgentHostScanner } from "../services/AgentHostScanner.js"
 import { BundleWriter } from "../services/BundleWriter.js"
 import { FrontmatterParser } from "../services/FrontmatterParser.js"
@@ -11,17 +12,19 @@ import { VersionProbe } from "../services/VersionProbe.js"
 import { Walker } from "../services/Walker.js"
 import { PlatformLayer } from "./PlatformLayer.js"
 
+/** The services only a scan that actually walks uses (not a query, not a no-op `--if-stale`). */
+const WalkServicesLayer = Layer.mergeAll(
+  Walker.layer,
+  VersionProbe.layer,
+  IdentityReader.layer,
+  AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer))
+)
+
 /**
  * The services of the scan over their live layers, needing only the platform (FileSystem,
  * Path, CommandExecutor), the HostEnvironment and the progress sink. Built once per front end.
  */
-export const ScanServicesLayer = Layer.mergeAll(
-  Walker.layer,
-  VersionProbe.layer,
-  IdentityReader.layer,
-  AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
-  BundleWriter.layer
-)
+export const ScanServicesLayer = Layer.merge(WalkServicesLayer, BundleWriter.layer)
 
 /** ScanProgram and InventoryStore over the live services. */
 export const InventoryLayer = InventoryStore.layer.pipe(
@@ -29,8 +32,38 @@ export const InventoryLayer = InventoryStore.layer.pipe(
   Layer.provideMerge(ScanServicesLayer)
 )
 
+/**
+ * {@link WalkServicesLayer} built the first time one of its services is used, in this layer's
+ * scope: a CLI run that never walks (a query of an existing bundle, a no-op `--if-stale`) does
+ * not pay for building them.
+ */
+const LazyWalkServicesLayer = Layer.scopedContext(
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const requirements = yield* Effect.context<HostEnvironment | FileSystem.FileSystem>()
+    const built = yield* Effect.cached(Layer.buildWithScope(WalkServicesLayer, scope).pipe(Effect.provide(requirements)))
+    const walker = Effect.map(built, Context.get(Walker))
+    const probe = Effect.map(built, Context.get(VersionProbe))
+    const identity = Effect.map(built, Context.get(IdentityReader))
+    const agentHosts = Effect.map(built, Context.get(AgentHostScanner))
+    return Context.make(Walker, Walker.of({ walk: (roots, options) => Effect.flatMap(walker, (live) => live.walk(roots, options)) })).pipe(
+      Context.add(
+        VersionProbe,
+        VersionProbe.of({
+          probe: (request) => Effect.flatMap(probe, (live) => live.probe(request)),
+          probeAll: (requests) => Effect.flatMap(probe, (live) => live.probeAll(requests))
+        })
+      ),
+      Context.add(IdentityReader, IdentityReader.of({ read: Effect.flatMap(identity, (live) => live.read) })),
+      Context.add(AgentHostScanner, AgentHostScanner.of({ scan: Effect.flatMap(agentHosts, (live) => live.scan) }))
+    )
+  })
+)
+
 /** The whole graph for the CLI: live platform, live environment, progress on a terminal's stderr. */
-export const CliLayer = InventoryLayer.pipe(
+export const CliLayer = InventoryStore.layer.pipe(
+  Layer.provideMerge(ScanProgram.layer),
+  Layer.provideMerge(Layer.merge(LazyWalkServicesLayer, BundleWriter.layer)),
   Layer.provideMerge(Layer.mergeAll(HostEnvironment.layer, ScanProgress.layer)),
   Layer.provideMerge(PlatformLayer)
 )

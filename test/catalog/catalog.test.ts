@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   buildCatalog,
   DEFAULT_CATEGORIES,
+  keyOfHashes,
   MISC_GROUP,
   OVERRIDE_PRIORITY,
   resolveTarget,
@@ -15,6 +16,7 @@ import {
 } from "../../src/catalog/catalog.js"
 import type { BuildOptions } from "../../src/catalog/catalog.js"
 import { mergeMeta } from "../../src/catalog/classify.js"
+import { sha256 } from "../../src/catalog/definitions.js"
 import type { Catalog, Resolution, Resolver, ToolSchema } from "../../src/catalog/model.js"
 
 const tool = (name: string, description = `Does ${name}.`, extra: Partial<ToolSchema> = {}): ToolSchema => ({
@@ -75,6 +77,10 @@ describe("names", () => {
     expect(summary("Use e.g. grep or i.e. this. Done.")).toBe("Use e.g. grep or i.e. this.")
     expect(summary("Version 2.0 is out! Celebrate.")).toBe("Version 2.0 is out!")
     expect(summary("")).toBe("")
+    // A long first line: only its beginning, with whitespace runs collapsed, decides.
+    expect(summary(`Lists   things\tfor you. ${"more ".repeat(100)}`)).toBe("Lists things for you.")
+    expect(summary(`${"a".repeat(150)}${" ".repeat(300)}b. c`)).toBe(`${"a".repeat(119)}…`)
+    expect(summary(`No. 5 is ${"x ".repeat(100)}`)).toBe(`No. 5 is ${"x ".repeat(54)}x…`)
     const long = summary(`${"word ".repeat(40)}end.`)
     expect(long).toBe(`${"word ".repeat(23)}word…`)
     expect(long.length).toBeLessThanOrEqual(120)
@@ -302,6 +308,21 @@ describe("buildCatalog", () => {
     expect(toolSetKey([...TOOLS].reverse())).toBe(CATALOG.toolSetKey)
     const changed = TOOLS.map((t, i) => (i === 0 ? { ...t, description: `${t.description} ` } : t))
     expect(toolSetKey(changed)).not.toBe(CATALOG.toolSetKey)
+  })
+})
+
+describe("keyOfHashes", () => {
+  it("is the SHA-256 of the hashes sorted as strings and joined by newlines", () => {
+    const hex = (i: number) => sha256(`tool ${i}`)
+    const reference = (hashes: ReadonlyArray<string>) => sha256([...hashes].sort().join("\n"))
+    const few = Array.from({ length: 10 }, (_, i) => hex(i))
+    const many = Array.from({ length: 3000 }, (_, i) => hex(i))
+    // Hashes sharing their leading digits are ordered by the rest.
+    const shared = Array.from({ length: 300 }, (_, i) => `${"0123456789abcdef".repeat(4).slice(0, 60)}${hex(i).slice(0, 4)}`)
+    const mixed = [...many.slice(0, 100), ...shared.slice(0, 50), many[5]!, "NOT-HEX", ""]
+    for (const hashes of [[], few, many, shared, [...shared, ...many], mixed]) {
+      expect(keyOfHashes([...hashes])).toBe(reference(hashes))
+    }
   })
 })
 

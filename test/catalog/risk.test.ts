@@ -8,6 +8,9 @@ describe("risk", () => {
     expect(destructiveVerbsIn("git_push_and_deploy")).toEqual(["push", "deploy"])
     expect(destructiveVerbsIn("format_permissions")).toEqual([])
     expect(destructiveVerbsIn("executeCode")).toEqual(["execute"])
+    // Lowercasing can turn a character beyond ASCII into an ASCII letter (the Kelvin sign).
+    expect(nameWords("\u212Aill_it")).toEqual(["kill", "it"])
+    expect(nameWords("plain_snake-case.name2")).toEqual(["plain", "snake", "case", "name2"])
   })
 
   it("marks a destructive verb in the short name as high risk", () => {

@@ -111,4 +111,10 @@ describe("sanitizeDescription", () => {
       flags: ["tag-characters", "zero-width", "bidi", "ansi", "control", "truncated"]
     })
   })
+
+  it("leaves the other characters of the tag block alone, and a lone surrogate", () => {
+    // U+E0080 and U+E0200 share their high surrogate (U+DB40) with the tag characters.
+    expect(sanitizeDescription("a\u{E0080}b\u{E0200}c\uDB40d")).toEqual({ text: "a\u{E0080}b\u{E0200}c\uDB40d", flags: [] })
+    expect(sanitizeDescription("line\r\nnext\rlast")).toEqual({ text: "line\nnext\nlast", flags: [] })
+  })
 })

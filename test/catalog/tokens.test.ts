@@ -1,7 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import { charsOverFour, loadCorpus, measureError } from "../../bench/tokens.js"
-import { estimateTokens, formatTokens, wireJson } from "../../src/catalog/tokens.js"
+import {
+  countFeatures,
+  estimateTokens,
+  formatTokens,
+  jsonStringWithFeatures,
+  noFeatures,
+  wireJson
+} from "../../src/catalog/tokens.js"
 
 describe("estimateTokens", () => {
   it("stays within 10% median error of o200k over the committed corpus of real MCP tools", () => {
@@ -28,5 +35,21 @@ describe("estimateTokens", () => {
   it("formats token counts for listings", () => {
     expect(formatTokens(850)).toBe("~850 tok")
     expect(formatTokens(1234)).toBe("~1.2k tok")
+  })
+
+  it("counts a string's JSON literal while writing it as counting the literal does", () => {
+    for (
+      const text of [
+        "",
+        "plain words and_identifiers_longer_than_eight 123",
+        "quote \" backslash \\ newline \n control \u0001",
+        "caf\u00e9 \u{1F600} lone \uD800",
+        "x".repeat(40)
+      ]
+    ) {
+      const features = noFeatures()
+      expect(jsonStringWithFeatures(text, features)).toBe(JSON.stringify(text))
+      expect(features).toEqual(countFeatures(JSON.stringify(text), noFeatures()))
+    }
   })
 })
