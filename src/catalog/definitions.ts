@@ -7,16 +7,24 @@
  * plus `annotations` when the tool has them, before any sanitizing. Canonical JSON is
  * `JSON.stringify` with object keys sorted by code unit, no whitespace, `undefined` members
  * left out, non-finite numbers as `null` (as JSON itself does) and a cycle written as the
- * string "[Circular]".
+ * string "[Circular]". An own `__proto__` member is a member like any other.
+ *
+ * How the text is written never changes the hash. Tool schemas are JSON data, and for JSON
+ * data a plain-data writer produces the canonical text in one walk, counting the token
+ * features of the text on the way (`definitionFacts`); any other value goes through the
+ * general path (JSON.stringify with a key-sorting replacer, else a slow writer that handles
+ * cycles and bigints). Tests check that both paths write the same text
+ * (`referenceCanonicalJson`). The hash of a schema object and its token estimate are
+ * computed once and kept for as long as the object lives.
  */
 import * as crypto from "node:crypto"
 import { Schema } from "effect"
 import type { ToolEntry, ToolSchema } from "./model.js"
 import {
   addFeatures,
+  addQuotedFeatures,
   countFeatures,
   frameFeatures,
-  addQuotedFeatures,
   jsonStringWithFeatures,
   noFeatures,
   type TokenFeatures,
