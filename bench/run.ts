@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { benchAgentHosts } from "./agentHosts.js"
 import { runCatalogBench } from "./catalog.js"
 import { benchScan } from "./scan.js"
+import { benchStartup } from "./startup.js"
 import { runTokensBench } from "./tokens.js"
 import { benchWalk, renderWalkTable } from "./walk.js"
 
@@ -18,6 +19,7 @@ const main = async () => {
     sections.push([title, await run()])
   }
   await section("Scan of this machine, and the no-op paths against Node's own start", () => benchScan())
+  await section("Start-up of the no-op paths against node -e 0 (median of 15 interleaved runs)", () => benchStartup(15))
   await section("Walk of synthetic PATH trees", async () => renderWalkTable(await benchWalk({})))
   await section("Agent-host scan of generated Claude Code homes", () => benchAgentHosts({}))
   await section("Catalog build, listing and search", () => runCatalogBench())

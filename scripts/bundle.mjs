@@ -95,6 +95,13 @@ new Script(readFileSync(script, "latin1"), { filename: script, cachedData })
   .runInThisContext()(module.exports, createRequire(script), module, script, dirname(script))
 `
 
+const writeAtomically = (file, text, mode = 0o644) => {
+  const partial = `${file}.partial`
+  fs.writeFileSync(partial, text, { encoding: "latin1", mode })
+  fs.chmodSync(partial, mode)
+  fs.renameSync(partial, file)
+}
+
 /** The commands run (in one process, one after the other) before the cache is taken. */
 const WARM_COMMANDS = [
   ["scan", "--if-stale", "--quiet"],
@@ -147,9 +154,13 @@ const warm = (cacheFile) => {
 }
 
 const main = async () => {
-  await build({
+  // First of all: V8 matches a cache to its script by length only, so a run must never see the
+  // new script next to the old cache.
+  fs.rmSync(CACHE, { force: true })
+  const result = await build({
     entryPoints: [path.join(DIST, "bin.js")],
     outfile: SCRIPT,
+    write: false,
     bundle: true,
     minify: true,
     platform: "node",
@@ -160,12 +171,11 @@ const main = async () => {
     plugins: [barrelImports],
     logLevel: "warning"
   })
-  const bundled = fs.readFileSync(SCRIPT, "latin1").replace(/^#!.*\n/, "")
+  const bundled = result.outputFiles[0].text.replace(/^#!.*\n/, "")
   if (/\bimport\(/.test(bundled)) throw new Error("tool-map.cjs contains a dynamic import(), which the vm.Script launcher cannot run")
-  fs.writeFileSync(SCRIPT, `${WRAPPER_HEAD}${bundled}${WRAPPER_TAIL}`, "latin1")
-  fs.writeFileSync(LAUNCHER, LAUNCHER_SOURCE)
-  fs.chmodSync(LAUNCHER, 0o755)
-  fs.rmSync(CACHE, { force: true })
+  // Each file is swapped in whole: a run during a build sees the old or the new one.
+  writeAtomically(SCRIPT, `${WRAPPER_HEAD}${bundled}${WRAPPER_TAIL}`)
+  writeAtomically(LAUNCHER, LAUNCHER_SOURCE, 0o755)
 
   // The cache must be made, and is checked, under the V8 flags a user's `node` runs with: no
   // NODE_OPTIONS, no execArgv. A bundle on disk is needed first (the warm runs query it).

@@ -70,7 +70,7 @@ export class VersionProbe extends Context.Tag("tool-map/VersionProbe")<VersionPr
   static readonly layerWith = (options: VersionProbeOptions = {}): Layer.Layer<VersionProbe, never, HostEnvironment> =>
     VersionProbe.layerWithSpawner(options).pipe(Layer.provide(ProcessSpawner.layer))
 
-  /** The live layer: 5 s timeout, 8 KiB per stream, concurrency = cores. */
+  /** The live layer: 5 s timeout, 8 KiB per stream, concurrency = twice the cores (at least 4). */
   static readonly layer: Layer.Layer<VersionProbe, never, HostEnvironment> = VersionProbe.layerWith()
 }
 
@@ -82,7 +82,9 @@ function make(options: VersionProbeOptions) {
     const timeout = Duration.decode(options.timeout ?? PROBE_DEFAULTS.timeout)
     const exitGrace = Duration.decode(options.exitGrace ?? PROBE_DEFAULTS.exitGrace)
     const outputCap = options.outputCap ?? PROBE_DEFAULTS.outputCap
-    const concurrency = Math.max(1, options.concurrency ?? NodeOs.availableParallelism())
+    // Probes mostly wait on process start-up and I/O, so twice the cores (at least 4) keeps
+    // the scan near the slowest probe without flooding the machine.
+    const concurrency = Math.max(1, options.concurrency ?? Math.max(4, NodeOs.availableParallelism() * 2))
     const env = sanitizeEnv(host.os, host.env)
 
     const report = (
