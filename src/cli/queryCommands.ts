@@ -4,9 +4,8 @@ import picomatch from "picomatch"
 import { baseToolName } from "../domain/categories.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
 import { namedCopies } from "../domain/toolNames.js"
-import { HostEnvironment } from "../services/HostEnvironment.js"
 import { InventoryStore } from "../services/InventoryStore.js"
-import { resolveBundlePaths, ScanProgram } from "../services/ScanProgram.js"
+import { ScanProgram } from "../services/ScanProgram.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
 
@@ -107,9 +106,7 @@ const versionsCommand = Command.make("versions", { json: jsonOption, from: fromO
 const staleCommand = Command.make("stale", { json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryStore).load(flags.from)
-    const host = yield* HostEnvironment
-    const paths = yield* resolveBundlePaths(host, flags.from)
-    const reason = yield* (yield* ScanProgram).checkStale(paths)
+    const reason = yield* (yield* ScanProgram).checkWatch(inventory.watch)
     const answer = { stale: Option.isSome(reason), reason: Option.getOrNull(reason), generation: inventory.generation, generatedAt: inventory.generatedAt }
     if (flags.json) return yield* printJson(answer)
     yield* printResult(false, answer, (value) =>

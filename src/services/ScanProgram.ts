@@ -153,16 +153,21 @@ const make = Effect.gen(function* () {
     extraRoots: digest(envValue(host, "TOOL_MAP_ROOTS") ?? "")
   }
 
-  /** Why the bundle at `paths` must be rebuilt, or none when every watched input is as recorded. */
-  const checkStale = Effect.fn("ScanProgram.checkStale")(function* (paths: BundlePaths) {
-    const recorded = yield* recordedWatchSet(fs, paths)
-    if (Option.isNone(recorded)) return Option.some("no readable bundle yet")
+  /** Why a bundle recorded with `watch` is out of date, or none when every watched input is as recorded. */
+  const checkWatch = Effect.fn("ScanProgram.checkWatch")(function* (watch: WatchSet) {
     const states = new Map<string, string>()
-    yield* Effect.forEach(recorded.value.inputs, (input) => Effect.map(inputState(fs, input.path), (state) => states.set(input.path, state)), {
+    yield* Effect.forEach(watch.inputs, (input) => Effect.map(inputState(fs, input.path), (state) => states.set(input.path, state)), {
       concurrency: 32,
       discard: true
     })
-    return staleReason(recorded.value, { ...currentFingerprint, stateOf: (path) => states.get(path) ?? "missing" })
+    return staleReason(watch, { ...currentFingerprint, stateOf: (path) => states.get(path) ?? "missing" })
+  })
+
+  /** Why the bundle at `paths` must be rebuilt (reading only its watch set), or none. */
+  const checkStale = Effect.fn("ScanProgram.checkStale")(function* (paths: BundlePaths) {
+    const recorded = yield* recordedWatchSet(fs, paths)
+    if (Option.isNone(recorded)) return Option.some("no readable bundle yet")
+    return yield* checkWatch(recorded.value)
   })
 
   const scanInventory = Effect.fn("ScanProgram.scanInventory")(function* (options: ScanOptions, generation: string, now: Date) {
@@ -254,13 +259,15 @@ const make = Effect.gen(function* () {
     return { _tag: "Written", generation, paths, counts, durationMs: Date.now() - started, reason } as const
   })
 
-  return { run, checkStale } as const
+  return { run, checkStale, checkWatch } as const
 })
 
 /** The scan of issue 2: discover → probe → classify → render → commit. The CLI and the library run this. */
 export class ScanProgram extends Context.Tag("tool-map/ScanProgram")<ScanProgram, {
   readonly run: (options: ScanOptions) => Effect.Effect<ScanOutcome, ScanError>
   readonly checkStale: (paths: BundlePaths) => Effect.Effect<Option.Option<string>>
+  /** The same check against a watch set already in hand (an inventory loaded for a query). */
+  readonly checkWatch: (watch: WatchSet) => Effect.Effect<Option.Option<string>>
 }>() {
   static readonly layer = Layer.effect(this, make)
 }

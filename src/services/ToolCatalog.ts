@@ -188,17 +188,8 @@ export type CallDecision =
   | { readonly _tag: "Proceed" }
   | { readonly _tag: "Deny"; readonly reason: string; readonly refusal: RescueRefusal }
 
-/** One search hit as data, for UIs. */
-export interface FindHit {
-  readonly name: string
-  readonly shortName: string
-  readonly path: string
-  readonly category: string
-  readonly group: string
-  readonly summary: string
-  readonly tokens: number
-  readonly highRisk: boolean
-}
+/** One search hit as data, for UIs: the catalog entry's public facts. */
+export type FindHit = Pick<ToolEntry, "name" | "shortName" | "path" | "category" | "group" | "summary" | "tokens" | "highRisk">
 
 /** The configuration as one object, for UIs. */
 export interface ConfigSnapshot {
