@@ -104,6 +104,8 @@ const writeAtomically = (file, text, mode = 0o644) => {
 
 /** The commands run (in one process, one after the other) before the cache is taken. */
 const WARM_COMMANDS = [
+  ["scan", "--force", "--quiet"],
+  ["scan", "--force", "--json"],
   ["scan", "--if-stale", "--quiet"],
   ["scan", "--if-stale", "--json"],
   ["query", "which", "git"],
@@ -162,7 +164,7 @@ const main = async () => {
     outfile: SCRIPT,
     write: false,
     bundle: true,
-    minify: true,
+    minify: process.env.TOOL_MAP_NO_MINIFY === undefined, // set TOOL_MAP_NO_MINIFY=1 for readable CPU profiles
     platform: "node",
     target: "node20",
     format: "cjs",

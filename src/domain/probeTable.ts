@@ -8,6 +8,12 @@ export interface ProbeSpec {
   readonly stream: ProbeStream
   /** Applied line by line; capture group 1 is the version. */
   readonly parse: RegExp
+  /**
+   * The npm package that ships this program as a Node script. When the resolved file is that
+   * package's `bin` for this name, the version is its package.json `version`, which is what
+   * `--version` prints, read without starting Node (npm's own start costs ~150 ms of CPU).
+   */
+  readonly npmPackage: string | null
 }
 
 /**
@@ -22,8 +28,9 @@ const spec = (
   name: string,
   args: ReadonlyArray<string> = ["--version"],
   stream: ProbeStream = "stdout",
-  parse: RegExp = DEFAULT_VERSION_PATTERN
-): ProbeSpec => Object.freeze({ name, args: Object.freeze([...args]), stream, parse })
+  parse: RegExp = DEFAULT_VERSION_PATTERN,
+  npmPackage: string | null = null
+): ProbeSpec => Object.freeze({ name, args: Object.freeze([...args]), stream, parse, npmPackage })
 
 /**
  * The allowlist: the only programs a probe may run, with exactly these arguments. Nothing from
@@ -32,9 +39,9 @@ const spec = (
 export const PROBE_TABLE: ReadonlyArray<ProbeSpec> = Object.freeze([
   // The seed's fifteen.
   spec("node"),
-  spec("npm"),
-  spec("pnpm"),
-  spec("yarn"),
+  spec("npm", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, "npm"),
+  spec("pnpm", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, "pnpm"),
+  spec("yarn", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, "yarn"),
   spec("mcode", ["--version"], "either"),
   spec("openclaw", ["--version"], "either"),
   spec("clawhub", ["--version"], "either"),
@@ -58,8 +65,8 @@ export const PROBE_TABLE: ReadonlyArray<ProbeSpec> = Object.freeze([
   spec("kubectl", ["version", "--client"]),
   spec("terraform", ["-version"]),
   spec("ruby"),
-  spec("claude", ["--version"], "either"),
-  spec("gemini", ["--version"], "either")
+  spec("claude", ["--version"], "either", DEFAULT_VERSION_PATTERN, "@anthropic-ai/claude-code"),
+  spec("gemini", ["--version"], "either", DEFAULT_VERSION_PATTERN, "@google/gemini-cli")
 ])
 
 const BY_NAME: ReadonlyMap<string, ProbeSpec> = new Map(PROBE_TABLE.map((entry) => [entry.name, entry]))

@@ -46,7 +46,13 @@ const LazyWalkServicesLayer = Layer.scopedContext(
     const probe = Effect.map(built, Context.get(VersionProbe))
     const identity = Effect.map(built, Context.get(IdentityReader))
     const agentHosts = Effect.map(built, Context.get(AgentHostScanner))
-    return Context.make(Walker, Walker.of({ walk: (roots, options) => Effect.flatMap(walker, (live) => live.walk(roots, options)) })).pipe(
+    return Context.make(
+      Walker,
+      Walker.of({
+        walk: (roots, options) => Effect.flatMap(walker, (live) => live.walk(roots, options)),
+        resolveOnPath: (roots, names, options) => Effect.flatMap(walker, (live) => live.resolveOnPath(roots, names, options))
+      })
+    ).pipe(
       Context.add(
         VersionProbe,
         VersionProbe.of({

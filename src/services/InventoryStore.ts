@@ -1,117 +1,11 @@
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Either, Layer, Option, Schema, SchemaAST } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { BundleReadError } from "../domain/errors.js"
 import { Inventory, InventoryFromJson } from "../domain/inventory.js"
+import { compileDecoder, type Decoder, UNDECIDED } from "../domain/schemaFastPath.js"
 import { BundleWriter } from "./BundleWriter.js"
 import { HostEnvironment } from "./HostEnvironment.js"
 import { resolveBundlePaths, ScanProgram } from "./ScanProgram.js"
-
-/** What a {@link compileDecoder}d function returns for input it does not vouch for. */
-const UNDECIDED: unique symbol = Symbol("tool-map/InventoryStore/undecided")
-type Decoder = (input: unknown) => unknown
-
-const rightOrUndecided = (result: unknown): unknown =>
-  Either.isEither(result) && Either.isRight(result) ? result.right : UNDECIDED
-
-/**
- * A synchronous decoder compiled from a schema's AST. For input the schema accepts it returns
- * exactly what `Schema.decodeUnknown` returns (same values, same key order, the schema's own
- * transformations and class constructors), without `ParseResult`'s general machinery, which is
- * most of a query's time on a bundle of thousands of tools. It knows the node kinds a bundle is
- * made of (classes, structs, arrays, unions, literals, keywords) and returns UNDECIDED for any
- * other node, for input it would reject, and for a union input that more than one member accepts
- * differently. UNDECIDED means: decode with Effect, whose result or error stands.
- */
-const compileDecoder = (ast: SchemaAST.AST, memo = new Map<SchemaAST.AST, Decoder>()): Decoder => {
-  const known = memo.get(ast)
-  if (known !== undefined) return known
-  let decoder: Decoder = () => UNDECIDED
-  memo.set(ast, (input) => decoder(input))
-  decoder = compileNode(ast, memo)
-  memo.set(ast, decoder)
-  return decoder
-}
-
-const compileNode = (ast: SchemaAST.AST, memo: Map<SchemaAST.AST, Decoder>): Decoder => {
-  switch (ast._tag) {
-    case "StringKeyword":
-      return (input) => (typeof input === "string" ? input : UNDECIDED)
-    case "NumberKeyword":
-      return (input) => (typeof input === "number" ? input : UNDECIDED)
-    case "BooleanKeyword":
-      return (input) => (typeof input === "boolean" ? input : UNDECIDED)
-    case "Literal": {
-      const literal = ast.literal
-      return (input) => (input === literal ? input : UNDECIDED)
-    }
-    case "Union": {
-      const members = ast.types.map((member) => compileDecoder(member, memo))
-      return (input) => {
-        let found: unknown = UNDECIDED
-        for (const member of members) {
-          const value = member(input)
-          if (value === UNDECIDED) continue
-          if (found !== UNDECIDED && found !== value) return UNDECIDED
-          found = value
-        }
-        return found
-      }
-    }
-    case "TupleType": {
-      const rest = ast.rest[0]
-      if (ast.elements.length > 0 || ast.rest.length !== 1 || rest === undefined) return () => UNDECIDED
-      const item = compileDecoder(rest.type, memo)
-      return (input) => {
-        if (!Array.isArray(input)) return UNDECIDED
-        const output = new Array<unknown>(input.length)
-        for (let index = 0; index < input.length; index++) {
-          const value = item(input[index])
-          if (value === UNDECIDED) return UNDECIDED
-          output[index] = value
-        }
-        return output
-      }
-    }
-    case "TypeLiteral": {
-      if (ast.indexSignatures.length > 0) return () => UNDECIDED
-      const properties = ast.propertySignatures.map((property) => ({
-        name: property.name,
-        isOptional: property.isOptional,
-        decode: compileDecoder(property.type, memo)
-      }))
-      return (input) => {
-        if (typeof input !== "object" || input === null || Array.isArray(input)) return UNDECIDED
-        const record = input as Record<PropertyKey, unknown>
-        const output: Record<PropertyKey, unknown> = {}
-        for (const property of properties) {
-          if (property.isOptional && !Object.prototype.hasOwnProperty.call(record, property.name)) continue
-          const value = property.decode(record[property.name])
-          if (value === UNDECIDED) return UNDECIDED
-          output[property.name] = value
-        }
-        return output
-      }
-    }
-    case "Declaration": {
-      const parse = ast.decodeUnknown(...ast.typeParameters)
-      return (input) => rightOrUndecided(parse(input, SchemaAST.defaultParseOption, ast))
-    }
-    case "Transformation": {
-      const transformation = ast.transformation
-      if (transformation._tag !== "FinalTransformation") return () => UNDECIDED
-      const from = compileDecoder(ast.from, memo)
-      const to = compileDecoder(ast.to, memo)
-      return (input) => {
-        const fromA = from(input)
-        if (fromA === UNDECIDED) return UNDECIDED
-        const toI = rightOrUndecided(transformation.decode(fromA, SchemaAST.defaultParseOption, ast, input))
-        return toI === UNDECIDED ? UNDECIDED : to(toI)
-      }
-    }
-    default:
-      return () => UNDECIDED
-  }
-}
 
 /** Reads the cached bundle for the query front ends. */
 export class InventoryStore extends Context.Tag("tool-map/InventoryStore")<InventoryStore, {

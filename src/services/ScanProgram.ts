@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Either, Layer, Option, Schema } from "effect"
+import { Context, Effect, Either, Fiber, Layer, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "../domain/bundlePaths.js"
 import { categorize, baseToolName } from "../domain/categories.js"
@@ -15,6 +15,7 @@ import {
   WatchSet
 } from "../domain/inventory.js"
 import { probeNames } from "../domain/probeTable.js"
+import { fastEncodeSync } from "../domain/schemaFastPath.js"
 import { namedCopies, winningCopy } from "../domain/toolNames.js"
 import { computeRoots, envValue, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "../domain/roots.js"
 import { redactSecrets } from "../domain/secrets.js"
@@ -26,7 +27,7 @@ import { BundleWriter, type BundleLocked, type BundleWriteError } from "./Bundle
 import { HostEnvironment, type HostEnvironmentShape } from "./HostEnvironment.js"
 import { IdentityReader } from "./IdentityReader.js"
 import { ScanProgress } from "./ScanProgress.js"
-import { VersionProbe } from "./VersionProbe.js"
+import { type ProbeRequest, VersionProbe } from "./VersionProbe.js"
 import { Walker } from "./Walker.js"
 
 /** The redirect path given to `scan` does not name a markdown file. */
@@ -93,13 +94,18 @@ export const resolveBundlePaths = (
       Either.mapLeft(bundlePathsForRedirect(path), (reason) => new RedirectPathInvalid({ path, reason }))
   })
 
+const encodeInventory = fastEncodeSync(Inventory)
+
+/** Every value below is built from typed parts: skip the run-time validation of the Schema classes. */
+const TYPED = { disableValidation: true } as const
+
 /** A new generation id: sortable by time, unique by its random tail. */
 const newGeneration = (now: Date): string =>
   `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(4).toString("hex")}`
 
 /** Attaches categories, in walk order. */
 const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): ReadonlyArray<Tool> =>
-  walked.map((tool) => new Tool({ ...tool, category: categorize(tool.name) }, true))
+  walked.map((tool) => new Tool({ ...tool, category: categorize(tool.name) }, TYPED))
 
 /**
  * The probe requests: each allow-listed name with the file the user would run by that name
@@ -108,6 +114,12 @@ const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): ReadonlyArray<T
 const probeRequests = (tools: ReadonlyArray<Tool>, pathRoots: ReadonlyArray<RootReport>, os: HostEnvironmentShape["os"]) => {
   const copies = namedCopies(tools, pathRoots, os)
   return probeNames().map((name) => ({ name, path: winningCopy(copies.get(os === "win32" ? baseToolName(name) : name) ?? [])?.path ?? null }))
+}
+
+/** Probes started before the walk: the path each name was resolved to, and their reports. */
+interface EarlyProbes {
+  readonly paths: ReadonlyMap<string, string>
+  readonly fiber: Fiber.Fiber<ReadonlyArray<VersionReport>>
 }
 
 /** The refresh command printed in the summary. */
@@ -124,7 +136,7 @@ const inputState = (fs: FileSystem.FileSystem, path: string) =>
   )
 
 const watchedInputs = (fs: FileSystem.FileSystem, paths: ReadonlyArray<string>) =>
-  Effect.forEach([...new Set(paths)], (path) => Effect.map(inputState(fs, path), (state) => new WatchedInput({ path, state })), {
+  Effect.forEach([...new Set(paths)], (path) => Effect.map(inputState(fs, path), (state) => new WatchedInput({ path, state }, TYPED)), {
     concurrency: 32
   })
 
@@ -170,27 +182,45 @@ const make = Effect.gen(function* () {
     return yield* checkWatch(recorded.value)
   })
 
+  /**
+   * The version reports of `requests` (what the walk resolved), reusing the probes started
+   * before the walk where they ran the very path the walk chose; any other name is probed now.
+   */
+  const settleProbes = (early: EarlyProbes, requests: ReadonlyArray<ProbeRequest>) =>
+    Effect.gen(function* () {
+      const late = requests.filter((request) => early.paths.get(request.name) !== request.path)
+      const [earlyReports, lateReports] = yield* Effect.all([Fiber.join(early.fiber), probe.probeAll(late)], {
+        concurrency: "unbounded"
+      })
+      const byName = new Map<string, VersionReport>()
+      for (const report of earlyReports) byName.set(report.name, report)
+      for (const report of lateReports) byName.set(report.name, report)
+      return requests.flatMap((request) => byName.get(request.name) ?? [])
+    })
+
   const scanInventory = Effect.fn("ScanProgram.scanInventory")(function* (options: ScanOptions, generation: string, now: Date) {
     const step = (message: string) => (options.progress ? progress.step(message) : Effect.void)
     const roots = computeRoots(host)
-    yield* step(`walking ${roots.length} roots`)
-    const walked = yield* walker.walk(roots, {
-      os: host.os,
-      pathExt: pathExtensions(host),
-      recursiveDepthCap: RECURSIVE_DEPTH_CAP,
-      cwd: host.cwd
+    const walkOptions = { os: host.os, pathExt: pathExtensions(host), recursiveDepthCap: RECURSIVE_DEPTH_CAP, cwd: host.cwd }
+    // Probes wait on process start-up and the walk on the disk: the probes of the names found
+    // on PATH start first and run during the walk, which then decides which results count.
+    const early: EarlyProbes = options.probes
+      ? yield* Effect.gen(function* () {
+          const paths = yield* walker.resolveOnPath(roots, probeNames(), walkOptions)
+          const fiber = yield* Effect.forkScoped(probe.probeAll([...paths].map(([name, path]) => ({ name, path }))))
+          return { paths, fiber }
+        })
+      : { paths: new Map(), fiber: Fiber.succeed([]) }
+    yield* step(`walking ${roots.length} roots, probing versions and reading agent hosts`)
+    const [walked, identity, hosts] = yield* Effect.all([walker.walk(roots, walkOptions), identityReader.read, agentHosts.scan], {
+      concurrency: "unbounded"
     })
     const tools = toTools(walked.tools)
-    yield* step(`found ${tools.length} tools; probing versions and reading agent hosts`)
-    const [versions, identity, hosts] = yield* Effect.all(
-      [
-        options.probes ? probe.probeAll(probeRequests(tools, walked.roots, host.os)) : Effect.succeed<ReadonlyArray<VersionReport>>([]),
-        identityReader.read,
-        agentHosts.scan
-      ],
-      { concurrency: "unbounded" }
-    )
-    const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, true)
+    yield* step(`found ${tools.length} tools; waiting for the version probes`)
+    const versions: ReadonlyArray<VersionReport> = options.probes
+      ? yield* settleProbes(early, probeRequests(tools, walked.roots, host.os))
+      : []
+    const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, TYPED)
     const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
     const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)
     const identityInputs = [pathModule(host.os).join(host.homedir, ".gitconfig"), pathModule(host.os).join(host.homedir, ".ssh")]
@@ -203,7 +233,7 @@ const make = Effect.gen(function* () {
         ...identityInputs,
         ...hosts.watched
       ])
-    })
+    }, TYPED)
     return new Inventory({
       schemaVersion: SCHEMA_VERSION,
       generation,
@@ -219,7 +249,7 @@ const make = Effect.gen(function* () {
         new Diagnostic({ ...diagnostic, message: redactSecrets(diagnostic.message) })
       ),
       watch
-    })
+    }, TYPED)
   })
 
   /** Scans the machine and commits the bundle, or reports why nothing needed doing. */
@@ -238,9 +268,9 @@ const make = Effect.gen(function* () {
     }
     const now = new Date()
     const generation = newGeneration(now)
-    const inventory = yield* scanInventory(options, generation, now)
+    const inventory = yield* Effect.scoped(scanInventory(options, generation, now))
     if (options.progress) yield* progress.step("writing the bundle")
-    const json = `${JSON.stringify(Schema.encodeSync(Inventory)(inventory), null, 1)}\n`
+    const json = `${JSON.stringify(encodeInventory(inventory), null, 1)}\n`
     yield* writer.commit(paths, generation, {
       json,
       markdown: renderToolsMarkdown(inventory),

@@ -1,9 +1,11 @@
+import { FileSystem } from "@effect/platform"
 import { Context, Duration, Effect, Either, Layer, Option, Schema } from "effect"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { VersionReport } from "../domain/inventory.js"
 import { findProbeSpec, parseVersion, type ProbeSpec } from "../domain/probeTable.js"
 import { looksSecret, redactSecrets } from "../domain/secrets.js"
+import { pathModule } from "../domain/roots.js"
 import { HostEnvironment, type OsFamily } from "./HostEnvironment.js"
 import { ProcessSpawner, type SpawnFailed, type SpawnedProcess } from "./ProcessSpawner.js"
 
@@ -43,7 +45,7 @@ export interface VersionProbeOptions {
   readonly outputCap?: number
   /** How long to wait for the pipes to close after the probe exited (default 200 ms). */
   readonly exitGrace?: Duration.DurationInput
-  /** Probes run at once (default: the number of cores). */
+  /** Probes run at once, across all calls of the service (default: twice the cores, at least 4). */
   readonly concurrency?: number
 }
 
@@ -58,20 +60,24 @@ export const PROBE_DEFAULTS = {
 export class VersionProbe extends Context.Tag("tool-map/VersionProbe")<VersionProbe, {
   /** Probes one program; fails only with {@link ProbeRefused}, before anything is spawned. */
   readonly probe: (request: ProbeRequest) => Effect.Effect<VersionReport, ProbeRefused>
-  /** Probes all, a core's worth at a time; results in request order, refused names as status "refused". */
+  /** Probes all; results in request order, refused names as status "refused". */
   readonly probeAll: (requests: ReadonlyArray<ProbeRequest>) => Effect.Effect<ReadonlyArray<VersionReport>>
 }>() {
   /** With options, over a given {@link ProcessSpawner} (tests spy on or replace the spawner). */
   static readonly layerWithSpawner = (
     options: VersionProbeOptions = {}
-  ): Layer.Layer<VersionProbe, never, HostEnvironment | ProcessSpawner> => Layer.effect(this, make(options))
+  ): Layer.Layer<VersionProbe, never, HostEnvironment | ProcessSpawner | FileSystem.FileSystem> =>
+    Layer.effect(this, make(options))
 
   /** With options, over the live Node spawner. */
-  static readonly layerWith = (options: VersionProbeOptions = {}): Layer.Layer<VersionProbe, never, HostEnvironment> =>
+  static readonly layerWith = (
+    options: VersionProbeOptions = {}
+  ): Layer.Layer<VersionProbe, never, HostEnvironment | FileSystem.FileSystem> =>
     VersionProbe.layerWithSpawner(options).pipe(Layer.provide(ProcessSpawner.layer))
 
   /** The live layer: 5 s timeout, 8 KiB per stream, concurrency = twice the cores (at least 4). */
-  static readonly layer: Layer.Layer<VersionProbe, never, HostEnvironment> = VersionProbe.layerWith()
+  static readonly layer: Layer.Layer<VersionProbe, never, HostEnvironment | FileSystem.FileSystem> = VersionProbe
+    .layerWith()
 }
 
 // A function declaration: hoisted, because the static layers above call it at class definition.
@@ -79,6 +85,7 @@ function make(options: VersionProbeOptions) {
   return Effect.gen(function*() {
     const host = yield* HostEnvironment
     const spawner = yield* ProcessSpawner
+    const fs = yield* FileSystem.FileSystem
     const timeout = Duration.decode(options.timeout ?? PROBE_DEFAULTS.timeout)
     const exitGrace = Duration.decode(options.exitGrace ?? PROBE_DEFAULTS.exitGrace)
     const outputCap = options.outputCap ?? PROBE_DEFAULTS.outputCap
@@ -86,6 +93,8 @@ function make(options: VersionProbeOptions) {
     // the scan near the slowest probe without flooding the machine.
     const concurrency = Math.max(1, options.concurrency ?? Math.max(4, NodeOs.availableParallelism() * 2))
     const env = sanitizeEnv(host.os, host.env)
+    // One bound for the whole service: probes started by separate calls still share it.
+    const permits = yield* Effect.makeSemaphore(concurrency)
 
     const report = (
       name: string,
@@ -138,6 +147,11 @@ function make(options: VersionProbeOptions) {
       if (path === null) {
         return report(spec.name, null, { status: "missing", version: null, detail: "not found on PATH or in the roots" })
       }
+      const fromManifest = yield* Effect.timed(manifestVersion(fs, host.os, spec, path))
+      if (Option.isSome(fromManifest[1])) {
+        const { file, version } = fromManifest[1].value
+        return report(spec.name, path, { status: "ok", version, detail: `read from ${file}; not run` }, fromManifest[0])
+      }
       const plan = planInvocation(host.os, host.env, path, spec)
       if (Either.isLeft(plan)) {
         return report(spec.name, path, { status: "refused", version: null, detail: plan.left })
@@ -168,7 +182,8 @@ function make(options: VersionProbeOptions) {
             }),
           SpawnFailed: (failed) => Effect.succeed(spawnFailure(failed))
         }),
-        Effect.timed
+        Effect.timed,
+        permits.withPermits(1)
       )
       return report(spec.name, path, fields, duration)
     })
@@ -185,12 +200,73 @@ function make(options: VersionProbeOptions) {
                 detail: refused.reason
               })))
           ),
-        { concurrency }
+        { concurrency: "unbounded" }
       )
     })
 
     return VersionProbe.of({ probe, probeAll })
   })
+}
+
+/** The largest package.json read for a version (npm's own is about 7 KB). */
+const MANIFEST_MAX_BYTES = 256 * 1024
+/** Directories climbed from the script to its package.json (npm's bin is two levels down). */
+const MANIFEST_SEARCH_LEVELS = 4
+const MANIFEST_VERSION = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z][0-9A-Za-z.-]{0,39})?$/
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The file a package.json `bin` runs for `name`: a string bin is the unscoped package name's. */
+const binEntry = (manifest: Readonly<Record<string, unknown>>, packageName: string, name: string): string | null => {
+  const bin = manifest["bin"]
+  if (typeof bin === "string") return packageName.replace(/^@[^/]+\//, "") === name ? bin : null
+  if (!isRecord(bin) || !Object.hasOwn(bin, name)) return null
+  const entry = bin[name]
+  return typeof entry === "string" ? entry : null
+}
+
+/**
+ * The version of a program that is an npm package's Node script, from that package's manifest:
+ * the nearest package.json above the resolved file, within the package (never above a
+ * `node_modules` dir), must name the spec's package, declare a plain semver version, and have
+ * `bin` lead to this very file. Anything else (another package, a shim such as corepack's, an
+ * unreadable or oversized file, bad JSON) is none, and the program is run as usual.
+ */
+export const manifestVersion = (
+  fs: FileSystem.FileSystem,
+  os: OsFamily,
+  spec: ProbeSpec,
+  path: string
+): Effect.Effect<Option.Option<{ readonly file: string; readonly version: string }>> => {
+  const packageName = spec.npmPackage
+  if (packageName === null) return Effect.succeedNone
+  const pathApi = pathModule(os)
+  return Effect.gen(function*() {
+    const real = yield* fs.realPath(path)
+    let dir = pathApi.dirname(real)
+    for (let level = 0; level < MANIFEST_SEARCH_LEVELS; level++) {
+      const file = pathApi.join(dir, "package.json")
+      const info = yield* Effect.option(fs.stat(file))
+      if (Option.isSome(info) && info.value.type === "File") {
+        if (Number(info.value.size) > MANIFEST_MAX_BYTES) return Option.none()
+        const text = yield* fs.readFileString(file)
+        const manifest = yield* Effect.try(() => JSON.parse(text) as unknown)
+        if (!isRecord(manifest) || manifest["name"] !== packageName) return Option.none()
+        const version = manifest["version"]
+        const bin = binEntry(manifest, packageName, spec.name)
+        if (typeof version !== "string" || !MANIFEST_VERSION.test(version) || looksSecret(version) || bin === null) {
+          return Option.none()
+        }
+        const binReal = yield* fs.realPath(pathApi.resolve(dir, bin))
+        return binReal === real ? Option.some({ file, version }) : Option.none()
+      }
+      const parent = pathApi.dirname(dir)
+      if (pathApi.basename(dir) === "node_modules" || parent === dir) return Option.none()
+      dir = parent
+    }
+    return Option.none()
+  }).pipe(Effect.orElseSucceed(() => Option.none()))
 }
 
 const streamLabel = (spec: ProbeSpec): string =>
@@ -247,7 +323,9 @@ export const PROBE_ENV_CONSTANTS: Readonly<Record<string, string>> = {
   NO_COLOR: "1",
   NO_UPDATE_NOTIFIER: "1",
   npm_config_update_notifier: "false",
-  GH_NO_UPDATE_NOTIFIER: "1"
+  GH_NO_UPDATE_NOTIFIER: "1",
+  // HashiCorp CLIs (terraform -version) otherwise ask checkpoint.hashicorp.com for updates.
+  CHECKPOINT_DISABLE: "1"
 }
 
 /**

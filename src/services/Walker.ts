@@ -75,11 +75,22 @@ export class Walker extends Context.Tag("tool-map/Walker")<Walker, {
    * status, a bad entry (dangling link, loop, vanished file) a `Diagnostic`.
    */
   readonly walk: (roots: ReadonlyArray<Root>, options: WalkOptions) => Effect.Effect<WalkResult>
+  /**
+   * The file a shell would run for each of `names`: the first executable of that name in the
+   * PATH roots, by the walk's rules, without listing any directory. A name found nowhere on
+   * PATH is absent. Empty on Windows, where the name on disk (its case, its PATHEXT
+   * extension) is only known from a listing. Never fails: an unreadable entry is no match.
+   */
+  readonly resolveOnPath: (
+    roots: ReadonlyArray<Root>,
+    names: ReadonlyArray<string>,
+    options: WalkOptions
+  ) => Effect.Effect<ReadonlyMap<string, string>>
 }>() {
   /** The walker over any `WalkerFs`. */
   static readonly layerWithoutFs: Layer.Layer<Walker, never, WalkerFs> = Layer.effect(
     this,
-    Effect.map(WalkerFs, (fs) => Walker.of({ walk: makeWalk(fs) }))
+    Effect.map(WalkerFs, (fs) => Walker.of({ walk: makeWalk(fs), resolveOnPath: makeResolveOnPath(fs) }))
   )
   /** The live walker over `node:fs`. */
   static readonly layer: Layer.Layer<Walker> = this.layerWithoutFs.pipe(Layer.provide(WalkerFs.layer))
@@ -228,6 +239,40 @@ export const normalizeDirectory = (path: string, os: OsFamily): string => {
 const isAbsoluteEntry = (path: string, os: OsFamily): boolean =>
   os === "win32" ? /^[A-Za-z]:[\\/]|^[\\/]{2}[^\\/]/.test(path) : path.startsWith("/")
 
+/** A directory and a name joined as the walk joins them (the path a tool is recorded under). */
+const joinEntry = (dir: string, name: string, os: OsFamily): string => {
+  const sep = os === "win32" ? "\\" : "/"
+  return dir.endsWith(sep) ? dir + name : dir + sep + name
+}
+
+const makeResolveOnPath = (fs: WalkerFsShape) =>
+  Effect.fn("Walker.resolveOnPath")(function*(
+    roots: ReadonlyArray<Root>,
+    names: ReadonlyArray<string>,
+    options: WalkOptions
+  ) {
+    const found = new Map<string, string>()
+    if (options.os === "win32" || names.length === 0) return found
+    const directories = [
+      ...new Set(
+        roots
+          .filter((root) => root.kind === "path" && isAbsoluteEntry(root.path, options.os))
+          .map((root) => normalizeDirectory(root.path, options.os))
+      )
+    ]
+    const requests = directories.flatMap((dir) =>
+      names.map((name) => ({ path: joinEntry(dir, name, options.os), realpath: false }))
+    )
+    const results = yield* fs.inspectAll(requests)
+    results.forEach((result, index) => {
+      const name = names[index % names.length]!
+      if (found.has(name) || Either.isLeft(result)) return
+      const { stat } = result.right
+      if (stat.kind === "file" && canExecute(stat, fs.user)) found.set(name, requests[index]!.path)
+    })
+    return found
+  })
+
 const makeWalk = (fs: WalkerFsShape) =>
   Effect.fn("Walker.walk")(function*(roots: ReadonlyArray<Root>, options: WalkOptions) {
     const win = options.os === "win32"
@@ -235,7 +280,7 @@ const makeWalk = (fs: WalkerFsShape) =>
     const pathApi = win ? NodePath.win32 : NodePath.posix
     const extensionRank = new Map(options.pathExt.map((ext, index) => [ext.toUpperCase(), index] as const))
     const depthCap = Math.max(0, Math.floor(options.recursiveDepthCap))
-    const join = (dir: string, name: string) => dir.endsWith(sep) ? dir + name : dir + sep + name
+    const join = (dir: string, name: string) => joinEntry(dir, name, options.os)
 
     const tools: Array<ToolRecord> = []
     const reports: Array<RootReport> = []

@@ -77,6 +77,7 @@ const oracle = (pathEntries: ReadonlyArray<string>) => {
   return {
     found,
     tools,
+    winners,
     roots: roots.map(([path, status]) => [path, status, status === "ok" ? counts.get(path!) ?? 0 : 0])
   }
 }
@@ -88,7 +89,7 @@ const project = (result: WalkResult) => ({
 
 describe("Walker properties over generated PATH trees", () => {
   it.scopedLive.prop(
-    "finds what find -L finds, each executable once, in PATH order, with correct shadowing",
+    "finds what find -L finds, each executable once, in PATH order, with correct shadowing; resolveOnPath agrees",
     [pathTreeArbitrary({ maxDirs: 4, maxEntries: 8 })],
     ([tree]) =>
       Effect.gen(function*() {
@@ -108,6 +109,14 @@ describe("Walker properties over generated PATH trees", () => {
         const indexes = result.tools.map((tool) => tool.pathIndex ?? -1)
         expect(indexes).toEqual([...indexes].sort((a, b) => a - b))
         expect(project(result)).toEqual({ tools: expected.tools, roots: expected.roots })
+        // The lookup without listings names the same winners (a name nowhere on PATH: none).
+        const names = [...expected.winners.keys(), "no-such-tool"].filter((name, at, all) => all.indexOf(name) === at)
+        const resolved = yield* walker.resolveOnPath(
+          laid.pathEntries.map((path, pathIndex) => new Root({ path, kind: "path", depth: "one-level", pathIndex })),
+          names,
+          { os: "linux", pathExt: [], recursiveDepthCap: 3, cwd: base }
+        )
+        expect(new Map(resolved)).toEqual(expected.winners)
       }).pipe(Effect.provide(Walker.layer)),
     { fastCheck: { numRuns: 100 } }
   )

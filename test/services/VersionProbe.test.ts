@@ -315,7 +315,8 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
         NO_COLOR: "1",
         NO_UPDATE_NOTIFIER: "1",
         npm_config_update_notifier: "false",
-        GH_NO_UPDATE_NOTIFIER: "1"
+        GH_NO_UPDATE_NOTIFIER: "1",
+        CHECKPOINT_DISABLE: "1"
       }
       expect([report.status, report.version]).toEqual(["ok", process.version.slice(1)])
       expect(NodeFs.existsSync(marker)).toBe(false)
@@ -344,6 +345,112 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       // One after the other would take 1.6 s.
       expect(elapsed).toBeLessThan(1200)
       expect(reports.every((r) => r.durationMs >= 400)).toBe(true)
+    }))
+
+  it.scoped("the concurrency bound holds across calls: two batches of two share two slots", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const requests = yield* Effect.forEach(["git", "gh", "docker", "node"], (name) =>
+        Effect.map(script(dir, name, sh(`sleep 0.4\necho "${name} 1.0.0"`)), (path) => ({ name, path })))
+      const [batches, elapsed] = yield* timed(
+        Effect.flatMap(VersionProbe, (probe) =>
+          Effect.all([probe.probeAll(requests.slice(0, 2)), probe.probeAll(requests.slice(2))], {
+            concurrency: "unbounded"
+          })).pipe(Effect.provide(probeLayer([], baseEnv(dir), 2)))
+      )
+      expect(batches.flat().map((r) => [r.name, r.status])).toEqual([
+        ["git", "ok"],
+        ["gh", "ok"],
+        ["docker", "ok"],
+        ["node", "ok"]
+      ])
+      // Four at once would take 0.4 s; two slots take two rounds.
+      expect(elapsed).toBeGreaterThanOrEqual(800)
+      // A probe's time is its own run, not its wait for a slot.
+      expect(batches.flat().every((r) => r.durationMs >= 400 && r.durationMs < 750)).toBe(true)
+    }))
+
+  /** An npm-style install: `<dir>/bin/<name>` links to the package's bin script. */
+  const npmInstall = (dir: string, options: {
+    readonly name: string
+    readonly manifest: string
+    readonly script: string
+    readonly binTarget?: string
+  }) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const packageDir = NodePath.join(dir, "lib", "node_modules", options.name)
+      const scriptPath = NodePath.join(packageDir, options.script)
+      yield* fs.makeDirectory(NodePath.dirname(scriptPath), { recursive: true })
+      yield* fs.makeDirectory(NodePath.join(dir, "bin"), { recursive: true })
+      yield* fs.writeFileString(NodePath.join(packageDir, "package.json"), options.manifest)
+      yield* fs.writeFileString(scriptPath, sh(`echo "9.9.9"`), { mode: 0o755 })
+      const link = NodePath.join(dir, "bin", options.name)
+      yield* fs.symlink(options.binTarget ?? scriptPath, link)
+      return { link, manifestPath: NodePath.join(packageDir, "package.json") }
+    })
+
+  it.scoped("an npm package's bin script: the version is read from its package.json and nothing runs", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const { link, manifestPath } = yield* npmInstall(dir, {
+        name: "npm",
+        script: "bin/npm-cli.js",
+        manifest: JSON.stringify({ name: "npm", version: "11.2.0", bin: { npm: "bin/npm-cli.js", npx: "bin/npx-cli.js" } })
+      })
+      const calls: Array<SpawnRequest> = []
+      const report = yield* Effect.flatMap(VersionProbe, (probe) => probe.probe({ name: "npm", path: link })).pipe(
+        Effect.provide(probeLayer(calls, baseEnv(dir)))
+      )
+      expect([report.status, report.version, report.path, report.detail]).toEqual([
+        "ok",
+        "11.2.0",
+        link,
+        `read from ${manifestPath}; not run`
+      ])
+      expect(calls).toEqual([])
+    }))
+
+  it.scoped("anything but the package's own bin with a plain version is run as usual", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const base = yield* fs.makeTempDirectoryScoped()
+      const cases = [
+        // corepack's shim is named pnpm, but the package is corepack.
+        { name: "pnpm", script: "dist/pnpm.js", manifest: JSON.stringify({ name: "corepack", version: "0.29.0", bin: { pnpm: "dist/pnpm.js" } }) },
+        // The package's bin for the name is another file.
+        { name: "npm", script: "bin/npm-cli.js", manifest: JSON.stringify({ name: "npm", version: "11.2.0", bin: { npm: "bin/other.js" } }) },
+        { name: "yarn", script: "bin/yarn.js", manifest: JSON.stringify({ name: "yarn", version: "latest", bin: { yarn: "bin/yarn.js" } }) },
+        { name: "npm", script: "bin/npm-cli.js", manifest: "{ \"name\": \"npm\", \"version\": \"11.2.0\"," },
+        { name: "npm", script: "bin/npm-cli.js", manifest: JSON.stringify({ name: "npm", version: "11.2.0", bin: { npm: "bin/npm-cli.js" }, pad: "x".repeat(300 * 1024) }) },
+        // A string bin belongs to the unscoped package name only.
+        { name: "claude", script: "cli.js", manifest: JSON.stringify({ name: "@anthropic-ai/claude-code", version: "2.0.1", bin: "cli.js" }) }
+      ]
+      const requests = yield* Effect.forEach(cases, (entry, index) =>
+        Effect.map(npmInstall(NodePath.join(base, String(index)), entry), ({ link }) => ({ name: entry.name, path: link })))
+      const calls: Array<SpawnRequest> = []
+      const reports = yield* Effect.flatMap(VersionProbe, (probe) => probe.probeAll(requests)).pipe(
+        Effect.provide(probeLayer(calls, baseEnv(base), 6))
+      )
+      expect(reports.map((r) => [r.name, r.status, r.version, r.detail])).toEqual(cases.map((entry) => [entry.name, "ok", "9.9.9", null]))
+      expect(calls.map((call) => call.command).sort()).toEqual(requests.map((request) => request.path).sort())
+    }))
+
+  it.scoped("a package.json above node_modules is never taken for the script's own", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      yield* fs.makeDirectory(NodePath.join(dir, "node_modules"))
+      yield* fs.writeFileString(NodePath.join(dir, "package.json"), JSON.stringify({ name: "yarn", version: "1.22.0", bin: { yarn: "node_modules/yarn" } }))
+      const path = yield* script(NodePath.join(dir, "node_modules"), "yarn", sh(`echo "9.9.9"`))
+      const calls: Array<SpawnRequest> = []
+      const report = yield* Effect.flatMap(VersionProbe, (probe) => probe.probe({ name: "yarn", path })).pipe(
+        Effect.provide(probeLayer(calls, baseEnv(dir)))
+      )
+      expect([report.status, report.version]).toEqual(["ok", "9.9.9"])
+      expect(calls.length).toBe(1)
     }))
 })
 

@@ -536,4 +536,40 @@ describe("Walker over a memory tree", () => {
       ])
       expect(result.diagnostics).toEqual([])
     }))
+
+  it.effect("resolveOnPath: the first executable of each name on PATH, by the walk's rules, no listing", () =>
+    Effect.gen(function*() {
+      const exec = { type: "file", mode: 0o755, uid: 1000 } as const
+      const tree: MemoryTree = {
+        nodes: {
+          "/a/git": { type: "file", mode: 0o644, uid: 1000 },
+          "/a/node": { type: "dir" },
+          "/a/npm": { type: "symlink", target: "/nowhere/npm" },
+          "/b/git": { type: "symlink", target: "/opt/git" },
+          "/b/node": exec,
+          "/b/npm": exec,
+          "/c/npm": exec,
+          "/c/ruby": exec,
+          "/opt/git": exec,
+          "/rel/ruby": exec,
+          "/home/me/.local/bin/uv": exec
+        },
+        faults: [{ op: "stat", path: "/b/npm", code: "EACCES" }]
+      }
+      const roots = [
+        ...pathRoots(["", "rel", "/a", "/b/", "/b", "/c"]),
+        otherRoot("/home/me/.local/bin", "one-level")
+      ]
+      const names = ["git", "node", "npm", "ruby", "uv", "go"]
+      const resolved = yield* Effect.flatMap(Walker, (walker) => walker.resolveOnPath(roots, names, LINUX)).pipe(
+        Effect.provide(Walker.layerTest(tree))
+      )
+      // Not executable, a dir, a dangling link and an entry that fails to stat are no match;
+      // relative and empty entries and roots that are not PATH are not looked at.
+      expect(new Map(resolved)).toEqual(new Map([["git", "/b/git"], ["node", "/b/node"], ["npm", "/c/npm"], ["ruby", "/c/ruby"]]))
+      const onWindows = yield* Effect.flatMap(Walker, (walker) =>
+        walker.resolveOnPath(pathRoots(["C:\\bin"]), ["git"], { os: "win32", pathExt: [".EXE"], recursiveDepthCap: 3, cwd: "C:\\" })
+      ).pipe(Effect.provide(Walker.layerTest({ style: "win32", nodes: { "C:\\bin\\git.EXE": { type: "file" } } })))
+      expect(onWindows.size).toBe(0)
+    }))
 })

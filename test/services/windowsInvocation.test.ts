@@ -1,3 +1,4 @@
+import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { findProbeSpec, type ProbeSpec } from "../../src/domain/probeTable.js"
@@ -160,7 +161,8 @@ describe("sanitizeEnv", () => {
     NO_COLOR: "1",
     NO_UPDATE_NOTIFIER: "1",
     npm_config_update_notifier: "false",
-    GH_NO_UPDATE_NOTIFIER: "1"
+    GH_NO_UPDATE_NOTIFIER: "1",
+    CHECKPOINT_DISABLE: "1"
   }
 
   it("keeps only the POSIX allowlist and LC_*, case-sensitively", () => {
@@ -239,25 +241,28 @@ describe("VersionProbe on an injected Windows host", () => {
           { name: "pwsh", path: "C:\\Program Files\\PowerShell\\7\\pwsh.exe" },
           { name: "yarn", path: "C:\\a&b\\yarn.cmd" }
         ])).pipe(Effect.provide(VersionProbe.layerWithSpawner({ timeout: 1000 }).pipe(
-          Layer.provide(Layer.merge(fakeSpawner, host))
+          Layer.provide(Layer.mergeAll(fakeSpawner, host, NodeFileSystem.layer))
         )))
-      expect(calls.map(({ args, command, windowsVerbatimArguments }) => ({ command, args, windowsVerbatimArguments })))
+      // Probes start concurrently: the order of the spawns is not part of the contract (sorted by command).
+      const spawned = [...calls].sort((a, b) => (a.command < b.command ? -1 : a.command > b.command ? 1 : 0))
+      expect(spawned.map(({ args, command, windowsVerbatimArguments }) => ({ command, args, windowsVerbatimArguments })))
         .toEqual([
+          { command: "C:\\Program Files\\PowerShell\\7\\pwsh.exe", args: PS_ARGS, windowsVerbatimArguments: false },
           {
             command: CMD,
             args: ["/d", "/s", "/c", "\"C:\\Users\\me\\AppData\\Roaming\\npm\\npm.CMD ^\"--version^\"\""],
             windowsVerbatimArguments: true
-          },
-          { command: "C:\\Program Files\\PowerShell\\7\\pwsh.exe", args: PS_ARGS, windowsVerbatimArguments: false }
+          }
         ])
-      expect(calls.map((call) => call.env)).toEqual([
+      expect(spawned.map((call) => call.env)).toEqual([
         {
           SystemRoot: "C:\\Windows",
           Path: "C:\\Windows",
           NO_COLOR: "1",
           NO_UPDATE_NOTIFIER: "1",
           npm_config_update_notifier: "false",
-          GH_NO_UPDATE_NOTIFIER: "1"
+          GH_NO_UPDATE_NOTIFIER: "1",
+          CHECKPOINT_DISABLE: "1"
         },
         {
           SystemRoot: "C:\\Windows",
@@ -265,7 +270,8 @@ describe("VersionProbe on an injected Windows host", () => {
           NO_COLOR: "1",
           NO_UPDATE_NOTIFIER: "1",
           npm_config_update_notifier: "false",
-          GH_NO_UPDATE_NOTIFIER: "1"
+          GH_NO_UPDATE_NOTIFIER: "1",
+          CHECKPOINT_DISABLE: "1"
         }
       ])
       expect(reports.map((r) => [r.name, r.status, r.detail])).toEqual([
