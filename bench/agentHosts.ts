@@ -24,7 +24,7 @@ const JQ = "/usr/bin/jq"
 const BASH_RECIPE = `.agents[] | select(.tools[] == "Bash") | .name`
 const ROOT = NodePath.resolve(NodePath.dirname(fileURLToPath(import.meta.url)), "..")
 // The shipped bundle when built (package.json `bin`), else the module tree.
-const CLI = [NodePath.join(ROOT, "dist", "tool-map.mjs"), NodePath.join(ROOT, "dist", "bin.js")].find((file) => existsSync(file)) ?? NodePath.join(ROOT, "dist", "tool-map.mjs")
+const CLI = [NodePath.join(ROOT, "dist", "tool-map.cjs"), NodePath.join(ROOT, "dist", "bin.js")].find((file) => existsSync(file)) ?? NodePath.join(ROOT, "dist", "tool-map.cjs")
 
 /** One size's figures. */
 export interface AgentHostsBenchRow {
@@ -36,7 +36,7 @@ export interface AgentHostsBenchRow {
   readonly bashAgents: number
   /** Load the bundle's agentHosts JSON, decode it, filter, print: in this process. */
   readonly queryInProcessMs: number
-  /** `node dist/tool-map.mjs query agents --tool Bash --json --from …` (null when the CLI is not built or cannot scan here). */
+  /** `node dist/tool-map.cjs query agents --tool Bash --json --from …` (null when the CLI is not built or cannot scan here). */
   readonly queryCliMs: number | null
   readonly jqMs: number
 }

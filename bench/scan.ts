@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { compare, fmt } from "./harness.js"
 
 const ROOT = path.resolve(import.meta.dirname, "..")
-const BIN = path.join(ROOT, "dist", "tool-map.mjs")
+const BIN = path.join(ROOT, "dist", "tool-map.cjs")
 const ENVINFO = path.join(ROOT, "node_modules", "envinfo", "dist", "cli.js")
 
 /** Items envinfo reports (versions found), from its JSON output. */
@@ -20,7 +20,7 @@ const envinfoCount = (): number => {
 
 /** tool-map scan against envinfo, and the no-op paths against Node's own start. Prints markdown. */
 export const benchScan = (runs = 7): string => {
-  if (!fs.existsSync(BIN)) throw new Error("dist/tool-map.mjs is missing: run `npm run build` first")
+  if (!fs.existsSync(BIN)) throw new Error("dist/tool-map.cjs is missing: run `npm run build` first")
   const data = fs.mkdtempSync(path.join(os.tmpdir(), "tool-map-bench-"))
   const env = { ...process.env, PLUGIN_DATA: data }
   try {

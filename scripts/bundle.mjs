@@ -1,13 +1,16 @@
 // Builds the CLI that `package.json` installs as `tool-map` (see bench/startup.ts for the figures):
 //
-//   dist/tool-map.cjs    the whole CLI (dist/bin.js and its dependencies) as one minified script,
-//                        wrapped as a CommonJS function expression;
-//   dist/tool-map.cache  V8's code cache of that script, made here after warm runs of the no-op
-//                        commands, so that a run deserializes compiled bytecode instead of parsing
-//                        and compiling a megabyte of JavaScript (Node 20 has no module compile cache);
-//   dist/tool-map.mjs    the launcher (the package's bin): compiles the script with the cache and
-//                        calls it. It only reads; a missing or rejected cache (another Node or V8
-//                        flags) costs speed, never correctness.
+//   dist/tool-map.bundle.cjs    the whole CLI (dist/bin.js and its dependencies) as one minified
+//                               script, wrapped as a CommonJS function expression;
+//   dist/tool-map.bundle.cache  V8's code cache of that script, made here after warm runs of the
+//                               no-op commands and a scan, so that a run deserializes compiled
+//                               bytecode instead of parsing and compiling a megabyte of JavaScript
+//                               (Node 20 has no module compile cache);
+//   dist/tool-map.cjs           the launcher (the package's bin): compiles the script with the
+//                               cache and calls it. CommonJS, because an ES module entry starts
+//                               Node's ESM loader first (about 10 ms of every run). It only reads;
+//                               a missing or rejected cache (another Node or V8 flags) costs
+//                               speed, never correctness.
 //
 // `node scripts/bundle.mjs --warm CACHE` is the child that makes the cache (internal).
 import { build } from "esbuild"
@@ -21,9 +24,11 @@ import { Script } from "node:vm"
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const DIST = path.join(ROOT, "dist")
-const SCRIPT = path.join(DIST, "tool-map.cjs")
-const CACHE = path.join(DIST, "tool-map.cache")
-const LAUNCHER = path.join(DIST, "tool-map.mjs")
+const SCRIPT = path.join(DIST, "tool-map.bundle.cjs")
+const CACHE = path.join(DIST, "tool-map.bundle.cache")
+const LAUNCHER = path.join(DIST, "tool-map.cjs")
+/** Files of earlier builds that would otherwise linger in dist/. */
+const OBSOLETE = ["tool-map.mjs", "tool-map.cache"].map((name) => path.join(DIST, name))
 
 /** The parameters the launcher passes to the script (CommonJS's, so that `require` works). */
 const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) {"
@@ -74,25 +79,24 @@ const barrelImports = {
 }
 
 const LAUNCHER_SOURCE = `#!/usr/bin/env node
-// tool-map's launcher, written by scripts/bundle.mjs: runs tool-map.cjs with the V8 code cache
-// made at build time (tool-map.cache). Without the cache, or when V8 rejects it (another Node),
-// the script is compiled from source as usual. Reads only.
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname } from "node:path"
-import { fileURLToPath } from "node:url"
-import { Script } from "node:vm"
+"use strict"
+// tool-map's launcher, written by scripts/bundle.mjs: runs tool-map.bundle.cjs with the V8 code
+// cache made at build time (tool-map.bundle.cache). Without the cache, or when V8 rejects it
+// (another Node), the script is compiled from source as usual. Reads only.
+const { readFileSync } = require("node:fs")
+const { join } = require("node:path")
+const { Script } = require("node:vm")
 
-const script = fileURLToPath(new URL("tool-map.cjs", import.meta.url))
+const script = join(__dirname, "tool-map.bundle.cjs")
 let cachedData
 try {
-  cachedData = readFileSync(new URL("tool-map.cache", import.meta.url))
+  cachedData = readFileSync(join(__dirname, "tool-map.bundle.cache"))
 } catch {
   cachedData = undefined
 }
-const module = { exports: {} }
+const bundle = { exports: {} }
 new Script(readFileSync(script, "latin1"), { filename: script, cachedData })
-  .runInThisContext()(module.exports, createRequire(script), module, script, dirname(script))
+  .runInThisContext()(bundle.exports, require, bundle, script, __dirname)
 `
 
 const writeAtomically = (file, text, mode = 0o644) => {
@@ -174,10 +178,11 @@ const main = async () => {
     logLevel: "warning"
   })
   const bundled = result.outputFiles[0].text.replace(/^#!.*\n/, "")
-  if (/\bimport\(/.test(bundled)) throw new Error("tool-map.cjs contains a dynamic import(), which the vm.Script launcher cannot run")
+  if (/\bimport\(/.test(bundled)) throw new Error("tool-map.bundle.cjs contains a dynamic import(), which the vm.Script launcher cannot run")
   // Each file is swapped in whole: a run during a build sees the old or the new one.
   writeAtomically(SCRIPT, `${WRAPPER_HEAD}${bundled}${WRAPPER_TAIL}`)
   writeAtomically(LAUNCHER, LAUNCHER_SOURCE, 0o755)
+  for (const file of OBSOLETE) fs.rmSync(file, { force: true })
 
   // The cache must be made, and is checked, under the V8 flags a user's `node` runs with: no
   // NODE_OPTIONS, no execArgv. A bundle on disk is needed first (the warm runs query it).

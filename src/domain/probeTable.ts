@@ -8,13 +8,22 @@ export interface ProbeSpec {
   readonly stream: ProbeStream
   /** Applied line by line; capture group 1 is the version. */
   readonly parse: RegExp
-  /**
-   * The npm package that ships this program as a Node script. When the resolved file is that
-   * package's `bin` for this name, the version is its package.json `version`, which is what
-   * `--version` prints, read without starting Node (npm's own start costs ~150 ms of CPU).
-   */
-  readonly npmPackage: string | null
+  /** Where the version can be read without running the program, when the file is what it claims. */
+  readonly versionSource: VersionSource | null
 }
+
+/**
+ * A file that states exactly what the program's `--version` prints, tried before spawning:
+ * reading costs a few stats, starting a JVM or Node tens to hundreds of ms of CPU. Each is
+ * checked strictly (see `VersionProbe`); anything unexpected falls back to running the probe.
+ * - `npm-package`: the program is this npm package's `bin` script; its package.json `version`.
+ * - `jdk-release`: the program is the `bin/java` of a JDK/JRE image; the image's `release` file.
+ * - `running-node`: the program is the very Node binary running tool-map; its own version.
+ */
+export type VersionSource =
+  | { readonly kind: "npm-package"; readonly packageName: string }
+  | { readonly kind: "jdk-release" }
+  | { readonly kind: "running-node" }
 
 /**
  * A dotted number not glued to a word (`v20.1.0`, `git version 2.43.0`, `1.0.0-beta.2`), with
@@ -29,8 +38,10 @@ const spec = (
   args: ReadonlyArray<string> = ["--version"],
   stream: ProbeStream = "stdout",
   parse: RegExp = DEFAULT_VERSION_PATTERN,
-  npmPackage: string | null = null
-): ProbeSpec => Object.freeze({ name, args: Object.freeze([...args]), stream, parse, npmPackage })
+  versionSource: VersionSource | null = null
+): ProbeSpec => Object.freeze({ name, args: Object.freeze([...args]), stream, parse, versionSource })
+
+const npmPackage = (packageName: string): VersionSource => ({ kind: "npm-package", packageName })
 
 /**
  * The allowlist: the only programs a probe may run, with exactly these arguments. Nothing from
@@ -38,10 +49,10 @@ const spec = (
  */
 export const PROBE_TABLE: ReadonlyArray<ProbeSpec> = Object.freeze([
   // The seed's fifteen.
-  spec("node"),
-  spec("npm", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, "npm"),
-  spec("pnpm", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, "pnpm"),
-  spec("yarn", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, "yarn"),
+  spec("node", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, { kind: "running-node" }),
+  spec("npm", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, npmPackage("npm")),
+  spec("pnpm", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, npmPackage("pnpm")),
+  spec("yarn", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, npmPackage("yarn")),
   spec("mcode", ["--version"], "either"),
   spec("openclaw", ["--version"], "either"),
   spec("clawhub", ["--version"], "either"),
@@ -60,13 +71,13 @@ export const PROBE_TABLE: ReadonlyArray<ProbeSpec> = Object.freeze([
   spec("cargo"),
   spec("rustc"),
   spec("go", ["version"], "stdout", /\bgo(\d+(?:\.\d+)+(?:(?:rc|beta)\d+)?)/),
-  spec("java", ["-version"], "stderr", /version "([^"\s]{1,40})"/),
+  spec("java", ["-version"], "stderr", /version "([^"\s]{1,40})"/, { kind: "jdk-release" }),
   spec("uv"),
   spec("kubectl", ["version", "--client"]),
   spec("terraform", ["-version"]),
   spec("ruby"),
-  spec("claude", ["--version"], "either", DEFAULT_VERSION_PATTERN, "@anthropic-ai/claude-code"),
-  spec("gemini", ["--version"], "either", DEFAULT_VERSION_PATTERN, "@google/gemini-cli")
+  spec("claude", ["--version"], "either", DEFAULT_VERSION_PATTERN, npmPackage("@anthropic-ai/claude-code")),
+  spec("gemini", ["--version"], "either", DEFAULT_VERSION_PATTERN, npmPackage("@google/gemini-cli"))
 ])
 
 const BY_NAME: ReadonlyMap<string, ProbeSpec> = new Map(PROBE_TABLE.map((entry) => [entry.name, entry]))

@@ -9,6 +9,8 @@ export interface HostEnvironmentShape {
   readonly os: OsFamily
   readonly arch: string
   readonly nodeVersion: string
+  /** The Node binary running tool-map. */
+  readonly execPath: string
   readonly env: Readonly<Record<string, string | undefined>>
   readonly homedir: string
   readonly cwd: string
@@ -26,6 +28,7 @@ export class HostEnvironment extends Context.Tag("tool-map/HostEnvironment")<
     os: toOsFamily(process.platform),
     arch: process.arch,
     nodeVersion: process.version,
+    execPath: process.execPath,
     env: process.env,
     homedir: NodeOs.homedir(),
     cwd: process.cwd()

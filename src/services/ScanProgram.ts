@@ -217,23 +217,23 @@ const make = Effect.gen(function* () {
     })
     const tools = toTools(walked.tools)
     yield* step(`found ${tools.length} tools; waiting for the version probes`)
-    const versions: ReadonlyArray<VersionReport> = options.probes
-      ? yield* settleProbes(early, probeRequests(tools, walked.roots, host.os))
-      : []
-    const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, TYPED)
-    const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
-    const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)
+    const requests = options.probes ? probeRequests(tools, walked.roots, host.os) : []
     const identityInputs = [pathModule(host.os).join(host.homedir, ".gitconfig"), pathModule(host.os).join(host.homedir, ".ssh")]
-    const watch = new WatchSet({
-      ...currentFingerprint,
-      inputs: yield* watchedInputs(fs, [
+    // The watched inputs are stat'ed while the last probes run.
+    const [versions, inputs] = yield* Effect.all([
+      options.probes ? settleProbes(early, requests) : Effect.succeed<ReadonlyArray<VersionReport>>([]),
+      watchedInputs(fs, [
         ...walked.roots.filter((root) => root.path !== "" && (root.status === "ok" || root.status === "missing" || root.status === "not-a-directory")).map((root) => root.path),
         ...walked.directories,
-        ...versions.flatMap((report) => (report.path === null ? [] : [report.path])),
+        ...requests.flatMap((request) => (request.path === null ? [] : [request.path])),
         ...identityInputs,
         ...hosts.watched
       ])
-    }, TYPED)
+    ], { concurrency: "unbounded" })
+    const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, TYPED)
+    const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
+    const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)
+    const watch = new WatchSet({ ...currentFingerprint, inputs }, TYPED)
     return new Inventory({
       schemaVersion: SCHEMA_VERSION,
       generation,

@@ -5,9 +5,9 @@ import * as NodePath from "node:path"
 import { VersionReport } from "../domain/inventory.js"
 import { findProbeSpec, parseVersion, type ProbeSpec } from "../domain/probeTable.js"
 import { looksSecret, redactSecrets } from "../domain/secrets.js"
-import { pathModule } from "../domain/roots.js"
 import { HostEnvironment, type OsFamily } from "./HostEnvironment.js"
 import { ProcessSpawner, type SpawnFailed, type SpawnedProcess } from "./ProcessSpawner.js"
+import { readVersionSource } from "./versionSources.js"
 
 /** A request to probe one program: its allow-listed name and the absolute path the walk resolved. */
 export interface ProbeRequest {
@@ -147,10 +147,9 @@ function make(options: VersionProbeOptions) {
       if (path === null) {
         return report(spec.name, null, { status: "missing", version: null, detail: "not found on PATH or in the roots" })
       }
-      const fromManifest = yield* Effect.timed(manifestVersion(fs, host.os, spec, path))
-      if (Option.isSome(fromManifest[1])) {
-        const { file, version } = fromManifest[1].value
-        return report(spec.name, path, { status: "ok", version, detail: `read from ${file}; not run` }, fromManifest[0])
+      const [readIn, stated] = yield* Effect.timed(readVersionSource(fs, host, spec, path))
+      if (Option.isSome(stated)) {
+        return report(spec.name, path, { status: "ok", ...stated.value }, readIn)
       }
       const plan = planInvocation(host.os, host.env, path, spec)
       if (Either.isLeft(plan)) {
@@ -206,67 +205,6 @@ function make(options: VersionProbeOptions) {
 
     return VersionProbe.of({ probe, probeAll })
   })
-}
-
-/** The largest package.json read for a version (npm's own is about 7 KB). */
-const MANIFEST_MAX_BYTES = 256 * 1024
-/** Directories climbed from the script to its package.json (npm's bin is two levels down). */
-const MANIFEST_SEARCH_LEVELS = 4
-const MANIFEST_VERSION = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z][0-9A-Za-z.-]{0,39})?$/
-
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** The file a package.json `bin` runs for `name`: a string bin is the unscoped package name's. */
-const binEntry = (manifest: Readonly<Record<string, unknown>>, packageName: string, name: string): string | null => {
-  const bin = manifest["bin"]
-  if (typeof bin === "string") return packageName.replace(/^@[^/]+\//, "") === name ? bin : null
-  if (!isRecord(bin) || !Object.hasOwn(bin, name)) return null
-  const entry = bin[name]
-  return typeof entry === "string" ? entry : null
-}
-
-/**
- * The version of a program that is an npm package's Node script, from that package's manifest:
- * the nearest package.json above the resolved file, within the package (never above a
- * `node_modules` dir), must name the spec's package, declare a plain semver version, and have
- * `bin` lead to this very file. Anything else (another package, a shim such as corepack's, an
- * unreadable or oversized file, bad JSON) is none, and the program is run as usual.
- */
-export const manifestVersion = (
-  fs: FileSystem.FileSystem,
-  os: OsFamily,
-  spec: ProbeSpec,
-  path: string
-): Effect.Effect<Option.Option<{ readonly file: string; readonly version: string }>> => {
-  const packageName = spec.npmPackage
-  if (packageName === null) return Effect.succeedNone
-  const pathApi = pathModule(os)
-  return Effect.gen(function*() {
-    const real = yield* fs.realPath(path)
-    let dir = pathApi.dirname(real)
-    for (let level = 0; level < MANIFEST_SEARCH_LEVELS; level++) {
-      const file = pathApi.join(dir, "package.json")
-      const info = yield* Effect.option(fs.stat(file))
-      if (Option.isSome(info) && info.value.type === "File") {
-        if (Number(info.value.size) > MANIFEST_MAX_BYTES) return Option.none()
-        const text = yield* fs.readFileString(file)
-        const manifest = yield* Effect.try(() => JSON.parse(text) as unknown)
-        if (!isRecord(manifest) || manifest["name"] !== packageName) return Option.none()
-        const version = manifest["version"]
-        const bin = binEntry(manifest, packageName, spec.name)
-        if (typeof version !== "string" || !MANIFEST_VERSION.test(version) || looksSecret(version) || bin === null) {
-          return Option.none()
-        }
-        const binReal = yield* fs.realPath(pathApi.resolve(dir, bin))
-        return binReal === real ? Option.some({ file, version }) : Option.none()
-      }
-      const parent = pathApi.dirname(dir)
-      if (pathApi.basename(dir) === "node_modules" || parent === dir) return Option.none()
-      dir = parent
-    }
-    return Option.none()
-  }).pipe(Effect.orElseSucceed(() => Option.none()))
 }
 
 const streamLabel = (spec: ProbeSpec): string =>

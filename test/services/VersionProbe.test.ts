@@ -437,6 +437,63 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       expect(calls.map((call) => call.command).sort()).toEqual(requests.map((request) => request.path).sort())
     }))
 
+  it.scoped("the Node running tool-map, by any link, is its own version; another node runs", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const link = NodePath.join(dir, "node")
+      yield* fs.symlink(process.execPath, link)
+      const other = yield* script(NodePath.join(dir), "node-copy", sh(`echo "v1.2.3"`))
+      const calls: Array<SpawnRequest> = []
+      const reports = yield* Effect.flatMap(VersionProbe, (probe) =>
+        probe.probeAll([{ name: "node", path: link }, { name: "node", path: other }])).pipe(
+          Effect.provide(probeLayer(calls, baseEnv(dir)))
+        )
+      expect(reports.map((r) => [r.status, r.version, r.detail])).toEqual([
+        ["ok", process.version.slice(1), "the Node that runs tool-map; not run"],
+        ["ok", "1.2.3", null]
+      ])
+      expect(calls.map((call) => call.command)).toEqual([other])
+    }))
+
+  it.scoped("the java of a JDK image: JAVA_VERSION of its release file; anything else runs", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const base = yield* fs.makeTempDirectoryScoped()
+      const javaScript = sh(`echo 'openjdk version "9.9.9" 2030-01-01' >&2`)
+      const jdk = (name: string, release: string | null, launcherDir = "bin") =>
+        Effect.gen(function*() {
+          const image = NodePath.join(base, name)
+          yield* fs.makeDirectory(NodePath.join(image, launcherDir), { recursive: true })
+          if (release !== null) yield* fs.writeFileString(NodePath.join(image, "release"), release)
+          const java = yield* script(NodePath.join(image, launcherDir), "java", javaScript)
+          // As Debian installs it: /usr/bin/java -> /etc/alternatives/java -> the image's.
+          const link = NodePath.join(base, `${name}-java`)
+          yield* fs.symlink(java, link)
+          return { name: "java", path: link }
+        })
+      const release = `IMPLEMENTOR="Debian"\nJAVA_RUNTIME_VERSION="17.0.15+6-Debian-1deb12u1"\nJAVA_VERSION="17.0.15"\n`
+      const requests = [
+        yield* jdk("jdk17", release),
+        yield* jdk("jdk8", `JAVA_VERSION="1.8.0_292"\n`),
+        yield* jdk("no-release", null),
+        yield* jdk("bad-version", `JAVA_VERSION="17.0.15 && touch /tmp/x"\n`),
+        yield* jdk("not-bin", release, "tools")
+      ]
+      const calls: Array<SpawnRequest> = []
+      const reports = yield* Effect.flatMap(VersionProbe, (probe) => probe.probeAll(requests)).pipe(
+        Effect.provide(probeLayer(calls, baseEnv(base), 6))
+      )
+      expect(reports.map((r) => [r.version, r.detail])).toEqual([
+        ["17.0.15", `read from ${base}/jdk17/release; not run`],
+        ["1.8.0_292", `read from ${base}/jdk8/release; not run`],
+        ["9.9.9", null],
+        ["9.9.9", null],
+        ["9.9.9", null]
+      ])
+      expect(calls.length).toBe(3)
+    }))
+
   it.scoped("a package.json above node_modules is never taken for the script's own", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem

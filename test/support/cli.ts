@@ -4,7 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 
 /** The built CLI; `npm test` builds it before vitest runs. */
-export const BIN = path.resolve(import.meta.dirname, "../../dist/tool-map.mjs")
+export const BIN = path.resolve(import.meta.dirname, "../../dist/tool-map.cjs")
 
 export const requireBuiltCli = () => {
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (npm test does).`)
