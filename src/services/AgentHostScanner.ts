@@ -64,6 +64,17 @@ function makeScanContext(limits: HostFileLimits): Effect.Effect<HostReadContext,
   })
 }
 
+/**
+ * A host's diagnostics by path (those without one first), each file's own in the order they
+ * were met: files are read concurrently, and the bundle must not depend on which ends first.
+ */
+const inPathOrder = (diagnostics: ReadonlyArray<AgentHostDiagnostic>): ReadonlyArray<AgentHostDiagnostic> =>
+  [...diagnostics].sort((a, b) => {
+    const left = a.path ?? ""
+    const right = b.path ?? ""
+    return left < right ? -1 : left > right ? 1 : 0
+  })
+
 /** Runs every host reader and applies each host's precedence. */
 export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostScanResult> =>
   Effect.gen(function* () {
@@ -75,7 +86,7 @@ export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostSca
     for (const result of results) {
       const hostItems = resolvePrecedence(result.drafts)
       items.push(...hostItems)
-      diagnostics.push(...result.diagnostics)
+      diagnostics.push(...inPathOrder(result.diagnostics))
       for (const path of result.watched) watched.add(path)
       const count = (kind: AgentHostItem["kind"]) => hostItems.filter((item) => item.kind === kind).length
       hosts.push(

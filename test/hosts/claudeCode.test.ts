@@ -269,8 +269,8 @@ describe("Claude Code reader: MCP servers", () => {
       expect(byName("off", "project")?.disabledReason).toBe("disabled by disabledMcpjsonServers")
       expect(byName("wrongplace", "project")?.disabledReason).toBe("ignored by the host: Claude Code does not read mcpServers from settings files")
       expect(inventory.diagnostics.map((diagnostic) => [diagnostic.path, diagnostic.message])).toEqual([
-        ["/work/proj/.claude/settings.json", "1 MCP server entry under mcpServers: ignored by the host: Claude Code does not read mcpServers from settings files"],
-        ["/work/proj/.claude/mcp.json", "MCP servers in this file are ignored by the host: Claude Code reads MCP servers from ~/.claude.json, .mcp.json at the project root, plugins and managed-mcp.json"]
+        ["/work/proj/.claude/mcp.json", "MCP servers in this file are ignored by the host: Claude Code reads MCP servers from ~/.claude.json, .mcp.json at the project root, plugins and managed-mcp.json"],
+        ["/work/proj/.claude/settings.json", "1 MCP server entry under mcpServers: ignored by the host: Claude Code does not read mcpServers from settings files"]
       ])
     }))
 
