@@ -138,6 +138,18 @@ interface Candidate {
   readonly stat: FileStat
 }
 
+/** An entry of a directory that could not be inspected, and why in words. */
+interface EntryFailure {
+  readonly name: string
+  readonly message: string
+}
+
+/** What reading one directory gave: its executables and the entries it skipped. */
+interface DirectoryOutcome {
+  readonly candidates: ReadonlyArray<Candidate>
+  readonly failures: ReadonlyArray<EntryFailure>
+}
+
 /** The fields are typed by construction: skip the run-time validation of the Schema classes. */
 const TYPED = { disableValidation: true } as const
 
@@ -290,6 +302,8 @@ const makeWalk = (fs: WalkerFsShape) =>
     /** The winning path of each command name among the PATH roots. */
     const winners = new Map<string, string>()
     const seenRoots = new Map<string, Root>()
+    /** What each one-level root's directory gave, by its real path. */
+    const flatDirectories = new Map<string, DirectoryOutcome>()
 
     const diagnose = (path: string | null, message: string) =>
       diagnostics.push(new Diagnostic({ source: "walker", path, line: null, message }, TYPED))
@@ -376,7 +390,7 @@ const makeWalk = (fs: WalkerFsShape) =>
       rootCtx: RootContext,
       dir: DirContext,
       listing: ReadonlyArray<DirEntry>
-    ): Effect.Effect<void> =>
+    ): Effect.Effect<DirectoryOutcome> =>
       Effect.gen(function*() {
         directories.push(dir.path)
         // Name order (UTF-16 code units, locale-free) makes the output the same on every run.
@@ -394,13 +408,16 @@ const makeWalk = (fs: WalkerFsShape) =>
         }
         const results = yield* fs.inspectAll(requests)
         const candidates: Array<Candidate> = []
+        const failures: Array<EntryFailure> = []
         const subdirectories: Array<{ readonly entry: DirEntry; readonly dir: DirContext; readonly stat: FileStat }> = []
         for (let index = 0; index < wanted.length; index++) {
           const entry = wanted[index]!
           const path = requests[index]!.path
           const result = results[index]!
           if (Either.isLeft(result)) {
-            diagnose(path, yield* explainFailure(entry, path, result.left))
+            const message = yield* explainFailure(entry, path, result.left)
+            failures.push({ name: entry.name, message })
+            diagnose(path, message)
             continue
           }
           const { realPath, stat } = result.right
@@ -434,6 +451,7 @@ const makeWalk = (fs: WalkerFsShape) =>
           if (!sub.entry.utf8) reportNonUtf8(sub.entry, sub.dir.path)
           yield* walkDirectory(rootCtx, sub.dir, listed.right)
         }
+        return { candidates, failures }
       })
 
     const walkRoot = (root: Root) =>
@@ -468,9 +486,20 @@ const makeWalk = (fs: WalkerFsShape) =>
         if (stat.kind !== "directory") {
           return report("not-a-directory", stat.kind === "file" ? "a file, not a directory" : "not a directory")
         }
+        const real = realPath ?? dirPath
+        const replayable = root.depth !== "recursive" && !win
+        const walkedAs = replayable ? flatDirectories.get(real) : undefined
+        if (walkedAs !== undefined) {
+          // The very directory under another name (/bin -> usr/bin): every entry resolves as
+          // it did there, so its outcome is replayed under this path instead of stat'ed again.
+          directories.push(dirPath)
+          for (const failure of walkedAs.failures) diagnose(join(dirPath, failure.name), failure.message)
+          const rootCtx: RootContext = { root, recursive: false, realRoot: real, visited: new InodeMap<true>(), toolCount: 0, capped: [] }
+          record(rootCtx, walkedAs.candidates.map((candidate) => ({ ...candidate, path: join(dirPath, candidate.entry.name) })))
+          return report("ok", null, rootCtx.toolCount)
+        }
         const listing = yield* Effect.either(fs.readDirectory(dirPath))
         if (Either.isLeft(listing)) return report("unreadable", listing.left.code)
-        const real = realPath ?? dirPath
         // `..` is resolved lexically here: the path only goes through a link if this still differs
         // (on Windows in any letter case, as realpath answers with the case on disk).
         const lexical = pathApi.normalize(dirPath)
@@ -484,7 +513,8 @@ const makeWalk = (fs: WalkerFsShape) =>
           capped: []
         }
         rootCtx.visited.set(stat, true)
-        yield* walkDirectory(rootCtx, { path: dirPath, real: throughLink ? real : dirPath, depth: 0 }, listing.right)
+        const outcome = yield* walkDirectory(rootCtx, { path: dirPath, real: throughLink ? real : dirPath, depth: 0 }, listing.right)
+        if (replayable) flatDirectories.set(real, outcome)
         if (rootCtx.capped.length > 0) {
           diagnose(
             root.path,

@@ -272,6 +272,44 @@ describe("Walker over node:fs", () => {
       ])
     }).pipe(Effect.provide(Walker.layer)))
 
+  it.scoped("replays a directory met again under another name instead of reading it twice", () =>
+    Effect.gen(function*() {
+      const base = yield* tempDir
+      lay(base, {
+        "usr/bin/ls": EXEC,
+        "usr/bin/vi": { link: "../lib/vim" },
+        "usr/lib/vim": EXEC,
+        "usr/bin/gone": { link: "nowhere" },
+        "usr/bin/notes": DATA,
+        "bin": { link: "usr/bin" }
+      })
+      const [usrBin, bin] = [`${base}/usr/bin`, `${base}/bin`]
+      // Faults on the alias: a second read of the directory or of an entry would hit them.
+      const result = yield* walk(pathRoots([usrBin, bin])).pipe(
+        Effect.provide(withFaults([
+          { op: "readDirectory", path: bin, code: "EACCES" },
+          { op: "stat", path: `${bin}/ls`, code: "EIO" },
+          { op: "realpath", path: `${bin}/vi`, code: "EIO" }
+        ]))
+      )
+      expect(result.tools.map(brief)).toEqual([
+        { path: `${usrBin}/ls`, linkTarget: null, shadowedBy: null, alsoAt: [`${bin}/ls`] },
+        { path: `${usrBin}/vi`, linkTarget: `${base}/usr/lib/vim`, shadowedBy: null, alsoAt: [`${bin}/vi`] }
+      ])
+      expect(statuses(result)).toEqual([[usrBin, "ok", null, 2], [bin, "ok", null, 0]])
+      expect(result.directories).toEqual([usrBin, bin])
+      // The same outcome as reading the alias on its own, diagnostics included.
+      const alone = yield* walk(pathRoots([bin]))
+      expect(diagnostics(result)).toEqual([
+        [`${usrBin}/gone`, "dangling symlink to nowhere (ENOENT); skipped"],
+        ...diagnostics(alone)
+      ])
+      expect(alone.tools.map((tool) => [tool.path, tool.linkTarget])).toEqual([
+        [`${bin}/ls`, `${usrBin}/ls`],
+        [`${bin}/vi`, `${base}/usr/lib/vim`]
+      ])
+    }).pipe(Effect.provide(Walker.layer)))
+
   it.scoped("gives the same walk with the async batch as with the sync one", () =>
     Effect.gen(function*() {
       const base = yield* tempDir
