@@ -1,0 +1,204 @@
+import { Error as PlatformError, FileSystem } from "@effect/platform"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { Effect, Layer, Option } from "effect"
+import * as NodeFs from "node:fs"
+
+// Node's FileSystem with the calls tool-map makes (metadata, small files, the bundle commit)
+// done synchronously. On local disks each of these is a few microseconds in the kernel, while
+// the asynchronous form costs a thread-pool round trip and a wake-up of the event loop per call
+// (~0.5–1 ms under load): a commit is some forty calls, a `--if-stale` check a hundred stats.
+// Results and errors are those of @effect/platform-node, field for field; every other method
+// (watch, streams, temp files…) is @effect/platform-node's own.
+
+/** The reason @effect/platform-node gives a failed call's errno code. */
+export const errnoReason = (code: string | undefined): PlatformError.SystemErrorReason => {
+  switch (code) {
+    case "ENOENT":
+      return "NotFound"
+    case "EACCES":
+      return "PermissionDenied"
+    case "EEXIST":
+      return "AlreadyExists"
+    case "EISDIR":
+    case "ENOTDIR":
+    case "ELOOP":
+      return "BadResource"
+    case "EBUSY":
+      return "Busy"
+    default:
+      return "Unknown"
+  }
+}
+
+const isErrnoException = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string"
+
+/**
+ * A thrown error as @effect/platform-node reports it: a SystemError for a failed system call
+ * (built with its fields in place; they are valid by construction), a BadArgument otherwise.
+ */
+const platformError = (method: string, pathOrDescriptor: string | number) => (error: unknown): PlatformError.PlatformError =>
+  isErrnoException(error)
+    ? new PlatformError.SystemError(
+      {
+        reason: errnoReason(error.code),
+        module: "FileSystem",
+        method,
+        description: error.message,
+        syscall: error.syscall,
+        pathOrDescriptor,
+        cause: error
+      },
+      true
+    )
+    : new PlatformError.BadArgument({ module: "FileSystem", method, cause: error })
+
+const call = <A>(method: string, pathOrDescriptor: string | number, run: () => A) =>
+  Effect.try({ try: run, catch: platformError(method, pathOrDescriptor) })
+
+/** `FileSystem.File.Info` of Node's stats, field for field as @effect/platform-node builds it. */
+export const fileInfo = (stats: NodeFs.Stats): FileSystem.File.Info => ({
+  type: stats.isFile()
+    ? "File"
+    : stats.isDirectory()
+    ? "Directory"
+    : stats.isSymbolicLink()
+    ? "SymbolicLink"
+    : stats.isBlockDevice()
+    ? "BlockDevice"
+    : stats.isCharacterDevice()
+    ? "CharacterDevice"
+    : stats.isFIFO()
+    ? "FIFO"
+    : stats.isSocket()
+    ? "Socket"
+    : "Unknown",
+  mtime: Option.fromNullable(stats.mtime),
+  atime: Option.fromNullable(stats.atime),
+  birthtime: Option.fromNullable(stats.birthtime),
+  dev: stats.dev,
+  rdev: Option.fromNullable(stats.rdev),
+  ino: Option.fromNullable(stats.ino),
+  mode: stats.mode,
+  nlink: Option.fromNullable(stats.nlink),
+  uid: Option.fromNullable(stats.uid),
+  gid: Option.fromNullable(stats.gid),
+  size: FileSystem.Size(stats.size),
+  blksize: Option.map(Option.fromNullable(stats.blksize), FileSystem.Size),
+  blocks: Option.fromNullable(stats.blocks)
+})
+
+/** An open file whose calls are synchronous; the position is tracked as @effect/platform-node's is. */
+class SyncFile implements FileSystem.File {
+  readonly [FileSystem.FileTypeId]: FileSystem.FileTypeId = FileSystem.FileTypeId
+  private position = 0n
+  constructor(readonly fd: FileSystem.File.Descriptor, private readonly append: boolean) {}
+
+  get stat() {
+    return Effect.map(call("stat", this.fd, () => NodeFs.fstatSync(this.fd)), fileInfo)
+  }
+  get sync() {
+    return call("sync", this.fd, () => NodeFs.fsyncSync(this.fd))
+  }
+  seek(offset: FileSystem.SizeInput, from: FileSystem.SeekMode) {
+    return Effect.sync(() => {
+      const size = FileSystem.Size(offset)
+      if (from === "start") this.position = size
+      else if (from === "current") this.position = this.position + size
+    })
+  }
+  read(buffer: Uint8Array) {
+    return Effect.map(call("read", this.fd, () => NodeFs.readSync(this.fd, buffer, 0, buffer.length, this.position)), (read) => {
+      this.position = this.position + BigInt(read)
+      return FileSystem.Size(read)
+    })
+  }
+  readAlloc(size: FileSystem.SizeInput) {
+    const length = Number(size)
+    return Effect.map(call("readAlloc", this.fd, () => {
+      const buffer = Buffer.allocUnsafeSlow(length)
+      return { buffer, read: NodeFs.readSync(this.fd, buffer, 0, length, this.position) }
+    }), ({ buffer, read }) => {
+      if (read === 0) return Option.none<Uint8Array>()
+      this.position = this.position + BigInt(read)
+      return Option.some<Uint8Array>(read === length ? buffer : Buffer.from(buffer.subarray(0, read)))
+    })
+  }
+  truncate(length?: FileSystem.SizeInput) {
+    return Effect.map(call("truncate", this.fd, () => NodeFs.ftruncateSync(this.fd, length === undefined ? undefined : Number(length))), () => {
+      const kept = BigInt(length ?? 0)
+      if (!this.append && this.position > kept) this.position = kept
+    })
+  }
+  write(buffer: Uint8Array) {
+    return Effect.map(this.writeAt("write", buffer), (written) => FileSystem.Size(written))
+  }
+  writeAll(buffer: Uint8Array): Effect.Effect<void, PlatformError.PlatformError> {
+    return Effect.flatMap(this.writeAt("writeAll", buffer), (written) => {
+      if (written === 0) {
+        return Effect.fail(new PlatformError.SystemError({
+          module: "FileSystem",
+          method: "writeAll",
+          reason: "WriteZero",
+          pathOrDescriptor: this.fd,
+          description: "write returned 0 bytes written"
+        }))
+      }
+      return written < buffer.length ? this.writeAll(buffer.subarray(written)) : Effect.void
+    })
+  }
+  private writeAt(method: string, buffer: Uint8Array) {
+    return Effect.map(
+      call(method, this.fd, () => NodeFs.writeSync(this.fd, buffer, 0, buffer.length, this.append ? null : Number(this.position))),
+      (written) => {
+        if (!this.append) this.position = this.position + BigInt(written)
+        return written
+      }
+    )
+  }
+}
+
+const syncCalls = (fs: FileSystem.FileSystem): FileSystem.FileSystem => {
+  const readFile = (path: string): Effect.Effect<Uint8Array, PlatformError.PlatformError> => call("readFile", path, () => NodeFs.readFileSync(path))
+  return FileSystem.FileSystem.of({
+    ...fs,
+    stat: (path) => Effect.map(call("stat", path, () => NodeFs.statSync(path)), fileInfo),
+    exists: (path) =>
+      call("access", path, () => NodeFs.accessSync(path)).pipe(
+        Effect.as(true),
+        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeed(false))
+      ),
+    readDirectory: (path, options) =>
+      call("readDirectory", path, () => NodeFs.readdirSync(path, { encoding: "utf8", recursive: options?.recursive ?? false })),
+    readFile,
+    readFileString: (path, encoding) =>
+      Effect.flatMap(readFile(path), (bytes) =>
+        Effect.try({
+          try: () => new TextDecoder(encoding).decode(bytes),
+          catch: (cause) => new PlatformError.BadArgument({ module: "FileSystem", method: "readFileString", description: "invalid encoding", cause })
+        })),
+    realPath: (path) => call("realPath", path, () => NodeFs.realpathSync(path)),
+    rename: (oldPath, newPath) => call("rename", oldPath, () => NodeFs.renameSync(oldPath, newPath)),
+    remove: (path, options) =>
+      call("remove", path, () => NodeFs.rmSync(path, { recursive: options?.recursive ?? false, force: options?.force ?? false })),
+    // Like @effect/platform-node's, it succeeds with what Node returns (the first dir created).
+    makeDirectory: (path, options) =>
+      call("makeDirectory", path, () => NodeFs.mkdirSync(path, { recursive: options?.recursive ?? false, mode: options?.mode })),
+    link: (existingPath, newPath) => call("link", existingPath, () => NodeFs.linkSync(existingPath, newPath)),
+    copyFile: (fromPath, toPath) => call("copyFile", fromPath, () => NodeFs.copyFileSync(fromPath, toPath)),
+    open: (path, options) =>
+      Effect.map(
+        Effect.acquireRelease(
+          call("open", path, () => NodeFs.openSync(path, options?.flag ?? "r", options?.mode)),
+          (fd) => Effect.orDie(call("open", path, () => NodeFs.closeSync(fd)))
+        ),
+        (fd) => new SyncFile(FileSystem.FileDescriptor(fd), options?.flag?.startsWith("a") ?? false)
+      )
+  })
+}
+
+/** The live FileSystem of the CLI and the embedding layers. */
+export const SyncNodeFileSystemLayer: Layer.Layer<FileSystem.FileSystem> = Layer.effect(
+  FileSystem.FileSystem,
+  Effect.map(FileSystem.FileSystem, syncCalls)
+).pipe(Layer.provide(NodeFileSystem.layer))
