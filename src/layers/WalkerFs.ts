@@ -28,6 +28,21 @@ export class WalkerFsError extends Schema.TaggedError<WalkerFsError>()("WalkerFs
   }
 }
 
+/**
+ * A failure met by the live port, built without Schema validation (the fields are typed) and
+ * without a stack trace: misses are the common case (a PATH lookup of the probe names misses
+ * most of them) and the trace, which nobody reads, costs more than the stat itself.
+ */
+const walkerFsError = (op: FsOp, path: string, code: string): WalkerFsError => {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return new WalkerFsError({ op, path, code }, true)
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
+
 /** What a directory listing says an entry is (`unknown` on file systems without d_type). */
 export type EntryKind = "file" | "directory" | "symlink" | "other" | "unknown"
 
@@ -221,7 +236,7 @@ const decodeWithEscapes = (bytes: Buffer): string => {
 }
 
 const fsError = (op: FsOp, path: string, cause: NodeJS.ErrnoException | null | undefined) =>
-  new WalkerFsError({ op, path, code: cause?.code ?? "EIO" })
+  walkerFsError(op, path, cause?.code ?? "EIO")
 
 /** A batch built from single `stat`/`realpath` calls (the memory and fault layers use it). */
 const inspectEach = (
@@ -331,15 +346,15 @@ const inspectNodeSync = (request: InspectRequest): Either.Either<Inspected, Walk
   const path = nodePath(request.path)
   const stats = Either.try({
     try: () => NodeFs.statSync(path, { throwIfNoEntry: false }),
-    catch: (cause) => new WalkerFsError({ op: "stat", path: request.path, code: errnoCode(cause) })
+    catch: (cause) => walkerFsError("stat", request.path, errnoCode(cause))
   })
   if (Either.isLeft(stats)) return Either.left(stats.left)
-  if (stats.right === undefined) return Either.left(new WalkerFsError({ op: "stat", path: request.path, code: "ENOENT" }))
+  if (stats.right === undefined) return Either.left(walkerFsError("stat", request.path, "ENOENT"))
   const stat = toFileStat(stats.right)
   if (!request.realpath) return Either.right({ stat, realPath: null })
   return Either.try({
     try: (): Inspected => ({ stat, realPath: fromPathBytes(NodeFs.realpathSync.native(path, { encoding: "buffer" })) }),
-    catch: (cause) => new WalkerFsError({ op: "realpath", path: request.path, code: errnoCode(cause) })
+    catch: (cause) => walkerFsError("realpath", request.path, errnoCode(cause))
   })
 }
 
