@@ -1,192 +1,12 @@
 import { Args, Command, Options } from "@effect/cli"
-import { FileSystem, Path } from "@effect/platform"
-import { Clock, Console, Context, Effect, Either, Layer, Option, ParseResult, Schema, Stream } from "effect"
-import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff } from "../catalog/definitions.js"
-import { renderNote } from "../catalog/entryTools.js"
-import { type Catalog, type CatalogNode, type ToolEntry, type ToolSchema, ToolSchemaFromJson } from "../catalog/model.js"
-import { readJsonFile, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
-import { type CatalogFiles, catalogFilesIn, defaultCatalogDir, HostLayer } from "../layers/HostLayer.js"
-import { HostEnvironment } from "../services/HostEnvironment.js"
-import { type Agent, HostPort, type LoadResult, registerScoped, ToolCatalog, type UnloadResult } from "../services/ToolCatalog.js"
+import { Effect } from "effect"
 import { jsonOption } from "./options.js"
-import { printJson } from "./output.js"
 
-/** The `--schemas` file (or the snapshot of the last one) cannot be used. */
-export class SchemasFileInvalid extends Schema.TaggedError<SchemasFileInvalid>()("SchemasFileInvalid", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  get message() {
-    return `The tool schemas file ${this.path} cannot be used: ${this.reason}.`
-  }
-}
-
-/** No tool schemas were given and none were recorded by an earlier run. */
-export class NoToolSchemas extends Schema.TaggedError<NoToolSchemas>()("NoToolSchemas", {
-  snapshot: Schema.String
-}) {
-  get message() {
-    return `No tool schemas to build the catalog from: pass --schemas FILE (a JSON array of tool schemas, or an MCP tools/list result); later runs reuse the last one, kept at ${this.snapshot}.`
-  }
-}
-
-/** `catalog ls PATH` names nothing in the catalog. */
-export class CatalogPathNotFound extends Schema.TaggedError<CatalogPathNotFound>()("CatalogPathNotFound", {
-  path: Schema.String,
-  suggestions: Schema.Array(Schema.String)
-}) {
-  get message() {
-    return `No catalog path or tool named ${this.path}${
-      this.suggestions.length > 0 ? ` (did you mean ${this.suggestions.join(", ")}?)` : ""
-    }; run \`tool-map catalog ls /\` to browse.`
-  }
-}
-
-/** Some targets of `catalog load`/`unload` named nothing (the others were applied). */
-export class CatalogTargetNotFound extends Schema.TaggedError<CatalogTargetNotFound>()("CatalogTargetNotFound", {
-  targets: Schema.Array(Schema.String)
-}) {
-  get message() {
-    return `Not found in the catalog: ${this.targets.join(", ")}; search with \`tool-map catalog ls --query WORDS\`.`
-  }
-}
-
-/** A command got something it cannot use: an unknown option where a target was expected. */
-export class CatalogUsageError extends Schema.TaggedError<CatalogUsageError>()("CatalogUsageError", {
-  command: Schema.String,
-  reason: Schema.String
-}) {
-  get message() {
-    return `tool-map catalog ${this.command}: ${this.reason}.`
-  }
-}
-
-/** Fails on a value that looks like an option: the parser takes unknown flags as arguments. */
-const rejectFlags = (command: string, values: ReadonlyArray<string>) => {
-  const flag = values.find((value) => value.startsWith("-") && value !== "-")
-  return flag === undefined
-    ? Effect.void
-    : Effect.fail(
-      new CatalogUsageError({
-        command,
-        reason: `unknown option ${flag} (targets are paths, group names or tool names; see --help)`
-      })
-    )
-}
-
-/** A schemas file: a JSON array of tool schemas, or an MCP `tools/list` result. */
-const SchemasArray = Schema.Array(ToolSchemaFromJson)
-const ToolsListResult = Schema.Struct({ tools: SchemasArray })
-
-const firstIssue = (error: ParseResult.ParseError, prefix: string): string => {
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-  if (issue === undefined) return "it does not match the expected shape"
-  const at = issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")
-  return `at ${prefix}${at}: ${issue.message}`
-}
-
-/** Decodes the text of a schemas file; the reason names the first problem and where it is. */
-export const decodeSchemasText = (text: string): Either.Either<ReadonlyArray<ToolSchema>, string> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(`it is not JSON (${error instanceof Error ? error.message : String(error)})`)
-  }
-  if (Array.isArray(json)) {
-    return Either.mapLeft(Schema.decodeUnknownEither(SchemasArray)(json), (error) => firstIssue(error, ""))
-  }
-  if (typeof json === "object" && json !== null && "tools" in json) {
-    return Either.mapLeft(
-      Either.map(Schema.decodeUnknownEither(ToolsListResult)(json), (result) => result.tools),
-      (error) => firstIssue(error, "")
-    )
-  }
-  return Either.left("expected a JSON array of tool schemas or an MCP tools/list result ({ \"tools\": [...] })")
-}
-
-/** The recorded definition hashes of the last build, for `catalog diff`. */
-const RecordedBuild = Schema.Struct({
-  version: Schema.Literal(1),
-  recordedAt: Schema.String,
-  hashes: DefinitionHashesJson
-})
-
-/** The tool schemas the CLI's host hands to the catalog. */
-const SchemasSnapshot = Schema.Array(
-  Schema.Struct({ name: Schema.String, description: Schema.String, inputSchema: Schema.Unknown, annotations: Schema.optional(Schema.Unknown) })
-)
-
-/** What one catalog command runs with: its agent, its schemas, and where the files are. */
-export class CatalogCliSession extends Context.Tag("tool-map/CatalogCliSession")<CatalogCliSession, {
-  readonly agent: Agent
-  readonly schemas: ReadonlyArray<ToolSchema>
-  readonly files: CatalogFiles & { readonly schemasSnapshot: string }
-}>() {}
-
-/** Reads `--schemas FILE` (and keeps a snapshot for later runs), or the snapshot of an earlier run. */
-const loadSchemas = (schemasFile: Option.Option<string>, snapshot: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    if (Option.isSome(schemasFile)) {
-      const path = schemasFile.value
-      const text = yield* fs.readFileString(path).pipe(
-        Effect.mapError((error) => new SchemasFileInvalid({ path, reason: `it cannot be read (${error.message})` }))
-      )
-      const schemas = yield* Either.match(decodeSchemasText(text), {
-        onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
-        onRight: Effect.succeed
-      })
-      yield* writeJsonAtomic(SchemasSnapshot, snapshot, schemas).pipe(
-        Effect.catchAll((error) => Console.error(`tool-map: warning: ${error.message}`))
-      )
-      return schemas
-    }
-    const found = yield* readJsonFile(SchemasSnapshot, snapshot).pipe(
-      Effect.mapError((error) => new SchemasFileInvalid({ path: snapshot, reason: error.reason }))
-    )
-    switch (found._tag) {
-      case "Missing":
-        return yield* new NoToolSchemas({ snapshot })
-      case "Corrupt":
-        return yield* new SchemasFileInvalid({
-          path: snapshot,
-          reason: `it is not valid (${found.corrupt.reason}) and was kept as ${found.corrupt.keptAt}; pass --schemas FILE`
-        })
-      case "Found":
-        return found.value as ReadonlyArray<ToolSchema>
-    }
-  })
-
-/** The port of the CLI: one agent, the given schemas, nothing else restricting it. */
-const cliPort = (schemas: ReadonlyArray<ToolSchema>) =>
-  Layer.succeed(HostPort, {
-    name: "tool-map",
-    reserved: [],
-    tools: () => Effect.succeed(schemas),
-    restrict: () => Effect.void,
-    view: () => Effect.succeed(Option.none()),
-    agents: Effect.succeed([]),
-    lifecycle: Stream.empty
-  })
-
-/** The catalog of one CLI run: `HostLayer` over the schemas, its files in the data dir. */
-export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<string>) =>
-  Layer.unwrapEffect(
-    Effect.gen(function*() {
-      const environment = yield* HostEnvironment
-      const dir = defaultCatalogDir(environment.env, environment.homedir)
-      const files = { ...catalogFilesIn(dir), schemasSnapshot: (yield* Path.Path).join(dir, "schemas.json") }
-      const schemas = yield* loadSchemas(schemasFile, files.schemasSnapshot)
-      const session = Layer.succeed(CatalogCliSession, { agent: { id: agentId, provider: "cli" }, schemas, files })
-      // A person typing `catalog load NAME` confirms that single load: the command line is the
-      // risk gate. Group loads still leave high-risk tools out.
-      const gate = Layer.scopedDiscard(
-        Effect.flatMap(ToolCatalog, (catalog) => registerScoped(catalog.registerRiskGate({ name: "command line" })))
-      )
-      return Layer.merge(gate.pipe(Layer.provideMerge(HostLayer({ dir }).pipe(Layer.provide(cliPort(schemas))))), session)
-    })
-  )
+/**
+ * The handlers, and the catalog stack they import, loaded when a catalog command runs: the
+ * bundle evaluates them lazily, so a scan or a query does not pay for them at start-up.
+ */
+const handlers = Effect.promise(() => import("./catalogHandlers.js"))
 
 const agentOption = Options.text("agent").pipe(
   Options.withDescription("The agent whose loaded tools to use; its state is kept in the data dir."),
@@ -200,88 +20,6 @@ const schemasOption = Options.file("schemas").pipe(
   Options.optional
 )
 
-/**
- * Records this run's definition hashes as the last build, warning on stderr about what
- * changed since the previous record (`catalog diff` shows it before a run records).
- */
-const recordBuild = Effect.gen(function*() {
-  const session = yield* CatalogCliSession
-  const catalog = yield* (yield* ToolCatalog).get()
-  const hashes = definitionHashes(catalog.tools)
-  const previous = yield* readJsonFile(RecordedBuild, session.files.definitions).pipe(Effect.option)
-  if (Option.isSome(previous) && previous.value._tag === "Found") {
-    const diff = diffDefinitions(new Map(Object.entries(previous.value.value.hashes)), hashes)
-    if (!isEmptyDiff(diff)) {
-      const parts = [
-        ...(diff.changed.length > 0 ? [`changed: ${diff.changed.join(", ")}`] : []),
-        ...(diff.added.length > 0 ? [`added: ${diff.added.join(", ")}`] : []),
-        ...(diff.removed.length > 0 ? [`removed: ${diff.removed.join(", ")}`] : [])
-      ]
-      yield* Console.error(`tool-map: tool definitions differ from the last recorded build (${parts.join("; ")})`)
-    }
-  }
-  const recordedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-  yield* writeJsonAtomic(RecordedBuild, session.files.definitions, {
-    version: 1 as const,
-    recordedAt,
-    hashes: Object.fromEntries(hashes)
-  }).pipe(Effect.catchAll((error) => Console.error(`tool-map: warning: ${error.message}`)))
-})
-
-const toolJson = (tool: ToolEntry, loaded: boolean) => ({
-  name: tool.name,
-  path: tool.path,
-  summary: tool.summary,
-  tokens: tool.tokens,
-  highRisk: tool.highRisk,
-  loaded,
-  flags: tool.flags
-})
-
-/** The JSON of `catalog ls` for a node. */
-export const listingJson = (catalog: Catalog, node: CatalogNode, loaded: (name: string) => boolean) => {
-  const counts = (tools: ReadonlyArray<ToolEntry>) => ({
-    tools: tools.length,
-    loaded: tools.filter((tool) => loaded(tool.name)).length,
-    tokens: tools.reduce((sum, tool) => sum + tool.tokens, 0)
-  })
-  switch (node.kind) {
-    case "root":
-      return {
-        kind: "root" as const,
-        path: "/",
-        categories: [...catalog.categories.values()].filter((category) => category.toolCount > 0).map((category) => ({
-          name: category.name,
-          path: category.path,
-          description: category.description,
-          ...counts(category.children.flatMap((group) => group.children))
-        })),
-        aliases: [...catalog.aliases.values()].map((alias) => ({
-          name: alias.name,
-          path: alias.path,
-          description: alias.description,
-          ...counts(alias.children)
-        }))
-      }
-    case "category":
-      return {
-        kind: "category" as const,
-        path: node.path,
-        description: node.description,
-        groups: node.children.map((group) => ({ name: group.name, path: group.path, ...counts(group.children) }))
-      }
-    case "group":
-    case "alias":
-      return { kind: node.kind, path: node.path, tools: node.children.map((tool) => toolJson(tool, loaded(tool.name))) }
-    case "tool":
-      return {
-        kind: "tool" as const,
-        path: node.path,
-        tool: { ...toolJson(node, loaded(node.name)), description: node.description, riskEvidence: node.riskEvidence }
-      }
-  }
-}
-
 const lsCommand = Command.make(
   "ls",
   {
@@ -291,72 +29,10 @@ const lsCommand = Command.make(
     schemas: schemasOption,
     json: jsonOption
   },
-  (flags) =>
-    Effect.gen(function*() {
-      yield* rejectFlags("ls", [flags.path])
-      const catalog = yield* ToolCatalog
-      const { agent } = yield* CatalogCliSession
-      const resolution = yield* catalog.resolve(flags.path, agent)
-      if (resolution.kind === "unknown") {
-        return yield* new CatalogPathNotFound({ path: resolution.target, suggestions: resolution.suggestions })
-      }
-      yield* recordBuild
-      if (!flags.json) {
-        yield* Console.log(yield* catalog.list(agent, { path: flags.path, query: Option.getOrUndefined(flags.query) }))
-        return
-      }
-      const built = yield* catalog.get(agent)
-      const allow = new Set(Option.getOrElse(yield* catalog.allowFor(agent), () => built.tools.map((tool) => tool.name)))
-      const loaded = (name: string) => allow.has(name)
-      if (Option.isSome(flags.query)) {
-        const hits = yield* catalog.find(flags.query.value, flags.path, agent)
-        yield* printJson({ query: flags.query.value, path: flags.path, total: hits.length, tools: hits.map((hit) => ({ ...hit, loaded: loaded(hit.name) })) })
-        return
-      }
-      if (resolution.kind === "resolver") {
-        yield* printJson({ kind: "resolver", path: flags.path, tools: resolution.tools.map((tool) => toolJson(tool, loaded(tool.name))) })
-        return
-      }
-      yield* printJson(listingJson(built, resolution.node, loaded))
-    })
+  (flags) => Effect.flatMap(handlers, (run) => run.ls(flags))
 ).pipe(
-  Command.withDescription("Browse the catalog: / lists categories, /CATEGORY its groups, /CATEGORY/GROUP its tools; --query searches."),
-  Command.provide((flags) => catalogCliLayer(flags.agent, flags.schemas))
+  Command.withDescription("Browse the catalog: / lists categories, /CATEGORY its groups, /CATEGORY/GROUP its tools; --query searches.")
 )
-
-const notFoundTargets = (notes: ReadonlyArray<{ readonly _tag: string; readonly target?: string }>) =>
-  notes.flatMap((note) => (note._tag === "NotFound" && note.target !== undefined ? [note.target] : []))
-
-/**
- * Runs `catalog load` or `unload` for the session's agent: prints what `change` did (its text,
- * or JSON with `fields` after the agent), then fails on the targets that named nothing.
- */
-const changeLoaded = <R extends LoadResult | UnloadResult>(
-  command: "load" | "unload",
-  flags: { readonly targets: ReadonlyArray<string>; readonly json: boolean },
-  change: (catalog: ToolCatalog["Type"], agent: Agent) => Effect.Effect<R>,
-  fields: (result: R) => Readonly<Record<string, ReadonlyArray<string>>>
-) =>
-  Effect.gen(function*() {
-    yield* rejectFlags(command, flags.targets)
-    const catalog = yield* ToolCatalog
-    const { agent } = yield* CatalogCliSession
-    yield* recordBuild
-    const result = yield* change(catalog, agent)
-    if (flags.json) {
-      yield* printJson({
-        agent: agent.id,
-        ...fields(result),
-        notes: result.notes.map((note) => renderNote(note, command)),
-        refused: Option.getOrNull(result.refused),
-        allow: Option.getOrNull(yield* catalog.allowFor(agent))
-      })
-    } else {
-      yield* Console.log(result.text)
-    }
-    const missing = notFoundTargets(result.notes)
-    if (missing.length > 0) return yield* new CatalogTargetNotFound({ targets: missing })
-  })
 
 const loadCommand = Command.make(
   "load",
@@ -367,17 +43,9 @@ const loadCommand = Command.make(
     schemas: schemasOption,
     json: jsonOption
   },
-  (flags) =>
-    changeLoaded(
-      "load",
-      flags,
-      // The command line is the user's own request: risk gates need not ask again.
-      (catalog, agent) => catalog.load(agent, flags.targets, { forSubagents: flags.forSubagents, consented: true }),
-      (result) => ({ added: result.added, denied: result.denied })
-    )
+  (flags) => Effect.flatMap(handlers, (run) => run.load(flags))
 ).pipe(
-  Command.withDescription("Load tools for an agent: a category, a group (path or name), or single tools by path or full name."),
-  Command.provide((flags) => catalogCliLayer(flags.agent, flags.schemas))
+  Command.withDescription("Load tools for an agent: a category, a group (path or name), or single tools by path or full name.")
 )
 
 const unloadCommand = Command.make(
@@ -388,60 +56,19 @@ const unloadCommand = Command.make(
     schemas: schemasOption,
     json: jsonOption
   },
-  (flags) =>
-    changeLoaded(
-      "unload",
-      flags,
-      (catalog, agent) => catalog.unload(agent, flags.targets),
-      (result) => ({ removed: result.removed })
-    )
+  (flags) => Effect.flatMap(handlers, (run) => run.unload(flags))
 ).pipe(
-  Command.withDescription("Unload tools of an agent (same targets as load), or `all` to return to the always-on set."),
-  Command.provide((flags) => catalogCliLayer(flags.agent, flags.schemas))
+  Command.withDescription("Unload tools of an agent (same targets as load), or `all` to return to the always-on set.")
 )
-
-/** The text of `catalog diff`. */
-export const renderDiff = (
-  recordedAt: string | null,
-  diff: { readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string>; readonly changed: ReadonlyArray<string> }
-): string => {
-  const section = (label: string, names: ReadonlyArray<string>) =>
-    names.length === 0 ? [] : [`${label} (${names.length}):`, ...names.map((name) => `  ${name}`)]
-  const header = recordedAt === null
-    ? "No build recorded yet: every tool counts as added."
-    : isEmptyDiff(diff)
-    ? `No definition changed since the build recorded at ${recordedAt}.`
-    : `Changes since the build recorded at ${recordedAt}:`
-  return [header, ...section("changed", diff.changed), ...section("added", diff.added), ...section("removed", diff.removed)]
-    .join("\n")
-}
 
 const diffCommand = Command.make(
   "diff",
   { agent: agentOption, schemas: schemasOption, json: jsonOption },
-  (flags) =>
-    Effect.gen(function*() {
-      const session = yield* CatalogCliSession
-      const catalog = yield* (yield* ToolCatalog).get()
-      const recorded = yield* readJsonFile(RecordedBuild, session.files.definitions).pipe(
-        Effect.catchAll((error) => Effect.as(Console.error(`tool-map: warning: ${error.message}`), { _tag: "Missing" } as const))
-      )
-      if (recorded._tag === "Corrupt") {
-        yield* Console.error(
-          `tool-map: warning: ${recorded.corrupt.path} was not valid (${recorded.corrupt.reason}); it was kept as ${recorded.corrupt.keptAt}`
-        )
-      }
-      const previous = recorded._tag === "Found" ? recorded.value : undefined
-      const diff = diffDefinitions(new Map(Object.entries(previous?.hashes ?? {})), definitionHashes(catalog.tools))
-      const recordedAt = previous?.recordedAt ?? null
-      if (flags.json) yield* printJson({ recordedAt, ...diff })
-      else yield* Console.log(renderDiff(recordedAt, diff))
-    })
+  (flags) => Effect.flatMap(handlers, (run) => run.diff(flags))
 ).pipe(
   Command.withDescription(
     "Compare the tool definitions of --schemas with the last recorded build (ls, load and unload record one): added, removed, changed."
-  ),
-  Command.provide((flags) => catalogCliLayer(flags.agent, flags.schemas))
+  )
 )
 
 /** `tool-map catalog`: browse, load, unload and diff the tool catalog. */
