@@ -15,16 +15,30 @@ export const median = (values: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
-/** Median of `runs` interleaved runs of each command (interleaving spreads machine noise evenly). */
-export const compare = (
+/** Every wall time of `runs` interleaved runs of each command (interleaving spreads machine noise evenly). */
+export const sampleInterleaved = (
   runs: number,
   commands: Record<string, { readonly command: string; readonly args: ReadonlyArray<string>; readonly env?: NodeJS.ProcessEnv }>
-): Record<string, number> => {
+): Record<string, ReadonlyArray<number>> => {
   const samples: Record<string, Array<number>> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]))
   for (let run = 0; run < runs; run++) {
     for (const [name, spec] of Object.entries(commands)) samples[name]!.push(timeCommand(spec.command, spec.args, spec.env))
   }
-  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]))
+  return samples
 }
+
+/** Median of `runs` interleaved runs of each command. */
+export const compare = (
+  runs: number,
+  commands: Record<string, { readonly command: string; readonly args: ReadonlyArray<string>; readonly env?: NodeJS.ProcessEnv }>
+): Record<string, number> =>
+  Object.fromEntries(Object.entries(sampleInterleaved(runs, commands)).map(([name, values]) => [name, median(values)]))
+
+/**
+ * The median over rounds of `a`'s time divided by `b`'s in the same round: the two runs of a
+ * round are back to back, so a drift of the machine's load cancels out of each ratio.
+ */
+export const medianPairedRatio = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): number =>
+  median(a.map((value, index) => value / b[index]!))
 
 export const fmt = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1))

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { compare, fmt } from "./harness.js"
+import { compare, fmt, median, medianPairedRatio, sampleInterleaved } from "./harness.js"
 
 const ROOT = path.resolve(import.meta.dirname, "..")
 const BIN = path.join(ROOT, "dist", "tool-map.cjs")
@@ -19,7 +19,7 @@ const envinfoCount = (): number => {
 }
 
 /** tool-map scan against envinfo, and the no-op paths against Node's own start. Prints markdown. */
-export const benchScan = (runs = 7): string => {
+export const benchScan = (runs = 11): string => {
   if (!fs.existsSync(BIN)) throw new Error("dist/tool-map.cjs is missing: run `npm run build` first")
   const data = fs.mkdtempSync(path.join(os.tmpdir(), "tool-map-bench-"))
   const env = { ...process.env, PLUGIN_DATA: data }
@@ -27,10 +27,14 @@ export const benchScan = (runs = 7): string => {
     spawnSync(process.execPath, [BIN, "scan", "--quiet"], { env })
     const scan = spawnSync(process.execPath, [BIN, "scan", "--json"], { env, encoding: "utf8" })
     const counts = (JSON.parse(scan.stdout) as { counts: { tools: number; versions: number } }).counts
-    const full = compare(runs, {
-      "tool-map scan": { command: process.execPath, args: [BIN, "scan", "--force", "--quiet"], env },
-      "envinfo --system --binaries --languages": { command: process.execPath, args: [ENVINFO, "--system", "--binaries", "--languages"] }
+    const scanName = "tool-map scan"
+    const envinfoName = "envinfo --system --binaries --languages"
+    const fullSamples = sampleInterleaved(runs, {
+      [scanName]: { command: process.execPath, args: [BIN, "scan", "--force", "--quiet"], env },
+      [envinfoName]: { command: process.execPath, args: [ENVINFO, "--system", "--binaries", "--languages"] }
     })
+    const full = { [scanName]: median(fullSamples[scanName]!), [envinfoName]: median(fullSamples[envinfoName]!) }
+    const pairedRatio = medianPairedRatio(fullSamples[envinfoName]!, fullSamples[scanName]!)
     const quick = compare(runs * 2, {
       "node -e 0": { command: process.execPath, args: ["-e", "0"] },
       "tool-map scan --if-stale (no change)": { command: process.execPath, args: [BIN, "scan", "--if-stale", "--quiet"], env },
@@ -43,8 +47,10 @@ export const benchScan = (runs = 7): string => {
       "",
       "| command | median ms | ratio | items listed |",
       "|---|---|---|---|",
-      `| tool-map scan | ${fmt(full["tool-map scan"]!)} | 1.00 | ${counts.tools} tools, ${counts.versions} versions |`,
-      `| envinfo --system --binaries --languages | ${fmt(full["envinfo --system --binaries --languages"]!)} | ${(full["envinfo --system --binaries --languages"]! / full["tool-map scan"]!).toFixed(2)} (envinfo / tool-map) | ${items} |`,
+      `| tool-map scan | ${fmt(full[scanName]!)} | 1.00 | ${counts.tools} tools, ${counts.versions} versions |`,
+      `| envinfo --system --binaries --languages | ${fmt(full[envinfoName]!)} | ${(full[envinfoName]! / full[scanName]!).toFixed(2)} (envinfo / tool-map) | ${items} |`,
+      "",
+      `Median over the ${runs} rounds of envinfo's time / tool-map's time in the same round: ${pairedRatio.toFixed(2)} (above 1: tool-map is faster).`,
       "",
       "| command | median ms | ratio to node -e 0 |",
       "|---|---|---|",
