@@ -29,17 +29,44 @@ const groupByCategory = (tools: ReadonlyArray<Tool>): ReadonlyArray<readonly [st
   return [...known, ...unknown].map((category) => [category, groups.get(category) ?? []] as const)
 }
 
-const toolRow = (tool: Tool, versions: ReadonlyMap<string, string>): string => {
+/** The cells of a tool's row in tools.md around its version: all but the version depend on the tool alone. */
+interface ToolRowCells {
+  readonly name: string
+  readonly rest: string
+}
+
+/** The version-free cells of tools' rows, keyed by tool: see {@link prepareToolRows}. */
+export type PreparedToolRows = ReadonlyMap<Tool, ToolRowCells>
+
+const toolRowCells = (tool: Tool): ToolRowCells => {
   const notes = [
     tool.linkTarget === null ? "" : `→ ${mdCode(tool.linkTarget)}`,
     tool.shadowedBy === null ? "" : `shadowed by ${mdCode(tool.shadowedBy)}`,
     tool.alsoAt.length === 0 ? "" : `also at ${tool.alsoAt.map(mdCode).join(", ")}`
   ].filter((note) => note !== "")
-  return `| ${mdCell(tool.name)} | ${mdCell(versions.get(tool.path) ?? "")} | ${formatSize(tool.size)} | ${tool.mtime.slice(0, 19)}Z | ${mdCode(tool.path)} | ${notes.join("; ")} |`
+  return {
+    name: mdCell(tool.name),
+    rest: `${formatSize(tool.size)} | ${tool.mtime.slice(0, 19)}Z | ${mdCode(tool.path)} | ${notes.join("; ")} |`
+  }
 }
 
-/** `tools.md`: every tool grouped by category with size, mtime and absolute path, then the facts of the scan. */
-export const renderToolsMarkdown = (inventory: Inventory): string => {
+/**
+ * Renders the parts of the tools' rows that do not depend on the versions, ahead of
+ * {@link renderToolsMarkdown} (a scan does it while the last version probes run).
+ */
+export const prepareToolRows = (tools: ReadonlyArray<Tool>): PreparedToolRows =>
+  new Map(tools.map((tool) => [tool, toolRowCells(tool)] as const))
+
+const toolRow = (tool: Tool, versions: ReadonlyMap<string, string>, prepared: PreparedToolRows | undefined): string => {
+  const cells = prepared?.get(tool) ?? toolRowCells(tool)
+  return `| ${cells.name} | ${mdCell(versions.get(tool.path) ?? "")} | ${cells.rest}`
+}
+
+/**
+ * `tools.md`: every tool grouped by category with size, mtime and absolute path, then the facts
+ * of the scan. `prepared` rows (of these very tools) are used as they are; any other is rendered.
+ */
+export const renderToolsMarkdown = (inventory: Inventory, prepared?: PreparedToolRows): string => {
   const versions = new Map(
     inventory.versions.flatMap((report) => (report.version !== null && report.path !== null ? [[report.path, report.version] as const] : []))
   )
@@ -53,7 +80,7 @@ export const renderToolsMarkdown = (inventory: Inventory): string => {
   ]
   for (const [category, tools] of groupByCategory(inventory.tools)) {
     lines.push(`## ${categoryTitle(category)} (${tools.length})`, "", "| name | version | size | modified | path | notes |", "|---|---|---|---|---|---|")
-    for (const tool of tools) lines.push(toolRow(tool, versions))
+    for (const tool of tools) lines.push(toolRow(tool, versions, prepared))
     lines.push("")
   }
   lines.push("## Versions", "", "| tool | version | status | ms | path |", "|---|---|---|---|---|")

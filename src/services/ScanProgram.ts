@@ -15,12 +15,12 @@ import {
   WatchSet
 } from "../domain/inventory.js"
 import { probeNames } from "../domain/probeTable.js"
-import { fastEncodeSync } from "../domain/schemaFastPath.js"
 import { namedCopies, winningCopy } from "../domain/toolNames.js"
 import { computeRoots, envValue, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "../domain/roots.js"
 import { redactSecrets } from "../domain/secrets.js"
 import { digest, staleReason } from "../domain/staleness.js"
-import { renderSummary, renderToolsMarkdown } from "../render/inventoryMarkdown.js"
+import { encodeTools, type EncodedTools, renderInventoryJson } from "../render/inventoryJson.js"
+import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkdown } from "../render/inventoryMarkdown.js"
 import { TOOL_MAP_VERSION } from "../version.js"
 import { AgentHostScanner } from "./AgentHostScanner.js"
 import { BundleWriter, type BundleLocked, type BundleWriteError } from "./BundleWriter.js"
@@ -94,8 +94,6 @@ export const resolveBundlePaths = (
       Either.mapLeft(bundlePathsForRedirect(path), (reason) => new RedirectPathInvalid({ path, reason }))
   })
 
-const encodeInventory = fastEncodeSync(Inventory)
-
 /** Every value below is built from typed parts: skip the run-time validation of the Schema classes. */
 const TYPED = { disableValidation: true } as const
 
@@ -114,6 +112,12 @@ const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): ReadonlyArray<T
 const probeRequests = (tools: ReadonlyArray<Tool>, pathRoots: ReadonlyArray<RootReport>, os: HostEnvironmentShape["os"]) => {
   const copies = namedCopies(tools, pathRoots, os)
   return probeNames().map((name) => ({ name, path: winningCopy(copies.get(os === "win32" ? baseToolName(name) : name) ?? [])?.path ?? null }))
+}
+
+/** The parts of the bundle's files rendered ahead, while the last probes run. */
+interface PreparedFiles {
+  readonly toolsJson: EncodedTools
+  readonly toolRows: PreparedToolRows
 }
 
 /** Probes started before the walk: the path each name was resolved to, and their reports. */
@@ -219,22 +223,23 @@ const make = Effect.gen(function* () {
     yield* step(`found ${tools.length} tools; waiting for the version probes`)
     const requests = options.probes ? probeRequests(tools, walked.roots, host.os) : []
     const identityInputs = [pathModule(host.os).join(host.homedir, ".gitconfig"), pathModule(host.os).join(host.homedir, ".ssh")]
-    // The watched inputs are stat'ed while the last probes run.
-    const [versions, inputs] = yield* Effect.all([
+    // While the last probes run: the watched inputs are stat'ed, and the bulk of the files
+    // (the tools' JSON and their markdown rows, which no version changes) rendered.
+    const [versions, [inputs, prepared]] = yield* Effect.all([
       options.probes ? settleProbes(early, requests) : Effect.succeed<ReadonlyArray<VersionReport>>([]),
-      watchedInputs(fs, [
+      Effect.zip(watchedInputs(fs, [
         ...walked.roots.filter((root) => root.path !== "" && (root.status === "ok" || root.status === "missing" || root.status === "not-a-directory")).map((root) => root.path),
         ...walked.directories,
         ...requests.flatMap((request) => (request.path === null ? [] : [request.path])),
         ...identityInputs,
         ...hosts.watched
-      ])
+      ]), Effect.sync((): PreparedFiles => ({ toolsJson: encodeTools(tools), toolRows: prepareToolRows(tools) })))
     ], { concurrency: "unbounded" })
     const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, TYPED)
     const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
     const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)
     const watch = new WatchSet({ ...currentFingerprint, inputs }, TYPED)
-    return new Inventory({
+    const inventory = new Inventory({
       schemaVersion: SCHEMA_VERSION,
       generation,
       generatedAt: now.toISOString(),
@@ -250,6 +255,7 @@ const make = Effect.gen(function* () {
       ),
       watch
     }, TYPED)
+    return { inventory, prepared }
   })
 
   /** Scans the machine and commits the bundle, or reports why nothing needed doing. */
@@ -268,12 +274,11 @@ const make = Effect.gen(function* () {
     }
     const now = new Date()
     const generation = newGeneration(now)
-    const inventory = yield* Effect.scoped(scanInventory(options, generation, now))
+    const { inventory, prepared } = yield* Effect.scoped(scanInventory(options, generation, now))
     if (options.progress) yield* progress.step("writing the bundle")
-    const json = `${JSON.stringify(encodeInventory(inventory), null, 1)}\n`
     yield* writer.commit(paths, generation, {
-      json,
-      markdown: renderToolsMarkdown(inventory),
+      json: renderInventoryJson(inventory, prepared.toolsJson),
+      markdown: renderToolsMarkdown(inventory, prepared.toolRows),
       summary: renderSummary(inventory, { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target) })
     })
     if (options.progress) yield* progress.done
