@@ -51,8 +51,10 @@ export const PROBE_TABLE: ReadonlyArray<ProbeSpec> = Object.freeze([
   // The seed's fifteen.
   spec("node", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, { kind: "running-node" }),
   spec("npm", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, npmPackage("npm")),
-  spec("pnpm", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, npmPackage("pnpm")),
-  spec("yarn", ["--version"], "stdout", DEFAULT_VERSION_PATTERN, npmPackage("yarn")),
+  // No version source for pnpm and yarn: in a project that pins another release (pnpm's
+  // managePackageManagerVersions, yarn's yarnPath) `--version` prints that one, not theirs.
+  spec("pnpm"),
+  spec("yarn"),
   spec("mcode", ["--version"], "either"),
   spec("openclaw", ["--version"], "either"),
   spec("clawhub", ["--version"], "either"),

@@ -30,15 +30,21 @@ export const errnoReason = (code: string | undefined): PlatformError.SystemError
   }
 }
 
-const isErrnoException = (error: unknown): error is NodeJS.ErrnoException =>
-  error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string"
+/** Node's argument checks, which throw before any call (the platform's BadArgument). */
+const ARGUMENT_ERRORS = new Set(["ERR_INVALID_ARG_TYPE", "ERR_INVALID_ARG_VALUE", "ERR_OUT_OF_RANGE", "ERR_INVALID_URL"])
+
+/** An error the asynchronous call would have passed to its callback: a system call's or Node's own (ERR_FS_FILE_TOO_LARGE). */
+const isCallError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" &&
+  !ARGUMENT_ERRORS.has((error as NodeJS.ErrnoException).code ?? "")
 
 /**
- * A thrown error as @effect/platform-node reports it: a SystemError for a failed system call
- * (built with its fields in place; they are valid by construction), a BadArgument otherwise.
+ * A thrown error as @effect/platform-node reports it: a SystemError for what its callback would
+ * have received (built with its fields in place; they are valid by construction), a
+ * BadArgument for an argument Node refused up front.
  */
 const platformError = (method: string, pathOrDescriptor: string | number) => (error: unknown): PlatformError.PlatformError =>
-  isErrnoException(error)
+  isCallError(error)
     ? new PlatformError.SystemError(
       {
         reason: errnoReason(error.code),
@@ -92,6 +98,8 @@ export const fileInfo = (stats: NodeFs.Stats): FileSystem.File.Info => ({
 class SyncFile implements FileSystem.File {
   readonly [FileSystem.FileTypeId]: FileSystem.FileTypeId = FileSystem.FileTypeId
   private position = 0n
+  // As @effect/platform-node's: the position moves under one permit (a writeAll loop yields).
+  private readonly permit = Effect.unsafeMakeSemaphore(1).withPermits(1)
   constructor(readonly fd: FileSystem.File.Descriptor, private readonly append: boolean) {}
 
   get stat() {
@@ -101,39 +109,45 @@ class SyncFile implements FileSystem.File {
     return call("sync", this.fd, () => NodeFs.fsyncSync(this.fd))
   }
   seek(offset: FileSystem.SizeInput, from: FileSystem.SeekMode) {
-    return Effect.sync(() => {
+    return this.permit(Effect.sync(() => {
       const size = FileSystem.Size(offset)
       if (from === "start") this.position = size
       else if (from === "current") this.position = this.position + size
-    })
+    }))
   }
   read(buffer: Uint8Array) {
-    return Effect.map(call("read", this.fd, () => NodeFs.readSync(this.fd, buffer, 0, buffer.length, this.position)), (read) => {
+    return this.permit(Effect.map(call("read", this.fd, () => NodeFs.readSync(this.fd, buffer, 0, buffer.length, this.position)), (read) => {
       this.position = this.position + BigInt(read)
       return FileSystem.Size(read)
-    })
+    }))
   }
   readAlloc(size: FileSystem.SizeInput) {
     const length = Number(size)
-    return Effect.map(call("readAlloc", this.fd, () => {
+    return this.permit(Effect.map(call("readAlloc", this.fd, () => {
       const buffer = Buffer.allocUnsafeSlow(length)
       return { buffer, read: NodeFs.readSync(this.fd, buffer, 0, length, this.position) }
     }), ({ buffer, read }) => {
       if (read === 0) return Option.none<Uint8Array>()
       this.position = this.position + BigInt(read)
-      return Option.some<Uint8Array>(read === length ? buffer : Buffer.from(buffer.subarray(0, read)))
-    })
+      if (read === length) return Option.some<Uint8Array>(buffer)
+      const exact = Buffer.allocUnsafeSlow(read)
+      buffer.copy(exact, 0, 0, read)
+      return Option.some<Uint8Array>(exact)
+    }))
   }
   truncate(length?: FileSystem.SizeInput) {
-    return Effect.map(call("truncate", this.fd, () => NodeFs.ftruncateSync(this.fd, length === undefined ? undefined : Number(length))), () => {
+    return this.permit(Effect.map(call("truncate", this.fd, () => NodeFs.ftruncateSync(this.fd, length === undefined ? undefined : Number(length))), () => {
       const kept = BigInt(length ?? 0)
       if (!this.append && this.position > kept) this.position = kept
-    })
+    }))
   }
   write(buffer: Uint8Array) {
-    return Effect.map(this.writeAt("write", buffer), (written) => FileSystem.Size(written))
+    return this.permit(Effect.map(this.writeAt("write", buffer), (written) => FileSystem.Size(written)))
   }
   writeAll(buffer: Uint8Array): Effect.Effect<void, PlatformError.PlatformError> {
+    return this.permit(this.writeAllChunks(buffer))
+  }
+  private writeAllChunks(buffer: Uint8Array): Effect.Effect<void, PlatformError.PlatformError> {
     return Effect.flatMap(this.writeAt("writeAll", buffer), (written) => {
       if (written === 0) {
         return Effect.fail(new PlatformError.SystemError({
@@ -144,7 +158,7 @@ class SyncFile implements FileSystem.File {
           description: "write returned 0 bytes written"
         }))
       }
-      return written < buffer.length ? this.writeAll(buffer.subarray(written)) : Effect.void
+      return written < buffer.length ? this.writeAllChunks(buffer.subarray(written)) : Effect.void
     })
   }
   private writeAt(method: string, buffer: Uint8Array) {

@@ -120,11 +120,8 @@ interface PreparedFiles {
   readonly toolRows: PreparedToolRows
 }
 
-/** Probes started before the walk: the path each name was resolved to, and their reports. */
-interface EarlyProbes {
-  readonly paths: ReadonlyMap<string, string>
-  readonly fiber: Fiber.Fiber<ReadonlyArray<VersionReport>>
-}
+/** Probes started before the walk, by name: the path each ran, and its report to come. */
+type EarlyProbes = ReadonlyMap<string, { readonly path: string; readonly fiber: Fiber.Fiber<ReadonlyArray<VersionReport>> }>
 
 /** The refresh command printed in the summary. */
 const refreshCommand = (target: Option.Option<string>): string =>
@@ -188,17 +185,23 @@ const make = Effect.gen(function* () {
 
   /**
    * The version reports of `requests` (what the walk resolved), reusing the probes started
-   * before the walk where they ran the very path the walk chose; any other name is probed now.
+   * before the walk where they ran the very path the walk chose; any other name is probed now,
+   * and an early probe of a file the walk did not choose is stopped (its result would not count).
    */
   const settleProbes = (early: EarlyProbes, requests: ReadonlyArray<ProbeRequest>) =>
     Effect.gen(function* () {
-      const late = requests.filter((request) => early.paths.get(request.name) !== request.path)
-      const [earlyReports, lateReports] = yield* Effect.all([Fiber.join(early.fiber), probe.probeAll(late)], {
-        concurrency: "unbounded"
-      })
+      const chosen = new Map(requests.map((request) => [request.name, request.path] as const))
+      const ranChosen = ([name, started]: readonly [string, { readonly path: string }]) => chosen.get(name) === started.path
+      const kept = [...early].filter(ranChosen)
+      const discarded = [...early].filter((entry) => !ranChosen(entry))
+      yield* Effect.forEach(discarded, ([, started]) => Fiber.interruptFork(started.fiber), { discard: true })
+      const late = requests.filter((request) => early.get(request.name)?.path !== request.path)
+      const [earlyReports, lateReports] = yield* Effect.all([
+        Effect.forEach(kept, ([, started]) => Fiber.join(started.fiber), { concurrency: "unbounded" }),
+        probe.probeAll(late)
+      ], { concurrency: "unbounded" })
       const byName = new Map<string, VersionReport>()
-      for (const report of earlyReports) byName.set(report.name, report)
-      for (const report of lateReports) byName.set(report.name, report)
+      for (const report of [...earlyReports.flat(), ...lateReports]) byName.set(report.name, report)
       return requests.flatMap((request) => byName.get(request.name) ?? [])
     })
 
@@ -209,12 +212,11 @@ const make = Effect.gen(function* () {
     // Probes wait on process start-up and the walk on the disk: the probes of the names found
     // on PATH start first and run during the walk, which then decides which results count.
     const early: EarlyProbes = options.probes
-      ? yield* Effect.gen(function* () {
-          const paths = yield* walker.resolveOnPath(roots, probeNames(), walkOptions)
-          const fiber = yield* Effect.forkScoped(probe.probeAll([...paths].map(([name, path]) => ({ name, path }))))
-          return { paths, fiber }
-        })
-      : { paths: new Map(), fiber: Fiber.succeed([]) }
+      ? new Map(
+          yield* Effect.forEach(yield* walker.resolveOnPath(roots, probeNames(), walkOptions), ([name, path]) =>
+            Effect.map(Effect.forkScoped(probe.probeAll([{ name, path }])), (fiber) => [name, { path, fiber }] as const))
+        )
+      : new Map()
     yield* step(`walking ${roots.length} roots, probing versions and reading agent hosts`)
     const [walked, identity, hosts] = yield* Effect.all([walker.walk(roots, walkOptions), identityReader.read, agentHosts.scan], {
       concurrency: "unbounded"
@@ -223,18 +225,21 @@ const make = Effect.gen(function* () {
     yield* step(`found ${tools.length} tools; waiting for the version probes`)
     const requests = options.probes ? probeRequests(tools, walked.roots, host.os) : []
     const identityInputs = [pathModule(host.os).join(host.homedir, ".gitconfig"), pathModule(host.os).join(host.homedir, ".ssh")]
-    // While the last probes run: the watched inputs are stat'ed, and the bulk of the files
-    // (the tools' JSON and their markdown rows, which no version changes) rendered.
-    const [versions, [inputs, prepared]] = yield* Effect.all([
+    // While the last probes run, the bulk of the files (the tools' JSON and their markdown
+    // rows, which no version changes) is rendered.
+    const [versions, prepared] = yield* Effect.all([
       options.probes ? settleProbes(early, requests) : Effect.succeed<ReadonlyArray<VersionReport>>([]),
-      Effect.zip(watchedInputs(fs, [
-        ...walked.roots.filter((root) => root.path !== "" && (root.status === "ok" || root.status === "missing" || root.status === "not-a-directory")).map((root) => root.path),
-        ...walked.directories,
-        ...requests.flatMap((request) => (request.path === null ? [] : [request.path])),
-        ...identityInputs,
-        ...hosts.watched
-      ]), Effect.sync((): PreparedFiles => ({ toolsJson: encodeTools(tools), toolRows: prepareToolRows(tools) })))
+      Effect.sync((): PreparedFiles => ({ toolsJson: encodeTools(tools), toolRows: prepareToolRows(tools) }))
     ], { concurrency: "unbounded" })
+    // Only now, once no probe runs: a program that writes into a watched place as it starts
+    // is recorded as it left it, not seen as a change by the next `--if-stale`.
+    const inputs = yield* watchedInputs(fs, [
+      ...walked.roots.filter((root) => root.path !== "" && (root.status === "ok" || root.status === "missing" || root.status === "not-a-directory")).map((root) => root.path),
+      ...walked.directories,
+      ...requests.flatMap((request) => (request.path === null ? [] : [request.path])),
+      ...identityInputs,
+      ...hosts.watched
+    ])
     const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, TYPED)
     const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
     const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)

@@ -1,5 +1,5 @@
 import type { FileSystem } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, Equivalence, Option } from "effect"
 import type { ProbeSpec } from "../domain/probeTable.js"
 import { pathModule } from "../domain/roots.js"
 import { looksSecret } from "../domain/secrets.js"
@@ -26,12 +26,22 @@ const JAVA_VERSION = /^JAVA_VERSION="(\d[0-9A-Za-z._+-]{0,39})"$/m
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** The text of a regular file of at most MAX_BYTES, or none. */
+/**
+ * The text of a regular file of at most MAX_BYTES, or none. Checked on the open descriptor and
+ * read with a bound, so a file that grows or is swapped after a look is never read whole; the
+ * look first keeps a FIFO or a device from being opened at all.
+ */
 const readSmallFile = (fs: FileSystem.FileSystem, file: string) =>
   Effect.gen(function*() {
-    const info = yield* fs.stat(file)
-    if (info.type !== "File" || Number(info.size) > MAX_BYTES) return Option.none<string>()
-    return Option.some(yield* fs.readFileString(file))
+    const before = yield* fs.stat(file)
+    if (before.type !== "File" || Number(before.size) > MAX_BYTES) return Option.none<string>()
+    return yield* Effect.scoped(Effect.gen(function*() {
+      const handle = yield* fs.open(file, { flag: "r" })
+      if ((yield* handle.stat).type !== "File") return Option.none<string>()
+      const bytes = yield* handle.readAlloc(MAX_BYTES + 1)
+      if (Option.isSome(bytes) && bytes.value.length > MAX_BYTES) return Option.none<string>()
+      return Option.some(Option.match(bytes, { onNone: () => "", onSome: (read) => new TextDecoder().decode(read) }))
+    }))
   })
 
 /** The file a package.json `bin` runs for `name`: a string bin is the unscoped package name's. */
@@ -104,9 +114,11 @@ const jdkReleaseVersion = (fs: FileSystem.FileSystem, host: HostEnvironmentShape
 const runningNodeVersion = (fs: FileSystem.FileSystem, host: HostEnvironmentShape, path: string) =>
   Effect.gen(function*() {
     const [file, running] = yield* Effect.all([fs.stat(path), fs.stat(host.execPath)])
+    // Inodes of 64-bit file systems (Windows file ids) may be rounded in a JS number: the size
+    // and modification time must match too.
     const same = Option.isSome(file.ino) && Option.isSome(running.ino) && file.ino.value !== 0 &&
-      file.ino.value === running.ino.value &&
-      file.dev === running.dev
+      file.ino.value === running.ino.value && file.dev === running.dev && file.size === running.size &&
+      Option.getEquivalence(Equivalence.Date)(file.mtime, running.mtime)
     const version = host.nodeVersion.replace(/^v/, "")
     return same && SEMVER.test(version)
       ? Option.some({ version, detail: "the Node that runs tool-map; not run" })

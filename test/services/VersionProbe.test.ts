@@ -417,11 +417,13 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       const fs = yield* FileSystem.FileSystem
       const base = yield* fs.makeTempDirectoryScoped()
       const cases = [
-        // corepack's shim is named pnpm, but the package is corepack.
-        { name: "pnpm", script: "dist/pnpm.js", manifest: JSON.stringify({ name: "corepack", version: "0.29.0", bin: { pnpm: "dist/pnpm.js" } }) },
+        // corepack's shim is named npm, but the package is corepack.
+        { name: "npm", script: "dist/npm.js", manifest: JSON.stringify({ name: "corepack", version: "0.29.0", bin: { npm: "dist/npm.js" } }) },
         // The package's bin for the name is another file.
         { name: "npm", script: "bin/npm-cli.js", manifest: JSON.stringify({ name: "npm", version: "11.2.0", bin: { npm: "bin/other.js" } }) },
-        { name: "yarn", script: "bin/yarn.js", manifest: JSON.stringify({ name: "yarn", version: "latest", bin: { yarn: "bin/yarn.js" } }) },
+        { name: "gemini", script: "dist/index.js", manifest: JSON.stringify({ name: "@google/gemini-cli", version: "latest", bin: { gemini: "dist/index.js" } }) },
+        // pnpm and yarn have no version source: a project may pin another release of them.
+        { name: "pnpm", script: "bin/pnpm.cjs", manifest: JSON.stringify({ name: "pnpm", version: "9.12.0", bin: { pnpm: "bin/pnpm.cjs" } }) },
         { name: "npm", script: "bin/npm-cli.js", manifest: "{ \"name\": \"npm\", \"version\": \"11.2.0\"," },
         { name: "npm", script: "bin/npm-cli.js", manifest: JSON.stringify({ name: "npm", version: "11.2.0", bin: { npm: "bin/npm-cli.js" }, pad: "x".repeat(300 * 1024) }) },
         // A string bin belongs to the unscoped package name only.
@@ -499,10 +501,10 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       const fs = yield* FileSystem.FileSystem
       const dir = yield* fs.makeTempDirectoryScoped()
       yield* fs.makeDirectory(NodePath.join(dir, "node_modules"))
-      yield* fs.writeFileString(NodePath.join(dir, "package.json"), JSON.stringify({ name: "yarn", version: "1.22.0", bin: { yarn: "node_modules/yarn" } }))
-      const path = yield* script(NodePath.join(dir, "node_modules"), "yarn", sh(`echo "9.9.9"`))
+      yield* fs.writeFileString(NodePath.join(dir, "package.json"), JSON.stringify({ name: "npm", version: "10.0.0", bin: { npm: "node_modules/npm" } }))
+      const path = yield* script(NodePath.join(dir, "node_modules"), "npm", sh(`echo "9.9.9"`))
       const calls: Array<SpawnRequest> = []
-      const report = yield* Effect.flatMap(VersionProbe, (probe) => probe.probe({ name: "yarn", path })).pipe(
+      const report = yield* Effect.flatMap(VersionProbe, (probe) => probe.probe({ name: "npm", path })).pipe(
         Effect.provide(probeLayer(calls, baseEnv(dir)))
       )
       expect([report.status, report.version]).toEqual(["ok", "9.9.9"])
