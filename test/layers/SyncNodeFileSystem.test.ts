@@ -78,7 +78,15 @@ const script = (base: string) =>
       const buffer = new Uint8Array(10)
       const read = yield* file.read(buffer)
       const end = yield* file.readAlloc(4)
-      return [Option.map(first, (bytes) => Buffer.from(bytes).toString()), read, Buffer.from(buffer.subarray(0, Number(read))).toString(), Option.isNone(end)]
+      yield* file.seek(4, "start")
+      const short = yield* file.readAlloc(10)
+      return [
+        Option.map(first, (bytes) => Buffer.from(bytes).toString()),
+        read,
+        Buffer.from(buffer.subarray(0, Number(read))).toString(),
+        Option.isNone(end),
+        Option.map(short, (bytes) => [Buffer.from(bytes).toString(), bytes.length, bytes.byteLength])
+      ]
     })))
     yield* record(Effect.scoped(Effect.gen(function*() {
       const file = yield* fs.open(at("log.txt"), { flag: "a" })
