@@ -328,73 +328,75 @@ export interface CatalogFlags {
   readonly json: boolean
 }
 
+/** Runs a catalog command in the session of its --agent and --schemas. */
+const inSession = <A, E, R>(flags: CatalogFlags, command: Effect.Effect<A, E, R>) =>
+  command.pipe(Effect.provide(catalogCliLayer(flags.agent, flags.schemas)))
+
 /** `catalog ls`. */
 export const ls = (flags: CatalogFlags & { readonly path: string; readonly query: Option.Option<string> }) =>
-
-    Effect.gen(function*() {
-      yield* rejectFlags("ls", [flags.path])
-      const catalog = yield* ToolCatalog
-      const { agent } = yield* CatalogCliSession
-      const resolution = yield* catalog.resolve(flags.path, agent)
-      if (resolution.kind === "unknown") {
-        return yield* new CatalogPathNotFound({ path: resolution.target, suggestions: resolution.suggestions })
-      }
-      yield* recordBuild
-      if (!flags.json) {
-        yield* Console.log(yield* catalog.list(agent, { path: flags.path, query: Option.getOrUndefined(flags.query) }))
-        return
-      }
-      const built = yield* catalog.get(agent)
-      const allow = new Set(Option.getOrElse(yield* catalog.allowFor(agent), () => built.tools.map((tool) => tool.name)))
-      const loaded = (name: string) => allow.has(name)
-      if (Option.isSome(flags.query)) {
-        const hits = yield* catalog.find(flags.query.value, flags.path, agent)
-        yield* printJson({ query: flags.query.value, path: flags.path, total: hits.length, tools: hits.map((hit) => ({ ...hit, loaded: loaded(hit.name) })) })
-        return
-      }
-      if (resolution.kind === "resolver") {
-        yield* printJson({ kind: "resolver", path: flags.path, tools: resolution.tools.map((tool) => toolJson(tool, loaded(tool.name))) })
-        return
-      }
-      yield* printJson(listingJson(built, resolution.node, loaded))
-    }).pipe(Effect.provide(catalogCliLayer(flags.agent, flags.schemas)))
+  inSession(flags, Effect.gen(function*() {
+    yield* rejectFlags("ls", [flags.path])
+    const catalog = yield* ToolCatalog
+    const { agent } = yield* CatalogCliSession
+    const resolution = yield* catalog.resolve(flags.path, agent)
+    if (resolution.kind === "unknown") {
+      return yield* new CatalogPathNotFound({ path: resolution.target, suggestions: resolution.suggestions })
+    }
+    yield* recordBuild
+    if (!flags.json) {
+      yield* Console.log(yield* catalog.list(agent, { path: flags.path, query: Option.getOrUndefined(flags.query) }))
+      return
+    }
+    const built = yield* catalog.get(agent)
+    const allow = new Set(Option.getOrElse(yield* catalog.allowFor(agent), () => built.tools.map((tool) => tool.name)))
+    const loaded = (name: string) => allow.has(name)
+    if (Option.isSome(flags.query)) {
+      const hits = yield* catalog.find(flags.query.value, flags.path, agent)
+      yield* printJson({ query: flags.query.value, path: flags.path, total: hits.length, tools: hits.map((hit) => ({ ...hit, loaded: loaded(hit.name) })) })
+      return
+    }
+    if (resolution.kind === "resolver") {
+      yield* printJson({ kind: "resolver", path: flags.path, tools: resolution.tools.map((tool) => toolJson(tool, loaded(tool.name))) })
+      return
+    }
+    yield* printJson(listingJson(built, resolution.node, loaded))
+  }))
 
 /** `catalog load`. */
 export const load = (flags: CatalogFlags & { readonly targets: ReadonlyArray<string>; readonly forSubagents: boolean }) =>
-  changeLoaded(
+  inSession(flags, changeLoaded(
     "load",
     flags,
     // The command line is the user's own request: risk gates need not ask again.
     (catalog, agent) => catalog.load(agent, flags.targets, { forSubagents: flags.forSubagents, consented: true }),
     (result) => ({ added: result.added, denied: result.denied })
-  ).pipe(Effect.provide(catalogCliLayer(flags.agent, flags.schemas)))
+  ))
 
 /** `catalog unload`. */
 export const unload = (flags: CatalogFlags & { readonly targets: ReadonlyArray<string> }) =>
-  changeLoaded(
+  inSession(flags, changeLoaded(
     "unload",
     flags,
     (catalog, agent) => catalog.unload(agent, flags.targets),
     (result) => ({ removed: result.removed })
-  ).pipe(Effect.provide(catalogCliLayer(flags.agent, flags.schemas)))
+  ))
 
 /** `catalog diff`. */
 export const diff = (flags: CatalogFlags) =>
-
-    Effect.gen(function*() {
-      const session = yield* CatalogCliSession
-      const catalog = yield* (yield* ToolCatalog).get()
-      const recorded = yield* readJsonFile(RecordedBuild, session.files.definitions).pipe(
-        Effect.catchAll((error) => Effect.as(Console.error(`tool-map: warning: ${error.message}`), { _tag: "Missing" } as const))
+  inSession(flags, Effect.gen(function*() {
+    const session = yield* CatalogCliSession
+    const catalog = yield* (yield* ToolCatalog).get()
+    const recorded = yield* readJsonFile(RecordedBuild, session.files.definitions).pipe(
+      Effect.catchAll((error) => Effect.as(Console.error(`tool-map: warning: ${error.message}`), { _tag: "Missing" } as const))
+    )
+    if (recorded._tag === "Corrupt") {
+      yield* Console.error(
+        `tool-map: warning: ${recorded.corrupt.path} was not valid (${recorded.corrupt.reason}); it was kept as ${recorded.corrupt.keptAt}`
       )
-      if (recorded._tag === "Corrupt") {
-        yield* Console.error(
-          `tool-map: warning: ${recorded.corrupt.path} was not valid (${recorded.corrupt.reason}); it was kept as ${recorded.corrupt.keptAt}`
-        )
-      }
-      const previous = recorded._tag === "Found" ? recorded.value : undefined
-      const diff = diffDefinitions(new Map(Object.entries(previous?.hashes ?? {})), definitionHashes(catalog.tools))
-      const recordedAt = previous?.recordedAt ?? null
-      if (flags.json) yield* printJson({ recordedAt, ...diff })
-      else yield* Console.log(renderDiff(recordedAt, diff))
-    }).pipe(Effect.provide(catalogCliLayer(flags.agent, flags.schemas)))
+    }
+    const previous = recorded._tag === "Found" ? recorded.value : undefined
+    const diff = diffDefinitions(new Map(Object.entries(previous?.hashes ?? {})), definitionHashes(catalog.tools))
+    const recordedAt = previous?.recordedAt ?? null
+    if (flags.json) yield* printJson({ recordedAt, ...diff })
+    else yield* Console.log(renderDiff(recordedAt, diff))
+  }))
