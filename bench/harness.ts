@@ -1,4 +1,14 @@
 import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+const ROOT = path.resolve(import.meta.dirname, "..")
+
+/** The file package.json installs as the `tool-map` command (what a user runs). */
+export const installedBin = (): string => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }
+  return path.resolve(ROOT, pkg.bin["tool-map"]!)
+}
 
 /** Wall-clock milliseconds of one run of a command; throws when it fails. */
 export const timeCommand = (command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): number => {

@@ -18,7 +18,7 @@ const main = async () => {
     process.stderr.write(`bench: ${title}\n`)
     sections.push([title, await run()])
   }
-  await section("Scan of this machine, and the no-op paths against Node's own start", () => benchScan())
+  await section("Scan of this machine against envinfo", () => benchScan())
   await section("Start-up of the no-op paths against node -e 0 (median of 15 interleaved runs)", () => benchStartup(15))
   await section("Walk of synthetic PATH trees", async () => renderWalkTable(await benchWalk({})))
   await section("Agent-host scan of generated Claude Code homes", () => benchAgentHosts({}))

@@ -2,15 +2,9 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { compare, fmt } from "./harness.js"
+import { compare, fmt, installedBin } from "./harness.js"
 
 const ROOT = path.resolve(import.meta.dirname, "..")
-
-/** The file package.json installs as the `tool-map` command (what a user runs). */
-const installedBin = (): string => {
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }
-  return path.resolve(ROOT, pkg.bin["tool-map"]!)
-}
 
 /**
  * The two no-op paths of SPEC section 7 against Node's own start: `scan --if-stale` with no

@@ -11,7 +11,7 @@ import * as NodeFs from "node:fs"
 // (watch, streams, temp files…) is @effect/platform-node's own.
 
 /** The reason @effect/platform-node gives a failed call's errno code. */
-export const errnoReason = (code: string | undefined): PlatformError.SystemErrorReason => {
+const errnoReason = (code: string | undefined): PlatformError.SystemErrorReason => {
   switch (code) {
     case "ENOENT":
       return "NotFound"
@@ -63,7 +63,7 @@ const call = <A>(method: string, pathOrDescriptor: string | number, run: () => A
   Effect.try({ try: run, catch: platformError(method, pathOrDescriptor) })
 
 /** `FileSystem.File.Info` of Node's stats, field for field as @effect/platform-node builds it. */
-export const fileInfo = (stats: NodeFs.Stats): FileSystem.File.Info => ({
+const fileInfo = (stats: NodeFs.Stats): FileSystem.File.Info => ({
   type: stats.isFile()
     ? "File"
     : stats.isDirectory()

@@ -168,11 +168,8 @@ const make = Effect.gen(function* () {
 
   /** Why a bundle recorded with `watch` is out of date, or none when every watched input is as recorded. */
   const checkWatch = Effect.fn("ScanProgram.checkWatch")(function* (watch: WatchSet) {
-    const states = new Map<string, string>()
-    yield* Effect.forEach(watch.inputs, (input) => Effect.map(inputState(fs, input.path), (state) => states.set(input.path, state)), {
-      concurrency: 32,
-      discard: true
-    })
+    const current = yield* watchedInputs(fs, watch.inputs.map((input) => input.path))
+    const states = new Map(current.map((input) => [input.path, input.state] as const))
     return staleReason(watch, { ...currentFingerprint, stateOf: (path) => states.get(path) ?? "missing" })
   })
 
