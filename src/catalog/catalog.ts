@@ -29,7 +29,6 @@ import { type DefinitionFacts, definitionFacts, sha256 } from "./definitions.js"
 import { classifyTool, indexAnnotations, metaFor, orderClassifiers, segmentName } from "./classify.js"
 import type {
   AliasNode,
-  AnnotationLayer,
   Catalog,
   CatalogDiagnostic,
   CatalogNode,
@@ -96,10 +95,11 @@ export const structuralGroup = (name: string): string | undefined => {
 }
 
 /** A tool's name without its `mcp__server__` prefix (other names are returned as they are). */
-export const shortName = (name: string): string => {
-  const server = structuralGroup(name)
-  return server === undefined ? name : name.slice(MCP_PREFIX.length + server.length + SEPARATOR.length)
-}
+export const shortName = (name: string): string => shortNameAfter(name, structuralGroup(name))
+
+/** {@link shortName} when the name's structural group (its MCP server) is already known. */
+const shortNameAfter = (name: string, server: string | undefined): string =>
+  server === undefined ? name : name.slice(MCP_PREFIX.length + server.length + SEPARATOR.length)
 
 /** Longest summary, in UTF-16 code units, including the final "…" of a cut one. */
 export const SUMMARY_MAX_LENGTH = 120
@@ -187,7 +187,6 @@ interface Draft {
   readonly risk: RiskAssessment
   readonly shortName: string
   readonly meta: ToolMeta
-  readonly highRiskLayer: AnnotationLayer | undefined
   readonly explicitCategory: string | undefined
   readonly group: string
   category: string
@@ -373,7 +372,7 @@ export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOpt
     const group = segmentName(merged.meta.group) ?? classification?.group?.value ?? segmentName(server) ??
       MISC_GROUP
     const explicitCategory = segmentName(merged.meta.category) ?? classification?.category?.value
-    const short = server === undefined ? schema.name : schema.name.slice(MCP_PREFIX.length + server.length + SEPARATOR.length)
+    const short = shortNameAfter(schema.name, server)
     // Everything a tool's entry derives from its schema alone is computed here, in input
     // order (the order the schemas sit in memory), not later in tree order.
     const sanitized = sanitizeDescription(schema.description ?? "", maxDescription)
@@ -397,7 +396,6 @@ export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOpt
       }),
       shortName: short,
       meta,
-      highRiskLayer,
       explicitCategory,
       group,
       category: UNCATEGORIZED,

@@ -1,7 +1,7 @@
 import { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { BundleReadError } from "../domain/errors.js"
-import { Inventory, InventoryFromJson } from "../domain/inventory.js"
+import { Inventory } from "../domain/inventory.js"
 import { compileDecoder, type Decoder, UNDECIDED } from "../domain/schemaFastPath.js"
 import { BundleWriter } from "./BundleWriter.js"
 import { HostEnvironment } from "./HostEnvironment.js"
@@ -23,18 +23,12 @@ export class InventoryStore extends Context.Tag("tool-map/InventoryStore")<Inven
       const writer = yield* BundleWriter
       const scanner = yield* ScanProgram
       // Both decoders are built on first use: a scan never needs them.
-      let decodeWithEffect: ((text: string) => Effect.Effect<Inventory, unknown>) | undefined
+      let decodeWithEffect: ((parsed: unknown) => Effect.Effect<Inventory, unknown>) | undefined
       let decodeQuickly: Decoder | undefined
-      /** The fast path of {@link compileDecoder}; none when it cannot vouch for the text. */
-      const quickDecode = (text: string): Option.Option<Inventory> => {
-        try {
-          decodeQuickly ??= compileDecoder(Inventory.ast)
-          const value = decodeQuickly(JSON.parse(text))
-          return value === UNDECIDED ? Option.none() : Option.some(value as Inventory)
-        } catch {
-          return Option.none()
-        }
-      }
+      /** The fast path of {@link compileDecoder}; none when it cannot vouch for the parsed bundle. */
+      const quickDecode = (parsed: unknown): Option.Option<Inventory> =>
+        Option.flatMap(Option.liftThrowable(() => (decodeQuickly ??= compileDecoder(Inventory.ast))(parsed))(), (value) =>
+          value === UNDECIDED ? Option.none() : Option.some(value as Inventory))
 
       const load = Effect.fn("InventoryStore.load")(function* (from: Option.Option<string>) {
         const paths = yield* resolveBundlePaths(host, from).pipe(
@@ -51,14 +45,15 @@ export class InventoryStore extends Context.Tag("tool-map/InventoryStore")<Inven
         const text = yield* fs.readFileString(paths.json).pipe(
           Effect.mapError((error) => failed(error.message))
         )
-        const quick = quickDecode(text)
-        if (Option.isSome(quick)) return quick.value
-        decodeWithEffect ??= Schema.decodeUnknown(InventoryFromJson)
-        return yield* decodeWithEffect(text).pipe(
-          Effect.mapError(() =>
-            failed("it is not a valid tool-map bundle (corrupt or from an incompatible version); run `tool-map scan --force` to rebuild it")
-          )
+        const invalid = failed(
+          "it is not a valid tool-map bundle (corrupt or from an incompatible version); run `tool-map scan --force` to rebuild it"
         )
+        // Parsed once: the fast decoder and, when it cannot vouch, Effect's decoder share it.
+        const parsed = yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: () => invalid })
+        const quick = quickDecode(parsed)
+        if (Option.isSome(quick)) return quick.value
+        decodeWithEffect ??= Schema.decodeUnknown(Inventory)
+        return yield* decodeWithEffect(parsed).pipe(Effect.mapError(() => invalid))
       })
       return { load }
     })
