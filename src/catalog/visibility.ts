@@ -58,7 +58,7 @@ export const sameState = (a: AgentState, b: AgentState): boolean =>
     sameList(a.handoffGroups, b.handoffGroups) && sameList(a.handoffTools, b.handoffTools))
 
 /** True when two allow-lists hold the same names in the same order. */
-export const sameOrder = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => sameList(a, b)
+export const sameOrder = sameList
 
 const add = (list: ReadonlyArray<string>, names: Iterable<string>): ReadonlyArray<string> => {
   const seen = new Set(list)

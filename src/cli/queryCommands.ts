@@ -1,9 +1,9 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import picomatch from "picomatch"
-import { baseToolName } from "../domain/categories.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
-import { namedCopies } from "../domain/toolNames.js"
+import { copiesNamed, namedCopies } from "../domain/toolNames.js"
+import { toOsFamily } from "../services/HostEnvironment.js"
 import { InventoryStore } from "../services/InventoryStore.js"
 import { ScanProgram } from "../services/ScanProgram.js"
 import { fromOption, jsonOption } from "./options.js"
@@ -33,8 +33,8 @@ export const filterTools = (
 
 /** Every copy of a name in PATH order (aliases of one file included), which one wins, and known versions. */
 export const whichTool = (inventory: Inventory, name: string) => {
-  const os = inventory.host.os === "win32" ? "win32" : inventory.host.os === "darwin" ? "darwin" : "linux"
-  const copies = namedCopies(inventory.tools, inventory.path, os).get(os === "win32" ? baseToolName(name) : name) ?? []
+  const os = toOsFamily(inventory.host.os)
+  const copies = copiesNamed(namedCopies(inventory.tools, inventory.path, os), name, os)
   const versions = new Map(inventory.versions.flatMap((report) => (report.path === null ? [] : [[report.path, report.version] as const])))
   const winner = copies.find((copy) => copy.pathIndex !== null) ?? null
   return {

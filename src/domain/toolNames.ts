@@ -48,6 +48,13 @@ export const namedCopies = (
   return sorted
 }
 
+/** The copies called by `name` (as the OS compares names), in the order of {@link namedCopies}. */
+export const copiesNamed = (
+  copies: ReadonlyMap<string, ReadonlyArray<NamedCopy>>,
+  name: string,
+  os: "linux" | "darwin" | "win32"
+): ReadonlyArray<NamedCopy> => copies.get(os === "win32" ? baseToolName(name) : name) ?? []
+
 /** The copy a user gets by typing the name: the first on PATH, else the first anywhere. */
 export const winningCopy = (copies: ReadonlyArray<NamedCopy>): NamedCopy | undefined =>
   copies.find((copy) => copy.pathIndex !== null) ?? copies[0]

@@ -26,11 +26,12 @@ const WalkServicesLayer = Layer.mergeAll(
  */
 export const ScanServicesLayer = Layer.merge(WalkServicesLayer, BundleWriter.layer)
 
+/** ScanProgram and InventoryStore over the given scan services. */
+const inventoryOver = <ROut, E, RIn>(services: Layer.Layer<ROut, E, RIn>) =>
+  InventoryStore.layer.pipe(Layer.provideMerge(ScanProgram.layer), Layer.provideMerge(services))
+
 /** ScanProgram and InventoryStore over the live services. */
-export const InventoryLayer = InventoryStore.layer.pipe(
-  Layer.provideMerge(ScanProgram.layer),
-  Layer.provideMerge(ScanServicesLayer)
-)
+export const InventoryLayer = inventoryOver(ScanServicesLayer)
 
 /**
  * {@link WalkServicesLayer} built the first time one of its services is used, in this layer's
@@ -67,9 +68,7 @@ const LazyWalkServicesLayer = Layer.scopedContext(
 )
 
 /** The whole graph for the CLI: live platform, live environment, progress on a terminal's stderr. */
-export const CliLayer = InventoryStore.layer.pipe(
-  Layer.provideMerge(ScanProgram.layer),
-  Layer.provideMerge(Layer.merge(LazyWalkServicesLayer, BundleWriter.layer)),
+export const CliLayer = inventoryOver(Layer.merge(LazyWalkServicesLayer, BundleWriter.layer)).pipe(
   Layer.provideMerge(Layer.mergeAll(HostEnvironment.layer, ScanProgress.layer)),
   Layer.provideMerge(PlatformLayer)
 )

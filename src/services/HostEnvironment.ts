@@ -38,6 +38,7 @@ export class HostEnvironment extends Context.Tag("tool-map/HostEnvironment")<
     Layer.succeed(this, { ...HostEnvironment.live, env: {}, ...overrides })
 }
 
-function toOsFamily(platform: NodeJS.Platform): OsFamily {
+/** The OS family of a platform name (`process.platform`, or the one a bundle recorded). */
+export function toOsFamily(platform: string): OsFamily {
   return platform === "win32" ? "win32" : platform === "darwin" ? "darwin" : "linux"
 }

@@ -2,7 +2,7 @@ import { FileSystem } from "@effect/platform"
 import { Context, Effect, Either, Fiber, Layer, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "../domain/bundlePaths.js"
-import { categorize, baseToolName } from "../domain/categories.js"
+import { categorize } from "../domain/categories.js"
 import {
   Diagnostic,
   HostInfo,
@@ -15,7 +15,7 @@ import {
   WatchSet
 } from "../domain/inventory.js"
 import { probeNames } from "../domain/probeTable.js"
-import { namedCopies, winningCopy } from "../domain/toolNames.js"
+import { copiesNamed, namedCopies, winningCopy } from "../domain/toolNames.js"
 import { computeRoots, envValue, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "../domain/roots.js"
 import { redactSecrets } from "../domain/secrets.js"
 import { digest, staleReason } from "../domain/staleness.js"
@@ -111,7 +111,7 @@ const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): ReadonlyArray<T
  */
 const probeRequests = (tools: ReadonlyArray<Tool>, pathRoots: ReadonlyArray<RootReport>, os: HostEnvironmentShape["os"]) => {
   const copies = namedCopies(tools, pathRoots, os)
-  return probeNames().map((name) => ({ name, path: winningCopy(copies.get(os === "win32" ? baseToolName(name) : name) ?? [])?.path ?? null }))
+  return probeNames().map((name) => ({ name, path: winningCopy(copiesNamed(copies, name, os))?.path ?? null }))
 }
 
 /** The parts of the bundle's files rendered ahead, while the last probes run. */
