@@ -236,7 +236,7 @@ const writePlain = (
         if (features !== undefined) features.punctuation += v.length === 0 ? 2 : v.length + 1
         return true
       }
-      // A plain object cannot inherit a toJSON method (`canonicalJsonWith` checks
+      // A plain object cannot inherit a toJSON method (`canonicalJson` checks
       // Object.prototype once), so an own key named toJSON is the only way to have one.
       const proto = Object.getPrototypeOf(v)
       if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN
@@ -309,15 +309,12 @@ const appendCanonical = (value: unknown, parts: Array<string>, features: TokenFe
   }
 }
 
-/** Canonical JSON by the plain path, else the general one; adds its features to `features`. */
-const canonicalJsonWith = (value: unknown, features: TokenFeatures | undefined): string => {
+/** JSON text with sorted object keys and no whitespace (the plain path, else the general one). */
+export const canonicalJson = (value: unknown): string => {
   const parts: Array<string> = []
-  appendCanonical(value, parts, features)
+  appendCanonical(value, parts, undefined)
   return parts.length === 1 ? parts[0]! : parts.join("")
 }
-
-/** JSON text with sorted object keys and no whitespace. */
-export const canonicalJson = (value: unknown): string => canonicalJsonWith(value, undefined)
 
 /**
  * The canonical JSON by the general path alone (a JSON.stringify replacer, else the slow
@@ -326,14 +323,11 @@ export const canonicalJson = (value: unknown): string => canonicalJsonWith(value
 export const referenceCanonicalJson = (value: unknown): string => generalCanonicalJson(value)
 
 /** The canonical JSON that `definitionHash` hashes. */
-export const definitionJson = (
-  schema: ToolSchema,
-  inputSchemaJson: string = canonicalJson(schema.inputSchema),
-  nameJson: string = jsonString(schema.name),
-  descriptionJson: string = jsonString(schema.description ?? "")
-): string => {
+export const definitionJson = (schema: ToolSchema): string => {
   const annotations = schema.annotations === undefined ? "" : `"annotations":${canonicalJson(schema.annotations)},`
-  return `{${annotations}"description":${descriptionJson},"inputSchema":${inputSchemaJson},"name":${nameJson}}`
+  return `{${annotations}"description":${jsonString(schema.description ?? "")},"inputSchema":${
+    canonicalJson(schema.inputSchema)
+  },"name":${jsonString(schema.name)}}`
 }
 
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash
