@@ -314,8 +314,16 @@ export const keyOfHashes = (hashes: Array<string>): string => {
   return sha256(sorted.join("\n"))
 }
 
-/** Builds the catalog tree from tool schemas (see the module comment for the rules). */
-export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOptions = {}): Catalog => {
+/**
+ * Builds the catalog tree from tool schemas (see the module comment for the rules).
+ * `knownToolSetKey` is `toolSetKey(tools)` when the caller computed it already (the `Catalog`
+ * service keys its cache by it): its sort is the costliest step of a large build.
+ */
+export const buildCatalog = (
+  tools: ReadonlyArray<ToolSchema>,
+  options: BuildOptions = {},
+  knownToolSetKey?: string
+): Catalog => {
   const diagnostics: Array<CatalogDiagnostic> = []
   const annotationIndex = indexAnnotations(options.annotations)
   const classifiers = orderClassifiers(options.classifiers ?? [])
@@ -474,7 +482,7 @@ export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOpt
         const entry = makeEntry(draft, categoryName, `${groupPath}/${draft.segment}`)
         children.push(entry)
         entries.push(entry)
-        hashes.push(entry.definitionHash)
+        if (knownToolSetKey === undefined) hashes.push(entry.definitionHash)
         byPath.set(entry.path, entry)
         groupTokens += entry.tokens
       }
@@ -564,7 +572,7 @@ export const buildCatalog = (tools: ReadonlyArray<ToolSchema>, options: BuildOpt
     groups: groupsByName,
     tools: entries,
     totalTokens,
-    toolSetKey: keyOfHashes(hashes),
+    toolSetKey: knownToolSetKey ?? keyOfHashes(hashes),
     diagnostics
   }
   builtCatalogs.add(catalog)

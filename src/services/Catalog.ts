@@ -74,7 +74,8 @@ const make = (capacity: number) =>
       tools: ReadonlyArray<ToolSchema>,
       options: BuildOptions = {}
     ) {
-      const key = `${toolSetKey(tools)}:${createHash("sha256").update(optionsKey(options)).digest("hex")}`
+      const setKey = toolSetKey(tools)
+      const key = `${setKey}:${createHash("sha256").update(optionsKey(options)).digest("hex")}`
       const cached = cache.get(key)
       yield* Effect.annotateCurrentSpan({ tools: tools.length, cached: cached !== undefined })
       if (cached !== undefined) {
@@ -83,7 +84,7 @@ const make = (capacity: number) =>
         cache.set(key, cached)
         return { catalog: cached, rebuilt: false, key } satisfies CatalogLookup
       }
-      const catalog = buildCatalog(tools, options)
+      const catalog = buildCatalog(tools, options, setKey)
       builds += 1
       cache.set(key, catalog)
       while (cache.size > capacity) cache.delete(cache.keys().next().value!)
