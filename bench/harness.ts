@@ -10,10 +10,18 @@ export const installedBin = (): string => {
   return path.resolve(ROOT, pkg.bin["tool-map"]!)
 }
 
+/** A command to time: what to run, with which environment, from which directory. */
+export interface TimedCommand {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env?: NodeJS.ProcessEnv
+  readonly cwd?: string
+}
+
 /** Wall-clock milliseconds of one run of a command; throws when it fails. */
-export const timeCommand = (command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): number => {
+export const timeCommand = (command: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env, cwd?: string): number => {
   const started = process.hrtime.bigint()
-  const result = spawnSync(command, args, { env, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+  const result = spawnSync(command, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${result.status}: ${result.stderr}`)
   return elapsed
@@ -26,22 +34,16 @@ export const median = (values: ReadonlyArray<number>): number => {
 }
 
 /** Every wall time of `runs` interleaved runs of each command (interleaving spreads machine noise evenly). */
-export const sampleInterleaved = (
-  runs: number,
-  commands: Record<string, { readonly command: string; readonly args: ReadonlyArray<string>; readonly env?: NodeJS.ProcessEnv }>
-): Record<string, ReadonlyArray<number>> => {
+export const sampleInterleaved = (runs: number, commands: Record<string, TimedCommand>): Record<string, ReadonlyArray<number>> => {
   const samples: Record<string, Array<number>> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]))
   for (let run = 0; run < runs; run++) {
-    for (const [name, spec] of Object.entries(commands)) samples[name]!.push(timeCommand(spec.command, spec.args, spec.env))
+    for (const [name, spec] of Object.entries(commands)) samples[name]!.push(timeCommand(spec.command, spec.args, spec.env, spec.cwd))
   }
   return samples
 }
 
 /** Median of `runs` interleaved runs of each command. */
-export const compare = (
-  runs: number,
-  commands: Record<string, { readonly command: string; readonly args: ReadonlyArray<string>; readonly env?: NodeJS.ProcessEnv }>
-): Record<string, number> =>
+export const compare = (runs: number, commands: Record<string, TimedCommand>): Record<string, number> =>
   Object.fromEntries(Object.entries(sampleInterleaved(runs, commands)).map(([name, values]) => [name, median(values)]))
 
 /**

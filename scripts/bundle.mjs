@@ -175,8 +175,10 @@ const main = async () => {
     charset: "ascii",
     mainFields: ["module", "main"],
     plugins: [barrelImports],
-    logLevel: "warning"
+    logLevel: "warning",
+    metafile: process.env.TOOL_MAP_METAFILE !== undefined // a path: where to write esbuild's metafile (what the bundle holds)
   })
+  if (process.env.TOOL_MAP_METAFILE !== undefined) fs.writeFileSync(process.env.TOOL_MAP_METAFILE, JSON.stringify(result.metafile))
   const bundled = result.outputFiles[0].text.replace(/^#!.*\n/, "")
   if (/\bimport\(/.test(bundled)) throw new Error("tool-map.bundle.cjs contains a dynamic import(), which the vm.Script launcher cannot run")
   // Each file is swapped in whole: a run during a build sees the old or the new one.
