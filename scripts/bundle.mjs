@@ -13,6 +13,7 @@
 //                               speed, never correctness.
 //
 // `node scripts/bundle.mjs --warm CACHE` is the child that makes the cache (internal).
+// TOOL_MAP_METAFILE=PATH also writes esbuild's metafile there (which modules fill the bundle).
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
