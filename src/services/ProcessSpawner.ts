@@ -1,5 +1,7 @@
 import { Context, Deferred, Duration, Effect, Either, Layer, Schema, type Scope } from "effect"
 import * as ChildProcess from "node:child_process"
+import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { Readable } from "node:stream"
 
@@ -60,7 +62,9 @@ export class ProcessSpawner extends Context.Tag("tool-map/ProcessSpawner")<Proce
   /**
    * Starts the process in its own process group, stdin on the null device, stdout and stderr
    * captured up to the cap. Closing the scope kills the whole group with SIGKILL, whether the
-   * process is still running or has exited and left children behind.
+   * process is still running or has exited and left children behind. On Linux, when something
+   * was left behind (a live group member, or output still open), it also kills every process
+   * whose environment carries the child's marker: descendants that left the group (`setsid`).
    */
   readonly spawn: (request: SpawnRequest) => Effect.Effect<SpawnedProcess, SpawnFailed, Scope.Scope>
 }>() {
@@ -81,9 +85,18 @@ export class ProcessSpawner extends Context.Tag("tool-map/ProcessSpawner")<Proce
 /** How long the release waits for the killed process to be reaped before giving up on it. */
 const REAP_WAIT = Duration.millis(500)
 
+/**
+ * The variable that marks a child and everything it starts (environments are inherited), so
+ * that descendants which left the process group can still be found in `/proc`. Its value is
+ * random per child: no other process carries it by chance.
+ */
+export const SPAWN_MARKER_VARIABLE = "TOOL_MAP_SPAWN_MARKER"
+
 interface LiveChild {
   readonly child: ChildProcess.ChildProcess
   readonly pid: number
+  /** `SPAWN_MARKER_VARIABLE=<value>`, as it appears in the child's environment block. */
+  readonly marker: string
   readonly stdout: () => CapturedOutput
   readonly stderr: () => CapturedOutput
 }
@@ -112,12 +125,13 @@ const startChild = (
   stderrClosed: Deferred.Deferred<void>
 ) =>
   Effect.async<LiveChild, SpawnFailed>((resume) => {
+    const markerValue = NodeCrypto.randomBytes(12).toString("hex")
     const created = Either.try({
       try: () =>
         ChildProcess.spawn(request.command, [...request.args], {
           // "ignore" opens the null device: a probe that reads stdin sees EOF at once.
           stdio: ["ignore", "pipe", "pipe"],
-          env: { ...request.env },
+          env: { ...request.env, [SPAWN_MARKER_VARIABLE]: markerValue },
           shell: false,
           // Its own process group (POSIX), so the whole group can be killed with one signal.
           detached: process.platform !== "win32",
@@ -150,7 +164,7 @@ const startChild = (
         resume(Effect.fail(new SpawnFailed({ command: request.command, code: null, reason: "started without a pid" })))
         return
       }
-      resume(Effect.succeed({ child, pid, stdout, stderr }))
+      resume(Effect.succeed({ child, pid, marker: `${SPAWN_MARKER_VARIABLE}=${markerValue}`, stdout, stderr }))
     })
   })
 
@@ -194,25 +208,69 @@ const killAndReap = (
   exited: Deferred.Deferred<ProcessExit>
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
-    yield* process.platform === "win32"
-      ? Effect.timeoutOption(Effect.interruptible(killWindowsTree(live, request.env)), REAP_WAIT)
-      : killPosixGroup(live)
+    if (process.platform === "win32") {
+      yield* Effect.timeoutOption(Effect.interruptible(killWindowsTree(live, request.env)), REAP_WAIT)
+    } else {
+      const outputOpen = isOpen(live.child.stdout) || isOpen(live.child.stderr)
+      const groupHadMembers = yield* killPosixGroup(live)
+      if (process.platform === "linux" && (groupHadMembers || outputOpen)) yield* Effect.sync(() => killMarked(live.marker))
+    }
     live.child.stdout?.destroy()
     live.child.stderr?.destroy()
     // Finalizers are uninterruptible: without `interruptible` the timeout could not cut the wait.
     yield* Effect.timeoutOption(Effect.interruptible(Deferred.await(exited)), REAP_WAIT)
   })
 
+const isOpen = (stream: Readable | null): boolean => stream !== null && !stream.readableEnded && !stream.destroyed
+
 // SIGKILL to the group even when the leader has exited: a forked daemon may still hold the pipes.
 // ESRCH (the group is already empty) is the normal case and is ignored. The group id cannot be
 // reused while any member lives; it is sent within milliseconds of the leader's exit.
-const killPosixGroup = (live: LiveChild): Effect.Effect<void> =>
+/** Whether the group still had members to kill. */
+const killPosixGroup = (live: LiveChild): Effect.Effect<boolean> =>
   Effect.sync(() => {
     const group = Either.try(() => process.kill(-live.pid, "SIGKILL"))
     if (Either.isLeft(group) && live.child.exitCode === null && live.child.signalCode === null) {
       live.child.kill("SIGKILL")
     }
+    return Either.isRight(group)
   })
+
+/** Passes over `/proc`: a process may start another between a pass's read and its kill. */
+const MARKED_SWEEPS = 3
+
+/**
+ * SIGKILLs every process (of this user: others' environments are unreadable) whose initial
+ * environment holds `marker`, until a pass finds none. Linux only; a process gone meanwhile,
+ * or unreadable, is skipped.
+ */
+export const killMarked = (marker: string, procRoot = "/proc"): ReadonlyArray<number> => {
+  const entry = Buffer.from(`${marker}\0`)
+  const killed: Array<number> = []
+  for (let pass = 0; pass < MARKED_SWEEPS; pass++) {
+    const names = Either.try(() => NodeFs.readdirSync(procRoot))
+    if (Either.isLeft(names)) return killed
+    let found = 0
+    for (const name of names.right) {
+      const pid = Number(name)
+      if (!/^[0-9]+$/.test(name) || pid === process.pid) continue
+      const environ = Either.try(() => NodeFs.readFileSync(NodePath.join(procRoot, name, "environ")))
+      if (Either.isLeft(environ) || !holdsEntry(environ.right, entry)) continue
+      found++
+      if (Either.isRight(Either.try(() => process.kill(pid, "SIGKILL")))) killed.push(pid)
+    }
+    if (found === 0) break
+  }
+  return killed
+}
+
+/** Whether a NUL-separated environment block holds `entry` (which ends in NUL) as a whole variable. */
+const holdsEntry = (environ: Buffer, entry: Buffer): boolean => {
+  for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
+    if (at === 0 || environ[at - 1] === 0) return true
+  }
+  return false
+}
 
 // Windows has no process groups for console children: taskkill /T walks the tree from the pid.
 // It is started by absolute path from SystemRoot, like every other program here.

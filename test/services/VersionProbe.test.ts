@@ -1,14 +1,14 @@
 import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { VersionReport } from "../../src/domain/inventory.js"
 import { parseVersion, PROBE_TABLE, probeNames } from "../../src/domain/probeTable.js"
 import { HostEnvironment } from "../../src/services/HostEnvironment.js"
-import { ProcessSpawner, type SpawnRequest } from "../../src/services/ProcessSpawner.js"
+import { killMarked, ProcessSpawner, SPAWN_MARKER_VARIABLE, type SpawnRequest } from "../../src/services/ProcessSpawner.js"
 import { ProbeRefused, VersionProbe } from "../../src/services/VersionProbe.js"
 
 const TIMEOUT_MS = 1000
@@ -119,17 +119,16 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       expect(yield* stillRunning(pids)).toEqual([])
     }))
 
-  it.scoped("a probe that forks a daemon holding stdout open ends soon after its own exit", () =>
+  /**
+   * Probes a `docker` script that writes its pid to docker.pid, starts a daemon with `daemon`
+   * (a shell line that writes the daemon's pid to daemon.pid), then prints a version and exits.
+   */
+  const probeDockerWithDaemon = (dir: string, daemon: string) =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped()
       const path = yield* script(
         dir,
         "docker",
-        sh(
-          `echo $$ > '${dir}/docker.pid'\nsleep 30 &\necho $! > '${dir}/daemon.pid'\n` +
-            `echo "Docker version 24.0.7, build afdd53b"\nexit 0`
-        )
+        sh(`echo $$ > '${dir}/docker.pid'\n${daemon}\necho "Docker version 24.0.7, build afdd53b"\nexit 0`)
       )
       const [report, elapsed] = yield* timed(
         Effect.flatMap(VersionProbe, (probe) => probe.probe({ name: "docker", path })).pipe(
@@ -142,8 +141,46 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
         "a child kept the output open after exit; process group killed"
       ])
       expect(elapsed).toBeLessThan(TIMEOUT_MS)
-      const pids = [readPid(`${dir}/docker.pid`), readPid(`${dir}/daemon.pid`)]
-      expect(yield* stillRunning(pids)).toEqual([])
+      return { probe: readPid(`${dir}/docker.pid`), daemon: readPid(`${dir}/daemon.pid`) }
+    })
+
+  it.scoped("a probe that forks a daemon holding stdout open ends soon after its own exit", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped())
+      const pids = yield* probeDockerWithDaemon(dir, `sleep 30 &\necho $! > '${dir}/daemon.pid'`)
+      expect(yield* stillRunning([pids.probe, pids.daemon])).toEqual([])
+    }))
+
+  it.scoped("a daemon that leaves the process group with setsid and holds stdout open is killed too (Linux)", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped())
+      const pids = yield* probeDockerWithDaemon(
+        dir,
+        `setsid sh -c 'cut -d" " -f5 /proc/$$/stat > "${dir}/daemon.pgrp"; echo $$ > "${dir}/daemon.pid.partial"; ` +
+          `mv "${dir}/daemon.pid.partial" "${dir}/daemon.pid"; exec sleep 30' &\n` +
+          `while [ ! -e '${dir}/daemon.pid' ]; do sleep 0.01; done`
+      )
+      // It left the probe's process group: the group kill alone would have missed it.
+      expect(readPid(`${dir}/daemon.pgrp`)).not.toBe(pids.probe)
+      expect(yield* stillRunning([pids.daemon])).toEqual([])
+    }))
+
+  it.scoped("killMarked kills exactly the processes whose environment holds the whole marker", () =>
+    Effect.gen(function*() {
+      const start = (env: Record<string, string>) => {
+        const child = ChildProcess.spawn("sleep", ["30"], { env: { PATH, ...env }, stdio: "ignore" })
+        return child.pid!
+      }
+      const marker = `${SPAWN_MARKER_VARIABLE}=0123456789abcdef01234567`
+      const marked = start({ [SPAWN_MARKER_VARIABLE]: "0123456789abcdef01234567" })
+      const longer = start({ [SPAWN_MARKER_VARIABLE]: "0123456789abcdef01234567ff" })
+      const otherName = start({ [`X_${SPAWN_MARKER_VARIABLE}`]: "0123456789abcdef01234567" })
+      yield* Effect.addFinalizer(() => Effect.sync(() => [marked, longer, otherName].forEach((pid) => Either.try(() => process.kill(pid, "SIGKILL")))))
+      yield* Effect.sleep("50 millis")
+      expect(killMarked(marker)).toEqual([marked])
+      expect(yield* stillRunning([marked])).toEqual([])
+      expect([isRunning(longer), isRunning(otherName)]).toEqual([true, true])
+      expect(killMarked(marker)).toEqual([])
     }))
 
   it.scoped("a probe that prints 10 MB is cut at the cap and neither blocks nor hangs", () =>
@@ -321,7 +358,10 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       expect([report.status, report.version]).toEqual(["ok", process.version.slice(1)])
       expect(NodeFs.existsSync(marker)).toBe(false)
       expect(calls.map((call) => call.env)).toEqual([expectedEnv])
-      expect(JSON.parse(NodeFs.readFileSync(envDump, "utf8"))).toEqual(expectedEnv)
+      // The spawner adds only its marker (random per child), by which escaped descendants are found.
+      const { [SPAWN_MARKER_VARIABLE]: spawnMarker, ...childEnv } = JSON.parse(NodeFs.readFileSync(envDump, "utf8")) as Record<string, string>
+      expect(childEnv).toEqual(expectedEnv)
+      expect(spawnMarker).toMatch(/^[0-9a-f]{24}$/)
     }))
 
   it.scoped("probes run concurrently, results in request order", () =>
