@@ -33,11 +33,18 @@ export const median = (values: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
-/** Every wall time of `runs` interleaved runs of each command (interleaving spreads machine noise evenly). */
+/**
+ * Every wall time of `runs` interleaved rounds of each command (interleaving spreads machine
+ * noise evenly). Each round starts one command further along, so no command always runs first.
+ */
 export const sampleInterleaved = (runs: number, commands: Record<string, TimedCommand>): Record<string, ReadonlyArray<number>> => {
-  const samples: Record<string, Array<number>> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]))
+  const entries = Object.entries(commands)
+  const samples: Record<string, Array<number>> = Object.fromEntries(entries.map(([name]) => [name, []]))
   for (let run = 0; run < runs; run++) {
-    for (const [name, spec] of Object.entries(commands)) samples[name]!.push(timeCommand(spec.command, spec.args, spec.env, spec.cwd))
+    for (let step = 0; step < entries.length; step++) {
+      const [name, spec] = entries[(run + step) % entries.length]!
+      samples[name]!.push(timeCommand(spec.command, spec.args, spec.env, spec.cwd))
+    }
   }
   return samples
 }
@@ -47,8 +54,8 @@ export const compare = (runs: number, commands: Record<string, TimedCommand>): R
   Object.fromEntries(Object.entries(sampleInterleaved(runs, commands)).map(([name, values]) => [name, median(values)]))
 
 /**
- * The median over rounds of `a`'s time divided by `b`'s in the same round: the two runs of a
- * round are back to back, so a drift of the machine's load cancels out of each ratio.
+ * The median over rounds of `a`'s time divided by `b`'s in the same round: the runs of a round
+ * are close in time, so a slow drift of the machine's load mostly cancels out of each ratio.
  */
 export const medianPairedRatio = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): number =>
   median(a.map((value, index) => value / b[index]!))

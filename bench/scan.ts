@@ -43,7 +43,7 @@ export const benchScan = (runs = 11): string => {
     const samples = sampleInterleaved(runs, {
       [names.scan]: { command: process.execPath, args: [BIN, "scan", "--force", "--quiet"], env },
       [names.npx]: { command: "npx", args: ["envinfo", ...ENVINFO_ARGS], cwd: ROOT },
-      [names.script]: { command: process.execPath, args: [ENVINFO, ...ENVINFO_ARGS] }
+      [names.script]: { command: process.execPath, args: [ENVINFO, ...ENVINFO_ARGS], cwd: ROOT }
     })
     const medians = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]))
     const items = envinfoCount()
@@ -62,7 +62,7 @@ export const benchScan = (runs = 11): string => {
       row(names.npx, `${items}`),
       row(names.script, `${items}`),
       "",
-      "Ratios above 1: tool-map is faster. The per-round ratio compares runs made back to back, so a drift of the machine's load cancels out."
+      "Ratios above 1: tool-map is faster. The per-round ratio compares runs of the same round (the order rotates each round), so a slow drift of the machine's load mostly cancels out."
     ].join("\n")
   } finally {
     fs.rmSync(data, { recursive: true, force: true })

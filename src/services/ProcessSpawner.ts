@@ -9,7 +9,10 @@ import type { Readable } from "node:stream"
 export interface SpawnRequest {
   readonly command: string
   readonly args: ReadonlyArray<string>
-  /** The child's whole environment (nothing is inherited from the parent). */
+  /**
+   * The child's environment: nothing is inherited from the parent. On Linux the spawner adds
+   * one variable of its own, {@link SPAWN_MARKER_VARIABLE}.
+   */
   readonly env: Readonly<Record<string, string>>
   /** Windows only: the args are already quoted for `cmd.exe` and must be passed through as-is. */
   readonly windowsVerbatimArguments: boolean
@@ -63,8 +66,9 @@ export class ProcessSpawner extends Context.Tag("tool-map/ProcessSpawner")<Proce
    * Starts the process in its own process group, stdin on the null device, stdout and stderr
    * captured up to the cap. Closing the scope kills the whole group with SIGKILL, whether the
    * process is still running or has exited and left children behind. On Linux, when something
-   * was left behind (a live group member, or output still open), it also kills every process
-   * whose environment carries the child's marker: descendants that left the group (`setsid`).
+   * may have been left behind (a live group member, output still open or cut at the cap), it
+   * also kills this user's processes started since the child whose environment carries the
+   * child's marker: descendants that left the group (`setsid`).
    */
   readonly spawn: (request: SpawnRequest) => Effect.Effect<SpawnedProcess, SpawnFailed, Scope.Scope>
 }>() {
@@ -92,11 +96,19 @@ const REAP_WAIT = Duration.millis(500)
  */
 export const SPAWN_MARKER_VARIABLE = "TOOL_MAP_SPAWN_MARKER"
 
+/** How a Linux child's descendants are found again: its marker, and when the child started. */
+export interface SpawnTrace {
+  /** `SPAWN_MARKER_VARIABLE=<value>`, as it appears in an environment block. */
+  readonly marker: string
+  /** The child's start time in clock ticks since boot (`/proc/<pid>/stat`); 0 when unknown. */
+  readonly startTicks: number
+}
+
 interface LiveChild {
   readonly child: ChildProcess.ChildProcess
   readonly pid: number
-  /** `SPAWN_MARKER_VARIABLE=<value>`, as it appears in the child's environment block. */
-  readonly marker: string
+  /** Linux only. */
+  readonly trace: SpawnTrace | null
   readonly stdout: () => CapturedOutput
   readonly stderr: () => CapturedOutput
 }
@@ -125,13 +137,13 @@ const startChild = (
   stderrClosed: Deferred.Deferred<void>
 ) =>
   Effect.async<LiveChild, SpawnFailed>((resume) => {
-    const markerValue = NodeCrypto.randomBytes(12).toString("hex")
+    const markerValue = process.platform === "linux" ? NodeCrypto.randomBytes(12).toString("hex") : null
     const created = Either.try({
       try: () =>
         ChildProcess.spawn(request.command, [...request.args], {
           // "ignore" opens the null device: a probe that reads stdin sees EOF at once.
           stdio: ["ignore", "pipe", "pipe"],
-          env: { ...request.env, [SPAWN_MARKER_VARIABLE]: markerValue },
+          env: markerValue === null ? { ...request.env } : { ...request.env, [SPAWN_MARKER_VARIABLE]: markerValue },
           shell: false,
           // Its own process group (POSIX), so the whole group can be killed with one signal.
           detached: process.platform !== "win32",
@@ -164,7 +176,11 @@ const startChild = (
         resume(Effect.fail(new SpawnFailed({ command: request.command, code: null, reason: "started without a pid" })))
         return
       }
-      resume(Effect.succeed({ child, pid, marker: `${SPAWN_MARKER_VARIABLE}=${markerValue}`, stdout, stderr }))
+      // Read now, while the child cannot have been reaped: its pid still names it.
+      const trace = markerValue === null
+        ? null
+        : { marker: `${SPAWN_MARKER_VARIABLE}=${markerValue}`, startTicks: processStartTicks(pid) ?? 0 }
+      resume(Effect.succeed({ child, pid, trace, stdout, stderr }))
     })
   })
 
@@ -211,9 +227,11 @@ const killAndReap = (
     if (process.platform === "win32") {
       yield* Effect.timeoutOption(Effect.interruptible(killWindowsTree(live, request.env)), REAP_WAIT)
     } else {
-      const outputOpen = isOpen(live.child.stdout) || isOpen(live.child.stderr)
+      // A stream cut at the cap was closed by us, not by its writers, who may still live.
+      const outputHeld = isOpen(live.child.stdout) || isOpen(live.child.stderr) || live.stdout().truncated || live.stderr().truncated
       const groupHadMembers = yield* killPosixGroup(live)
-      if (process.platform === "linux" && (groupHadMembers || outputOpen)) yield* Effect.sync(() => killMarked(live.marker))
+      const trace = live.trace
+      if (trace !== null && (groupHadMembers || outputHeld)) yield* Effect.sync(() => killMarked(trace))
     }
     live.child.stdout?.destroy()
     live.child.stderr?.destroy()
@@ -226,42 +244,56 @@ const isOpen = (stream: Readable | null): boolean => stream !== null && !stream.
 // SIGKILL to the group even when the leader has exited: a forked daemon may still hold the pipes.
 // ESRCH (the group is already empty) is the normal case and is ignored. The group id cannot be
 // reused while any member lives; it is sent within milliseconds of the leader's exit.
-/** Whether the group still had members to kill. */
+/** Whether the group may still have had members: anything but ESRCH (EPERM: another user's). */
 const killPosixGroup = (live: LiveChild): Effect.Effect<boolean> =>
   Effect.sync(() => {
-    const group = Either.try(() => process.kill(-live.pid, "SIGKILL"))
+    const group = Either.try({ try: () => process.kill(-live.pid, "SIGKILL"), catch: (error) => error as NodeJS.ErrnoException })
     if (Either.isLeft(group) && live.child.exitCode === null && live.child.signalCode === null) {
       live.child.kill("SIGKILL")
     }
-    return Either.isRight(group)
+    return Either.isRight(group) || group.left.code !== "ESRCH"
   })
 
 /** Passes over `/proc`: a process may start another between a pass's read and its kill. */
 const MARKED_SWEEPS = 3
 
 /**
- * SIGKILLs every process (of this user: others' environments are unreadable) whose initial
- * environment holds `marker`, until a pass finds none. Linux only; a process gone meanwhile,
- * or unreadable, is skipped.
+ * SIGKILLs every process of this user (others' environments are unreadable) started no earlier
+ * than the traced child whose initial environment holds its marker, until a pass finds no new
+ * one; returns their pids. Linux only. A process gone meanwhile, or unreadable, is skipped.
+ * The start time is read first from `stat`, which does not touch the process's memory (reading
+ * `environ` does, and can hang on a process stuck in a page fault): most are never opened.
  */
-export const killMarked = (marker: string, procRoot = "/proc"): ReadonlyArray<number> => {
-  const entry = Buffer.from(`${marker}\0`)
-  const killed: Array<number> = []
+export const killMarked = (trace: SpawnTrace): ReadonlyArray<number> => {
+  const entry = Buffer.from(`${trace.marker}\0`)
+  const signalled = new Set<number>()
   for (let pass = 0; pass < MARKED_SWEEPS; pass++) {
-    const names = Either.try(() => NodeFs.readdirSync(procRoot))
-    if (Either.isLeft(names)) return killed
+    const names = Either.try(() => NodeFs.readdirSync("/proc"))
+    if (Either.isLeft(names)) break
     let found = 0
     for (const name of names.right) {
       const pid = Number(name)
-      if (!/^[0-9]+$/.test(name) || pid === process.pid) continue
-      const environ = Either.try(() => NodeFs.readFileSync(NodePath.join(procRoot, name, "environ")))
+      if (!/^[0-9]+$/.test(name) || pid === process.pid || signalled.has(pid)) continue
+      const started = processStartTicks(pid)
+      if (started === null || started < trace.startTicks) continue
+      const environ = Either.try(() => NodeFs.readFileSync(`/proc/${name}/environ`))
       if (Either.isLeft(environ) || !holdsEntry(environ.right, entry)) continue
       found++
-      if (Either.isRight(Either.try(() => process.kill(pid, "SIGKILL")))) killed.push(pid)
+      if (Either.isRight(Either.try(() => process.kill(pid, "SIGKILL")))) signalled.add(pid)
     }
     if (found === 0) break
   }
-  return killed
+  return [...signalled]
+}
+
+/** A process's start time in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or null. */
+export const processStartTicks = (pid: number): number | null => {
+  const stat = Either.try(() => NodeFs.readFileSync(`/proc/${pid}/stat`, "latin1"))
+  if (Either.isLeft(stat)) return null
+  // The name (field 2) is in parentheses and may hold spaces or parentheses: count from its end.
+  const fields = stat.right.slice(stat.right.lastIndexOf(")") + 2).split(" ")
+  const ticks = Number(fields[19])
+  return Number.isSafeInteger(ticks) ? ticks : null
 }
 
 /** Whether a NUL-separated environment block holds `entry` (which ends in NUL) as a whole variable. */

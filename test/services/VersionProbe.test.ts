@@ -3,12 +3,19 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import * as ChildProcess from "node:child_process"
+import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { VersionReport } from "../../src/domain/inventory.js"
 import { parseVersion, PROBE_TABLE, probeNames } from "../../src/domain/probeTable.js"
 import { HostEnvironment } from "../../src/services/HostEnvironment.js"
-import { killMarked, ProcessSpawner, SPAWN_MARKER_VARIABLE, type SpawnRequest } from "../../src/services/ProcessSpawner.js"
+import {
+  killMarked,
+  processStartTicks,
+  ProcessSpawner,
+  SPAWN_MARKER_VARIABLE,
+  type SpawnRequest
+} from "../../src/services/ProcessSpawner.js"
 import { ProbeRefused, VersionProbe } from "../../src/services/VersionProbe.js"
 
 const TIMEOUT_MS = 1000
@@ -151,9 +158,11 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       expect(yield* stillRunning([pids.probe, pids.daemon])).toEqual([])
     }))
 
-  it.scoped("a daemon that leaves the process group with setsid and holds stdout open is killed too (Linux)", () =>
+  it.scoped.skipIf(process.platform !== "linux")("a daemon that leaves the process group with setsid and holds stdout open is killed too", () =>
     Effect.gen(function*() {
       const dir = yield* Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped())
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => Either.try(() => process.kill(readPid(`${dir}/daemon.pid`), "SIGKILL"))))
       const pids = yield* probeDockerWithDaemon(
         dir,
         `setsid sh -c 'cut -d" " -f5 /proc/$$/stat > "${dir}/daemon.pgrp"; echo $$ > "${dir}/daemon.pid.partial"; ` +
@@ -165,23 +174,33 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       expect(yield* stillRunning([pids.daemon])).toEqual([])
     }))
 
-  it.scoped("killMarked kills exactly the processes whose environment holds the whole marker", () =>
-    Effect.gen(function*() {
-      const start = (env: Record<string, string>) => {
-        const child = ChildProcess.spawn("sleep", ["30"], { env: { PATH, ...env }, stdio: "ignore" })
-        return child.pid!
-      }
-      const marker = `${SPAWN_MARKER_VARIABLE}=0123456789abcdef01234567`
-      const marked = start({ [SPAWN_MARKER_VARIABLE]: "0123456789abcdef01234567" })
-      const longer = start({ [SPAWN_MARKER_VARIABLE]: "0123456789abcdef01234567ff" })
-      const otherName = start({ [`X_${SPAWN_MARKER_VARIABLE}`]: "0123456789abcdef01234567" })
-      yield* Effect.addFinalizer(() => Effect.sync(() => [marked, longer, otherName].forEach((pid) => Either.try(() => process.kill(pid, "SIGKILL")))))
-      yield* Effect.sleep("50 millis")
-      expect(killMarked(marker)).toEqual([marked])
-      expect(yield* stillRunning([marked])).toEqual([])
-      expect([isRunning(longer), isRunning(otherName)]).toEqual([true, true])
-      expect(killMarked(marker)).toEqual([])
-    }))
+  it.scoped.skipIf(process.platform !== "linux")(
+    "killMarked kills exactly the processes started since the trace whose environment holds the whole marker",
+    () =>
+      Effect.gen(function*() {
+        const value = NodeCrypto.randomBytes(12).toString("hex")
+        const started: Array<number> = []
+        yield* Effect.addFinalizer(() => Effect.sync(() => started.forEach((pid) => Either.try(() => process.kill(pid, "SIGKILL")))))
+        const start = (env: Record<string, string>) =>
+          Effect.gen(function*() {
+            const pid = ChildProcess.spawn("sleep", ["30"], { env: { PATH, ...env }, stdio: "ignore" }).pid!
+            started.push(pid)
+            // Start times are in clock ticks (usually 10 ms): keep the processes in distinct ticks.
+            yield* Effect.sleep("40 millis")
+            return pid
+          })
+        const older = yield* start({ [SPAWN_MARKER_VARIABLE]: value })
+        const marked = yield* start({ [SPAWN_MARKER_VARIABLE]: value })
+        const longer = yield* start({ [SPAWN_MARKER_VARIABLE]: `${value}ff` })
+        const otherName = yield* start({ [`X_${SPAWN_MARKER_VARIABLE}`]: value })
+        const trace = { marker: `${SPAWN_MARKER_VARIABLE}=${value}`, startTicks: processStartTicks(marked)! }
+        expect(trace.startTicks).toBeGreaterThan(processStartTicks(older)!)
+        expect(killMarked(trace)).toEqual([marked])
+        expect(yield* stillRunning([marked])).toEqual([])
+        expect([older, longer, otherName].map(isRunning)).toEqual([true, true, true])
+        expect(killMarked(trace)).toEqual([])
+      })
+  )
 
   it.scoped("a probe that prints 10 MB is cut at the cap and neither blocks nor hangs", () =>
     Effect.gen(function*() {
