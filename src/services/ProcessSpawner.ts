@@ -258,9 +258,10 @@ const killPosixGroup = (live: LiveChild): Effect.Effect<boolean> =>
 const MARKED_SWEEPS = 3
 
 /**
- * SIGKILLs every process of this user (others' environments are unreadable) started no earlier
- * than the traced child whose initial environment holds its marker, until a pass finds no new
- * one; returns their pids. Linux only. A process gone meanwhile, or unreadable, is skipped.
+ * SIGKILLs every process started no earlier than the traced child whose initial environment
+ * holds its marker, until a pass finds no new one; returns their pids. Linux only. Another
+ * user's environment is unreadable (unless tool-map runs as root), and a process gone
+ * meanwhile, or unreadable, is skipped.
  * The start time is read first from `stat`, which does not touch the process's memory (reading
  * `environ` does, and can hang on a process stuck in a page fault): most are never opened.
  */
