@@ -1,5 +1,5 @@
 import type { AgentItemScope } from "../domain/agentHosts.js"
-import { redactSecrets } from "../domain/secrets.js"
+import { namesSecret, redactSecrets } from "../domain/secrets.js"
 import type { ItemDraft } from "./precedence.js"
 import { asBoolean, asRecord, asString, asStringArray, type HostCollector, own, sha256 } from "./shared.js"
 
@@ -33,22 +33,23 @@ export interface McpPublicFields {
 }
 
 const REDACTED = "[redacted]"
-const SECRET_NAME = /(token|secret|passw(or)?d|api[-_]?key|apikey|auth|credential|private[-_]?key|session)/i
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g
+const ONLY_A_REFERENCE = /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/
 
 /** Names of the variables a string refers to with `${NAME}` or `${NAME:-default}`. */
 const referencedNames = (text: string): ReadonlyArray<string> => Array.from(text.matchAll(REFERENCE), (match) => match[1]!)
 
 /**
  * Arguments with secrets removed: secret-looking values, the value after a secret-named flag
- * (`--api-key X`), and the value of `--token=X` or `API_KEY=X`.
+ * (`--api-key X`, two arguments), and the value of `--token=X` or `API_KEY=X`.
  */
 export const redactArgs = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
   args.map((arg, index) => {
     const previous = index > 0 ? args[index - 1]! : ""
-    if (/^-{1,2}[A-Za-z0-9_.-]+$/.test(previous) && SECRET_NAME.test(previous) && !arg.startsWith("-")) return REDACTED
-    const assignment = /^(-{0,2}[A-Za-z0-9_.-]+)=(.*)$/s.exec(arg)
-    if (assignment !== null && SECRET_NAME.test(assignment[1]!) && assignment[2]!.length > 0 && !/^\$\{[^}]+\}$/.test(assignment[2]!)) {
+    if (previous.startsWith("-") && namesSecret(previous) && !arg.startsWith("-")) return REDACTED
+    // One argument is one value, blanks and quotes included, which the text rules would cut short.
+    const assignment = /^(-{0,2}[A-Za-z0-9_.-]+)=(.+)$/s.exec(arg)
+    if (assignment !== null && namesSecret(assignment[1]!) && !ONLY_A_REFERENCE.test(assignment[2]!)) {
       return `${assignment[1]}=${REDACTED}`
     }
     const header = /^([A-Za-z0-9-]*(authorization|api-key|token)[A-Za-z0-9-]*)\s*:\s*\S/i.exec(arg)

@@ -11,6 +11,7 @@ import {
   type AgentHostRootStatus,
   type AgentItemScope
 } from "../domain/agentHosts.js"
+import { redactSecrets } from "../domain/secrets.js"
 import type { HostEnvironmentShape } from "../services/HostEnvironment.js"
 import {
   type FrontmatterFields,
@@ -517,9 +518,13 @@ export const dirsToGitRoot = (collector: HostCollector): Effect.Effect<ReadonlyA
     return dirs.slice(0, 1)
   })
 
-/** A description from frontmatter, else the first paragraph of the body; capped. */
+/** A description from frontmatter, else the first paragraph of the body; secrets redacted, capped. */
 export const describe = (explicit: string | null, body: string | null): string | null => {
-  const cap = (text: string) => (text.length > 1024 ? `${text.slice(0, 1021)}...` : text)
+  // Redacting before the cap, so that a secret cut short by it is still recognized whole.
+  const cap = (raw: string) => {
+    const text = redactSecrets(raw)
+    return text.length > 1024 ? `${text.slice(0, 1021)}...` : text
+  }
   if (explicit !== null && explicit.trim().length > 0) return cap(explicit.trim())
   if (body === null) return null
   const paragraph = body

@@ -4,6 +4,7 @@ import { Clock, Context, Duration, Effect, Either, Layer, Option, Schedule, Sche
 import { randomBytes } from "node:crypto"
 import * as NodePath from "node:path"
 import type { BundlePaths } from "../domain/bundlePaths.js"
+import { pidScope, processStartTicks } from "./processIdentity.js"
 
 /** The steps of a commit and of a recovery, named in `BundleWriteError`. */
 export const BundleStep = Schema.Literal(
@@ -83,25 +84,36 @@ export interface BundleFiles {
   readonly summary: string
 }
 
-/** The pid written into lock files and the test of whether a lock holder still runs. */
+/** The identity written into lock files and the test of whether a lock holder still runs. */
 export interface LockOwnerShape {
   readonly pid: number
-  readonly isAlive: (pid: number) => Effect.Effect<boolean>
+  /**
+   * Where this owner's pids mean something (host and PID namespace): a lock written under
+   * another scope is not judged by its pid. Absent: every lock is taken as this scope's.
+   */
+  readonly scope?: string
+  /** This owner's start time (clock ticks since boot), to tell a reused pid from the writer. */
+  readonly startTicks?: number | null
+  /** Whether `pid` still names the lock's writer, which started at `startTicks` when known. */
+  readonly isAlive: (pid: number, startTicks: number | null) => Effect.Effect<boolean>
 }
 
 /** Who takes the lock, injected so that tests can simulate several processes and dead ones. */
 export class LockOwner extends Context.Tag("tool-map/LockOwner")<LockOwner, LockOwnerShape>() {
-  /** This process; a pid is alive unless signalling it fails with ESRCH. */
+  /**
+   * This process. A pid is alive unless signalling it fails with ESRCH, or (Linux) the process
+   * it names now started at another time than the lock's writer: the pid was reused.
+   */
   static readonly live: LockOwnerShape = {
     pid: process.pid,
-    isAlive: (pid) =>
+    scope: pidScope(),
+    startTicks: processStartTicks(process.pid),
+    isAlive: (pid, startTicks) =>
       Effect.sync(() => {
-        try {
-          process.kill(pid, 0)
-          return true
-        } catch (error) {
-          return (error as NodeJS.ErrnoException).code === "EPERM"
-        }
+        const signalled = Either.try({ try: () => process.kill(pid, 0), catch: (error) => error as NodeJS.ErrnoException })
+        if (Either.isLeft(signalled) && signalled.left.code !== "EPERM") return false
+        const current = startTicks === null ? null : processStartTicks(pid)
+        return current === null || current === startTicks
       })
   }
   static readonly layer = Layer.succeed(this, LockOwner.live)
@@ -118,13 +130,20 @@ export interface BundleWriterOptions {
    * writing it) is left alone before it is treated as stale.
    */
   readonly unreadableLockGrace: Duration.DurationInput
+  /**
+   * How old a lock written under another pid scope (another host or container sharing the
+   * directory) must be before it is treated as stale: its pid cannot be checked from here, and
+   * a commit holds the lock for well under a second.
+   */
+  readonly foreignLockMaxAge: Duration.DurationInput
 }
 
 /** The defaults: wait up to 2 s for a live holder. */
 export const defaultBundleWriterOptions: BundleWriterOptions = {
   lockWait: Duration.seconds(2),
   lockRetryInterval: Duration.millis(25),
-  unreadableLockGrace: Duration.seconds(1)
+  unreadableLockGrace: Duration.seconds(1),
+  foreignLockMaxAge: Duration.minutes(1)
 }
 
 /** The generation ids the writer accepts: they become part of file names. */
@@ -218,17 +237,22 @@ const decodeJournal = Schema.decodeUnknownEither(Schema.parseJson(Journal))
 const LockContent = Schema.Struct({
   pid: Schema.Int.pipe(Schema.positive()),
   nonce: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,128}$/)),
-  createdAt: Schema.String
+  createdAt: Schema.String,
+  // Absent in locks of earlier versions, which are judged as this scope's.
+  scope: Schema.optional(Schema.String),
+  startTicks: Schema.optional(Schema.NullOr(Schema.Int))
 })
 const decodeLockContent = Schema.decodeUnknownOption(Schema.parseJson(LockContent))
 
 /** Who holds a lock file (or a break marker), as read from it. */
 interface Holder {
-  /** The nonce, or `ino<inode>` for a file without readable content. */
+  /** The nonce, `ino<inode>` for a file without readable content, `symlink` for a symbolic link. */
   readonly id: string
   readonly pid: number | null
   readonly createdAt: string | null
   readonly mtimeMs: number | null
+  readonly scope: string | null
+  readonly startTicks: number | null
 }
 
 const errnoCode = (error: PlatformError): string | null => {
@@ -347,34 +371,54 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
         Effect.flatMap((content) =>
           Option.match(decodeLockContent(content), {
             onSome: (lock) =>
-              Effect.succeedSome<Holder>({ id: lock.nonce, pid: lock.pid, createdAt: lock.createdAt, mtimeMs: null }),
+              Effect.succeedSome<Holder>({
+                id: lock.nonce,
+                pid: lock.pid,
+                createdAt: lock.createdAt,
+                mtimeMs: null,
+                scope: lock.scope ?? null,
+                startTicks: lock.startTicks ?? null
+              }),
             onNone: () =>
               Effect.map(fs.stat(path), (info) =>
                 Option.some<Holder>({
                   id: `ino${Option.getOrElse(info.ino, () => 0)}`,
                   pid: null,
                   createdAt: null,
-                  mtimeMs: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0)
+                  mtimeMs: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0),
+                  scope: null,
+                  startTicks: null
                 })
               )
           })
         ),
-        Effect.catchIf(isNotFound, () => Effect.succeedNone),
+        // Not found by its target: gone, or a dangling symbolic link, which no writer makes and
+        // which would otherwise be "held" forever: stale at once.
+        Effect.catchIf(isNotFound, () =>
+          fs.readLink(path).pipe(
+            Effect.as(Option.some<Holder>({ id: "symlink", pid: null, createdAt: null, mtimeMs: 0, scope: null, startTicks: null })),
+            Effect.catchAll(() => Effect.succeedNone)
+          )),
         Effect.mapError(fail(step, path))
       )
 
     const isStale = (holder: Holder) =>
       Effect.gen(function* () {
-        if (holder.pid === null) {
-          const now = yield* Clock.currentTimeMillis
-          return now - (holder.mtimeMs ?? 0) > Duration.toMillis(options.unreadableLockGrace)
+        const now = yield* Clock.currentTimeMillis
+        if (holder.pid === null) return now - (holder.mtimeMs ?? 0) > Duration.toMillis(options.unreadableLockGrace)
+        if (holder.scope !== null && owner.scope !== undefined && holder.scope !== owner.scope) {
+          const created = holder.createdAt === null ? Number.NaN : Date.parse(holder.createdAt)
+          return Number.isNaN(created) || now - created > Duration.toMillis(options.foreignLockMaxAge)
         }
-        if (holder.pid === owner.pid) return false
-        return !(yield* owner.isAlive(holder.pid))
+        if (holder.pid === owner.pid) {
+          // Our own pid: this very process, unless the lock's writer started at another time.
+          return holder.startTicks !== null && owner.startTicks != null && holder.startTicks !== owner.startTicks
+        }
+        return !(yield* owner.isAlive(holder.pid, holder.startTicks))
       })
 
     /** Creates `path` exclusively with `content`; false when it already exists. */
-    const createExclusive = (path: string, content: string, dir: string) =>
+    const createExclusive = (paths: BundlePaths, path: string, content: string) =>
       Effect.scoped(
         Effect.gen(function* () {
           const file = yield* fs.open(path, { flag: "wx" })
@@ -391,14 +435,19 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
             step: "lock",
             path,
             reason: code !== null && UNWRITABLE.has(code)
-              ? `cannot create files in ${dir}: ${describe(error)}. ${dirAdvice(dir)}`
+              ? `cannot create files in ${paths.dir}: ${describe(error)}. ${dirAdvice(paths.dir)}`
               : describe(error)
           })
         })
       )
 
     const lockContent = (nonce: string, now: number) =>
-      JSON.stringify({ pid: owner.pid, nonce, createdAt: new Date(now).toISOString() })
+      JSON.stringify({
+        pid: owner.pid,
+        nonce,
+        createdAt: new Date(now).toISOString(),
+        ...(owner.scope === undefined ? {} : { scope: owner.scope, startTicks: owner.startTicks ?? null })
+      })
 
     /**
      * Breaks a stale lock. Only the process that creates the break marker named after the stale
@@ -412,7 +461,7 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
       return Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         return yield* Effect.acquireUseRelease(
-          createExclusive(markerPath, lockContent(newNonce(), now), paths.dir),
+          createExclusive(paths, markerPath, lockContent(newNonce(), now)),
           (claimed) =>
             claimed
               ? Effect.gen(function* () {
@@ -441,16 +490,21 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
       let brokeStale = false
       while (true) {
         const now = yield* Clock.currentTimeMillis
-        if (yield* createExclusive(lockPath, lockContent(newNonce(), now), paths.dir)) return { lockPath, brokeStale }
+        const nonce = newNonce()
+        if (yield* createExclusive(paths, lockPath, lockContent(nonce, now))) return { lockPath, nonce, brokeStale }
         const holder = yield* readHolder(lockPath, "lock")
-        if (Option.isNone(holder)) continue
-        if ((yield* isStale(holder.value)) && (yield* breakStale(paths, holder.value))) {
+        // None: released between the two calls; take it at once, unless the deadline is past.
+        if (Option.isSome(holder) && (yield* isStale(holder.value)) && (yield* breakStale(paths, holder.value))) {
           brokeStale = true
           continue
         }
         if ((yield* Clock.currentTimeMillis) >= deadline) {
-          return yield* new BundleLocked({ path: lockPath, pid: holder.value.pid, since: holder.value.createdAt })
+          return yield* Option.match(holder, {
+            onNone: () => new BundleLocked({ path: lockPath, pid: null, since: null }),
+            onSome: (held) => new BundleLocked({ path: lockPath, pid: held.pid, since: held.createdAt })
+          })
         }
+        if (Option.isNone(holder)) continue
         // The lock's acquisition is uninterruptible; the wait between attempts need not be.
         yield* Effect.interruptible(Effect.sleep(options.lockRetryInterval))
       }
@@ -460,11 +514,17 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
     const lock = (
       paths: BundlePaths
     ): Effect.Effect<{ readonly brokeStale: boolean }, BundleWriteError | BundleLocked, Scope.Scope> =>
-      Effect.acquireRelease(takeLock(paths), ({ lockPath }) =>
-        fs.remove(lockPath, { force: true }).pipe(
+      Effect.acquireRelease(takeLock(paths), ({ lockPath, nonce }) =>
+        // Only while it is still ours: a lock broken as stale and taken by another is theirs.
+        readHolder(lockPath, "lock").pipe(
+          Effect.flatMap((holder) =>
+            Option.isSome(holder) && holder.value.id === nonce
+              ? Effect.mapError(fs.remove(lockPath, { force: true }), fail("lock", lockPath))
+              : Effect.void
+          ),
           Effect.retry(Schedule.recurs(2)),
           Effect.catchAll((error) =>
-            Effect.logWarning(`tool-map could not release the lock ${lockPath}: ${describe(error)}; the next run breaks it.`)
+            Effect.logWarning(`tool-map could not release the lock ${lockPath}: ${error.reason}; the next run breaks it.`)
           )
         ))
 

@@ -4,6 +4,7 @@ import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { Readable } from "node:stream"
+import { processStartTicks } from "./processIdentity.js"
 
 /** What to run: an absolute program path and its argv, never a shell line. */
 export interface SpawnRequest {
@@ -285,16 +286,6 @@ export const killMarked = (trace: SpawnTrace): ReadonlyArray<number> => {
     if (found === 0) break
   }
   return [...signalled]
-}
-
-/** A process's start time in clock ticks since boot (field 22 of `/proc/<pid>/stat`), or null. */
-export const processStartTicks = (pid: number): number | null => {
-  const stat = Either.try(() => NodeFs.readFileSync(`/proc/${pid}/stat`, "latin1"))
-  if (Either.isLeft(stat)) return null
-  // The name (field 2) is in parentheses and may hold spaces or parentheses: count from its end.
-  const fields = stat.right.slice(stat.right.lastIndexOf(")") + 2).split(" ")
-  const ticks = Number(fields[19])
-  return Number.isSafeInteger(ticks) ? ticks : null
 }
 
 /** Whether a NUL-separated environment block holds `entry` (which ends in NUL) as a whole variable. */

@@ -22,6 +22,7 @@ import {
   readGeneration,
   RecoveryReport
 } from "../../src/services/BundleWriter.js"
+import { processStartTicks } from "../../src/services/processIdentity.js"
 
 // == fixtures
 
@@ -275,6 +276,8 @@ describe("BundleWriter.commit", () => {
         "remove .inv.journal",
         "open .",
         "File.sync .",
+        // The release removes the lock only while it still holds this writer's nonce.
+        "readFileString .inv.lock",
         "remove .inv.lock"
       ])
     })))
@@ -433,7 +436,7 @@ describe("a failure at every call of a commit", () => {
           const old = start === "an old bundle" ? OLD_FILES : null
           const log = yield* cleanCommitLog(root, old)
           const at = milestones(log)
-          expect(at.total).toBe(old === null ? 32 : 38)
+          expect(at.total).toBe(old === null ? 33 : 39)
           const processes = makeProcesses()
           const recoverer = yield* writerOver(fs, processes.owner(processes.spawn()))
           for (let n = 1; n <= at.total; n++) {
@@ -681,6 +684,66 @@ describe("the lock", () => {
       expect(yield* snapshot(root)).toEqual(bundleState(paths, OLD_FILES))
       yield* second.commit(paths, NEW, NEW_FILES)
       expect(yield* snapshot(root)).toEqual(bundleState(paths, NEW_FILES))
+    })))
+
+  /** Writes a lock file by hand, as another process would have left it. */
+  const plantLock = (root: string, content: Record<string, unknown>) =>
+    Effect.flatMap(FileSystem.FileSystem, (fs) => fs.writeFileString(NodePath.join(root, ".inv.lock"), JSON.stringify(content)))
+
+  it.scopedLive("a dangling symbolic link at the lock is broken at once, never waited on", () =>
+    onDisk(Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped()
+      const paths = inv(root)
+      yield* fs.symlink(NodePath.join(root, "no-such-file"), NodePath.join(root, ".inv.lock"))
+      const processes = makeProcesses()
+      const writer = yield* writerOver(fs, processes.owner(processes.spawn()), { ...FAST, unreadableLockGrace: "10 seconds" })
+      yield* writer.commit(paths, NEW, NEW_FILES)
+      expect(yield* snapshot(root)).toEqual(bundleState(paths, NEW_FILES))
+    })))
+
+  it.scopedLive("a lock written under another pid scope is left alone until it is older than the foreign limit", () =>
+    onDisk(Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped()
+      const paths = inv(root)
+      const processes = makeProcesses()
+      const owner = { ...processes.owner(processes.spawn()), scope: "here/pid:[1]" }
+      const writer = yield* writerOver(fs, owner, { ...FAST, foreignLockMaxAge: "1 minute" })
+      // Its pid is dead here, which says nothing about a process on another host or namespace.
+      const recent = new Date(Date.now() - 5_000).toISOString()
+      yield* plantLock(root, { pid: 7, nonce: "foreign", createdAt: recent, scope: "elsewhere/pid:[2]", startTicks: 99 })
+      expect(failureOf(yield* Effect.exit(writer.commit(paths, NEW, NEW_FILES)))).toEqual(
+        new BundleLocked({ path: NodePath.join(root, ".inv.lock"), pid: 7, since: recent })
+      )
+      yield* plantLock(root, {
+        pid: 7,
+        nonce: "foreign",
+        createdAt: new Date(Date.now() - 120_000).toISOString(),
+        scope: "elsewhere/pid:[2]",
+        startTicks: 99
+      })
+      yield* writer.commit(paths, NEW, NEW_FILES)
+      expect(yield* snapshot(root)).toEqual(bundleState(paths, NEW_FILES))
+    })))
+
+  it.scopedLive("a lock naming a pid now held by a process started at another time is stale (the pid was reused)", () =>
+    onDisk(Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped()
+      const paths = inv(root)
+      const now = new Date().toISOString()
+      // This very process's pid and scope, but another start time: an earlier run that died.
+      const earlierStart = (processStartTicks(process.pid) ?? 2) - 1
+      yield* plantLock(root, { pid: process.pid, nonce: "earlier", createdAt: now, scope: LockOwner.live.scope, startTicks: earlierStart })
+      const writer = yield* BundleWriter.make(FAST).pipe(Effect.provideService(LockOwner, LockOwner.live))
+      yield* writer.commit(paths, NEW, NEW_FILES)
+      expect(yield* snapshot(root)).toEqual(bundleState(paths, NEW_FILES))
+      // The same holds for another live pid: PID 1 always runs, but not since this later tick.
+      const otherStart = (processStartTicks(1) ?? 0) + 1
+      yield* plantLock(root, { pid: 1, nonce: "earlier", createdAt: now, scope: LockOwner.live.scope, startTicks: otherStart })
+      yield* writer.commit(paths, OLD, OLD_FILES)
+      expect(yield* snapshot(root)).toEqual(bundleState(paths, OLD_FILES))
     })))
 
   it.scopedLive("waits for a live holder that finishes within the wait", () =>

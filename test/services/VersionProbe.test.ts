@@ -9,13 +9,8 @@ import * as NodePath from "node:path"
 import { VersionReport } from "../../src/domain/inventory.js"
 import { parseVersion, PROBE_TABLE, probeNames } from "../../src/domain/probeTable.js"
 import { HostEnvironment } from "../../src/services/HostEnvironment.js"
-import {
-  killMarked,
-  processStartTicks,
-  ProcessSpawner,
-  SPAWN_MARKER_VARIABLE,
-  type SpawnRequest
-} from "../../src/services/ProcessSpawner.js"
+import { killMarked, ProcessSpawner, SPAWN_MARKER_VARIABLE, type SpawnRequest } from "../../src/services/ProcessSpawner.js"
+import { processStartTicks } from "../../src/services/processIdentity.js"
 import { ProbeRefused, VersionProbe } from "../../src/services/VersionProbe.js"
 
 const TIMEOUT_MS = 1000
