@@ -5,7 +5,7 @@ import { Inventory } from "../domain/inventory.js"
 import { compileDecoder, type Decoder, UNDECIDED } from "../domain/schemaFastPath.js"
 import { BundleWriter } from "./BundleWriter.js"
 import { HostEnvironment } from "./HostEnvironment.js"
-import { resolveBundlePaths, ScanProgram } from "./ScanProgram.js"
+import { readBundleJson, resolveBundlePaths, ScanProgram } from "./ScanProgram.js"
 
 /** Reads the cached bundle for the query front ends. */
 export class InventoryStore extends Context.Tag("tool-map/InventoryStore")<InventoryStore, {
@@ -42,9 +42,7 @@ export class InventoryStore extends Context.Tag("tool-map/InventoryStore")<Inven
             Effect.mapError((error) => failed(`no bundle existed and the first scan failed: ${error.message}`))
           )
         }
-        const text = yield* fs.readFileString(paths.json).pipe(
-          Effect.mapError((error) => failed(error.message))
-        )
+        const text = yield* readBundleJson(fs, paths.json).pipe(Effect.mapError(failed))
         const invalid = failed(
           "it is not a valid tool-map bundle (corrupt or from an incompatible version); run `tool-map scan --force` to rebuild it"
         )

@@ -23,7 +23,7 @@ import { encodeTools, type EncodedTools, renderInventoryJson } from "../render/i
 import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkdown } from "../render/inventoryMarkdown.js"
 import { TOOL_MAP_VERSION } from "../version.js"
 import { AgentHostScanner } from "./AgentHostScanner.js"
-import { BundleWriter, type BundleLocked, type BundleWriteError } from "./BundleWriter.js"
+import { BundleWriter, type BundleLocked, type BundleWriteError, readGeneration } from "./BundleWriter.js"
 import { HostEnvironment, type HostEnvironmentShape } from "./HostEnvironment.js"
 import { IdentityReader } from "./IdentityReader.js"
 import { ScanProgress } from "./ScanProgress.js"
@@ -141,14 +141,56 @@ const watchedInputs = (fs: FileSystem.FileSystem, paths: ReadonlyArray<string>) 
     concurrency: 32
   })
 
-const recordedWatchSet = (fs: FileSystem.FileSystem, paths: BundlePaths) =>
-  fs.readFileString(paths.json).pipe(
+/**
+ * The text of a bundle's tools.json. Anything but a regular file there (a FIFO would block the
+ * read forever) is refused with a reason, as is a failed read.
+ */
+export const readBundleJson = (fs: FileSystem.FileSystem, path: string): Effect.Effect<string, string> =>
+  Effect.flatMap(Effect.mapError(fs.stat(path), (error) => error.message), (info) =>
+    info.type === "File"
+      ? Effect.mapError(fs.readFileString(path), (error) => error.message)
+      : Effect.fail(`it is not a regular file (${info.type.toLowerCase()})`))
+
+/** The watch set and generation tools.json recorded, or none when it cannot be read. */
+const recordedBundle = (fs: FileSystem.FileSystem, paths: BundlePaths) =>
+  readBundleJson(fs, paths.json).pipe(
     Effect.flatMap((text) =>
-      Effect.try({ try: () => JSON.parse(text) as { readonly watch?: unknown }, catch: () => "tools.json is not valid JSON" })
+      Effect.try({
+        try: () => JSON.parse(text) as { readonly watch?: unknown; readonly generation?: unknown },
+        catch: () => "tools.json is not valid JSON"
+      })
     ),
-    Effect.flatMap((parsed) => Schema.decodeUnknown(WatchSet)(parsed.watch)),
+    Effect.flatMap((parsed) =>
+      Effect.map(Schema.decodeUnknown(WatchSet)(parsed.watch), (watch) => ({
+        watch,
+        generation: typeof parsed.generation === "string" ? parsed.generation : null
+      }))
+    ),
     Effect.option
   )
+
+/** The first bytes of a bundle file: enough for its generation marker line. */
+const MARKER_BYTES = 256
+
+/**
+ * Why the markdown files do not complete the bundle of `generation`, if they do not: one is
+ * missing, not a regular file, or of another generation (deleted or edited since the scan).
+ */
+const incompleteBundle = (fs: FileSystem.FileSystem, paths: BundlePaths, generation: string | null) =>
+  Effect.gen(function* () {
+    for (const path of [paths.markdown, paths.summary]) {
+      const info = yield* Effect.option(fs.stat(path))
+      if (Option.isNone(info)) return Option.some(`${path} is missing`)
+      if (info.value.type !== "File") return Option.some(`${path} is not a regular file`)
+      const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => file.readAlloc(MARKER_BYTES))).pipe(
+        Effect.map(Option.map((bytes) => new TextDecoder().decode(bytes))),
+        Effect.orElseSucceed(() => Option.none<string>())
+      )
+      const found = Option.getOrNull(Option.map(head, readGeneration))
+      if (generation === null || found !== generation) return Option.some(`${path} is not of the generation ${paths.json} records`)
+    }
+    return Option.none<string>()
+  })
 
 const make = Effect.gen(function* () {
   const fs = yield* FileSystem.FileSystem
@@ -175,9 +217,11 @@ const make = Effect.gen(function* () {
 
   /** Why the bundle at `paths` must be rebuilt (reading only its watch set), or none. */
   const checkStale = Effect.fn("ScanProgram.checkStale")(function* (paths: BundlePaths) {
-    const recorded = yield* recordedWatchSet(fs, paths)
+    const recorded = yield* recordedBundle(fs, paths)
     if (Option.isNone(recorded)) return Option.some("no readable bundle yet")
-    return yield* checkWatch(recorded.value)
+    const incomplete = yield* incompleteBundle(fs, paths, recorded.value.generation)
+    if (Option.isSome(incomplete)) return incomplete
+    return yield* checkWatch(recorded.value.watch)
   })
 
   /**

@@ -132,6 +132,35 @@ describe("the built CLI on a fake machine", () => {
     expect(JSON.parse(stale.stdout)).toMatchObject({ stale: false, reason: null })
   })
 
+  it("--if-stale rescans when a markdown file of the bundle is missing or of another generation", () => {
+    const summary = path.join(machine.env.PLUGIN_DATA, "tools.summary.md")
+    const markdown = path.join(machine.env.PLUGIN_DATA, "tools.md")
+    expect(runCli(["scan", "--force", "--quiet", "--no-probes"], machine.env).status).toBe(0)
+    fs.rmSync(summary)
+    const missing = runCli(["scan", "--if-stale", "--json", "--no-probes"], machine.env)
+    expect(JSON.parse(missing.stdout)).toMatchObject({ skipped: false, rescanReason: `${summary} is missing` })
+    expect(fs.existsSync(summary)).toBe(true)
+    fs.writeFileSync(markdown, "<!-- tool-map generation=20200101T000000Z-00000000 -->\nedited\n")
+    const edited = runCli(["scan", "--if-stale", "--json", "--no-probes"], machine.env)
+    expect(JSON.parse(edited.stdout)).toMatchObject({
+      skipped: false,
+      rescanReason: `${markdown} is not of the generation ${path.join(machine.env.PLUGIN_DATA, "tools.json")} records`
+    })
+    const settled = runCli(["scan", "--if-stale", "--json", "--no-probes"], machine.env)
+    expect(JSON.parse(settled.stdout)).toMatchObject({ skipped: true })
+  })
+
+  it("refuses a tools.json that is not a regular file instead of blocking on it", () => {
+    const fifoDir = path.join(temp.dir, "fifo")
+    fs.mkdirSync(fifoDir)
+    execFileSync("mkfifo", [path.join(fifoDir, "tools.json")])
+    const query = runCli(["query", "versions"], { ...machine.env, PLUGIN_DATA: fifoDir })
+    expect(query.status).toBe(4)
+    expect(query.stderr).toBe(
+      `tool-map: Cannot read the tool-map bundle at ${path.join(fifoDir, "tools.json")}: it is not a regular file (fifo)\n`
+    )
+  })
+
   it("writes a redirected bundle next to PATH.md", () => {
     const target = path.join(temp.dir, "out", "inv.md")
     const run = runCli(["scan", target, "--no-probes", "--quiet"], machine.env)
