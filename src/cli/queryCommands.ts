@@ -53,7 +53,11 @@ export const whichTool = (inventory: Inventory, name: string) => {
 }
 
 const category = Options.text("category").pipe(Options.withDescription("Only tools of this category (e.g. runtimes, version-control, other)."), Options.optional)
-const nameGlob = Options.text("name").pipe(Options.withDescription("Only tools whose name matches this glob (e.g. 'python*')."), Options.optional)
+const nameGlob = Options.text("name").pipe(
+  Options.withDescription("Only tools whose name matches this glob (e.g. 'python*')."),
+  Options.withSchema(Schema.String.pipe(Schema.minLength(1, { message: () => "--name needs a non-empty glob, e.g. --name 'python*'" }))),
+  Options.optional
+)
 
 const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {

@@ -187,6 +187,9 @@ describe("the built CLI on a fake machine", () => {
   })
 
   it("fails with one clear sentence and a documented exit code", () => {
+    const emptyGlob = runCli(["query", "tools", "--name", ""], machine.env)
+    expect([emptyGlob.status, emptyGlob.stdout, emptyGlob.stderr.trim()]).toEqual([2, "", "--name needs a non-empty glob, e.g. --name 'python*'"])
+
     const badFlag = runCli(["scan", "--frobnicate"], machine.env)
     expect(badFlag.status).toBe(2)
     expect(badFlag.stdout + badFlag.stderr).toContain("--frobnicate")
