@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { runMain } from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown } from "@effect/platform/Runtime"
-import { Effect, FiberRef, HashSet, Logger } from "effect"
+import { Cause, Effect, Exit, FiberRef, HashSet, Logger } from "effect"
+import { ExitCode } from "./cli/exitCodes.js"
 import { runCli, runToExitCode } from "./cli/main.js"
 import { CliLayer } from "./layers/CoreLayer.js"
 
@@ -26,9 +27,12 @@ runMain(program, {
   // of letting Node wind down: a natural exit first finishes whatever garbage collection the
   // run started, tens of milliseconds after a query of a large bundle. Only when stdout and
   // stderr hold no unwritten output (pipes are asynchronous on macOS); else the usual exit.
-  teardown: (exit, onExit) =>
+  teardown: (exit, onExit) => {
+    // A run stopped by SIGINT or SIGTERM did not do its job: 130, where the default says 0.
+    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return onExit(ExitCode.interrupted)
     defaultTeardown(exit, (code) => {
       onExit(code)
       if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit()
     })
+  }
 })

@@ -7,7 +7,8 @@ export const ExitCode = {
   cannotRead: 4,
   locked: 5,
   badInput: 6,
-  internal: 70
+  internal: 70,
+  interrupted: 130
 } as const
 
 /** Exit code per typed error tag; a tag not listed is a usage error if it came from the CLI parser. */
@@ -29,5 +30,6 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
 export const EXIT_CODES_HELP = [
   "Exit codes: 0 success; 1 nothing found (query which, catalog path or target); 2 usage error (bad flag or argument);",
   "3 the bundle cannot be written (output dir not writable); 4 the bundle cannot be read (corrupt);",
-  "5 another scan holds the bundle's lock; 6 an input file is invalid (catalog --schemas); 70 internal error."
+  "5 another scan holds the bundle's lock; 6 an input file is invalid (catalog --schemas); 70 internal error;",
+  "130 interrupted (SIGINT or SIGTERM; the bundle is left as it was)."
 ].join(" ")

@@ -41,7 +41,7 @@ export const runToExitCode = <E, R>(effect: Effect.Effect<void, E, R>) =>
     if (Exit.isSuccess(exit)) return ExitCode.ok
     const failure = Cause.failureOption(exit.cause)
     if (Option.isNone(failure)) {
-      if (Cause.isInterruptedOnly(exit.cause)) return 130
+      if (Cause.isInterruptedOnly(exit.cause)) return ExitCode.interrupted
       yield* Console.error(`tool-map: internal error (please report it):\n${Cause.pretty(exit.cause)}`)
       return ExitCode.internal
     }

@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeTempDir, requireBuiltCli, runCli, writeExecutable } from "../support/cli.js"
+import { BIN, makeTempDir, requireBuiltCli, runCli, writeExecutable } from "../support/cli.js"
 
 const CANARY_ENV = "ghp_CanaryEnvSecret0123456789abcdefABCDEF"
 const CANARY_URL = "https://canaryuser:CanaryUrlPassw0rd@git.example.com"
@@ -159,6 +159,24 @@ describe("the built CLI on a fake machine", () => {
     expect(query.stderr).toBe(
       `tool-map: Cannot read the tool-map bundle at ${path.join(fifoDir, "tools.json")}: it is not a regular file (fifo)\n`
     )
+  })
+
+  it("a scan stopped by SIGTERM or SIGINT exits 130 and leaves the bundle as it was", async () => {
+    const slowDir = path.join(temp.dir, "slow-bin")
+    fs.mkdirSync(slowDir, { recursive: true })
+    // A probe that takes its time, so that the signal lands while the scan waits on it.
+    writeExecutable(path.join(slowDir, "git"), "#!/bin/sh\n/bin/sleep 4\necho 'git version 2.99.1'\n")
+    const env = { ...machine.env, PATH: `${slowDir}:${machine.env.PATH}`, PLUGIN_DATA: path.join(temp.dir, "signalled") }
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      const child = spawn(process.execPath, [BIN, "scan", "--quiet"], { env, stdio: "ignore" })
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (status) => resolve(status)))
+      await new Promise((resolve) => setTimeout(resolve, 1200))
+      expect(child.exitCode).toBe(null)
+      child.kill(signal)
+      const code = await exited
+      expect([signal, code]).toEqual([signal, 130])
+      expect(fs.existsSync(env.PLUGIN_DATA) ? fs.readdirSync(env.PLUGIN_DATA) : []).toEqual([])
+    }
   })
 
   it("writes a redirected bundle next to PATH.md", () => {
