@@ -584,7 +584,11 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
       Effect.forEach(
         journal.files,
         (entry) =>
-          entry.backup === null
+          // A stage still in place was never swapped in: its target is untouched, and renaming a
+          // backup copy over it could fail where the target is not ours (a sticky directory).
+          listing.names.has(entry.stage)
+            ? entry.backup === null ? Effect.void : removeIn(dir, listing, entry.backup)
+            : entry.backup === null
             ? removeIn(dir, listing, entry.target)
             : listing.names.has(entry.backup)
             ? Effect.zipRight(
@@ -643,6 +647,12 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
           const locked = yield* Effect.either(lock(paths))
           if (Either.isLeft(locked)) {
             const error = locked.left
+            // Without a journal no swap has begun: the bundle is whole and only strays wait to be
+            // removed, which a reader that cannot take the lock (a read-only directory) may skip.
+            const journaled = found.value.aux.some((entry) => entry.kind === "journal")
+            if (error._tag === "BundleWriteError" && !journaled) {
+              return RecoveryReport.make({ action: "none", interruptedGeneration: null, removed: [], lockHolder: null })
+            }
             if (error._tag === "BundleWriteError") return yield* error
             return RecoveryReport.make({ action: "busy", interruptedGeneration: null, removed: [], lockHolder: error.pid })
           }
