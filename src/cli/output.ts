@@ -1,13 +1,22 @@
 import { Console, Effect } from "effect"
+import { neutralize } from "../render/text.js"
 
 /** Prints a value as pretty JSON on stdout. */
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
-/** Renders rows as an aligned plain-text table (no colours, stable for tests). */
+/**
+ * Renders rows as an aligned plain-text table (no colours, stable for tests). Cells hold untrusted
+ * text (file names, versions, frontmatter): every control character (ESC, tab and newline
+ * included), line separator and bidi control in a cell or header is shown as U+FFFD, as in the
+ * markdown files (`neutralize` of `render/text.ts`), so no cell can move the cursor, recolour or
+ * clear the terminal, or break the table's lines. `--json` output is never touched.
+ */
 export const renderTable = (
-  headers: ReadonlyArray<string>,
-  rows: ReadonlyArray<ReadonlyArray<string>>
+  rawHeaders: ReadonlyArray<string>,
+  rawRows: ReadonlyArray<ReadonlyArray<string>>
 ): string => {
+  const headers = rawHeaders.map(neutralize)
+  const rows = rawRows.map((row) => row.map(neutralize))
   const widths = headers.map((header, column) =>
     rows.reduce((width, row) => Math.max(width, (row[column] ?? "").length), header.length)
   )

@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Schema } from "effect"
 import { type ScanOutcome, ScanProgram } from "../services/ScanProgram.js"
 import { jsonOption } from "./options.js"
+import { neutralize } from "../render/text.js"
 import { printJson } from "./output.js"
 
 /** `--force` and `--if-stale` were both given. */
@@ -16,7 +17,11 @@ export class ConflictingFlags extends Schema.TaggedError<ConflictingFlags>()("Co
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
 /** The few lines a person reads after a scan. */
-export const describeOutcome = (outcome: ScanOutcome): ReadonlyArray<string> => {
+export const describeOutcome = (outcome: ScanOutcome): ReadonlyArray<string> =>
+  // Paths and reasons name directories of PATH: untrusted text, printed to a terminal.
+  describeOutcomeRaw(outcome).map(neutralize)
+
+const describeOutcomeRaw = (outcome: ScanOutcome): ReadonlyArray<string> => {
   if (outcome._tag === "Skipped") {
     return [
       `Up to date: ${outcome.reason} (generation ${outcome.generation}, checked in ${seconds(outcome.durationMs)}).`,

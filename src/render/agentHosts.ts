@@ -9,7 +9,7 @@ import {
   isEffective
 } from "../domain/agentHosts.js"
 import { effectiveToolNames } from "../domain/agentQueries.js"
-import { byteLength, mdCell, mdCode } from "./text.js"
+import { byteLength, mdCell, mdCellFit, mdCode, truncateChars } from "./text.js"
 
 /** The state of an item in words: loaded, shadowed by whom, or why it is off. */
 export const itemState = (item: AgentHostItem, byId: ReadonlyMap<string, AgentHostItem>): string => {
@@ -93,7 +93,8 @@ const tableOf = (kind: AgentHostItem["kind"], items: ReadonlyArray<AgentHostItem
 
 const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`
 
-const truncate = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+/** At most `max` UTF-16 code units, never splitting a surrogate pair. */
+const truncate = truncateChars
 
 /** The "## Agent hosts" part of tools.md: per host, the locations read, a table per kind, diagnostics. */
 export const renderAgentHostsMarkdown = (inventory: AgentHostsInventory): string => {
@@ -135,11 +136,11 @@ export const renderAgentHostsMarkdown = (inventory: AgentHostsInventory): string
 const orderedReports = (inventory: AgentHostsInventory): ReadonlyArray<AgentHostReport> =>
   AGENT_HOSTS.flatMap((host) => inventory.hosts.filter((report) => report.host === host))
 
-// Names in the summary are untrusted (file names): no control characters, no markdown, short.
-const safeName = (name: string): string => {
-  const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029`*_[\]<>|]/g, "")
-  return clean.length > 48 ? `${clean.slice(0, 47)}…` : clean
-}
+/** How long a name in the summary is at most, in UTF-16 code units: longer ones keep their head and tail around `…`. */
+const SUMMARY_NAME_LENGTH = 48
+
+// Names in the summary are untrusted (file names, frontmatter): escaped as in tools.md, and short.
+const summaryName = (name: string): string => mdCellFit(name, SUMMARY_NAME_LENGTH, "middle", (text) => text.length)
 
 const KIND_WORDS: ReadonlyArray<readonly [AgentHostItem["kind"], string, string]> = [
   ["agent", "agent", "agents"],
@@ -149,9 +150,10 @@ const KIND_WORDS: ReadonlyArray<readonly [AgentHostItem["kind"], string, string]
   ["plugin", "plugin", "plugins"]
 ]
 
+/** `names`: distinct full names, sorted; only the `limit` shown are escaped and cut for display. */
 const namesLine = (label: string, names: ReadonlyArray<string>, limit: number): string | null => {
   if (names.length === 0 || limit <= 0) return null
-  const shown = names.slice(0, limit)
+  const shown = names.slice(0, limit).map(summaryName)
   const rest = names.length - shown.length
   return `  - ${label}: ${shown.join(", ")}${rest > 0 ? ` … and ${rest} more` : ""}`
 }
@@ -167,8 +169,9 @@ const hostLines = (host: AgentHostName, inventory: AgentHostsInventory, limit: n
   const diagnostics = inventory.diagnostics.filter((diagnostic) => diagnostic.source === `agent-hosts/${host}`).length
   const ignored = items.filter((item) => item.kind === "mcpServer" && !item.enabled && (item.disabledReason ?? "").startsWith("ignored by the host")).length
   const head = `- ${AGENT_HOST_TITLES[host]}: ${counts.length === 0 ? "nothing configured" : counts.join(", ")} loaded${diagnostics > 0 ? `; ${plural(diagnostics, "diagnostic")}` : ""}${ignored > 0 ? `; ${plural(ignored, "MCP entry", "MCP entries")} the host ignores` : ""}`
+  // Distinct full names first, cut for display after: `… and N more` counts distinct names not shown.
   const names = (kind: AgentHostItem["kind"]) =>
-    Array.from(new Set(loaded.filter((item) => item.kind === kind).map((item) => safeName(item.kind === "plugin" ? item.plugin ?? item.name : item.name)))).sort()
+    Array.from(new Set(loaded.filter((item) => item.kind === kind).map((item) => (item.kind === "plugin" ? item.plugin ?? item.name : item.name)))).sort()
   const detail = KIND_WORDS.flatMap(([kind, , many]) => {
     const line = namesLine(many, names(kind), limit)
     return line === null ? [] : [line]

@@ -1,7 +1,7 @@
 import { CATEGORY_ORDER, categoryTitle } from "../domain/categories.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
 import { renderAgentHostsMarkdown, summarizeAgentHosts } from "./agentHosts.js"
-import { byteLength, fitLines, fitNames, generationMarker, mdCell, mdCode } from "./text.js"
+import { byteLength, fitLines, fitNames, generationMarker, mdCell, mdCellFit, mdCode, mdInlineCodeFit, mdTextFit, truncateBytes } from "./text.js"
 
 /** The hard cap of `tools.summary.md`. */
 export const SUMMARY_MAX_BYTES = 6144
@@ -79,7 +79,7 @@ export const renderToolsMarkdown = (inventory: Inventory, prepared?: PreparedToo
     ""
   ]
   for (const [category, tools] of groupByCategory(inventory.tools)) {
-    lines.push(`## ${categoryTitle(category)} (${tools.length})`, "", "| name | version | size | modified | path | notes |", "|---|---|---|---|---|---|")
+    lines.push(`## ${mdCell(categoryTitle(category))} (${tools.length})`, "", "| name | version | size | modified | path | notes |", "|---|---|---|---|---|---|")
     for (const tool of tools) lines.push(toolRow(tool, versions, prepared))
     lines.push("")
   }
@@ -109,12 +109,18 @@ export const renderToolsMarkdown = (inventory: Inventory, prepared?: PreparedToo
   return `${lines.join("\n")}\n`
 }
 
-const truncateBytes = (text: string, max: number): string => {
-  if (byteLength(text) <= max) return text
-  let cut = text
-  while (byteLength(cut) > max - 3) cut = cut.slice(0, Math.max(0, cut.length - Math.max(1, Math.ceil((byteLength(cut) - max) / 4))))
-  return `${cut}…`
-}
+/** How many bytes of a tool name the summary shows: longer names keep their head and tail around `…`. */
+const SUMMARY_NAME_BYTES = 40
+
+/** A tool name in the summary: escaped as in tools.md, at most {@link SUMMARY_NAME_BYTES} bytes. */
+const summaryName = (name: string): string => mdCellFit(name, SUMMARY_NAME_BYTES, "middle")
+
+/**
+ * The names of a category in the summary, `a, b … and N more` within `budget` bytes: distinct full
+ * names, sorted, each cut for display only after that, so N counts the distinct names not shown.
+ */
+const categoryNames = (tools: ReadonlyArray<Tool>, budget: number): string =>
+  fitNames([...new Set(tools.map((tool) => tool.name))].sort().map(summaryName), budget)
 
 /** SSH key pairs are counted by their public halves; names are never shown in the summary. */
 const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name) => name.endsWith(".pub")).length
@@ -122,7 +128,7 @@ const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name
 /**
  * `tools.summary.md`: the one page an agent reads at session start. Never over
  * {@link SUMMARY_MAX_BYTES} bytes whatever the machine holds: every list is cut with
- * `… and N more`, and every untrusted string is length-capped.
+ * `… and N more`, and every untrusted string is escaped as in tools.md (see `text.ts`) and length-capped.
  */
 export const renderSummary = (inventory: Inventory, location: BundleLocation): string => {
   const winners = inventory.tools.filter((tool) => tool.shadowedBy === null)
@@ -138,18 +144,18 @@ export const renderSummary = (inventory: Inventory, location: BundleLocation): s
   const foot = [
     "",
     "## Identity",
-    `git user: ${truncateBytes(inventory.identity.gitUserName ?? "(not set)", 80)}${inventory.identity.gitUserEmail === null ? "" : ` <${truncateBytes(inventory.identity.gitUserEmail, 120)}>`} · SSH keys: ${sshKeyCount(inventory.identity.sshFiles)}`,
+    `git user: ${mdCellFit(inventory.identity.gitUserName ?? "(not set)", 80)}${inventory.identity.gitUserEmail === null ? "" : ` <${mdCellFit(inventory.identity.gitUserEmail, 120)}>`} · SSH keys: ${sshKeyCount(inventory.identity.sshFiles)}`,
     "",
     "## More",
-    `Full list: ${truncateBytes(location.markdown, 400)} · JSON: ${truncateBytes(location.json, 400)}`,
-    `Refresh: \`${truncateBytes(location.refreshCommand, 400)}\` (add --force after an install). Ask: \`tool-map query which NAME\`.`
+    `Full list: ${mdTextFit(location.markdown, 400)} · JSON: ${mdTextFit(location.json, 400)}`,
+    `Refresh: ${mdInlineCodeFit(location.refreshCommand, 400)} (add --force after an install). Ask: \`tool-map query which NAME\`.`
   ]
   const fixedBytes = byteLength([...head, ...foot].join("\n")) + 1
   const remaining = SUMMARY_MAX_BYTES - fixedBytes
 
   const okVersions = inventory.versions.filter((report) => report.status === "ok")
   const versionLines = fitLines(
-    okVersions.map((report) => `| ${truncateBytes(mdCell(report.name), 40)} | ${truncateBytes(mdCell(report.version ?? ""), 40)} |`),
+    okVersions.map((report) => `| ${mdCellFit(report.name, 40)} | ${mdCellFit(report.version ?? "", 40)} |`),
     Math.floor(remaining * 0.25),
     "versions"
   )
@@ -161,12 +167,12 @@ export const renderSummary = (inventory: Inventory, location: BundleLocation): s
         "| tool | version |",
         "|---|---|",
         ...versionLines,
-        ...(notFound.length === 0 ? [] : [`Not available: ${fitNames(notFound.map((report) => `${report.name}${report.status === "missing" ? "" : ` (${report.status})`}`), 400)}`])
+        ...(notFound.length === 0 ? [] : [`Not available: ${fitNames(notFound.map((report) => `${mdCell(report.name)}${report.status === "missing" ? "" : ` (${report.status})`}`), 400)}`])
       ]
 
   const categoryLines = fitLines(
     groupByCategory(winners).map(([category, tools]) =>
-      `- ${categoryTitle(category)} (${tools.length}): ${fitNames([...new Set(tools.map((tool) => truncateBytes(tool.name, 40)))].sort(), 200)}`
+      `- ${mdCell(categoryTitle(category))} (${tools.length}): ${categoryNames(tools, 200)}`
     ),
     Math.floor(remaining * 0.4),
     "categories"

@@ -1,25 +1,115 @@
-/** Helpers for putting untrusted text (file names, paths, descriptions) into markdown. */
+/** Helpers for putting untrusted text (file names, paths, descriptions) into markdown and text tables. */
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+/**
+ * What is never printed as it is from untrusted text, in markdown and in the text tables alike:
+ * the C0 controls (tab, newline and ESC included), DEL, the C1 controls, the line and paragraph
+ * separators, the bidi controls (embeddings and overrides U+202A–U+202E, isolates U+2066–U+2069,
+ * and the marks U+061C, U+200E, U+200F) and lone surrogates. Each becomes one U+FFFD, so the
+ * text keeps its length in characters and shows where something was.
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/** What an unsafe character is shown as: U+FFFD REPLACEMENT CHARACTER. */
+export const REPLACEMENT = "\uFFFD"
+
+/** Untrusted text with every unsafe character (see {@link UNSAFE}) shown as U+FFFD; nothing else changes. */
+export const neutralize = (text: string): string => text.replace(UNSAFE, REPLACEMENT)
 
 /** One line of untrusted text, safe inside a markdown table cell. */
 export const mdCell = (text: string): string =>
-  text.replace(CONTROL, "\uFFFD").replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/`/g, "\\`").replace(/</g, "&lt;")
+  neutralize(text).replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/`/g, "\\`").replace(/</g, "&lt;")
 
-/** Untrusted text as inline code; the fence grows past any backtick run inside it. */
-export const mdCode = (text: string): string => {
-  const clean = text.replace(CONTROL, "\uFFFD").replace(/\|/g, "\\|")
+const codeSpan = (clean: string): string => {
   const longestRun = Math.max(0, ...(clean.match(/`+/g) ?? []).map((run) => run.length))
   const fence = "`".repeat(longestRun + 1)
   const pad = clean.startsWith("`") || clean.endsWith("`") ? " " : ""
   return `${fence}${pad}${clean}${pad}${fence}`
 }
 
+/** Untrusted text as inline code inside a table cell; the fence grows past any backtick run inside it. */
+export const mdCode = (text: string): string => codeSpan(neutralize(text).replace(/\|/g, "\\|"))
+
 /** Byte length of a string in UTF-8. */
 export const byteLength = (text: string): number => Buffer.byteLength(text, "utf8")
 
 /** The first line of every markdown file of a bundle. */
 export const generationMarker = (generation: string): string => `<!-- tool-map generation=${generation} -->`
+
+const ELLIPSIS = "…"
+
+/** How long a piece of text is, for a cap: UTF-8 bytes, or UTF-16 code units (`String#length`). */
+export type Measure = (text: string) => number
+
+const utf16Length: Measure = (text) => text.length
+
+/**
+ * Joins `units` (whole code points, or whole escapes such as `\|`, which are never split) when
+ * they fit in `max`; otherwise keeps what fits with `…` in place of the rest: at the end, or in
+ * the middle (the head and the tail kept, which keeps long names that share a prefix apart).
+ */
+const cutUnits = (units: ReadonlyArray<string>, max: number, at: "end" | "middle", measure: Measure): string => {
+  const sizes = units.map(measure)
+  if (sizes.reduce((sum, size) => sum + size, 0) <= max) return units.join("")
+  const room = max - measure(ELLIPSIS)
+  let used = 0
+  let head = 0
+  const headRoom = at === "end" ? room : Math.ceil(room / 2)
+  while (head < units.length && used + sizes[head]! <= headRoom) used += sizes[head++]!
+  let tail = units.length
+  if (at === "middle") while (tail > head && used + sizes[tail - 1]! <= room) used += sizes[--tail]!
+  return `${units.slice(0, head).join("")}${ELLIPSIS}${units.slice(tail).join("")}`
+}
+
+/** `text` within `max` UTF-8 bytes, cut on a code point boundary with `…` at the end when too long. */
+export const truncateBytes = (text: string, max: number): string =>
+  byteLength(text) <= max ? text : cutUnits([...text], max, "end", byteLength)
+
+/** `text` within `max` UTF-16 code units, cut on a code point boundary with `…` at the end when too long. */
+export const truncateChars = (text: string, max: number): string =>
+  text.length <= max ? text : cutUnits([...text], max, "end", utf16Length)
+
+/**
+ * {@link mdCell} of `text` within `max` (UTF-8 bytes unless `measure` says otherwise), cut with
+ * `…` at the end or in the middle; an escape is kept whole or dropped whole, never split.
+ */
+export const mdCellFit = (text: string, max: number, at: "end" | "middle" = "end", measure: Measure = byteLength): string => {
+  const escaped = mdCell(text)
+  return measure(escaped) <= max ? escaped : cutUnits([...text].map(mdCell), max, at, measure)
+}
+
+/** Turns a run of backslashes and the `` ` `` or `<` after it into its markdown escape. */
+const escapeBeforeSpecial = (backslashes: string, special: string): string =>
+  `${backslashes}${backslashes}${special === "`" ? "\\`" : "&lt;"}`
+
+/**
+ * Untrusted text (a path) in running markdown text, not in a table, within `max` bytes (cut with
+ * `…` at the end): unsafe characters as U+FFFD, `` ` `` and `<` escaped (so no code span, HTML
+ * tag or `<!--` comment starts), backslashes kept as they are (Windows paths stay readable)
+ * except before those two, where they are doubled so that the escape holds.
+ */
+export const mdTextFit = (text: string, max: number): string => {
+  const units: Array<string> = []
+  let backslashes = ""
+  for (const char of text) {
+    if (char === "\\") {
+      backslashes += char
+      continue
+    }
+    if (char === "`" || char === "<") units.push(escapeBeforeSpecial(backslashes, char))
+    else units.push(...backslashes, neutralize(char))
+    backslashes = ""
+  }
+  units.push(...backslashes)
+  return cutUnits(units, max, "end", byteLength)
+}
+
+/**
+ * Untrusted text as inline code in running markdown text (not in a table, so `|` is left as it
+ * is), within `max` bytes of content (cut with `…` at the end); the fence grows past any
+ * backtick run inside it.
+ */
+export const mdInlineCodeFit = (text: string, max: number): string =>
+  codeSpan(cutUnits([...text].map(neutralize), max, "end", byteLength))
 
 /**
  * Keeps whole lines while they fit in `budget` bytes (newlines counted); when some do not,

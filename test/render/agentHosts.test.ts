@@ -140,6 +140,7 @@ Not found (looked in 4 locations).
       })
       const md = renderAgentHostsMarkdown(inventory)
       expect(md).toContain("| evil \\| \\`x\\` &lt;b>\uFFFD[31m | user | loaded |")
-      expect(summarizeAgentHosts(inventory, 6144)[1]).toBe("  - agents: evil  x b31m")
+      // The summary escapes names as tools.md does (it used to strip these characters instead).
+      expect(summarizeAgentHosts(inventory, 6144)[1]).toBe("  - agents: evil \\| \\`x\\` &lt;b>\uFFFD[31m")
     }))
 })
