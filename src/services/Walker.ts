@@ -438,7 +438,8 @@ const makeWalk = (fs: WalkerFsShape) =>
             diagnose(sub.dir.path, `directory already walked at ${sub.dir.real} (a link loop or alias); not entered`)
             continue
           }
-          if (rootCtx.realRoot.startsWith(sub.dir.real + sep)) {
+          // `/` (or `C:\`) already ends in the separator: it is above every root.
+          if (rootCtx.realRoot.startsWith(sub.dir.real.endsWith(sep) ? sub.dir.real : sub.dir.real + sep)) {
             diagnose(sub.dir.path, `link leads above the root to ${sub.dir.real}; not entered`)
             continue
           }

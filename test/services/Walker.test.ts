@@ -100,6 +100,7 @@ describe("Walker over node:fs", () => {
         ".claude/hooks/up": { link: ".." },
         ".claude/hooks/here": { link: "." },
         ".claude/out": { link: ".." },
+        ".claude/rootlink": { link: "/" },
         ".claude/skills/x/tool": EXEC,
         "secret-tool": EXEC
       })
@@ -109,7 +110,8 @@ describe("Walker over node:fs", () => {
       expect(diagnostics(result)).toEqual([
         [`${home}/hooks/here`, `directory already walked at ${home}/hooks (a link loop or alias); not entered`],
         [`${home}/hooks/up`, `directory already walked at ${home} (a link loop or alias); not entered`],
-        [`${home}/out`, `link leads above the root to ${base}; not entered`]
+        [`${home}/out`, `link leads above the root to ${base}; not entered`],
+        [`${home}/rootlink`, "link leads above the root to /; not entered"]
       ])
       expect(result.directories).toEqual([home, `${home}/hooks`, `${home}/skills`, `${home}/skills/x`])
       expect(statuses(result)).toEqual([[home, "ok", null, 2]])
