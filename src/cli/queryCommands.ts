@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import picomatch from "picomatch"
 import type { Inventory, Tool } from "../domain/inventory.js"
+import { pathModule } from "../domain/roots.js"
 import { copiesNamed, namedCopies } from "../domain/toolNames.js"
 import { toOsFamily } from "../services/HostEnvironment.js"
 import { InventoryStore } from "../services/InventoryStore.js"
@@ -24,10 +25,15 @@ export const filterTools = (
   filters: { readonly category: Option.Option<string>; readonly name: Option.Option<string> }
 ): ReadonlyArray<Tool> => {
   const matchName = Option.map(filters.name, (glob) => picomatch(glob, { nocase: inventory.host.os === "win32", dot: true }))
+  const basename = pathModule(toOsFamily(inventory.host.os)).basename
   return inventory.tools.filter(
     (tool) =>
       Option.match(filters.category, { onNone: () => true, onSome: (category) => tool.category === category }) &&
-      Option.match(matchName, { onNone: () => true, onSome: (matches) => matches(tool.name) })
+      Option.match(matchName, {
+        onNone: () => true,
+        // A file is also called by the names of its aliases (`python3` for `python3.12`).
+        onSome: (matches) => matches(tool.name) || tool.alsoAt.some((alias) => matches(basename(alias)))
+      })
   )
 }
 
@@ -42,7 +48,8 @@ export const whichTool = (inventory: Inventory, name: string) => {
     winner: winner?.path ?? null,
     copies: copies.map((copy) => ({
       path: copy.path,
-      linkTarget: copy.tool.linkTarget,
+      // An alias's own link, if it is one, is not recorded: only that it is the same file.
+      linkTarget: copy.path === copy.tool.path ? copy.tool.linkTarget : null,
       pathIndex: copy.pathIndex,
       root: copy.tool.root,
       sameFileAs: copy.path === copy.tool.path ? null : copy.tool.path,

@@ -299,6 +299,9 @@ const makeWalk = (fs: WalkerFsShape) =>
     const diagnostics: Array<Diagnostic> = []
     const directories: Array<string> = []
     const byInode = new InodeMap<ToolRecord>()
+    /** Records named by a symbolic link: a file of the same directory they lead to renames them. */
+    const linkRecords = new Set<ToolRecord>()
+    const sameDirectory = (a: string, b: string) => pathApi.dirname(a) === pathApi.dirname(b)
     /** The winning path of each command name among the PATH roots. */
     const winners = new Map<string, string>()
     const seenRoots = new Map<string, Root>()
@@ -364,7 +367,18 @@ const makeWalk = (fs: WalkerFsShape) =>
         }
         const first = byInode.get(candidate.stat)
         if (first !== undefined) {
-          first.alsoAt.push(candidate.path)
+          if (linkRecords.has(first) && candidate.entry.kind !== "symlink" && sameDirectory(first.path, candidate.path)) {
+            // The file itself names its record, not a link to it listed first (`python` ->
+            // `python3.12`): the links become its aliases.
+            first.alsoAt.unshift(first.path)
+            first.name = candidate.entry.name
+            first.path = candidate.path
+            first.linkTarget = candidate.real === candidate.path ? null : candidate.real
+            first.shadowedBy = winner
+            linkRecords.delete(first)
+          } else {
+            first.alsoAt.push(candidate.path)
+          }
           continue
         }
         const tool: ToolRecord = {
@@ -380,6 +394,7 @@ const makeWalk = (fs: WalkerFsShape) =>
           alsoAt: []
         }
         byInode.set(candidate.stat, tool)
+        if (candidate.entry.kind === "symlink") linkRecords.add(tool)
         tools.push(tool)
         rootCtx.toolCount += 1
       }

@@ -112,6 +112,9 @@ describe("the built CLI on a fake machine", () => {
     const tools = runCli(["query", "tools", "--name", "python*", "--json"], machine.env)
     expect(tools.status).toBe(0)
     expect(JSON.parse(tools.stdout).map((tool: { path: string }) => tool.path)).toEqual([path.join(machine.dirs[0]!, "python3.12")])
+    // An alias's name finds its file too.
+    const byAlias = runCli(["query", "tools", "--name", "python3", "--json"], machine.env)
+    expect(JSON.parse(byAlias.stdout).map((tool: { path: string }) => tool.path)).toEqual([path.join(machine.dirs[0]!, "python3.12")])
     const missing = runCli(["query", "which", "no-such-tool"], machine.env)
     expect(missing.status).toBe(1)
     expect(missing.stdout).toBe("")

@@ -258,15 +258,16 @@ describe("Walker over node:fs", () => {
           shadowedBy: null,
           alsoAt: [`${base}/usr/bin/ls`, `${base}/local/bin/ls2`]
         },
+        // Named by the file itself, not by the link to it listed first in the same directory.
         {
-          path: `${base}/bin/python3`,
+          path: `${base}/bin/python3.12`,
           linkTarget: `${base}/usr/bin/python3.12`,
           shadowedBy: null,
-          alsoAt: [`${base}/bin/python3.12`, `${base}/usr/bin/python3`, `${base}/usr/bin/python3.12`]
+          alsoAt: [`${base}/bin/python3`, `${base}/usr/bin/python3`, `${base}/usr/bin/python3.12`]
         },
         { path: `${base}/local/bin/own`, linkTarget: null, shadowedBy: null, alsoAt: [`${base}/local/bin/own-hard`] }
       ])
-      expect(result.tools.map((tool) => tool.name)).toEqual(["ls", "python3", "own"])
+      expect(result.tools.map((tool) => tool.name)).toEqual(["ls", "python3.12", "own"])
       expect(statuses(result)).toEqual([
         [`${base}/bin`, "ok", null, 2],
         [`${base}/usr/bin`, "ok", null, 0],
