@@ -36,6 +36,10 @@ export class RedirectPathInvalid extends Schema.TaggedError<RedirectPathInvalid>
   reason: Schema.String
 }) {
   get message() {
+    // An unknown flag reaches here as the positional PATH.md: say what it most likely is.
+    if (/^--?[A-Za-z]/.test(this.path)) {
+      return `Unknown flag ${this.path} (taken as the output path, which must end in .md). See \`tool-map scan --help\` for the flags.`
+    }
     return `The output path ${this.path} is not usable: ${this.reason}. Give a path ending in .md, e.g. out/inventory.md.`
   }
 }
@@ -123,9 +127,18 @@ interface PreparedFiles {
 /** Probes started before the walk, by name: the path each ran, and its report to come. */
 type EarlyProbes = ReadonlyMap<string, { readonly path: string; readonly fiber: Fiber.Fiber<ReadonlyArray<VersionReport>> }>
 
-/** The refresh command printed in the summary. */
-const refreshCommand = (target: Option.Option<string>): string =>
-  Option.match(target, { onNone: () => "tool-map scan --if-stale", onSome: (path) => `tool-map scan --if-stale ${path}` })
+/** The refresh command printed in the summary, its path quoted for the host's shell when it needs to be. */
+const refreshCommand = (target: Option.Option<string>, os: HostEnvironmentShape["os"]): string =>
+  Option.match(target, {
+    onNone: () => "tool-map scan --if-stale",
+    onSome: (path) => `tool-map scan --if-stale ${shellQuote(path, os)}`
+  })
+
+/** `text` as one shell word: POSIX single quotes, or cmd/PowerShell double quotes on Windows. */
+export const shellQuote = (text: string, os: HostEnvironmentShape["os"]): string => {
+  if (os === "win32") return /^[A-Za-z0-9_@%+=:,./\\-]+$/.test(text) ? text : `"${text.replace(/"/g, '""')}"`
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`
+}
 
 /** The current stat state of a watched path: changes when the entry's contents or metadata do. */
 const inputState = (fs: FileSystem.FileSystem, path: string) =>
@@ -325,7 +338,7 @@ const make = Effect.gen(function* () {
     yield* writer.commit(paths, generation, {
       json: renderInventoryJson(inventory, prepared.toolsJson),
       markdown: renderToolsMarkdown(inventory, prepared.toolRows),
-      summary: renderSummary(inventory, { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target) })
+      summary: renderSummary(inventory, { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target, host.os) })
     })
     if (options.progress) yield* progress.done
     const counts: ScanCounts = {

@@ -211,6 +211,12 @@ describe("the built CLI on a fake machine", () => {
     const emptyGlob = runCli(["query", "tools", "--name", ""], machine.env)
     expect([emptyGlob.status, emptyGlob.stdout, emptyGlob.stderr.trim()]).toEqual([2, "", "--name needs a non-empty glob, e.g. --name 'python*'"])
 
+    const misspelled = runCli(["scan", "--no-probe"], machine.env)
+    expect([misspelled.status, misspelled.stderr]).toEqual([
+      2,
+      "tool-map: Unknown flag --no-probe (taken as the output path, which must end in .md). See `tool-map scan --help` for the flags.\n"
+    ])
+
     const badFlag = runCli(["scan", "--frobnicate"], machine.env)
     expect(badFlag.status).toBe(2)
     expect(badFlag.stdout + badFlag.stderr).toContain("--frobnicate")
