@@ -907,7 +907,9 @@ describe("the lock", () => {
         const generations = Array.from({ length: writers }, (_, id) => `gen-${round}-${id}`)
         const exits = yield* Effect.all(
           generations.map((generation, id) =>
-            Effect.flatMap(writerOver(spy(id), processes.owner(processes.spawn()), { ...FAST, lockWait: "20 seconds" }), (writer) =>
+            // The default grace for a lock without readable content: with none, a lock just
+            // created and not yet written would be broken by a writer that reads it then.
+            Effect.flatMap(writerOver(spy(id), processes.owner(processes.spawn()), { ...FAST, lockWait: "20 seconds", unreadableLockGrace: "1 second" }), (writer) =>
               Effect.exit(writer.commit(paths, generation, filesOf(generation, `w${id}`))))
           ),
           { concurrency: "unbounded" }
