@@ -34,8 +34,9 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * The expected walk, computed independently of the walker: PATH dirs first-listed once, each
- * dir's executables (as find prints them) in name order, the same inode recorded once, the
- * first path of a name winning.
+ * dir's executables (as find prints them) in name order, the same inode recorded once (under
+ * the file's own name when a link to it came first in its directory), the first path of a name
+ * winning.
  */
 const oracle = (pathEntries: ReadonlyArray<string>) => {
   const dirs: Array<string> = []
@@ -63,11 +64,18 @@ const oracle = (pathEntries: ReadonlyArray<string>) => {
     const winner = winners.get(name) ?? path
     winners.set(name, winner)
     const first = byInode.get(key)
+    const real = fromPathBytes(NodeFs.realpathSync.native(toPathBytes(path), { encoding: "buffer" }))
+    const isLink = (file: string) => NodeFs.lstatSync(toPathBytes(file)).isSymbolicLink()
     if (first !== undefined) {
-      first.alsoAt.push(path)
+      // The file itself names its record over a link to it listed earlier in its directory.
+      if (isLink(first.path) && !isLink(path) && NodePath.dirname(first.path) === NodePath.dirname(path)) {
+        first.alsoAt.unshift(first.path)
+        Object.assign(first, { path, linkTarget: real === path ? null : real, shadowedBy: winner === path ? null : winner })
+      } else {
+        first.alsoAt.push(path)
+      }
       continue
     }
-    const real = fromPathBytes(NodeFs.realpathSync.native(toPathBytes(path), { encoding: "buffer" }))
     const tool = { path, linkTarget: real === path ? null : real, shadowedBy: winner === path ? null : winner, alsoAt: [] }
     byInode.set(key, tool)
     tools.push(tool)
