@@ -786,7 +786,7 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
       )
     })
 
-    return BundleWriter.of({ commit, recover, readGeneration })
+    return BundleWriter.of({ commit, recover })
   })
 
 /** Writes the three files of a bundle as one atomic commit, and repairs interrupted ones. */
@@ -807,8 +807,6 @@ export class BundleWriter extends Context.Tag("tool-map/BundleWriter")<BundleWri
    * nothing is pending.
    */
   readonly recover: (paths: BundlePaths) => Effect.Effect<RecoveryReport, BundleWriteError>
-  /** The generation id a bundle file carries, or null. */
-  readonly readGeneration: (content: string) => string | null
 }>() {
   /** A writer with the given lock timing, for this FileSystem and LockOwner. */
   static readonly make = (options: Partial<BundleWriterOptions> = {}) =>

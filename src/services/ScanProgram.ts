@@ -228,13 +228,23 @@ const make = Effect.gen(function* () {
     return staleReason(watch, { ...currentFingerprint, stateOf: (path) => states.get(path) ?? "missing" })
   })
 
-  /** Why the bundle at `paths` must be rebuilt (reading only its watch set), or none. */
+  /**
+   * Why the bundle at `paths` must be rebuilt (reading only its watch set and the markdown
+   * files' first line), or none; with the generation all three files carry when none.
+   */
+  const staleness = (paths: BundlePaths) =>
+    Effect.gen(function* () {
+      const recorded = yield* recordedBundle(fs, paths)
+      if (Option.isNone(recorded)) return { reason: Option.some("no readable bundle yet"), generation: null }
+      const { generation, watch } = recorded.value
+      const incomplete = yield* incompleteBundle(fs, paths, generation)
+      if (Option.isSome(incomplete)) return { reason: incomplete, generation }
+      return { reason: yield* checkWatch(watch), generation }
+    })
+
+  /** Why the bundle at `paths` must be rebuilt, or none. */
   const checkStale = Effect.fn("ScanProgram.checkStale")(function* (paths: BundlePaths) {
-    const recorded = yield* recordedBundle(fs, paths)
-    if (Option.isNone(recorded)) return Option.some("no readable bundle yet")
-    const incomplete = yield* incompleteBundle(fs, paths, recorded.value.generation)
-    if (Option.isSome(incomplete)) return incomplete
-    return yield* checkWatch(recorded.value.watch)
+    return (yield* staleness(paths)).reason
   })
 
   /**
@@ -324,12 +334,12 @@ const make = Effect.gen(function* () {
     yield* writer.recover(paths)
     let reason: string | null = null
     if (options.ifStale) {
-      const stale = yield* checkStale(paths)
-      if (Option.isNone(stale)) {
-        const generation = Option.getOrElse(yield* Effect.option(fs.readFileString(paths.summary).pipe(Effect.map(writer.readGeneration))), () => null)
-        return { _tag: "Skipped", generation: generation ?? "", paths, durationMs: Date.now() - started, reason: "no watched input changed since the last scan" } as const
+      const stale = yield* staleness(paths)
+      if (Option.isNone(stale.reason)) {
+        // Up to date means all three files carry the generation tools.json recorded.
+        return { _tag: "Skipped", generation: stale.generation ?? "", paths, durationMs: Date.now() - started, reason: "no watched input changed since the last scan" } as const
       }
-      reason = stale.value
+      reason = stale.reason.value
     }
     const now = new Date()
     const generation = newGeneration(now)

@@ -292,7 +292,7 @@ describe("BundleWriter.commit", () => {
       expect(yield* snapshot(paths.dir)).toEqual(bundleState(paths, OLD_FILES))
       yield* writer.commit(paths, NEW, NEW_FILES)
       expect(yield* snapshot(paths.dir)).toEqual(bundleState(paths, NEW_FILES))
-      expect(writer.readGeneration(yield* fs.readFileString(paths.summary))).toBe(NEW)
+      expect(readGeneration(yield* fs.readFileString(paths.summary))).toBe(NEW)
     })))
 
   it.scopedLive("restores a partial old bundle exactly when the swap fails", () =>
