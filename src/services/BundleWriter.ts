@@ -98,6 +98,10 @@ export interface LockOwnerShape {
   readonly isAlive: (pid: number, startTicks: number | null) => Effect.Effect<boolean>
 }
 
+let ownIdentity: { readonly scope: string; readonly startTicks: number | null } | undefined
+/** This process's scope and start time, read on the first lock taken, not when the module loads for every command. */
+const thisProcess = () => (ownIdentity ??= { scope: pidScope(), startTicks: processStartTicks(process.pid) })
+
 /** Who takes the lock, injected so that tests can simulate several processes and dead ones. */
 export class LockOwner extends Context.Tag("tool-map/LockOwner")<LockOwner, LockOwnerShape>() {
   /**
@@ -106,8 +110,12 @@ export class LockOwner extends Context.Tag("tool-map/LockOwner")<LockOwner, Lock
    */
   static readonly live: LockOwnerShape = {
     pid: process.pid,
-    scope: pidScope(),
-    startTicks: processStartTicks(process.pid),
+    get scope() {
+      return thisProcess().scope
+    },
+    get startTicks() {
+      return thisProcess().startTicks
+    },
     isAlive: (pid, startTicks) =>
       Effect.sync(() => {
         const signalled = Either.try({ try: () => process.kill(pid, 0), catch: (error) => error as NodeJS.ErrnoException })
