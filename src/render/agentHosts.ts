@@ -9,7 +9,7 @@ import {
   isEffective
 } from "../domain/agentHosts.js"
 import { effectiveToolNames } from "../domain/agentQueries.js"
-import { byteLength, mdCell, mdCellFit, mdCode, truncateChars } from "./text.js"
+import { byteLength, mdCell, mdCellFit, mdCode, truncateChars, utf16Length } from "./text.js"
 
 /** The state of an item in words: loaded, shadowed by whom, or why it is off. */
 export const itemState = (item: AgentHostItem, byId: ReadonlyMap<string, AgentHostItem>): string => {
@@ -59,7 +59,7 @@ const tableOf = (kind: AgentHostItem["kind"], items: ReadonlyArray<AgentHostItem
             cell(item.plugin === null ? item.name : `${item.name} (${item.plugin})`),
             item.scope,
             state(item),
-            cell("description" in item ? truncate(item.description ?? "", 120) : ""),
+            cell("description" in item ? truncateChars(item.description ?? "", 120) : ""),
             code(item.path)
           ])
         )
@@ -71,7 +71,7 @@ const tableOf = (kind: AgentHostItem["kind"], items: ReadonlyArray<AgentHostItem
         ...items.map((item) => {
           if (item.kind !== "mcpServer") return ""
           const target = item.command === null ? item.url : [item.command, ...item.args].join(" ")
-          return row([cell(item.name), item.scope, state(item), item.transport, code(truncate(target ?? "", 160)), list(item.envVars), code(item.path)])
+          return row([cell(item.name), item.scope, state(item), item.transport, code(truncateChars(target ?? "", 160)), list(item.envVars), code(item.path)])
         })
       ]
     case "plugin":
@@ -93,8 +93,6 @@ const tableOf = (kind: AgentHostItem["kind"], items: ReadonlyArray<AgentHostItem
 
 const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`
 
-/** At most `max` UTF-16 code units, never splitting a surrogate pair. */
-const truncate = truncateChars
 
 /** The "## Agent hosts" part of tools.md: per host, the locations read, a table per kind, diagnostics. */
 export const renderAgentHostsMarkdown = (inventory: AgentHostsInventory): string => {
@@ -140,7 +138,7 @@ const orderedReports = (inventory: AgentHostsInventory): ReadonlyArray<AgentHost
 const SUMMARY_NAME_LENGTH = 48
 
 // Names in the summary are untrusted (file names, frontmatter): escaped as in tools.md, and short.
-const summaryName = (name: string): string => mdCellFit(name, SUMMARY_NAME_LENGTH, "middle", (text) => text.length)
+const summaryName = (name: string): string => mdCellFit(name, SUMMARY_NAME_LENGTH, "middle", utf16Length)
 
 const KIND_WORDS: ReadonlyArray<readonly [AgentHostItem["kind"], string, string]> = [
   ["agent", "agent", "agents"],

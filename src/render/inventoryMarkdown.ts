@@ -120,7 +120,7 @@ const summaryName = (name: string): string => mdCellFit(name, SUMMARY_NAME_BYTES
  * names, sorted, each cut for display only after that, so N counts the distinct names not shown.
  */
 const categoryNames = (tools: ReadonlyArray<Tool>, budget: number): string =>
-  fitNames([...new Set(tools.map((tool) => tool.name))].sort().map(summaryName), budget)
+  fitNames([...new Set(tools.map((tool) => tool.name))].sort(), budget, summaryName)
 
 /** SSH key pairs are counted by their public halves; names are never shown in the summary. */
 const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name) => name.endsWith(".pub")).length

@@ -10,7 +10,7 @@
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /** What an unsafe character is shown as: U+FFFD REPLACEMENT CHARACTER. */
-export const REPLACEMENT = "\uFFFD"
+const REPLACEMENT = "\uFFFD"
 
 /** Untrusted text with every unsafe character (see {@link UNSAFE}) shown as U+FFFD; nothing else changes. */
 export const neutralize = (text: string): string => text.replace(UNSAFE, REPLACEMENT)
@@ -40,7 +40,7 @@ const ELLIPSIS = "…"
 /** How long a piece of text is, for a cap: UTF-8 bytes, or UTF-16 code units (`String#length`). */
 export type Measure = (text: string) => number
 
-const utf16Length: Measure = (text) => text.length
+export const utf16Length: Measure = (text) => text.length
 
 /**
  * Joins `units` (whole code points, or whole escapes such as `\|`, which are never split) when
@@ -60,13 +60,15 @@ const cutUnits = (units: ReadonlyArray<string>, max: number, at: "end" | "middle
   return `${units.slice(0, head).join("")}${ELLIPSIS}${units.slice(tail).join("")}`
 }
 
+/** `text` within `max` as `measure` counts, cut on a code point boundary with `…` at the end when too long. */
+const truncateBy = (measure: Measure) => (text: string, max: number): string =>
+  measure(text) <= max ? text : cutUnits([...text], max, "end", measure)
+
 /** `text` within `max` UTF-8 bytes, cut on a code point boundary with `…` at the end when too long. */
-export const truncateBytes = (text: string, max: number): string =>
-  byteLength(text) <= max ? text : cutUnits([...text], max, "end", byteLength)
+export const truncateBytes = truncateBy(byteLength)
 
 /** `text` within `max` UTF-16 code units, cut on a code point boundary with `…` at the end when too long. */
-export const truncateChars = (text: string, max: number): string =>
-  text.length <= max ? text : cutUnits([...text], max, "end", utf16Length)
+export const truncateChars = truncateBy(utf16Length)
 
 /**
  * {@link mdCell} of `text` within `max` (UTF-8 bytes unless `measure` says otherwise), cut with
@@ -109,7 +111,7 @@ export const mdTextFit = (text: string, max: number): string => {
  * backtick run inside it.
  */
 export const mdInlineCodeFit = (text: string, max: number): string =>
-  codeSpan(cutUnits([...text].map(neutralize), max, "end", byteLength))
+  codeSpan(cutUnits([...neutralize(text)], max, "end", byteLength))
 
 /**
  * Keeps whole lines while they fit in `budget` bytes (newlines counted); when some do not,
@@ -132,12 +134,15 @@ export const fitLines = (lines: ReadonlyArray<string>, budget: number, noun: str
   return byteLength(tail) + 1 <= budget - used ? [...kept, tail] : kept
 }
 
-/** Joins names into `a, b, c … and N more` within `budget` bytes. */
-export const fitNames = (names: ReadonlyArray<string>, budget: number): string => {
+/**
+ * Joins names into `a, b, c … and N more` within `budget` bytes, each shown as `render` makes it
+ * (called only for the names reached, not for thousands cut anyway).
+ */
+export const fitNames = (names: ReadonlyArray<string>, budget: number, render: (name: string) => string = (name) => name): string => {
   const out: Array<string> = []
   let used = 0
   for (let index = 0; index < names.length; index++) {
-    const name = names[index] ?? ""
+    const name = render(names[index] ?? "")
     const suffix = index === names.length - 1 ? "" : ` … and ${names.length - index - 1} more`
     const cost = byteLength(name) + (out.length > 0 ? 2 : 0)
     if (used + cost + byteLength(suffix) > budget) {
