@@ -15,6 +15,7 @@ export const ExitCode = {
 export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   ToolNotFound: ExitCode.notFound,
   ConflictingFlags: ExitCode.usage,
+  UnknownFlag: ExitCode.usage,
   RedirectPathInvalid: ExitCode.usage,
   BundleWriteError: ExitCode.cannotWrite,
   BundleReadError: ExitCode.cannotRead,

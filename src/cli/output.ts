@@ -25,12 +25,15 @@ export const renderTable = (
   return [line(headers), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n")
 }
 
+/** Prints lines of text that may hold untrusted names or paths, neutralized as table cells are. */
+export const printLines = (lines: ReadonlyArray<string>) => Console.log(lines.map(neutralize).join("\n"))
+
 /** Prints a table, or a one-line note when there are no rows. */
 export const printTable = (
   headers: ReadonlyArray<string>,
   rows: ReadonlyArray<ReadonlyArray<string>>,
   emptyNote: string
-) => rows.length === 0 ? Console.log(emptyNote) : Console.log(renderTable(headers, rows))
+) => rows.length === 0 ? printLines([emptyNote]) : Console.log(renderTable(headers, rows))
 
 /** Prints either the JSON value or the table, by the `--json` flag. */
 export const printResult = <A>(

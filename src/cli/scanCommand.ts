@@ -1,9 +1,8 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { type ScanOutcome, ScanProgram } from "../services/ScanProgram.js"
 import { jsonOption } from "./options.js"
-import { neutralize } from "../render/text.js"
-import { printJson } from "./output.js"
+import { printJson, printLines } from "./output.js"
 
 /** `--force` and `--if-stale` were both given. */
 export class ConflictingFlags extends Schema.TaggedError<ConflictingFlags>()("ConflictingFlags", {
@@ -14,14 +13,19 @@ export class ConflictingFlags extends Schema.TaggedError<ConflictingFlags>()("Co
   }
 }
 
+/** An unknown flag that the parser took for the output path. */
+export class UnknownFlag extends Schema.TaggedError<UnknownFlag>()("UnknownFlag", {
+  flag: Schema.String
+}) {
+  get message() {
+    return `Unknown flag ${this.flag} (taken as the output path, which must end in .md). See \`tool-map scan --help\` for the flags.`
+  }
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
 /** The few lines a person reads after a scan. */
-export const describeOutcome = (outcome: ScanOutcome): ReadonlyArray<string> =>
-  // Paths and reasons name directories of PATH: untrusted text, printed to a terminal.
-  describeOutcomeRaw(outcome).map(neutralize)
-
-const describeOutcomeRaw = (outcome: ScanOutcome): ReadonlyArray<string> => {
+export const describeOutcome = (outcome: ScanOutcome): ReadonlyArray<string> => {
   if (outcome._tag === "Skipped") {
     return [
       `Up to date: ${outcome.reason} (generation ${outcome.generation}, checked in ${seconds(outcome.durationMs)}).`,
@@ -64,9 +68,14 @@ export const scanCommand = Command.make(
     Effect.gen(function* () {
       if (flags.ifStale && flags.force) return yield* new ConflictingFlags({ flags: ["--if-stale", "--force"] })
       const scanner = yield* ScanProgram
-      const outcome = yield* scanner.run({ target: flags.target, ifStale: flags.ifStale, probes: !flags.noProbes, progress: !flags.json && !flags.quiet })
+      const outcome = yield* scanner.run({ target: flags.target, ifStale: flags.ifStale, probes: !flags.noProbes, progress: !flags.json && !flags.quiet }).pipe(
+        // The parser takes an unknown flag for the positional PATH.md: say what it most likely is.
+        Effect.catchTag("RedirectPathInvalid", (invalid) =>
+          Effect.fail(/^--?[A-Za-z]/.test(invalid.path) ? new UnknownFlag({ flag: invalid.path }) : invalid))
+      )
       if (flags.json) return yield* printJson(outcomeJson(outcome))
-      if (!flags.quiet) yield* Console.log(describeOutcome(outcome).join("\n"))
+      // Paths and reasons name directories of PATH: untrusted text, printed to a terminal.
+      if (!flags.quiet) yield* printLines(describeOutcome(outcome))
     })
 ).pipe(
   Command.withDescription(

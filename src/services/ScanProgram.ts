@@ -36,10 +36,6 @@ export class RedirectPathInvalid extends Schema.TaggedError<RedirectPathInvalid>
   reason: Schema.String
 }) {
   get message() {
-    // An unknown flag reaches here as the positional PATH.md: say what it most likely is.
-    if (/^--?[A-Za-z]/.test(this.path)) {
-      return `Unknown flag ${this.path} (taken as the output path, which must end in .md). See \`tool-map scan --help\` for the flags.`
-    }
     return `The output path ${this.path} is not usable: ${this.reason}. Give a path ending in .md, e.g. out/inventory.md.`
   }
 }
