@@ -18,8 +18,13 @@ const SECRET_FLAG = `-{1,2}(?![-_]|no[-_])(?:[A-Za-z0-9]+[-_.]+)*[A-Za-z0-9]*(?:
 // Any segment decides for an assignment name (`AWS_SECRET_ACCESS_KEY`, `TOKEN_FILE`).
 const SECRET_NAME = `_*(?:[A-Za-z0-9]+[-_.]+)*[A-Za-z0-9]*(?:${SECRET_WORD})(?:[-_.][-_.A-Za-z0-9]*)?`
 // A bare `${NAME}` or `$NAME` reference says where the secret comes from without being it.
-const NOT_A_REFERENCE = `(?!\\$\\{?[A-Za-z_][A-Za-z0-9_]*\\}?(?![^\\s"']))`
+const REFERENCE = `\\$\\{?[A-Za-z_][A-Za-z0-9_]*\\}?`
+const NOT_A_REFERENCE = `(?!${REFERENCE}(?![^\\s"']))`
 const SECRET_VALUE = `${NOT_A_REFERENCE}(?:"[^"]*"|'[^']*'|[^\\s"']+)`
+const ONLY_A_REFERENCE = new RegExp(`^${REFERENCE}$`)
+
+/** True when `value` is nothing but a `${NAME}` or `$NAME` reference (where a secret comes from, not the secret). */
+export const isOnlyReference = (value: string): boolean => ONLY_A_REFERENCE.test(value)
 
 // Lookbehinds keep a prefix from matching inside a word (`risk-free`, `task-runner-…`).
 const SECRET_RULES: ReadonlyArray<SecretRule> = [

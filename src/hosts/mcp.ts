@@ -1,5 +1,5 @@
 import type { AgentItemScope } from "../domain/agentHosts.js"
-import { namesSecret, redactSecrets } from "../domain/secrets.js"
+import { isOnlyReference, namesSecret, redactSecrets } from "../domain/secrets.js"
 import type { ItemDraft } from "./precedence.js"
 import { asBoolean, asRecord, asString, asStringArray, type HostCollector, own, sha256 } from "./shared.js"
 
@@ -34,7 +34,6 @@ export interface McpPublicFields {
 
 const REDACTED = "[redacted]"
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g
-const ONLY_A_REFERENCE = /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/
 
 /** Names of the variables a string refers to with `${NAME}` or `${NAME:-default}`. */
 const referencedNames = (text: string): ReadonlyArray<string> => Array.from(text.matchAll(REFERENCE), (match) => match[1]!)
@@ -49,7 +48,7 @@ export const redactArgs = (args: ReadonlyArray<string>): ReadonlyArray<string> =
     if (previous.startsWith("-") && namesSecret(previous) && !arg.startsWith("-")) return REDACTED
     // One argument is one value, blanks and quotes included, which the text rules would cut short.
     const assignment = /^(-{0,2}[A-Za-z0-9_.-]+)=(.+)$/s.exec(arg)
-    if (assignment !== null && namesSecret(assignment[1]!) && !ONLY_A_REFERENCE.test(assignment[2]!)) {
+    if (assignment !== null && namesSecret(assignment[1]!) && !isOnlyReference(assignment[2]!)) {
       return `${assignment[1]}=${REDACTED}`
     }
     const header = /^([A-Za-z0-9-]*(authorization|api-key|token)[A-Za-z0-9-]*)\s*:\s*\S/i.exec(arg)
