@@ -1,9 +1,10 @@
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as NodePath from "node:path"
 import { Diagnostic, Identity } from "../domain/inventory.js"
 import { looksSecret } from "../domain/secrets.js"
+import { readUpTo } from "./fileRead.js"
 import { HostEnvironment, type HostEnvironmentShape } from "./HostEnvironment.js"
 
 /** The identity facts and the problems met while reading them. */
@@ -122,19 +123,6 @@ const MAX_LINE_DIAGNOSTICS = 5
 const isNotFound = (error: PlatformError): boolean => error._tag === "SystemError" && error.reason === "NotFound"
 
 const reasonOf = (error: PlatformError): string => error._tag === "SystemError" ? error.reason : "bad argument"
-
-const readUpTo = (file: FileSystem.File, cap: number) =>
-  Effect.gen(function*() {
-    const chunks: Array<Uint8Array> = []
-    let total = 0
-    while (total < cap) {
-      const chunk = yield* file.readAlloc(cap - total)
-      if (Option.isNone(chunk)) break
-      chunks.push(chunk.value)
-      total += chunk.value.length
-    }
-    return Buffer.concat(chunks)
-  })
 
 /** What {@link parseGitUser} found: the last `user.name`/`user.email` and the malformed lines. */
 export interface GitUser {

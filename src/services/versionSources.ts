@@ -3,6 +3,7 @@ import { Effect, Equivalence, Option } from "effect"
 import type { ProbeSpec } from "../domain/probeTable.js"
 import { pathModule } from "../domain/roots.js"
 import { looksSecret } from "../domain/secrets.js"
+import { readUpTo } from "./fileRead.js"
 import type { HostEnvironmentShape } from "./HostEnvironment.js"
 
 // The version sources of the probe table (see `VersionSource`): files that state exactly what
@@ -38,9 +39,8 @@ const readSmallFile = (fs: FileSystem.FileSystem, file: string) =>
     return yield* Effect.scoped(Effect.gen(function*() {
       const handle = yield* fs.open(file, { flag: "r" })
       if ((yield* handle.stat).type !== "File") return Option.none<string>()
-      const bytes = yield* handle.readAlloc(MAX_BYTES + 1)
-      if (Option.isSome(bytes) && bytes.value.length > MAX_BYTES) return Option.none<string>()
-      return Option.some(Option.match(bytes, { onNone: () => "", onSome: (read) => new TextDecoder().decode(read) }))
+      const bytes = yield* readUpTo(handle, MAX_BYTES + 1)
+      return bytes.length > MAX_BYTES ? Option.none<string>() : Option.some(new TextDecoder().decode(bytes))
     }))
   })
 
