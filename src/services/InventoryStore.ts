@@ -36,13 +36,16 @@ export class InventoryStore extends Context.Tag("tool-map/InventoryStore")<Inven
         )
         const failed = (reason: string) => new BundleReadError({ path: paths.json, reason })
         yield* writer.recover(paths).pipe(Effect.mapError((error) => failed(error.message)))
-        const exists = yield* fs.exists(paths.json).pipe(Effect.orElseSucceed(() => false))
-        if (!exists) {
+        const read = readBundleJson(fs, paths.json).pipe(Effect.mapError(failed))
+        let found = yield* read
+        if (Option.isNone(found)) {
           yield* scanner.run({ target: from, ifStale: false, probes: true, progress: true }).pipe(
             Effect.mapError((error) => failed(`no bundle existed and the first scan failed: ${error.message}`))
           )
+          found = yield* read
         }
-        const text = yield* readBundleJson(fs, paths.json).pipe(Effect.mapError(failed))
+        if (Option.isNone(found)) return yield* failed("the first scan wrote no tools.json")
+        const text = found.value
         const invalid = failed(
           "it is not a valid tool-map bundle (corrupt or from an incompatible version); run `tool-map scan --force` to rebuild it"
         )

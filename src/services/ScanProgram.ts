@@ -24,6 +24,7 @@ import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkd
 import { TOOL_MAP_VERSION } from "../version.js"
 import { AgentHostScanner } from "./AgentHostScanner.js"
 import { BundleWriter, type BundleLocked, type BundleWriteError, readGeneration } from "./BundleWriter.js"
+import { readUpTo } from "./fileRead.js"
 import { HostEnvironment, type HostEnvironmentShape } from "./HostEnvironment.js"
 import { IdentityReader } from "./IdentityReader.js"
 import { ScanProgress } from "./ScanProgress.js"
@@ -151,18 +152,25 @@ const watchedInputs = (fs: FileSystem.FileSystem, paths: ReadonlyArray<string>) 
   })
 
 /**
- * The text of a bundle's tools.json. Anything but a regular file there (a FIFO would block the
- * read forever) is refused with a reason, as is a failed read.
+ * The text of a bundle's tools.json, or none when there is no such file. Anything but a regular
+ * file there (a FIFO would block the read forever) is refused with a reason, as is a failed read.
  */
-export const readBundleJson = (fs: FileSystem.FileSystem, path: string): Effect.Effect<string, string> =>
-  Effect.flatMap(Effect.mapError(fs.stat(path), (error) => error.message), (info) =>
-    info.type === "File"
-      ? Effect.mapError(fs.readFileString(path), (error) => error.message)
-      : Effect.fail(`it is not a regular file (${info.type.toLowerCase()})`))
+export const readBundleJson = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Option.Option<string>, string> =>
+  Effect.gen(function* () {
+    const info = yield* fs.stat(path).pipe(
+      Effect.map(Option.some<FileSystem.File.Info>),
+      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeed(Option.none<FileSystem.File.Info>())),
+      Effect.mapError((error) => error.message)
+    )
+    if (Option.isNone(info)) return Option.none()
+    if (info.value.type !== "File") return yield* Effect.fail(`it is not a regular file (${info.value.type.toLowerCase()})`)
+    return Option.some(yield* Effect.mapError(fs.readFileString(path), (error) => error.message))
+  })
 
 /** The watch set and generation tools.json recorded, or none when it cannot be read. */
 const recordedBundle = (fs: FileSystem.FileSystem, paths: BundlePaths) =>
   readBundleJson(fs, paths.json).pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.fail("no tools.json"), onSome: Effect.succeed })),
     Effect.flatMap((text) =>
       Effect.try({
         try: () => JSON.parse(text) as { readonly watch?: unknown; readonly generation?: unknown },
@@ -191,11 +199,11 @@ const incompleteBundle = (fs: FileSystem.FileSystem, paths: BundlePaths, generat
       const info = yield* Effect.option(fs.stat(path))
       if (Option.isNone(info)) return Option.some(`${path} is missing`)
       if (info.value.type !== "File") return Option.some(`${path} is not a regular file`)
-      const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => file.readAlloc(MARKER_BYTES))).pipe(
-        Effect.map(Option.map((bytes) => new TextDecoder().decode(bytes))),
-        Effect.orElseSucceed(() => Option.none<string>())
+      const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, MARKER_BYTES))).pipe(
+        Effect.map((bytes) => new TextDecoder().decode(bytes)),
+        Effect.orElseSucceed(() => "")
       )
-      const found = Option.getOrNull(Option.map(head, readGeneration))
+      const found = readGeneration(head)
       if (generation === null || found !== generation) return Option.some(`${path} is not of the generation ${paths.json} records`)
     }
     return Option.none<string>()
