@@ -299,9 +299,6 @@ const makeWalk = (fs: WalkerFsShape) =>
     const diagnostics: Array<Diagnostic> = []
     const directories: Array<string> = []
     const byInode = new InodeMap<ToolRecord>()
-    /** Records named by a symbolic link: a file of the same directory they lead to renames them. */
-    const linkRecords = new Set<ToolRecord>()
-    const sameDirectory = (a: string, b: string) => pathApi.dirname(a) === pathApi.dirname(b)
     /** The winning path of each command name among the PATH roots. */
     const winners = new Map<string, string>()
     const seenRoots = new Map<string, Root>()
@@ -356,6 +353,9 @@ const makeWalk = (fs: WalkerFsShape) =>
           if (!winners.has(key)) winners.set(key, candidate.path)
         }
       }
+      /** This directory's records named by a symbolic link: a file of it they lead to renames them. */
+      const linkRecords = new Set<ToolRecord>()
+      const linkTargetOf = (candidate: Candidate) => (candidate.real === candidate.path ? null : candidate.real)
       for (const candidate of candidates) {
         if (!candidate.entry.utf8) reportNonUtf8(candidate.entry, candidate.path)
         let winner: string | null = null
@@ -367,13 +367,13 @@ const makeWalk = (fs: WalkerFsShape) =>
         }
         const first = byInode.get(candidate.stat)
         if (first !== undefined) {
-          if (linkRecords.has(first) && candidate.entry.kind !== "symlink" && sameDirectory(first.path, candidate.path)) {
+          if (linkRecords.has(first) && candidate.entry.kind !== "symlink") {
             // The file itself names its record, not a link to it listed first (`python` ->
             // `python3.12`): the links become its aliases.
             first.alsoAt.unshift(first.path)
             first.name = candidate.entry.name
             first.path = candidate.path
-            first.linkTarget = candidate.real === candidate.path ? null : candidate.real
+            first.linkTarget = linkTargetOf(candidate)
             first.shadowedBy = winner
             linkRecords.delete(first)
           } else {
@@ -384,7 +384,7 @@ const makeWalk = (fs: WalkerFsShape) =>
         const tool: ToolRecord = {
           name: candidate.entry.name,
           path: candidate.path,
-          linkTarget: candidate.real === candidate.path ? null : candidate.real,
+          linkTarget: linkTargetOf(candidate),
           size: candidate.stat.size,
           mtime: isoTimestamp(candidate.stat.mtimeMs),
           root: rootCtx.root.path,
