@@ -17,14 +17,13 @@ import { exportClaudeV1 } from "../src/domain/claudeV1.js"
 import { AgentHostScanner } from "../src/services/AgentHostScanner.js"
 import { FrontmatterParser } from "../src/services/FrontmatterParser.js"
 import { HostEnvironment } from "../src/services/HostEnvironment.js"
-import { fmt, median, timeCommand } from "./harness.js"
+import { fmt, installedBin, median, ROOT, timeCommand } from "./harness.js"
 import { claudeHome, writeTree } from "./hostGenerators.js"
 
 const JQ = "/usr/bin/jq"
 const BASH_RECIPE = `.agents[] | select(.tools[] == "Bash") | .name`
-const ROOT = NodePath.resolve(NodePath.dirname(fileURLToPath(import.meta.url)), "..")
 // The shipped bundle when built (package.json `bin`), else the module tree.
-const CLI = [NodePath.join(ROOT, "dist", "tool-map.cjs"), NodePath.join(ROOT, "dist", "bin.js")].find((file) => existsSync(file)) ?? NodePath.join(ROOT, "dist", "tool-map.cjs")
+const CLI = [installedBin(), NodePath.join(ROOT, "dist", "bin.js")].find((file) => existsSync(file)) ?? installedBin()
 
 /** One size's figures. */
 export interface AgentHostsBenchRow {

@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-const ROOT = path.resolve(import.meta.dirname, "..")
+/** The project's root directory. */
+export const ROOT = path.resolve(import.meta.dirname, "..")
 
 /** The file package.json installs as the `tool-map` command (what a user runs). */
 export const installedBin = (): string => {
@@ -51,7 +52,11 @@ export const sampleInterleaved = (runs: number, commands: Record<string, TimedCo
 
 /** Median of `runs` interleaved runs of each command. */
 export const compare = (runs: number, commands: Record<string, TimedCommand>): Record<string, number> =>
-  Object.fromEntries(Object.entries(sampleInterleaved(runs, commands)).map(([name, values]) => [name, median(values)]))
+  mediansOf(sampleInterleaved(runs, commands))
+
+/** The median of each command's samples. */
+export const mediansOf = (samples: Record<string, ReadonlyArray<number>>): Record<string, number> =>
+  Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]))
 
 /**
  * The median over rounds of `a`'s time divided by `b`'s in the same round: the runs of a round

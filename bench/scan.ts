@@ -2,9 +2,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fmt, installedBin, median, medianPairedRatio, sampleInterleaved } from "./harness.js"
+import { fmt, installedBin, medianPairedRatio, mediansOf, ROOT, sampleInterleaved } from "./harness.js"
 
-const ROOT = path.resolve(import.meta.dirname, "..")
 const BIN = installedBin()
 const ENVINFO = path.join(ROOT, "node_modules", "envinfo", "dist", "cli.js")
 const ENVINFO_ARGS = ["--system", "--binaries", "--languages"]
@@ -45,7 +44,7 @@ export const benchScan = (runs = 11): string => {
       [names.npx]: { command: "npx", args: ["envinfo", ...ENVINFO_ARGS], cwd: ROOT },
       [names.script]: { command: process.execPath, args: [ENVINFO, ...ENVINFO_ARGS], cwd: ROOT }
     })
-    const medians = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]))
+    const medians = mediansOf(samples)
     const items = envinfoCount()
     const row = (name: string, listed: string) => {
       const ratio = name === names.scan

@@ -2,9 +2,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { compare, fmt, installedBin } from "./harness.js"
+import { compare, fmt, installedBin, ROOT } from "./harness.js"
 
-const ROOT = path.resolve(import.meta.dirname, "..")
 
 /**
  * The two no-op paths of SPEC section 7 against Node's own start: `scan --if-stale` with no
