@@ -1,10 +1,10 @@
 import { FastCheck as fc } from "effect"
 import { describe, expect, it } from "vitest"
-import { AgentHostsInventory } from "../../src/domain/agentHosts.js"
 import { categorize } from "../../src/domain/categories.js"
-import { HostInfo, Identity, Inventory, RootReport, Tool, VersionReport, WatchSet } from "../../src/domain/inventory.js"
+import { Identity, type Tool, VersionReport } from "../../src/domain/inventory.js"
 import { renderSummary, renderToolsMarkdown, SUMMARY_MAX_BYTES } from "../../src/render/inventoryMarkdown.js"
 import { mdCell } from "../../src/render/text.js"
+import { inventoryOf, toolNamed } from "../support/inventory.js"
 
 const nameArb = fc.oneof(
   fc.stringMatching(/^[a-z][a-z0-9._+-]{0,30}$/),
@@ -26,34 +26,18 @@ const inventoryArb = fc
     for (let copy = 0; copy < repeat && tools.length < 20_000; copy++) {
       for (const name of names) {
         if (tools.length >= 20_000) break
-        tools.push(new Tool({
-          name: copy === 0 ? name : `${name}-${copy}`,
+        tools.push(toolNamed(copy === 0 ? name : `${name}-${copy}`, {
           path: `/dir${copy}/${name}`,
-          linkTarget: null,
-          size: 1,
-          mtime: "2026-01-01T00:00:00.000Z",
           root: `/dir${copy}`,
-          rootKind: "path",
           pathIndex: copy,
-          shadowedBy: null,
-          alsoAt: [],
           category: categorize(name)
         }))
       }
     }
-    const inventory = new Inventory({
-      schemaVersion: 1,
-      generation: "20260101T000000Z-00000000",
-      generatedAt: "2026-01-01T00:00:00.000Z",
-      host: new HostInfo({ os: "linux", arch: "x64", node: "v20.20.2", toolMap: "0.1.0" }),
-      path: [new RootReport({ path: "/dir0", kind: "path", depth: "one-level", pathIndex: 0, status: "ok", reason: null, toolCount: tools.length })],
-      roots: [],
-      tools,
+    const inventory = inventoryOf(tools, {
       versions: versions.map((v) => new VersionReport({ name: v.name, version: v.version, path: "/x", status: "ok", durationMs: 3, detail: null })),
       identity: new Identity({ gitUserName: gitName, gitUserEmail: gitName, sshFiles }),
-      agentHosts: AgentHostsInventory.empty,
-      diagnostics: [],
-      watch: new WatchSet({ toolMapVersion: "0.1.0", pathVariable: "", extraRoots: "", inputs: [] })
+      pathDir: "/dir0"
     })
     return { inventory, dataDir }
   })

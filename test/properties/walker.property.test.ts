@@ -104,10 +104,9 @@ describe("Walker properties over generated PATH trees", () => {
         const base = yield* tempDir
         const laid = materializePathTree(base, tree)
         const walker = yield* Walker
-        const result = yield* walker.walk(
-          laid.pathEntries.map((path, pathIndex) => new Root({ path, kind: "path", depth: "one-level", pathIndex })),
-          { os: "linux", pathExt: [], recursiveDepthCap: 3, cwd: base }
-        )
+        const roots = laid.pathEntries.map((path, pathIndex) => new Root({ path, kind: "path", depth: "one-level", pathIndex }))
+        const options = { os: "linux", pathExt: [], recursiveDepthCap: 3, cwd: base } as const
+        const result = yield* walker.walk(roots, options)
         const expected = oracle(laid.pathEntries)
         const reached = result.tools.flatMap((tool) => [tool.path, ...tool.alsoAt])
         // Every executable exactly once, and the very set find prints.
@@ -119,11 +118,7 @@ describe("Walker properties over generated PATH trees", () => {
         expect(project(result)).toEqual({ tools: expected.tools, roots: expected.roots })
         // The lookup without listings names the same winners (a name nowhere on PATH: none).
         const names = [...expected.winners.keys(), "no-such-tool"].filter((name, at, all) => all.indexOf(name) === at)
-        const resolved = yield* walker.resolveOnPath(
-          laid.pathEntries.map((path, pathIndex) => new Root({ path, kind: "path", depth: "one-level", pathIndex })),
-          names,
-          { os: "linux", pathExt: [], recursiveDepthCap: 3, cwd: base }
-        )
+        const resolved = yield* walker.resolveOnPath(roots, names, options)
         expect(new Map(resolved)).toEqual(expected.winners)
       }).pipe(Effect.provide(Walker.layer)),
     { fastCheck: { numRuns: 100 } }

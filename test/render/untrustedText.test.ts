@@ -2,11 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect } from "effect"
 import { markdown, scanTree } from "../../bench/hostGenerators.js"
 import { printResult, printTable, renderTable } from "../../src/cli/output.js"
-import { AgentHostsInventory } from "../../src/domain/agentHosts.js"
-import { HostInfo, Identity, Inventory, RootReport, Tool, VersionReport, WatchSet } from "../../src/domain/inventory.js"
+import { Identity, VersionReport } from "../../src/domain/inventory.js"
 import { renderAgentHostsMarkdown, summarizeAgentHosts } from "../../src/render/agentHosts.js"
 import { renderSummary, renderToolsMarkdown, SUMMARY_MAX_BYTES } from "../../src/render/inventoryMarkdown.js"
 import { mdCell, mdCellFit, mdCode, mdInlineCodeFit, mdTextFit, neutralize, truncateBytes, truncateChars } from "../../src/render/text.js"
+import { inventoryOf, toolNamed } from "../support/inventory.js"
 
 const FFFD = "\uFFFD"
 const ESC = "\u001b"
@@ -17,39 +17,7 @@ const CLEAR_SCREEN = `${ESC}[2J${ESC}[Hclear`
 const FAKE_MARKER = "<!-- tool-map generation=FAKE -->"
 const CONDA = ["gcc", "g++", "ld", "nm", "ar", "as", "cpp", "strip", "objdump", "ranlib"].map((tool) => `x86_64-conda-linux-gnu-toolchain-wrapper-${tool}`)
 
-const tool = (name: string, category = "other") =>
-  new Tool({
-    name,
-    path: `/bin/${name}`,
-    linkTarget: null,
-    size: 1,
-    mtime: "2026-01-01T00:00:00.000Z",
-    root: "/bin",
-    rootKind: "path",
-    pathIndex: 0,
-    shadowedBy: null,
-    alsoAt: [],
-    category
-  })
-
-const inventoryOf = (
-  tools: ReadonlyArray<Tool>,
-  extra: { readonly versions?: ReadonlyArray<VersionReport>; readonly identity?: Identity } = {}
-) =>
-  new Inventory({
-    schemaVersion: 1,
-    generation: "20260101T000000Z-00000000",
-    generatedAt: "2026-01-01T00:00:00.000Z",
-    host: new HostInfo({ os: "linux", arch: "x64", node: "v20.20.2", toolMap: "0.1.0" }),
-    path: [new RootReport({ path: "/bin", kind: "path", depth: "one-level", pathIndex: 0, status: "ok", reason: null, toolCount: tools.length })],
-    roots: [],
-    tools,
-    versions: extra.versions ?? [],
-    identity: extra.identity ?? new Identity({ gitUserName: "Test User", gitUserEmail: "test@example.com", sshFiles: [] }),
-    agentHosts: AgentHostsInventory.empty,
-    diagnostics: [],
-    watch: new WatchSet({ toolMapVersion: "0.1.0", pathVariable: "", extraRoots: "", inputs: [] })
-  })
+const tool = (name: string, category = "other") => toolNamed(name, { category })
 
 const location = { markdown: "/data/tools.md", json: "/data/tools.json", refreshCommand: "tool-map scan --if-stale" }
 
