@@ -11,12 +11,12 @@ import { Effect, Layer, Schema } from "effect"
 import { existsSync } from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { AgentHostsInventory } from "../src/domain/agentHosts.js"
-import { filterAgents } from "../src/domain/agentQueries.js"
-import { exportClaudeV1 } from "../src/domain/claudeV1.js"
-import { AgentHostScanner } from "../src/services/AgentHostScanner.js"
-import { FrontmatterParser } from "../src/services/FrontmatterParser.js"
-import { HostEnvironment } from "../src/services/HostEnvironment.js"
+import { AgentHostsInventory } from "../src/inventory/domain/agentHosts.js"
+import { filterAgents } from "../src/inventory/query/agentQueries.js"
+import { exportClaudeV1 } from "../src/inventory/query/claudeV1.js"
+import { AgentHostScanner } from "../src/inventory/discover/AgentHostScanner.js"
+import { FrontmatterParser } from "../src/inventory/discover/FrontmatterParser.js"
+import { MachineEnvironment } from "../src/services/MachineEnvironment.js"
 import { fmt, installedBin, median, ROOT, timeCommand } from "./harness.js"
 import { claudeHome, writeTree } from "./hostGenerators.js"
 
@@ -66,7 +66,7 @@ const benchSize = (items: number, runs: number) =>
     const cwd = NodePath.join(home, "work")
     yield* writeTree(home, { ...claudeHome(items).tree, "work/README.md": "bench\n" })
     const layer = AgentHostScanner.layer.pipe(
-      Layer.provide(Layer.mergeAll(NodeFileSystem.layer, HostEnvironment.layerTest({ homedir: home, cwd, env: {} }), FrontmatterParser.layer))
+      Layer.provide(Layer.mergeAll(NodeFileSystem.layer, MachineEnvironment.layerTest({ homedir: home, cwd, env: {} }), FrontmatterParser.layer))
     )
     const scan = Effect.flatMap(AgentHostScanner, (scanner) => scanner.scan).pipe(Effect.provide(layer))
 

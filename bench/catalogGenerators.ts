@@ -5,7 +5,7 @@
  * alias categories).
  */
 import { FastCheck as fc } from "effect"
-import type { BuildOptions } from "../src/catalog/catalog.js"
+import type { BuildOptions } from "../src/catalog/core/catalog.js"
 import type {
   Annotation,
   AnnotationLayers,
@@ -13,7 +13,7 @@ import type {
   Classifier,
   ToolMeta,
   ToolSchema
-} from "../src/catalog/model.js"
+} from "../src/catalog/core/model.js"
 
 // ---- seeded generator for benchmarks ----
 

@@ -3,9 +3,9 @@ import { SystemError } from "@effect/platform/Error"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect, FastCheck as fc, Layer } from "effect"
 import * as NodePath from "node:path"
-import { type AgentHostScanResult, AgentHostScanner } from "../src/services/AgentHostScanner.js"
-import { FrontmatterParser } from "../src/services/FrontmatterParser.js"
-import { HostEnvironment, type HostEnvironmentShape } from "../src/services/HostEnvironment.js"
+import { type AgentHostScanResult, AgentHostScanner } from "../src/inventory/discover/AgentHostScanner.js"
+import { FrontmatterParser } from "../src/inventory/discover/FrontmatterParser.js"
+import { MachineEnvironment, type MachineEnvironmentShape } from "../src/services/MachineEnvironment.js"
 
 /** A file tree: relative path to content (a string, or bytes for binary and invalid UTF-8). */
 export type Tree = Readonly<Record<string, string | Uint8Array>>
@@ -127,7 +127,7 @@ export const arbitraryClaudeHome = (max: number) =>
   })
 
 /** The home, working directory and OS of fixture scans (virtual paths under the rooted FS). */
-export const FIXTURE_ENV: Partial<HostEnvironmentShape> = { homedir: "/home/u", cwd: "/work/proj", os: "linux", env: {} }
+export const FIXTURE_ENV: Partial<MachineEnvironmentShape> = { homedir: "/home/u", cwd: "/work/proj", os: "linux", env: {} }
 
 /**
  * Writes `tree` into a fresh temp dir and scans it as the file system root: paths in the result
@@ -135,7 +135,7 @@ export const FIXTURE_ENV: Partial<HostEnvironmentShape> = { homedir: "/home/u", 
  */
 export const scanTree = (
   tree: Tree,
-  env: Partial<HostEnvironmentShape> = {},
+  env: Partial<MachineEnvironmentShape> = {},
   fault?: (op: "stat" | "readDirectory" | "readFile", path: string) => boolean
 ): Effect.Effect<AgentHostScanResult, unknown> =>
   Effect.gen(function* () {
@@ -143,7 +143,7 @@ export const scanTree = (
     const root = yield* fs.makeTempDirectoryScoped({ prefix: "tool-map-hosts-" })
     yield* writeTree(root, tree)
     const layers = AgentHostScanner.layer.pipe(
-      Layer.provide(Layer.mergeAll(rootedFileSystem(root, fault), HostEnvironment.layerTest({ ...FIXTURE_ENV, ...env }), FrontmatterParser.layer))
+      Layer.provide(Layer.mergeAll(rootedFileSystem(root, fault), MachineEnvironment.layerTest({ ...FIXTURE_ENV, ...env }), FrontmatterParser.layer))
     )
     return yield* Effect.flatMap(AgentHostScanner, (scanner) => scanner.scan).pipe(Effect.provide(layers))
   }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer))

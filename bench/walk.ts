@@ -4,8 +4,8 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { Root } from "../src/domain/inventory.js"
-import { Walker } from "../src/services/Walker.js"
+import { Root } from "../src/inventory/domain/inventory.js"
+import { Walker } from "../src/inventory/discover/Walker.js"
 import { materializePathTree, scaledPathTree } from "./generators.js"
 
 /**

@@ -1,7 +1,7 @@
 /** tool-map as a library: the same program graph as the CLI, for host plugins. */
-export { AgentHostsInventory } from "./domain/agentHosts.js"
-export { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "./domain/bundlePaths.js"
-export { BundleReadError } from "./domain/errors.js"
+export { AgentHostsInventory } from "./inventory/domain/agentHosts.js"
+export { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "./inventory/bundle/location.js"
+export { BundleReadError } from "./inventory/bundle/errors.js"
 export {
   Diagnostic,
   HostInfo,
@@ -14,10 +14,10 @@ export {
   Tool,
   VersionReport,
   WatchSet
-} from "./domain/inventory.js"
+} from "./inventory/domain/inventory.js"
 export { CliLayer, EmbeddedInventoryLayer, InventoryLayer, ScanServicesLayer } from "./layers/CoreLayer.js"
-export { HostEnvironment, type HostEnvironmentShape, type OsFamily } from "./services/HostEnvironment.js"
-export { InventoryStore } from "./services/InventoryStore.js"
+export { MachineEnvironment, type MachineEnvironmentShape, type OsFamily } from "./services/MachineEnvironment.js"
+export { InventoryStore } from "./inventory/query/InventoryStore.js"
 export {
   RedirectPathInvalid,
   type ScanCounts,
@@ -25,14 +25,14 @@ export {
   type ScanOptions,
   type ScanOutcome,
   ScanProgram
-} from "./services/ScanProgram.js"
-export { ScanProgress } from "./services/ScanProgress.js"
+} from "./inventory/ScanProgram.js"
+export { ScanProgress } from "./inventory/ScanProgress.js"
 export { TOOL_MAP_VERSION } from "./version.js"
-export { BundleLocked, BundleWriteError, BundleWriter, RecoveryReport } from "./services/BundleWriter.js"
+export { BundleLocked, BundleWriteError, BundleWriter, RecoveryReport } from "./inventory/bundle/BundleWriter.js"
 
 // The catalog (issue 4): the pure core, the cached builder, and the embeddable host layer.
-export type * from "./catalog/model.js"
-export { MISC_GROUP, OVERRIDE_PRIORITY, UNCATEGORIZED, ToolSchemaFromJson } from "./catalog/model.js"
+export type * from "./catalog/core/model.js"
+export { MISC_GROUP, OVERRIDE_PRIORITY, UNCATEGORIZED, ToolSchemaFromJson } from "./catalog/core/model.js"
 export {
   buildCatalog,
   type BuildOptions,
@@ -43,12 +43,12 @@ export {
   structuralGroup,
   summary,
   toolsUnder
-} from "./catalog/catalog.js"
-export { mergeMeta } from "./catalog/classify.js"
-export { definitionHash, diffDefinitions } from "./catalog/definitions.js"
-export { sanitizeDescription } from "./catalog/sanitize.js"
-export { estimateTokens } from "./catalog/tokens.js"
-export { Catalog } from "./services/Catalog.js"
+} from "./catalog/core/catalog.js"
+export { mergeMeta } from "./catalog/core/classify.js"
+export { definitionHash, diffDefinitions } from "./catalog/core/definitions.js"
+export { sanitizeDescription } from "./catalog/core/sanitize.js"
+export { estimateTokens } from "./catalog/core/tokens.js"
+export { Catalog } from "./catalog/services/CatalogBuilder.js"
 export { catalogFilesIn, type CatalogFiles, defaultCatalogDir, HostLayer, type HostLayerOptions, HostLayerNode } from "./layers/HostLayer.js"
 export {
   type Agent,
@@ -73,8 +73,8 @@ export {
   type UnloadResult,
   UnknownEntryTool,
   type VisibilityFilter
-} from "./services/ToolCatalog.js"
-export { AgentRecord, agentFileName, AgentStateFile, fileStateProvider, type StateProvider, StateProviderError, VisibilityStore } from "./services/VisibilityStore.js"
+} from "./catalog/services/ToolCatalog.js"
+export { AgentRecord, agentFileName, AgentStateFile, fileStateProvider, type StateProvider, StateProviderError, VisibilityStore } from "./catalog/stores/VisibilityStore.js"
 export {
   CatalogSettings,
   type CatalogSettingsBase,
@@ -86,7 +86,7 @@ export {
   type Exemptions,
   MetadataFile,
   SettingsPatch
-} from "./services/CatalogSettings.js"
+} from "./catalog/stores/CatalogSettings.js"
 export {
   AgentStateChanged,
   CatalogEvent,
@@ -99,11 +99,11 @@ export {
   ToolAutoLoaded,
   ToolsLoaded,
   ToolsUnloaded
-} from "./catalog/stores/events.js"
+} from "./catalog/services/CatalogEvents.js"
 export { CatalogFileError } from "./catalog/stores/jsonFile.js"
-export { AgentState, DEFAULT_PINNED, emptyAgentState, ENTRY_TOOLS, type VisibilityNote } from "./catalog/visibility.js"
-export { ENTRY_TOOL_DEFINITIONS, type EntryToolDefinition, EntryToolArgumentsError, type RescueRefusal, TOOLS_LOAD, TOOLS_LS, TOOLS_UNLOAD } from "./catalog/entryTools.js"
-export { Manifest, manifestOf } from "./catalog/manifest.js"
+export { AgentState, DEFAULT_PINNED, emptyAgentState, ENTRY_TOOLS, type VisibilityNote } from "./catalog/core/visibility.js"
+export { ENTRY_TOOL_DEFINITIONS, type EntryToolDefinition, EntryToolArgumentsError, type RescueRefusal, TOOLS_LOAD, TOOLS_LS, TOOLS_UNLOAD } from "./catalog/core/entryTools.js"
+export { Manifest, manifestOf } from "./catalog/core/manifest.js"
 
 // Agent hosts (issue 3): the scanner, the normalized items, the queries and the v1 export.
 export {
@@ -114,8 +114,8 @@ export {
   McpServerItem,
   PluginItem,
   SkillItem
-} from "./domain/agentHosts.js"
-export { effectiveToolNames, filterAgents, filterCommands, filterMcpServers, filterPlugins, filterSkills, isReadOnly } from "./domain/agentQueries.js"
-export { exportClaudeV1 } from "./domain/claudeV1.js"
-export { AgentHostScanner } from "./services/AgentHostScanner.js"
-export { FrontmatterParser } from "./services/FrontmatterParser.js"
+} from "./inventory/domain/agentHosts.js"
+export { effectiveToolNames, filterAgents, filterCommands, filterMcpServers, filterPlugins, filterSkills, isReadOnly } from "./inventory/query/agentQueries.js"
+export { exportClaudeV1 } from "./inventory/query/claudeV1.js"
+export { AgentHostScanner } from "./inventory/discover/AgentHostScanner.js"
+export { FrontmatterParser } from "./inventory/discover/FrontmatterParser.js"

@@ -4,8 +4,8 @@
  * `HostPort`, which is all a host needs to embed the catalog.
  */
 import { Effect, Layer, Option, Queue, Ref, Stream } from "effect"
-import type { ToolSchema } from "../../src/catalog/model.js"
-import { type Agent, type AgentLifecycle, HostPort } from "../../src/services/ToolCatalog.js"
+import type { ToolSchema } from "../../src/catalog/core/model.js"
+import { type Agent, type AgentLifecycle, HostPort } from "../../src/catalog/services/ToolCatalog.js"
 
 /** How the host starts. */
 export interface MemoryHostOptions {

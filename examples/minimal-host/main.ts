@@ -10,8 +10,8 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
-import { HostEnvironment } from "../../src/services/HostEnvironment.js"
-import type { Agent } from "../../src/services/ToolCatalog.js"
+import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
+import type { Agent } from "../../src/catalog/services/ToolCatalog.js"
 import { makeMemoryHost } from "./host.js"
 import { allowLine, dispatch, EXAMPLE_TOOLS, pluginLayer, registerPlacements, startAgent } from "./plugin.js"
 
@@ -51,6 +51,6 @@ const main = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const dir = yield* fs.makeTempDirectoryScoped({ prefix: "tool-map-example-" })
   yield* Console.log(yield* session(dir))
-}).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeContext.layer, HostEnvironment.layer)))
+}).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layer)))
 
 if (import.meta.url === `file://${process.argv[1]}`) NodeRuntime.runMain(main)

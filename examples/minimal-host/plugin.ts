@@ -5,11 +5,11 @@
  * first, so a hidden tool is loaded on the spot or refused with the reason.
  */
 import { Effect, Layer, Option, Schedule } from "effect"
-import type { ToolSchema } from "../../src/catalog/model.js"
-import { ENTRY_TOOL_DEFINITIONS } from "../../src/catalog/entryTools.js"
-import { ENTRY_TOOLS } from "../../src/catalog/visibility.js"
+import type { ToolSchema } from "../../src/catalog/core/model.js"
+import { ENTRY_TOOL_DEFINITIONS } from "../../src/catalog/core/entryTools.js"
+import { ENTRY_TOOLS } from "../../src/catalog/core/visibility.js"
 import { HostLayer, type HostLayerOptions } from "../../src/layers/HostLayer.js"
-import { type Agent, ToolCatalog } from "../../src/services/ToolCatalog.js"
+import { type Agent, ToolCatalog } from "../../src/catalog/services/ToolCatalog.js"
 import type { MemoryHost } from "./host.js"
 
 /**

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { AGENT_HOSTS, type AgentHostItem, type AgentHostsInventory, type AgentItemScope, type AgentSource } from "../domain/agentHosts.js"
+import { AGENT_HOSTS, type AgentHostItem, type AgentHostsInventory, type AgentItemScope, type AgentSource } from "../inventory/domain/agentHosts.js"
 import {
   type CommonFilters,
   effectiveToolNames,
@@ -9,11 +9,11 @@ import {
   filterMcpServers,
   filterPlugins,
   filterSkills
-} from "../domain/agentQueries.js"
-import { exportClaudeV1 } from "../domain/claudeV1.js"
-import { itemState } from "../render/agentHosts.js"
-import { HostEnvironment } from "../services/HostEnvironment.js"
-import { InventoryStore } from "../services/InventoryStore.js"
+} from "../inventory/query/agentQueries.js"
+import { exportClaudeV1 } from "../inventory/query/claudeV1.js"
+import { itemState } from "../inventory/render/agentHosts.js"
+import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { InventoryStore } from "../inventory/query/InventoryStore.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
 
@@ -188,7 +188,7 @@ export const agentQueryCommands = [
 export const exportClaudeV1Command = Command.make("claude-v1", { from: fromOption }, (flags) =>
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryStore).load(flags.from)
-    const env = yield* HostEnvironment
+    const env = yield* MachineEnvironment
     yield* printJson(exportClaudeV1(inventory.agentHosts, { generatedAt: inventory.generatedAt, homedir: env.homedir }))
   })
 ).pipe(Command.withDescription("Print the Claude Code inventory in the v1 tools-inventory.json schema (what Claude Code really loads)."))

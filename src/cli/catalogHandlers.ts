@@ -3,13 +3,13 @@
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Context, Effect, Either, Layer, Option, ParseResult, Schema, Stream } from "effect"
-import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff } from "../catalog/definitions.js"
-import { renderNote } from "../catalog/entryTools.js"
-import { type Catalog, type CatalogNode, type ToolEntry, type ToolSchema, ToolSchemaFromJson } from "../catalog/model.js"
+import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff } from "../catalog/core/definitions.js"
+import { renderNote } from "../catalog/core/entryTools.js"
+import { type Catalog, type CatalogNode, type ToolEntry, type ToolSchema, ToolSchemaFromJson } from "../catalog/core/model.js"
 import { readJsonFile, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
 import { type CatalogFiles, catalogFilesIn, defaultCatalogDir, HostLayer } from "../layers/HostLayer.js"
-import { HostEnvironment } from "../services/HostEnvironment.js"
-import { type Agent, HostPort, type LoadResult, registerScoped, ToolCatalog, type UnloadResult } from "../services/ToolCatalog.js"
+import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { type Agent, HostPort, type LoadResult, registerScoped, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
 import { printJson } from "./output.js"
 
 /** The `--schemas` file (or the snapshot of the last one) cannot be used. */
@@ -175,7 +175,7 @@ const cliPort = (schemas: ReadonlyArray<ToolSchema>) =>
 export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<string>) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
-      const environment = yield* HostEnvironment
+      const environment = yield* MachineEnvironment
       const dir = defaultCatalogDir(environment.env, environment.homedir)
       const files = { ...catalogFilesIn(dir), schemasSnapshot: (yield* Path.Path).join(dir, "schemas.json") }
       const schemas = yield* loadSchemas(schemasFile, files.schemasSnapshot)

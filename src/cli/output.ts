@@ -1,5 +1,5 @@
 import { Console, Effect } from "effect"
-import { neutralize } from "../render/text.js"
+import { neutralize } from "../inventory/render/text.js"
 
 /** Prints a value as pretty JSON on stdout. */
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))

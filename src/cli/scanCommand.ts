@@ -1,6 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Schema } from "effect"
-import { type ScanOutcome, ScanProgram } from "../services/ScanProgram.js"
+import { type ScanOutcome, ScanProgram } from "../inventory/ScanProgram.js"
 import { jsonOption } from "./options.js"
 import { printJson, printLines } from "./output.js"
 

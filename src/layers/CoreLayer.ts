@@ -1,15 +1,15 @@
 import type { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
-import { AgentHostScanner } from "../services/AgentHostScanner.js"
-import { BundleWriter } from "../services/BundleWriter.js"
-import { FrontmatterParser } from "../services/FrontmatterParser.js"
-import { HostEnvironment } from "../services/HostEnvironment.js"
-import { IdentityReader } from "../services/IdentityReader.js"
-import { InventoryStore } from "../services/InventoryStore.js"
-import { ScanProgram } from "../services/ScanProgram.js"
-import { ScanProgress } from "../services/ScanProgress.js"
-import { VersionProbe } from "../services/VersionProbe.js"
-import { Walker } from "../services/Walker.js"
+import { AgentHostScanner } from "../inventory/discover/AgentHostScanner.js"
+import { BundleWriter } from "../inventory/bundle/BundleWriter.js"
+import { FrontmatterParser } from "../inventory/discover/FrontmatterParser.js"
+import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { IdentityReader } from "../inventory/discover/IdentityReader.js"
+import { InventoryStore } from "../inventory/query/InventoryStore.js"
+import { ScanProgram } from "../inventory/ScanProgram.js"
+import { ScanProgress } from "../inventory/ScanProgress.js"
+import { VersionProbe } from "../inventory/probe/VersionProbe.js"
+import { Walker } from "../inventory/discover/Walker.js"
 import { PlatformLayer } from "./PlatformLayer.js"
 
 /** The services only a scan that actually walks uses (not a query, not a no-op `--if-stale`). */
@@ -22,7 +22,7 @@ const WalkServicesLayer = Layer.mergeAll(
 
 /**
  * The services of the scan over their live layers, needing only the platform (FileSystem,
- * Path, CommandExecutor), the HostEnvironment and the progress sink. Built once per front end.
+ * Path, CommandExecutor), the MachineEnvironment and the progress sink. Built once per front end.
  */
 export const ScanServicesLayer = Layer.merge(WalkServicesLayer, BundleWriter.layer)
 
@@ -41,7 +41,7 @@ export const InventoryLayer = inventoryOver(ScanServicesLayer)
 const LazyWalkServicesLayer = Layer.scopedContext(
   Effect.gen(function* () {
     const scope = yield* Effect.scope
-    const requirements = yield* Effect.context<HostEnvironment | FileSystem.FileSystem>()
+    const requirements = yield* Effect.context<MachineEnvironment | FileSystem.FileSystem>()
     const built = yield* Effect.cached(Layer.buildWithScope(WalkServicesLayer, scope).pipe(Effect.provide(requirements)))
     const walker = Effect.map(built, Context.get(Walker))
     const probe = Effect.map(built, Context.get(VersionProbe))
@@ -69,12 +69,12 @@ const LazyWalkServicesLayer = Layer.scopedContext(
 
 /** The whole graph for the CLI: live platform, live environment, progress on a terminal's stderr. */
 export const CliLayer = inventoryOver(Layer.merge(LazyWalkServicesLayer, BundleWriter.layer)).pipe(
-  Layer.provideMerge(Layer.mergeAll(HostEnvironment.layer, ScanProgress.layer)),
+  Layer.provideMerge(Layer.mergeAll(MachineEnvironment.layer, ScanProgress.layer)),
   Layer.provideMerge(PlatformLayer)
 )
 
 /** The inventory graph for embedding: live platform and environment, no progress output. */
 export const EmbeddedInventoryLayer = InventoryLayer.pipe(
-  Layer.provideMerge(Layer.mergeAll(HostEnvironment.layer, ScanProgress.silent)),
+  Layer.provideMerge(Layer.mergeAll(MachineEnvironment.layer, ScanProgress.silent)),
   Layer.provideMerge(PlatformLayer)
 )

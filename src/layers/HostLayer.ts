@@ -1,13 +1,13 @@
 import { Effect, Layer, Option } from "effect"
 import { PlatformLayer } from "./PlatformLayer.js"
 import * as NodePath from "node:path"
-import { CatalogEvents } from "../catalog/stores/events.js"
-import { defaultDataDir } from "../domain/bundlePaths.js"
-import { Catalog } from "../services/Catalog.js"
-import { CatalogSettings, type CatalogSettingsBase } from "../services/CatalogSettings.js"
-import { HostEnvironment } from "../services/HostEnvironment.js"
-import { ToolCatalog } from "../services/ToolCatalog.js"
-import { VisibilityStore } from "../services/VisibilityStore.js"
+import { CatalogEvents } from "../catalog/services/CatalogEvents.js"
+import { defaultDataDir } from "../inventory/bundle/location.js"
+import { Catalog } from "../catalog/services/CatalogBuilder.js"
+import { CatalogSettings, type CatalogSettingsBase } from "../catalog/stores/CatalogSettings.js"
+import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { ToolCatalog } from "../catalog/services/ToolCatalog.js"
+import { VisibilityStore } from "../catalog/stores/VisibilityStore.js"
 
 /** Where the catalog keeps its files. */
 export interface CatalogFiles {
@@ -62,12 +62,12 @@ const fileOption = (
 /**
  * The embeddable catalog: `ToolCatalog` (with `VisibilityStore`, `CatalogSettings`,
  * `CatalogEvents` and the `Catalog` builder) over the host's `HostPort`, the platform's
- * FileSystem and Path, and the `HostEnvironment` (for the default data dir).
+ * FileSystem and Path, and the `MachineEnvironment` (for the default data dir).
  */
 export const HostLayer = (options: HostLayerOptions = {}) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
-      const environment = yield* HostEnvironment
+      const environment = yield* MachineEnvironment
       const dir = options.dir ?? defaultCatalogDir(environment.env, environment.homedir)
       const defaults = catalogFilesIn(dir)
       const file = (key: keyof CatalogFiles) => fileOption(options, defaults, key)
@@ -87,4 +87,4 @@ export const HostLayer = (options: HostLayerOptions = {}) =>
 
 /** `HostLayer` over Node's file system and the live environment: needs only the `HostPort`. */
 export const HostLayerNode = (options: HostLayerOptions = {}) =>
-  HostLayer(options).pipe(Layer.provide(Layer.mergeAll(PlatformLayer, HostEnvironment.layer)))
+  HostLayer(options).pipe(Layer.provide(Layer.mergeAll(PlatformLayer, MachineEnvironment.layer)))

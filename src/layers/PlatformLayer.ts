@@ -2,7 +2,7 @@ import * as Terminal from "@effect/platform/Terminal"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Effect, Layer, Scope } from "effect"
-import { SyncNodeFileSystemLayer } from "./SyncNodeFileSystem.js"
+import { SyncNodeFileSystemLayer } from "../platform/SyncNodeFileSystem.js"
 
 /**
  * Node's Terminal, made the first time one of its members runs. Making it reads

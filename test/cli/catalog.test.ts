@@ -3,9 +3,9 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { type Console, Effect, Schema } from "effect"
-import { Manifest } from "../../src/catalog/manifest.js"
+import { Manifest } from "../../src/catalog/core/manifest.js"
 import { catalogCommand } from "../../src/cli/catalogCommands.js"
-import { HostEnvironment } from "../../src/services/HostEnvironment.js"
+import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
 
 const TOOLS_LIST = {
   tools: [
@@ -40,7 +40,7 @@ const runCatalog = (dataDir: string, ...args: ReadonlyArray<string>) =>
     }
     const result = yield* cli(["node", "tool-map", "catalog", ...args]).pipe(
       Effect.withConsole(console),
-      Effect.provide(HostEnvironment.layerTest({ env: { PLUGIN_DATA: dataDir }, homedir: dataDir, cwd: dataDir })),
+      Effect.provide(MachineEnvironment.layerTest({ env: { PLUGIN_DATA: dataDir }, homedir: dataDir, cwd: dataDir })),
       Effect.either
     )
     const error = result._tag === "Left" ? result.left as { readonly _tag: string; readonly message: string } : undefined

@@ -5,9 +5,9 @@ import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as NodePath from "node:path"
 import { markdown, scanTree, type Tree } from "../../bench/hostGenerators.js"
-import type { AgentHostsInventory } from "../../src/domain/agentHosts.js"
-import { filterAgents, filterMcpServers, filterPlugins, filterSkills } from "../../src/domain/agentQueries.js"
-import { exportClaudeV1 } from "../../src/domain/claudeV1.js"
+import type { AgentHostsInventory } from "../../src/inventory/domain/agentHosts.js"
+import { filterAgents, filterMcpServers, filterPlugins, filterSkills } from "../../src/inventory/query/agentQueries.js"
+import { exportClaudeV1 } from "../../src/inventory/query/claudeV1.js"
 
 const JQ = "/usr/bin/jq"
 

@@ -5,7 +5,7 @@ import { Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
 import * as NodePath from "node:path"
 import { session } from "../../examples/minimal-host/main.js"
-import { HostEnvironment } from "../../src/services/HostEnvironment.js"
+import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
 
 const TRANSCRIPT = [
   "allow: tools_ls, tools_load, tools_unload, bash, read",
@@ -56,7 +56,7 @@ describe("examples/minimal-host", () => {
     Effect.gen(function*() {
       const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped()
       expect(yield* session(dir)).toBe(TRANSCRIPT)
-    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeContext.layer, HostEnvironment.layerTest({})))))
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({})))))
 
   it("runs end to end with `npx tsx examples/minimal-host/main.ts`", () => {
     const result = spawnSync(process.execPath, [NodePath.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "examples/minimal-host/main.ts"], {

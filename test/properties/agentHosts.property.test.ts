@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc } from "effect"
 import { arbitraryClaudeHome, claudeHome, HOSTILE_FILES, scanTree, type Tree } from "../../bench/hostGenerators.js"
-import { exportClaudeV1 } from "../../src/domain/claudeV1.js"
-import { summarizeAgentHosts } from "../../src/render/agentHosts.js"
-import { byteLength } from "../../src/render/text.js"
-import { defaultFrontmatterLimits, makeFrontmatterParser, splitToolList } from "../../src/services/FrontmatterParser.js"
+import { exportClaudeV1 } from "../../src/inventory/query/claudeV1.js"
+import { summarizeAgentHosts } from "../../src/inventory/render/agentHosts.js"
+import { byteLength } from "../../src/inventory/render/text.js"
+import { defaultFrontmatterLimits, makeFrontmatterParser, splitToolList } from "../../src/inventory/discover/FrontmatterParser.js"
 
 const totalBytes = (lines: ReadonlyArray<string>) => lines.reduce((sum, line) => sum + byteLength(line) + 1, 0)
 

@@ -3,9 +3,9 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Exit, FastCheck as fc, Logger, LogLevel, type Scope } from "effect"
 import * as NodePath from "node:path"
-import { type BundlePaths, bundlePathsForRedirect } from "../../src/domain/bundlePaths.js"
+import { type BundlePaths, bundlePathsForRedirect } from "../../src/inventory/bundle/location.js"
 import { Fault, makeFaultyFileSystem } from "../../src/layers/FaultyFileSystem.js"
-import { type BundleFiles, BundleWriter, LockOwner, type LockOwnerShape, readGeneration } from "../../src/services/BundleWriter.js"
+import { type BundleFiles, BundleWriter, LockOwner, type LockOwnerShape, readGeneration } from "../../src/inventory/bundle/BundleWriter.js"
 
 /** A directory's content: name → bytes as latin1, so that equality is byte equality. */
 type DirState = Readonly<Record<string, string>>

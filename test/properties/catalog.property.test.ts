@@ -16,18 +16,18 @@ import {
   summary,
   toolSetKey,
   toolsUnder
-} from "../../src/catalog/catalog.js"
-import type { SearchOptions, SearchResult } from "../../src/catalog/catalog.js"
+} from "../../src/catalog/core/catalog.js"
+import type { SearchOptions, SearchResult } from "../../src/catalog/core/catalog.js"
 import {
   canonicalJson,
   definitionFacts,
   referenceCanonicalJson,
   sha256
-} from "../../src/catalog/definitions.js"
-import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../../src/catalog/model.js"
-import { nameWords } from "../../src/catalog/risk.js"
-import { sanitizeDescription } from "../../src/catalog/sanitize.js"
-import { countFeatures, estimateTokensFromJson, jsonStringWithFeatures, noFeatures } from "../../src/catalog/tokens.js"
+} from "../../src/catalog/core/definitions.js"
+import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../../src/catalog/core/model.js"
+import { nameWords } from "../../src/catalog/core/risk.js"
+import { sanitizeDescription } from "../../src/catalog/core/sanitize.js"
+import { countFeatures, estimateTokensFromJson, jsonStringWithFeatures, noFeatures } from "../../src/catalog/core/tokens.js"
 
 const RUNS = { fastCheck: { numRuns: 300 } }
 

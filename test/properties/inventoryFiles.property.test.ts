@@ -1,8 +1,8 @@
 import { Arbitrary, FastCheck as fc, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { Inventory } from "../../src/domain/inventory.js"
-import { encodeTools, renderInventoryJson } from "../../src/render/inventoryJson.js"
-import { prepareToolRows, renderToolsMarkdown } from "../../src/render/inventoryMarkdown.js"
+import { Inventory } from "../../src/inventory/domain/inventory.js"
+import { encodeTools, renderInventoryJson } from "../../src/inventory/render/inventoryJson.js"
+import { prepareToolRows, renderToolsMarkdown } from "../../src/inventory/render/inventoryMarkdown.js"
 
 const inventories = Arbitrary.make(Inventory)
 const encodeWithEffect = Schema.encodeSync(Inventory)

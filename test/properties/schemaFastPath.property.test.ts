@@ -1,7 +1,7 @@
 import { Arbitrary, FastCheck as fc, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { Inventory } from "../../src/domain/inventory.js"
-import { compileDecoder, compileEncoder, fastEncodeSync, UNDECIDED } from "../../src/domain/schemaFastPath.js"
+import { Inventory } from "../../src/inventory/domain/inventory.js"
+import { compileDecoder, compileEncoder, fastEncodeSync, UNDECIDED } from "../../src/platform/schemaFastPath.js"
 
 const inventories = Arbitrary.make(Inventory)
 

@@ -1,9 +1,9 @@
 import { FastCheck as fc } from "effect"
 import { describe, expect, it } from "vitest"
-import { categorize } from "../../src/domain/categories.js"
-import { Identity, type Tool, VersionReport } from "../../src/domain/inventory.js"
-import { renderSummary, renderToolsMarkdown, SUMMARY_MAX_BYTES } from "../../src/render/inventoryMarkdown.js"
-import { mdCell } from "../../src/render/text.js"
+import { categorize } from "../../src/inventory/domain/categories.js"
+import { Identity, type Tool, VersionReport } from "../../src/inventory/domain/inventory.js"
+import { renderSummary, renderToolsMarkdown, SUMMARY_MAX_BYTES } from "../../src/inventory/render/inventoryMarkdown.js"
+import { mdCell } from "../../src/inventory/render/text.js"
 import { inventoryOf, toolNamed } from "../support/inventory.js"
 
 const nameArb = fc.oneof(

@@ -1,11 +1,11 @@
 import { NodeContext } from "@effect/platform-node"
 import { Effect, FastCheck as fc, Layer, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import type { ToolSchema } from "../../src/catalog/model.js"
-import { DEFAULT_PINNED, ENTRY_TOOLS } from "../../src/catalog/visibility.js"
+import type { ToolSchema } from "../../src/catalog/core/model.js"
+import { DEFAULT_PINNED, ENTRY_TOOLS } from "../../src/catalog/core/visibility.js"
 import { HostLayer } from "../../src/layers/HostLayer.js"
-import { HostEnvironment } from "../../src/services/HostEnvironment.js"
-import { type Agent, ToolCatalog } from "../../src/services/ToolCatalog.js"
+import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
+import { type Agent, ToolCatalog } from "../../src/catalog/services/ToolCatalog.js"
 import { makeMemoryHost } from "../../examples/minimal-host/host.js"
 
 const SERVERS = ["github", "slack", "db", "files", "mail"]
@@ -65,7 +65,7 @@ const run = <A>(tools: ReadonlyArray<ToolSchema>, body: Effect.Effect<A, never, 
     Effect.gen(function*() {
       const host = yield* makeMemoryHost({ tools })
       return yield* body.pipe(Effect.provide(HostLayer({ persist: false }).pipe(Layer.provide(host.port))))
-    }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, HostEnvironment.layerTest({}))))
+    }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({}))))
   )
 
 const allowOf = Effect.flatMap(ToolCatalog, (catalog) => Effect.map(catalog.allowFor(agent), Option.getOrThrow))

@@ -5,8 +5,8 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { materializePathTree, pathTreeArbitrary } from "../../bench/generators.js"
-import { Root } from "../../src/domain/inventory.js"
-import { fromPathBytes, toPathBytes, Walker, type WalkResult } from "../../src/services/Walker.js"
+import { Root } from "../../src/inventory/domain/inventory.js"
+import { fromPathBytes, toPathBytes, Walker, type WalkResult } from "../../src/inventory/discover/Walker.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "walker-prop-")))),

@@ -1,5 +1,5 @@
-import { AgentHostsInventory } from "../../src/domain/agentHosts.js"
-import { HostInfo, Identity, Inventory, RootReport, Tool, type VersionReport, WatchSet } from "../../src/domain/inventory.js"
+import { AgentHostsInventory } from "../../src/inventory/domain/agentHosts.js"
+import { HostInfo, Identity, Inventory, RootReport, Tool, type VersionReport, WatchSet } from "../../src/inventory/domain/inventory.js"
 
 /** A tool record for render tests: `/bin/<name>`, category `other`, unless `fields` say otherwise. */
 export const toolNamed = (name: string, fields: Partial<ConstructorParameters<typeof Tool>[0]> = {}): Tool =>

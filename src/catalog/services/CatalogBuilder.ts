@@ -1,0 +1,125 @@
+/**
+ * The catalog service: builds the catalog tree lazily, on the first request for a tool set,
+ * and keeps the last few builds so agents with the same tools share one.
+ *
+ * The cache key is the tool set plus the build options:
+ * - tool set: `toolSetKey`, the SHA-256 of the sorted definition hashes of the tools
+ *   (deduplicated by name, first wins, as the build does). Any change of a definition
+ *   changes it; the order tools are given in does not. Hashes are kept per schema object
+ *   (schemas are immutable values), so the key of a known tool set costs a lookup per tool.
+ * - options: classifier ids and priorities in order, annotation layers, category
+ *   definitions, the high-risk list, the description cap. A classifier's code is not part of
+ *   the key: one that changes its answers under the same id must be followed by
+ *   `invalidate` (or get a new id).
+ * The service emits no events: the host-facing `ToolCatalog` service does, from
+ * `getWithStatus`'s `rebuilt`.
+ */
+import { createHash } from "node:crypto"
+import { Context, Effect, Layer } from "effect"
+import { type BuildOptions, buildCatalog, toolSetKey } from "../core/catalog.js"
+import { canonicalJson } from "../core/definitions.js"
+import type { AnnotationSet, Catalog as CatalogTree, ToolMeta, ToolSchema } from "../core/model.js"
+import { OVERRIDE_PRIORITY } from "../core/model.js"
+
+/** Cache counters, for tests and diagnostics. */
+export interface CatalogCacheStats {
+  readonly hits: number
+  readonly builds: number
+  readonly size: number
+  readonly capacity: number
+}
+
+/** A catalog and whether this request built it. */
+export interface CatalogLookup {
+  readonly catalog: CatalogTree
+  readonly rebuilt: boolean
+  readonly key: string
+}
+
+/** How many distinct builds the live layer keeps. */
+export const DEFAULT_CACHE_CAPACITY = 16
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+const annotationSetJson = (set: AnnotationSet): string => {
+  const list: Array<readonly [string, ToolMeta]> = Array.isArray(set)
+    ? set.map((a) => [typeof a.match === "string" ? `=${a.match}` : `~${a.match.source}/${a.match.flags}`, a.meta])
+    : set instanceof Map
+    ? [...set].map(([name, meta]) => [`=${name}`, meta])
+    : Object.entries(set as Readonly<Record<string, ToolMeta>>).map(([name, meta]) => [`=${name}`, meta])
+  return canonicalJson(list)
+}
+
+/** The cache key of build options (see the module comment). */
+export const optionsKey = (options: BuildOptions): string =>
+  canonicalJson({
+    classifiers: (options.classifiers ?? []).map((c) => `${c.id}@${c.priority ?? 0}`),
+    annotations: OVERRIDE_PRIORITY.map((layer) => {
+      const set = options.annotations?.[layer]
+      return set === undefined ? null : annotationSetJson(set)
+    }),
+    categories: options.categories ?? [],
+    highRisk: [...(options.highRisk ?? [])].sort(compare),
+    maxDescriptionLength: options.maxDescriptionLength ?? null
+  })
+
+const make = (capacity: number) =>
+  Effect.sync(() => {
+    // Insertion order is recency: a hit moves its entry to the end, the oldest goes first.
+    const cache = new Map<string, CatalogTree>()
+    let hits = 0
+    let builds = 0
+
+    const getWithStatus = Effect.fn("Catalog.getWithStatus")(function*(
+      tools: ReadonlyArray<ToolSchema>,
+      options: BuildOptions = {}
+    ) {
+      const setKey = toolSetKey(tools)
+      const key = `${setKey}:${createHash("sha256").update(optionsKey(options)).digest("hex")}`
+      const cached = cache.get(key)
+      yield* Effect.annotateCurrentSpan({ tools: tools.length, cached: cached !== undefined })
+      if (cached !== undefined) {
+        hits += 1
+        cache.delete(key)
+        cache.set(key, cached)
+        return { catalog: cached, rebuilt: false, key } satisfies CatalogLookup
+      }
+      const catalog = buildCatalog(tools, options, setKey)
+      builds += 1
+      cache.set(key, catalog)
+      while (cache.size > capacity) cache.delete(cache.keys().next().value!)
+      return { catalog, rebuilt: true, key } satisfies CatalogLookup
+    })
+
+    const get = Effect.fn("Catalog.get")(function*(tools: ReadonlyArray<ToolSchema>, options?: BuildOptions) {
+      const lookup = yield* getWithStatus(tools, options)
+      return lookup.catalog
+    })
+
+    return Catalog.of({
+      get,
+      getWithStatus,
+      invalidate: Effect.sync(() => cache.clear()).pipe(Effect.withSpan("Catalog.invalidate")),
+      stats: Effect.sync(() => ({ hits, builds, size: cache.size, capacity }))
+    })
+  })
+
+/** Builds catalogs on demand and caches them per distinct tool set and options. */
+export class Catalog extends Context.Tag("tool-map/Catalog")<Catalog, {
+  /** The catalog of these tools, built now or taken from the cache. */
+  readonly get: (tools: ReadonlyArray<ToolSchema>, options?: BuildOptions) => Effect.Effect<CatalogTree>
+  /** As `get`, saying whether this call built it (the host service emits its rebuild event then). */
+  readonly getWithStatus: (
+    tools: ReadonlyArray<ToolSchema>,
+    options?: BuildOptions
+  ) => Effect.Effect<CatalogLookup>
+  /** Drops every cached build (after a classifier changed its rules under the same id). */
+  readonly invalidate: Effect.Effect<void>
+  /** Cache counters. */
+  readonly stats: Effect.Effect<CatalogCacheStats>
+}>() {
+  /** The live service, keeping `DEFAULT_CACHE_CAPACITY` builds. */
+  static readonly layer = Layer.effect(this, make(DEFAULT_CACHE_CAPACITY))
+  /** The service keeping at most `capacity` builds (at least one). */
+  static readonly layerWithCapacity = (capacity: number) => Layer.effect(this, make(Math.max(1, Math.floor(capacity))))
+}

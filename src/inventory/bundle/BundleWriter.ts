@@ -1,0 +1,827 @@
+import { FileSystem } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, Schedule, Schema, type Scope } from "effect"
+import { randomBytes } from "node:crypto"
+import * as NodePath from "node:path"
+import type { BundlePaths } from "./location.js"
+import { pidScope, processStartTicks } from "../../services/processIdentity.js"
+
+/** The steps of a commit and of a recovery, named in `BundleWriteError`. */
+export const BundleStep = Schema.Literal(
+  "validate",
+  "create-dir",
+  "lock",
+  "recover",
+  "stage",
+  "backup",
+  "journal",
+  "swap",
+  "sync-dir"
+)
+export type BundleStep = typeof BundleStep.Type
+
+const STEP_TEXT: Readonly<Record<BundleStep, string>> = {
+  validate: "checking the bundle for",
+  "create-dir": "creating the output directory",
+  lock: "taking the lock file",
+  recover: "repairing an interrupted write at",
+  stage: "writing the staged file",
+  backup: "backing up",
+  journal: "recording the commit journal",
+  swap: "moving the new file into place at",
+  "sync-dir": "flushing the directory"
+}
+
+/** A step of writing or repairing the bundle failed; the previous bundle is kept. */
+export class BundleWriteError extends Schema.TaggedError<BundleWriteError>()("BundleWriteError", {
+  step: BundleStep,
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  get message() {
+    return `Cannot write the tool-map bundle: ${STEP_TEXT[this.step]} ${this.path} failed: ${this.reason}`
+  }
+}
+
+/** Another live process holds the bundle's lock. */
+export class BundleLocked extends Schema.TaggedError<BundleLocked>()("BundleLocked", {
+  path: Schema.String,
+  /** The holder's pid, or null when the lock file does not (yet) name one. */
+  pid: Schema.NullOr(Schema.Number),
+  /** When the holder took the lock (ISO 8601), when known. */
+  since: Schema.NullOr(Schema.String)
+}) {
+  get message() {
+    const holder = this.pid === null ? "another tool-map process" : `another tool-map process (pid ${this.pid})`
+    return `The tool-map bundle is being written by ${holder}: ${this.path} is held. Wait for it to finish and retry; if no such process is running, delete ${this.path}.`
+  }
+}
+
+/** What `recover` did. */
+export const RecoveryAction = Schema.Literal("none", "cleaned", "rolled-forward", "rolled-back", "busy")
+export type RecoveryAction = typeof RecoveryAction.Type
+
+/** The outcome of `recover`, serializable into `--json` output. */
+export class RecoveryReport extends Schema.Class<RecoveryReport>("RecoveryReport")({
+  /**
+   * `none`: nothing was pending; `cleaned`: only stray files were removed, the bundle was not
+   * touched; `rolled-forward` / `rolled-back`: an interrupted commit was completed / undone;
+   * `busy`: a live process holds the lock, nothing was touched.
+   */
+  action: RecoveryAction,
+  /** The generation of the interrupted commit that was completed or undone. */
+  interruptedGeneration: Schema.NullOr(Schema.String),
+  /** The auxiliary files removed, by name. */
+  removed: Schema.Array(Schema.String),
+  /** The pid holding the lock when `busy`. */
+  lockHolder: Schema.NullOr(Schema.Number)
+}) {}
+
+/** The new content of the three files; each must carry the generation id. */
+export interface BundleFiles {
+  readonly json: string
+  readonly markdown: string
+  readonly summary: string
+}
+
+/** The identity written into lock files and the test of whether a lock holder still runs. */
+export interface LockOwnerShape {
+  readonly pid: number
+  /**
+   * Where this owner's pids mean something (host and PID namespace): a lock written under
+   * another scope is not judged by its pid. Absent: every lock is taken as this scope's.
+   */
+  readonly scope?: string
+  /** This owner's start time (clock ticks since boot), to tell a reused pid from the writer. */
+  readonly startTicks?: number | null
+  /** Whether `pid` still names the lock's writer, which started at `startTicks` when known. */
+  readonly isAlive: (pid: number, startTicks: number | null) => Effect.Effect<boolean>
+}
+
+let ownIdentity: { readonly scope: string; readonly startTicks: number | null } | undefined
+/** This process's scope and start time, read on the first lock taken, not when the module loads for every command. */
+const thisProcess = () => (ownIdentity ??= { scope: pidScope(), startTicks: processStartTicks(process.pid) })
+
+/** Who takes the lock, injected so that tests can simulate several processes and dead ones. */
+export class LockOwner extends Context.Tag("tool-map/LockOwner")<LockOwner, LockOwnerShape>() {
+  /**
+   * This process. A pid is alive unless signalling it fails with ESRCH, or (Linux) the process
+   * it names now started at another time than the lock's writer: the pid was reused.
+   */
+  static readonly live: LockOwnerShape = {
+    pid: process.pid,
+    get scope() {
+      return thisProcess().scope
+    },
+    get startTicks() {
+      return thisProcess().startTicks
+    },
+    isAlive: (pid, startTicks) =>
+      Effect.sync(() => {
+        const signalled = Either.try({ try: () => process.kill(pid, 0), catch: (error) => error as NodeJS.ErrnoException })
+        if (Either.isLeft(signalled) && signalled.left.code !== "EPERM") return false
+        const current = startTicks === null ? null : processStartTicks(pid)
+        return current === null || current === startTicks
+      })
+  }
+  static readonly layer = Layer.succeed(this, LockOwner.live)
+}
+
+/** Timing of the lock. */
+export interface BundleWriterOptions {
+  /** How long a writer waits for a lock held by a live process before `BundleLocked`. */
+  readonly lockWait: Duration.DurationInput
+  /** The pause between two attempts to take a held lock. */
+  readonly lockRetryInterval: Duration.DurationInput
+  /**
+   * How long a lock file that names no pid (its writer was killed between creating and
+   * writing it) is left alone before it is treated as stale.
+   */
+  readonly unreadableLockGrace: Duration.DurationInput
+  /**
+   * How old a lock written under another pid scope (another host or container sharing the
+   * directory) must be before it is treated as stale: its pid cannot be checked from here, and
+   * a commit holds the lock for well under a second.
+   */
+  readonly foreignLockMaxAge: Duration.DurationInput
+}
+
+/** The defaults: wait up to 2 s for a live holder. */
+export const defaultBundleWriterOptions: BundleWriterOptions = {
+  lockWait: Duration.seconds(2),
+  lockRetryInterval: Duration.millis(25),
+  unreadableLockGrace: Duration.seconds(1),
+  foreignLockMaxAge: Duration.minutes(1)
+}
+
+/** The generation ids the writer accepts: they become part of file names. */
+export const GENERATION_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
+
+const MARKER_LINE = /^\uFEFF?<!-- tool-map generation=([A-Za-z0-9_-]{1,128}) -->\r?$/
+const GenerationOfJson = Schema.parseJson(Schema.Struct({ generation: Schema.String }))
+const decodeGenerationOfJson = Schema.decodeUnknownOption(GenerationOfJson)
+
+/**
+ * The generation id a bundle file carries: the `<!-- tool-map generation=<id> -->` first line
+ * of a markdown file, or the `generation` of `tools.json`; null when there is none.
+ */
+export const readGeneration = (content: string): string | null => {
+  const newline = content.indexOf("\n")
+  const firstLine = newline === -1 ? content : content.slice(0, newline)
+  const marker = MARKER_LINE.exec(firstLine)
+  if (marker !== null) return marker[1] ?? null
+  return Option.getOrNull(Option.map(decodeGenerationOfJson(content), (json) => json.generation))
+}
+
+type Role = "json" | "markdown" | "summary"
+const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary"]
+
+/** The names of a bundle's auxiliary files: dotfiles derived from its stem. */
+export interface AuxNames {
+  readonly lock: string
+  readonly journal: string
+  readonly journalTmp: string
+  readonly breakMarker: (holderId: string) => string
+  readonly stage: (target: string, generation: string) => string
+  readonly backup: (target: string, generation: string) => string
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** The auxiliary file names of a bundle (`.inv.lock`, `.inv.journal`, `.inv.md.<gen>.stage`, …). */
+export const auxNames = (paths: BundlePaths): AuxNames => ({
+  lock: `.${paths.stem}.lock`,
+  journal: `.${paths.stem}.journal`,
+  journalTmp: `.${paths.stem}.journal.tmp`,
+  breakMarker: (holderId) => `.${paths.stem}.lock.${holderId}.break`,
+  stage: (target, generation) => `.${target}.${generation}.stage`,
+  backup: (target, generation) => `.${target}.${generation}.bak`
+})
+
+type AuxKind = "lock" | "break-marker" | "journal" | "journal-tmp" | "stage" | "backup"
+
+interface AuxEntry {
+  readonly name: string
+  readonly kind: AuxKind
+}
+
+const targetNames = (paths: BundlePaths): Record<Role, string> => ({
+  json: NodePath.basename(paths.json),
+  markdown: NodePath.basename(paths.markdown),
+  summary: NodePath.basename(paths.summary)
+})
+
+const auxClassifier = (paths: BundlePaths) => {
+  const names = auxNames(paths)
+  const targets = Object.values(targetNames(paths)).map(escapeRegExp).join("|")
+  const stagedOrBackup = new RegExp(`^\\.(?:${targets})\\.[A-Za-z0-9_-]{1,128}\\.(stage|bak)$`)
+  const marker = new RegExp(`^\\.${escapeRegExp(paths.stem)}\\.lock\\.[A-Za-z0-9_-]{1,128}\\.break$`)
+  return (name: string): AuxKind | null => {
+    if (name === names.lock) return "lock"
+    if (name === names.journal) return "journal"
+    if (name === names.journalTmp) return "journal-tmp"
+    if (marker.test(name)) return "break-marker"
+    const match = stagedOrBackup.exec(name)
+    if (match !== null) return match[1] === "stage" ? "stage" : "backup"
+    return null
+  }
+}
+
+const JournalEntry = Schema.Struct({
+  target: Schema.String,
+  stage: Schema.String,
+  backup: Schema.NullOr(Schema.String)
+})
+
+const Journal = Schema.Struct({
+  format: Schema.Literal("tool-map-journal/1"),
+  generation: Schema.String,
+  state: Schema.Literal("forward", "rollback"),
+  files: Schema.Array(JournalEntry)
+})
+type Journal = typeof Journal.Type
+const decodeJournal = Schema.decodeUnknownEither(Schema.parseJson(Journal))
+
+const LockContent = Schema.Struct({
+  pid: Schema.Int.pipe(Schema.positive()),
+  nonce: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,128}$/)),
+  createdAt: Schema.String,
+  // Absent in locks of earlier versions, which are judged as this scope's.
+  scope: Schema.optional(Schema.String),
+  startTicks: Schema.optional(Schema.NullOr(Schema.Int))
+})
+const decodeLockContent = Schema.decodeUnknownOption(Schema.parseJson(LockContent))
+
+/** Who holds a lock file (or a break marker), as read from it. */
+interface Holder {
+  /** The nonce, `ino<inode>` for a file without readable content, `symlink` for a symbolic link. */
+  readonly id: string
+  readonly pid: number | null
+  readonly createdAt: string | null
+  readonly mtimeMs: number | null
+  readonly scope: string | null
+  readonly startTicks: number | null
+}
+
+const errnoCode = (error: PlatformError): string | null => {
+  if (error._tag !== "SystemError") return null
+  const cause: unknown = error.cause
+  if (typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string") return cause.code
+  return null
+}
+
+const ERRNO_TEXT: Readonly<Record<string, string>> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "the file system is read-only",
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is exceeded",
+  ENOTDIR: "a component of the path is not a directory",
+  EEXIST: "it already exists",
+  EISDIR: "it is a directory",
+  ENOENT: "it does not exist",
+  EIO: "an input/output error occurred",
+  EMFILE: "too many open files",
+  ENFILE: "too many open files",
+  ENAMETOOLONG: "the name is too long",
+  ELOOP: "too many symbolic links"
+}
+
+const describe = (error: PlatformError): string => {
+  const code = errnoCode(error)
+  const text = code === null ? undefined : ERRNO_TEXT[code]
+  return text === undefined || code === null ? error.message : `${text} (${code})`
+}
+
+const UNWRITABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "ENOTDIR", "EEXIST"])
+
+const dirAdvice = (dir: string) =>
+  `Make ${dir} a writable directory, or write the bundle elsewhere with \`tool-map scan <writable dir>/inv.md\`.`
+
+const isNotFound = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
+const isAlreadyExists = (error: PlatformError) => error._tag === "SystemError" && error.reason === "AlreadyExists"
+/** Platforms that cannot fsync a directory refuse with one of these; nothing is lost by skipping it. */
+const DIR_SYNC_REFUSALS = new Set(["EISDIR", "EINVAL", "EPERM", "ENOTSUP", "EBADF"])
+/** A hard link is impossible here (FAT, some network mounts): a copy makes the backup instead. */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS"])
+
+const encoder = new TextEncoder()
+const newNonce = () => randomBytes(9).toString("base64url")
+
+/** The state of a listing of the output directory, updated as recovery renames and removes. */
+interface Listing {
+  readonly names: Set<string>
+  readonly aux: ReadonlyArray<AuxEntry>
+}
+
+interface Transaction {
+  journalPublishing: boolean
+  committed: boolean
+  journal: Journal | null
+}
+
+const makeBundleWriter = (options: BundleWriterOptions) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const owner = yield* LockOwner
+
+    const fail = (step: BundleStep, path: string) => (error: PlatformError) =>
+      new BundleWriteError({ step, path, reason: describe(error) })
+    const at = (dir: string, name: string) => NodePath.join(dir, name)
+
+    /** Opens the directory and fsyncs it, so that renames and removals in it are durable. */
+    const syncDir = (dir: string) =>
+      Effect.scoped(Effect.flatMap(fs.open(dir, { flag: "r" }), (file) => file.sync)).pipe(
+        Effect.catchIf(
+          (error) => DIR_SYNC_REFUSALS.has(errnoCode(error) ?? ""),
+          () => Effect.void
+        ),
+        Effect.mapError(fail("sync-dir", dir))
+      )
+
+    /** Writes a file and fsyncs it before returning. */
+    const writeDurable = (path: string, content: string) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const file = yield* fs.open(path, { flag: "w" })
+          yield* file.writeAll(encoder.encode(content))
+          yield* file.sync
+        })
+      )
+
+    const removeIfPresent = (path: string, step: BundleStep) =>
+      fs.remove(path, { force: true }).pipe(Effect.mapError(fail(step, path)))
+
+    /** The directory's entries with the bundle's auxiliary files picked out; none when no dir. */
+    const list = (paths: BundlePaths, step: BundleStep): Effect.Effect<Option.Option<Listing>, BundleWriteError> => {
+      const classify = auxClassifier(paths)
+      return fs.readDirectory(paths.dir).pipe(
+        Effect.map((names) => {
+          const aux: Array<AuxEntry> = []
+          for (const name of names) {
+            const kind = classify(name)
+            if (kind !== null) aux.push({ name, kind })
+          }
+          return Option.some({ names: new Set(names), aux })
+        }),
+        Effect.catchIf(
+          (error) => isNotFound(error) || errnoCode(error) === "ENOTDIR",
+          () => Effect.succeedNone
+        ),
+        Effect.mapError(fail(step, paths.dir))
+      )
+    }
+
+    // == the lock
+
+    const readHolder = (path: string, step: BundleStep): Effect.Effect<Option.Option<Holder>, BundleWriteError> =>
+      fs.readFileString(path).pipe(
+        Effect.flatMap((content) =>
+          Option.match(decodeLockContent(content), {
+            onSome: (lock) =>
+              Effect.succeedSome<Holder>({
+                id: lock.nonce,
+                pid: lock.pid,
+                createdAt: lock.createdAt,
+                mtimeMs: null,
+                scope: lock.scope ?? null,
+                startTicks: lock.startTicks ?? null
+              }),
+            onNone: () =>
+              Effect.map(fs.stat(path), (info) =>
+                Option.some<Holder>({
+                  id: `ino${Option.getOrElse(info.ino, () => 0)}`,
+                  pid: null,
+                  createdAt: null,
+                  mtimeMs: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0),
+                  scope: null,
+                  startTicks: null
+                })
+              )
+          })
+        ),
+        // Not found by its target: gone, or a dangling symbolic link, which no writer makes and
+        // which would otherwise be "held" forever: stale at once.
+        Effect.catchIf(isNotFound, () =>
+          fs.readLink(path).pipe(
+            Effect.as(Option.some<Holder>({ id: "symlink", pid: null, createdAt: null, mtimeMs: 0, scope: null, startTicks: null })),
+            Effect.catchAll(() => Effect.succeedNone)
+          )),
+        Effect.mapError(fail(step, path))
+      )
+
+    const isStale = (holder: Holder) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        if (holder.pid === null) return now - (holder.mtimeMs ?? 0) > Duration.toMillis(options.unreadableLockGrace)
+        if (holder.scope !== null && owner.scope !== undefined && holder.scope !== owner.scope) {
+          const created = holder.createdAt === null ? Number.NaN : Date.parse(holder.createdAt)
+          return Number.isNaN(created) || now - created > Duration.toMillis(options.foreignLockMaxAge)
+        }
+        if (holder.pid === owner.pid) {
+          // Our own pid: this very process, unless the lock's writer started at another time.
+          return holder.startTicks !== null && owner.startTicks != null && holder.startTicks !== owner.startTicks
+        }
+        return !(yield* owner.isAlive(holder.pid, holder.startTicks))
+      })
+
+    /** Creates `path` exclusively with `content`; false when it already exists. */
+    const createExclusive = (paths: BundlePaths, path: string, content: string) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const file = yield* fs.open(path, { flag: "wx" })
+          yield* file.writeAll(encoder.encode(content)).pipe(
+            Effect.tapError(() => Effect.ignore(fs.remove(path, { force: true })))
+          )
+        })
+      ).pipe(
+        Effect.as(true),
+        Effect.catchIf(isAlreadyExists, () => Effect.succeed(false)),
+        Effect.mapError((error) => {
+          const code = errnoCode(error)
+          return new BundleWriteError({
+            step: "lock",
+            path,
+            reason: code !== null && UNWRITABLE.has(code)
+              ? `cannot create files in ${paths.dir}: ${describe(error)}. ${dirAdvice(paths.dir)}`
+              : describe(error)
+          })
+        })
+      )
+
+    const lockContent = (nonce: string, now: number) =>
+      JSON.stringify({
+        pid: owner.pid,
+        nonce,
+        createdAt: new Date(now).toISOString(),
+        ...(owner.scope === undefined ? {} : { scope: owner.scope, startTicks: owner.startTicks ?? null })
+      })
+
+    /**
+     * Breaks a stale lock. Only the process that creates the break marker named after the stale
+     * holder may remove it, and only after reading that the lock is still that holder's: two
+     * processes breaking the same stale lock at once can never remove a lock taken meanwhile.
+     * False when another live process is breaking it right now.
+     */
+    const breakStale = (paths: BundlePaths, stale: Holder) => {
+      const lockPath = at(paths.dir, auxNames(paths).lock)
+      const markerPath = at(paths.dir, auxNames(paths).breakMarker(stale.id))
+      return Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        return yield* Effect.acquireUseRelease(
+          createExclusive(paths, markerPath, lockContent(newNonce(), now)),
+          (claimed) =>
+            claimed
+              ? Effect.gen(function* () {
+                const current = yield* readHolder(lockPath, "lock")
+                if (Option.isSome(current) && current.value.id === stale.id) {
+                  yield* removeIfPresent(lockPath, "lock")
+                }
+                return true
+              })
+              : Effect.gen(function* () {
+                const breaker = yield* readHolder(markerPath, "lock")
+                if (Option.isNone(breaker)) return true
+                if (!(yield* isStale(breaker.value))) return false
+                yield* removeIfPresent(markerPath, "lock")
+                return true
+              }),
+          (claimed) => (claimed ? Effect.ignore(fs.remove(markerPath, { force: true })) : Effect.void)
+        )
+      })
+    }
+
+    /** Takes the lock, waiting up to `lockWait` for a live holder and breaking a stale one. */
+    const takeLock = Effect.fn("BundleWriter.takeLock")(function* (paths: BundlePaths) {
+      const lockPath = at(paths.dir, auxNames(paths).lock)
+      const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(options.lockWait)
+      let brokeStale = false
+      while (true) {
+        const now = yield* Clock.currentTimeMillis
+        const nonce = newNonce()
+        if (yield* createExclusive(paths, lockPath, lockContent(nonce, now))) return { lockPath, nonce, brokeStale }
+        const holder = yield* readHolder(lockPath, "lock")
+        // None: released between the two calls; take it at once, unless the deadline is past.
+        if (Option.isSome(holder) && (yield* isStale(holder.value)) && (yield* breakStale(paths, holder.value))) {
+          brokeStale = true
+          continue
+        }
+        if ((yield* Clock.currentTimeMillis) >= deadline) {
+          return yield* Option.match(holder, {
+            onNone: () => new BundleLocked({ path: lockPath, pid: null, since: null }),
+            onSome: (held) => new BundleLocked({ path: lockPath, pid: held.pid, since: held.createdAt })
+          })
+        }
+        if (Option.isNone(holder)) continue
+        // The lock's acquisition is uninterruptible; the wait between attempts need not be.
+        yield* Effect.interruptible(Effect.sleep(options.lockRetryInterval))
+      }
+    })
+
+    /** The lock as a scoped resource: released when the scope closes, whatever the exit. */
+    const lock = (
+      paths: BundlePaths
+    ): Effect.Effect<{ readonly brokeStale: boolean }, BundleWriteError | BundleLocked, Scope.Scope> =>
+      Effect.acquireRelease(takeLock(paths), ({ lockPath, nonce }) =>
+        // Only while it is still ours: a lock broken as stale and taken by another is theirs.
+        readHolder(lockPath, "lock").pipe(
+          Effect.flatMap((holder) =>
+            Option.isSome(holder) && holder.value.id === nonce
+              ? Effect.mapError(fs.remove(lockPath, { force: true }), fail("lock", lockPath))
+              : Effect.void
+          ),
+          Effect.retry(Schedule.recurs(2)),
+          Effect.catchAll((error) =>
+            Effect.logWarning(`tool-map could not release the lock ${lockPath}: ${error.reason}; the next run breaks it.`)
+          )
+        ))
+
+    // == recovery
+
+    const readJournal = (paths: BundlePaths): Effect.Effect<Journal, BundleWriteError> => {
+      const path = at(paths.dir, auxNames(paths).journal)
+      const classify = auxClassifier(paths)
+      const targets = new Set(Object.values(targetNames(paths)))
+      return Effect.flatMap(
+        Effect.mapError(fs.readFileString(path), fail("recover", path)),
+        (content) => {
+          const decoded = decodeJournal(content)
+          const valid = Either.isRight(decoded) && decoded.right.files.every((entry) =>
+            targets.has(entry.target) && classify(entry.stage) === "stage" &&
+            (entry.backup === null || classify(entry.backup) === "backup")
+          )
+          return valid
+            ? Effect.succeed(decoded.right)
+            : Effect.fail(
+              new BundleWriteError({
+                step: "recover",
+                path,
+                reason: `the commit journal is not a valid tool-map journal, so the interrupted write cannot be repaired safely. Check the three bundle files in ${paths.dir}, then delete ${path} and scan again.`
+              })
+            )
+        }
+      )
+    }
+
+    const renameIn = (dir: string, listing: Listing, from: string, to: string, step: BundleStep) =>
+      fs.rename(at(dir, from), at(dir, to)).pipe(
+        Effect.mapError(fail(step, at(dir, to))),
+        Effect.tap(() => {
+          listing.names.delete(from)
+          listing.names.add(to)
+        })
+      )
+
+    const removeIn = (dir: string, listing: Listing, name: string) =>
+      removeIfPresent(at(dir, name), "recover").pipe(Effect.tap(() => listing.names.delete(name)))
+
+    /** Completes a journaled commit: every staged file still present is moved into place. */
+    const rollForward = (dir: string, listing: Listing, journal: Journal) =>
+      Effect.forEach(
+        journal.files,
+        (entry) => listing.names.has(entry.stage) ? renameIn(dir, listing, entry.stage, entry.target, "recover") : Effect.void,
+        { discard: true }
+      )
+
+    /**
+     * Undoes a journaled commit: each backup goes back onto its target (a backup hard-linked to
+     * a target that was never swapped is the same file: the rename is a no-op and the backup is
+     * removed below), and a target that had no previous version is removed.
+     */
+    const rollBack = (dir: string, listing: Listing, journal: Journal) =>
+      Effect.forEach(
+        journal.files,
+        (entry) =>
+          // A stage still in place was never swapped in: its target is untouched, and renaming a
+          // backup copy over it could fail where the target is not ours (a sticky directory).
+          listing.names.has(entry.stage)
+            ? entry.backup === null ? Effect.void : removeIn(dir, listing, entry.backup)
+            : entry.backup === null
+            ? removeIn(dir, listing, entry.target)
+            : listing.names.has(entry.backup)
+            ? Effect.zipRight(
+              renameIn(dir, listing, entry.backup, entry.target, "recover"),
+              removeIn(dir, listing, entry.backup)
+            )
+            : Effect.void,
+        { discard: true }
+      )
+
+    /**
+     * Repairs the bundle under the lock: finishes or undoes a journaled commit, then removes
+     * every staging, backup, journal and break-marker file. Idempotent: a crash at any point of
+     * it leaves a state it repairs the same way. Returns the directory names as they now are.
+     */
+    const recoverLocked = Effect.fn("BundleWriter.recoverLocked")(function* (paths: BundlePaths) {
+      const found = yield* list(paths, "recover")
+      if (Option.isNone(found)) {
+        return { report: RecoveryReport.make({ action: "none", interruptedGeneration: null, removed: [], lockHolder: null }), names: new Set<string>() }
+      }
+      const listing = found.value
+      const names = auxNames(paths)
+      const hasJournal = listing.names.has(names.journal)
+      let action: RecoveryAction = "none"
+      let interruptedGeneration: string | null = null
+      if (hasJournal) {
+        const journal = yield* readJournal(paths)
+        const before = new Set(listing.names)
+        yield* journal.state === "forward"
+          ? rollForward(paths.dir, listing, journal)
+          : rollBack(paths.dir, listing, journal)
+        const changed = before.size !== listing.names.size || [...before].some((name) => !listing.names.has(name))
+        if (changed) yield* syncDir(paths.dir)
+        action = journal.state === "forward" ? "rolled-forward" : "rolled-back"
+        interruptedGeneration = journal.generation
+      }
+      const strays = listing.aux.filter((entry) => entry.kind !== "lock" && entry.kind !== "journal" && listing.names.has(entry.name))
+      yield* Effect.forEach(strays, (entry) => removeIn(paths.dir, listing, entry.name), { discard: true })
+      if (hasJournal) yield* removeIn(paths.dir, listing, names.journal)
+      if (hasJournal || strays.length > 0) yield* syncDir(paths.dir)
+      if (action === "none" && strays.length > 0) action = "cleaned"
+      const removed = [...strays.map((entry) => entry.name), ...(hasJournal ? [names.journal] : [])]
+      return {
+        report: RecoveryReport.make({ action, interruptedGeneration, removed, lockHolder: null }),
+        names: listing.names
+      }
+    })
+
+    const recover = Effect.fn("BundleWriter.recover")(function* (paths: BundlePaths) {
+      const found = yield* list(paths, "recover")
+      if (Option.isNone(found) || found.value.aux.length === 0) {
+        return RecoveryReport.make({ action: "none", interruptedGeneration: null, removed: [], lockHolder: null })
+      }
+      return yield* Effect.scoped(
+        Effect.gen(function* () {
+          const locked = yield* Effect.either(lock(paths))
+          if (Either.isLeft(locked)) {
+            const error = locked.left
+            // Without a journal no swap has begun: the bundle is whole and only strays wait to be
+            // removed, which a reader that cannot take the lock (a read-only directory) may skip.
+            const journaled = found.value.aux.some((entry) => entry.kind === "journal")
+            if (error._tag === "BundleWriteError" && !journaled) {
+              return RecoveryReport.make({ action: "none", interruptedGeneration: null, removed: [], lockHolder: null })
+            }
+            if (error._tag === "BundleWriteError") return yield* error
+            return RecoveryReport.make({ action: "busy", interruptedGeneration: null, removed: [], lockHolder: error.pid })
+          }
+          const { report } = yield* recoverLocked(paths)
+          if (!locked.right.brokeStale) return report
+          // A stale lock broken on the way is a stray removed.
+          return RecoveryReport.make({
+            ...report,
+            action: report.action === "none" ? "cleaned" : report.action,
+            removed: [auxNames(paths).lock, ...report.removed]
+          })
+        })
+      )
+    })
+
+    // == commit
+
+    /** Writes the journal durably: to a temp name, fsynced, renamed into place, dir fsynced. */
+    const writeJournalTmp = (paths: BundlePaths, journal: Journal) => {
+      const tmp = at(paths.dir, auxNames(paths).journalTmp)
+      return writeDurable(tmp, `${JSON.stringify(journal)}\n`).pipe(Effect.mapError(fail("journal", tmp)))
+    }
+    const publishJournal = (paths: BundlePaths) => {
+      const names = auxNames(paths)
+      return fs.rename(at(paths.dir, names.journalTmp), at(paths.dir, names.journal)).pipe(
+        Effect.mapError(fail("journal", at(paths.dir, names.journal))),
+        Effect.zipRight(syncDir(paths.dir))
+      )
+    }
+
+    /**
+     * The release of the commit transaction. After the swap: remove backups and journal
+     * (a failure here only leaves files the next run removes). Before it: record the rollback
+     * decision durably when a journal may be in place, then undo through the recovery itself.
+     */
+    const finish = (paths: BundlePaths, tx: Transaction) => {
+      const undo = tx.journalPublishing && tx.journal !== null
+        ? Effect.zipRight(
+          Effect.zipRight(writeJournalTmp(paths, { ...tx.journal, state: "rollback" }), publishJournal(paths)),
+          recoverLocked(paths)
+        )
+        : recoverLocked(paths)
+      return (tx.committed ? recoverLocked(paths) : undo).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning(
+            `tool-map could not ${tx.committed ? "clean up after" : "undo"} the write of ${paths.markdown}: ${error.message}. The next tool-map run repairs it.`
+          )
+        )
+      )
+    }
+
+    const ensureDir = (dir: string) =>
+      fs.makeDirectory(dir, { recursive: true }).pipe(
+        Effect.mapError((error) =>
+          new BundleWriteError({
+            step: "create-dir",
+            path: dir,
+            reason: `${errnoCode(error) === "EEXIST" ? "it exists and is not a directory (EEXIST)" : describe(error)}. ${dirAdvice(dir)}`
+          })
+        )
+      )
+
+    const backupOf = (source: string, backup: string) =>
+      fs.link(source, backup).pipe(
+        Effect.catchIf(
+          (error) => NO_HARD_LINKS.has(errnoCode(error) ?? ""),
+          () =>
+            Effect.zipRight(
+              fs.copyFile(source, backup),
+              Effect.scoped(Effect.flatMap(fs.open(backup, { flag: "r" }), (file) => file.sync))
+            )
+        ),
+        Effect.mapError(fail("backup", source))
+      )
+
+    const commit = Effect.fn("BundleWriter.commit")(function* (
+      paths: BundlePaths,
+      generation: string,
+      files: BundleFiles
+    ) {
+      if (!GENERATION_PATTERN.test(generation)) {
+        return yield* new BundleWriteError({
+          step: "validate",
+          path: paths.markdown,
+          reason: `the generation id ${JSON.stringify(generation)} is not 1 to 128 letters, digits, "-" or "_"`
+        })
+      }
+      yield* ensureDir(paths.dir)
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* lock(paths)
+          const { names: present } = yield* recoverLocked(paths)
+          const tx = yield* Effect.acquireRelease(
+            Effect.sync((): Transaction => ({ journalPublishing: false, committed: false, journal: null })),
+            (tx) => finish(paths, tx)
+          )
+          const names = auxNames(paths)
+          const targets = targetNames(paths)
+          const entries = ROLES.map((role) => ({
+            role,
+            target: targets[role],
+            stage: names.stage(targets[role], generation),
+            backup: present.has(targets[role]) ? names.backup(targets[role], generation) : null
+          }))
+          for (const entry of entries) {
+            const stagePath = at(paths.dir, entry.stage)
+            yield* writeDurable(stagePath, files[entry.role]).pipe(Effect.mapError(fail("stage", stagePath)))
+          }
+          for (const entry of entries) {
+            if (entry.backup !== null) yield* backupOf(at(paths.dir, entry.target), at(paths.dir, entry.backup))
+          }
+          yield* syncDir(paths.dir)
+          const journal: Journal = {
+            format: "tool-map-journal/1",
+            generation,
+            state: "forward",
+            files: entries.map(({ backup, stage, target }) => ({ target, stage, backup }))
+          }
+          tx.journal = journal
+          yield* writeJournalTmp(paths, journal)
+          tx.journalPublishing = true
+          yield* publishJournal(paths)
+          for (const entry of entries) {
+            yield* fs.rename(at(paths.dir, entry.stage), at(paths.dir, entry.target)).pipe(
+              Effect.mapError(fail("swap", at(paths.dir, entry.target)))
+            )
+          }
+          yield* syncDir(paths.dir)
+          tx.committed = true
+        })
+      )
+    })
+
+    return BundleWriter.of({ commit, recover })
+  })
+
+/** Writes the three files of a bundle as one atomic commit, and repairs interrupted ones. */
+export class BundleWriter extends Context.Tag("tool-map/BundleWriter")<BundleWriter, {
+  /**
+   * Writes the bundle: under the lock, after repairing any earlier interrupted commit, stages
+   * and fsyncs the new files next to their targets, backs up the old ones, journals the intent,
+   * swaps the files in and cleans up. A failure at any step restores the previous bundle.
+   */
+  readonly commit: (
+    paths: BundlePaths,
+    generation: string,
+    files: BundleFiles
+  ) => Effect.Effect<void, BundleWriteError | BundleLocked>
+  /**
+   * Repairs a commit interrupted by a crash (rolls it forward or back to one consistent
+   * generation) and removes every auxiliary file. Idempotent; one directory listing when
+   * nothing is pending.
+   */
+  readonly recover: (paths: BundlePaths) => Effect.Effect<RecoveryReport, BundleWriteError>
+}>() {
+  /** A writer with the given lock timing, for this FileSystem and LockOwner. */
+  static readonly make = (options: Partial<BundleWriterOptions> = {}) =>
+    makeBundleWriter({ ...defaultBundleWriterOptions, ...options })
+  /** A writer over the given FileSystem and this process's lock identity. */
+  static readonly layerWith = (options: Partial<BundleWriterOptions> = {}) =>
+    Layer.effect(BundleWriter, BundleWriter.make(options))
+  /** The live writer: requires the platform FileSystem; the lock names this process's pid. */
+  static readonly layer = BundleWriter.layerWith().pipe(Layer.provide(LockOwner.layer))
+}

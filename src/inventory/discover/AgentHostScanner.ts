@@ -1,0 +1,135 @@
+import { FileSystem } from "@effect/platform"
+import { Cause, Context, Effect, Layer } from "effect"
+import * as NodePath from "node:path"
+import {
+  AGENT_HOSTS,
+  AgentHostCounts,
+  AgentHostDiagnostic,
+  type AgentHostItem,
+  type AgentHostName,
+  AgentHostReport,
+  AgentHostsInventory,
+  isEffective
+} from "../domain/agentHosts.js"
+import { readClaudeCode } from "./agentHosts/claudeCode.js"
+import { readCodex } from "./agentHosts/codex.js"
+import { readCursor } from "./agentHosts/cursor.js"
+import { readGemini } from "./agentHosts/gemini.js"
+import { readOpencode } from "./agentHosts/opencode.js"
+import { resolvePrecedence } from "./agentHosts/precedence.js"
+import { defaultHostFileLimits, type HostFileLimits, type HostReadContext, type HostReadResult } from "./agentHosts/shared.js"
+import { FrontmatterParser } from "./FrontmatterParser.js"
+import { MachineEnvironment } from "../../services/MachineEnvironment.js"
+
+/** The outcome of a scan of every agent host. */
+export interface AgentHostScanResult {
+  readonly inventory: AgentHostsInventory
+  /** Every file and directory read or looked for, sorted: the inputs `--if-stale` watches. */
+  readonly watched: ReadonlyArray<string>
+}
+
+/** The reader of each host, in report order. */
+export const HOST_READERS: Readonly<Record<AgentHostName, (ctx: HostReadContext) => Effect.Effect<HostReadResult>>> = {
+  "claude-code": readClaudeCode,
+  codex: readCodex,
+  cursor: readCursor,
+  gemini: readGemini,
+  opencode: readOpencode
+}
+
+/**
+ * Reads the configuration of every agent host (Claude Code, Codex, Cursor, Gemini CLI,
+ * opencode) and records what each will really load. Never fails: a malformed or unreadable
+ * file is a diagnostic, a host whose reader breaks is a diagnostic.
+ */
+export class AgentHostScanner extends Context.Tag("tool-map/AgentHostScanner")<AgentHostScanner, {
+  readonly scan: Effect.Effect<AgentHostScanResult>
+}>() {
+  static readonly layer = Layer.effect(this, Effect.map(makeScanContext(defaultHostFileLimits), (ctx) => ({ scan: scanAgentHosts(ctx) })))
+  /** The scanner with other file caps (tests, benchmarks). */
+  static readonly layerWith = (limits: Partial<HostFileLimits>) =>
+    Layer.effect(this, Effect.map(makeScanContext({ ...defaultHostFileLimits, ...limits }), (ctx) => ({ scan: scanAgentHosts(ctx) })))
+}
+
+function makeScanContext(limits: HostFileLimits): Effect.Effect<HostReadContext, never, FileSystem.FileSystem | MachineEnvironment | FrontmatterParser> {
+  return Effect.gen(function* () {
+    const env = yield* MachineEnvironment
+    return {
+      fs: yield* FileSystem.FileSystem,
+      env,
+      parser: yield* FrontmatterParser,
+      limits,
+      path: env.os === "win32" ? NodePath.win32 : NodePath.posix
+    }
+  })
+}
+
+/**
+ * A host's diagnostics by path (those without one first), each file's own in the order they
+ * were met: files are read concurrently, and the bundle must not depend on which ends first.
+ */
+const inPathOrder = (diagnostics: ReadonlyArray<AgentHostDiagnostic>): ReadonlyArray<AgentHostDiagnostic> =>
+  [...diagnostics].sort((a, b) => {
+    const left = a.path ?? ""
+    const right = b.path ?? ""
+    return left < right ? -1 : left > right ? 1 : 0
+  })
+
+/** Runs every host reader and applies each host's precedence. */
+export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostScanResult> =>
+  Effect.gen(function* () {
+    const results = yield* Effect.forEach(AGENT_HOSTS, (host) => readHost(host, ctx), { concurrency: "unbounded" })
+    const items: Array<AgentHostItem> = []
+    const diagnostics: Array<AgentHostDiagnostic> = []
+    const hosts: Array<AgentHostReport> = []
+    const watched = new Set<string>()
+    for (const result of results) {
+      const hostItems = resolvePrecedence(result.drafts)
+      items.push(...hostItems)
+      diagnostics.push(...inPathOrder(result.diagnostics))
+      for (const path of result.watched) watched.add(path)
+      const count = (kind: AgentHostItem["kind"]) => hostItems.filter((item) => item.kind === kind).length
+      hosts.push(
+        new AgentHostReport({
+          host: result.host,
+          detected: result.roots.some((root) => root.status !== "missing") || hostItems.length > 0,
+          roots: result.roots,
+          counts: new AgentHostCounts({
+            agents: count("agent"),
+            skills: count("skill"),
+            commands: count("command"),
+            mcpServers: count("mcpServer"),
+            plugins: count("plugin"),
+            instructions: count("instructions"),
+            effective: hostItems.filter(isEffective).length,
+            diagnostics: result.diagnostics.length
+          })
+        }, true)
+      )
+    }
+    return {
+      inventory: new AgentHostsInventory({ hosts, items, diagnostics }, true),
+      watched: Array.from(watched).sort()
+    }
+  }).pipe(Effect.withSpan("AgentHostScanner.scan"))
+
+// A reader that breaks (a bug met on some input) costs its host, never the scan.
+const readHost = (host: AgentHostName, ctx: HostReadContext): Effect.Effect<HostReadResult> =>
+  HOST_READERS[host](ctx).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.succeed<HostReadResult>({
+        host,
+        drafts: [],
+        roots: [],
+        watched: [],
+        diagnostics: [
+          new AgentHostDiagnostic({
+            source: `agent-hosts/${host}`,
+            path: null,
+            line: null,
+            message: `the ${host} reader stopped on an internal error (${Cause.isDie(cause) ? "defect" : "failure"}); its items are missing from this scan`
+          })
+        ]
+      })
+    )
+  )

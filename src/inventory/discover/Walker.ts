@@ -1,0 +1,545 @@
+import { Context, Effect, Either, Layer } from "effect"
+import * as NodePath from "node:path"
+import { Diagnostic, type Root, type RootKind, RootReport, type RootStatus } from "../domain/inventory.js"
+import {
+  type DirEntry,
+  type FileStat,
+  type InspectRequest,
+  toPathBytes,
+  type UserIdentity,
+  WalkerFs,
+  type WalkerFsError,
+  type WalkerFsShape
+} from "./WalkerFs.js"
+import type { OsFamily } from "../../services/MachineEnvironment.js"
+
+export {
+  type DirEntry,
+  type FileStat,
+  type FsFault,
+  fromPathBytes,
+  type MemoryNode,
+  type MemoryTree,
+  toPathBytes,
+  WalkerFs,
+  WalkerFsError,
+  type WalkerFsShape
+} from "./WalkerFs.js"
+
+/** One executable found by the walk (a `Tool` of tools.json before its category is known). */
+export interface WalkedTool {
+  /** The file name; bytes that are not UTF-8 appear as surrogate escapes (see `WalkerFs`). */
+  readonly name: string
+  /** Absolute path where it was found (the link itself when it is a link). */
+  readonly path: string
+  /** The real path when `path` is or goes through a symlink, else null. */
+  readonly linkTarget: string | null
+  readonly size: number
+  /** Modification time, ISO 8601 UTC. */
+  readonly mtime: string
+  /** The root, verbatim as given, it was found under. */
+  readonly root: string
+  readonly rootKind: RootKind
+  readonly pathIndex: number | null
+  /** Path of the earlier PATH entry with the same command name that wins, or null. */
+  readonly shadowedBy: string | null
+  /** Other paths at which the very same file (device + inode) was reached, in walk order. */
+  readonly alsoAt: ReadonlyArray<string>
+}
+
+/** Everything a walk found: tools in walk order, one report per root, and the problems met. */
+export interface WalkResult {
+  readonly tools: ReadonlyArray<WalkedTool>
+  /** One report per root, in the order given. */
+  readonly roots: ReadonlyArray<RootReport>
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+  /** Every directory whose entries were read (ok roots and entered subdirectories), in walk order. */
+  readonly directories: ReadonlyArray<string>
+}
+
+/** How to walk: the OS rules to apply and the limits. */
+export interface WalkOptions {
+  readonly os: OsFamily
+  /** Windows `PATHEXT`, e.g. [".EXE", ".CMD"], in priority order; ignored on POSIX. */
+  readonly pathExt: ReadonlyArray<string>
+  /** Directory levels entered below a recursive root (0: only the root's own entries). */
+  readonly recursiveDepthCap: number
+  /** The working directory, named in the reason of empty and relative PATH entries. */
+  readonly cwd: string
+}
+
+/** Reads the roots of a scan and lists the executables in them. */
+export class Walker extends Context.Tag("tool-map/Walker")<Walker, {
+  /**
+   * Walks `roots` in the given order. Never fails: an unreadable root is a `RootReport`
+   * status, a bad entry (dangling link, loop, vanished file) a `Diagnostic`.
+   */
+  readonly walk: (roots: ReadonlyArray<Root>, options: WalkOptions) => Effect.Effect<WalkResult>
+  /**
+   * The file a shell would run for each of `names`: the first executable of that name in the
+   * PATH roots, by the walk's rules, without listing any directory. A name found nowhere on
+   * PATH is absent. Empty on Windows, where the name on disk (its case, its PATHEXT
+   * extension) is only known from a listing. Never fails: an unreadable entry is no match.
+   */
+  readonly resolveOnPath: (
+    roots: ReadonlyArray<Root>,
+    names: ReadonlyArray<string>,
+    options: WalkOptions
+  ) => Effect.Effect<ReadonlyMap<string, string>>
+}>() {
+  /** The walker over any `WalkerFs`. */
+  static readonly layerWithoutFs: Layer.Layer<Walker, never, WalkerFs> = Layer.effect(
+    this,
+    Effect.map(WalkerFs, (fs) => Walker.of({ walk: makeWalk(fs), resolveOnPath: makeResolveOnPath(fs) }))
+  )
+  /** The live walker over `node:fs`. */
+  static readonly layer: Layer.Layer<Walker> = this.layerWithoutFs.pipe(Layer.provide(WalkerFs.layer))
+  /** A walker over an in-memory tree (see `MemoryTree`): any OS, injected faults. */
+  static readonly layerTest = (tree: Parameters<typeof WalkerFs.layerMemory>[0]): Layer.Layer<Walker> =>
+    this.layerWithoutFs.pipe(Layer.provide(WalkerFs.layerMemory(tree)))
+}
+
+interface ToolRecord {
+  name: string
+  path: string
+  linkTarget: string | null
+  size: number
+  mtime: string
+  root: string
+  rootKind: RootKind
+  pathIndex: number | null
+  shadowedBy: string | null
+  alsoAt: Array<string>
+}
+
+/** A directory being read: where it is shown, where it really is, how deep below its root. */
+interface DirContext {
+  readonly path: string
+  readonly real: string
+  readonly depth: number
+}
+
+/** The per-root facts shared by every directory of the root. */
+interface RootContext {
+  readonly root: Root
+  readonly recursive: boolean
+  readonly realRoot: string
+  /** The directories entered under this root, by device and inode (loop guard). */
+  readonly visited: InodeMap<true>
+  toolCount: number
+  capped: Array<string>
+}
+
+/** An executable entry of one directory, before dedupe and shadowing. */
+interface Candidate {
+  readonly entry: DirEntry
+  readonly path: string
+  readonly real: string
+  readonly stat: FileStat
+}
+
+/** An entry of a directory that could not be inspected, and why in words. */
+interface EntryFailure {
+  readonly name: string
+  readonly message: string
+}
+
+/** What reading one directory gave: its executables and the entries it skipped. */
+interface DirectoryOutcome {
+  readonly candidates: ReadonlyArray<Candidate>
+  readonly failures: ReadonlyArray<EntryFailure>
+}
+
+/** The fields are typed by construction: skip the run-time validation of the Schema classes. */
+const TYPED = { disableValidation: true } as const
+
+const MAX_DATE_MS = 8.64e15
+/** 10000-01-01T00:00:00Z: from here on ISO 8601 needs an expanded year. */
+const YEAR_10000_MS = 253402300800000
+
+const pad2 = (value: number) => (value < 10 ? `0${value}` : `${value}`)
+
+/**
+ * `new Date(ms).toISOString()` without the Date (3x faster; it runs once per tool): days to a
+ * civil date after H. Hinnant's `civil_from_days`. Out of range or NaN falls back to Date, and
+ * to the epoch where even Date cannot represent it.
+ */
+export const isoTimestamp = (ms: number): string => {
+  if (!(ms >= 0 && ms < YEAR_10000_MS)) {
+    return new Date(Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS ? ms : 0).toISOString()
+  }
+  const whole = Math.floor(ms)
+  const days = Math.floor(whole / 86_400_000)
+  let rest = whole - days * 86_400_000
+  const z = days + 719_468
+  const era = Math.floor(z / 146_097)
+  const dayOfEra = z - era * 146_097
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365
+  )
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
+  const monthIndex = Math.floor((5 * dayOfYear + 2) / 153)
+  const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1
+  const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+  const hours = Math.floor(rest / 3_600_000)
+  rest -= hours * 3_600_000
+  const minutes = Math.floor(rest / 60_000)
+  rest -= minutes * 60_000
+  const seconds = Math.floor(rest / 1000)
+  const millis = rest - seconds * 1000
+  return `${String(year).padStart(4, "0")}-${pad2(month)}-${pad2(day)}T${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${
+    String(millis).padStart(3, "0")
+  }Z`
+}
+
+/** Values keyed by device and inode, without building a string key per file. */
+class InodeMap<A> {
+  private readonly devices = new Map<number, Map<number, A>>()
+  get(stat: FileStat): A | undefined {
+    return this.devices.get(stat.dev)?.get(stat.ino)
+  }
+  has(stat: FileStat): boolean {
+    return this.get(stat) !== undefined
+  }
+  set(stat: FileStat, value: A): void {
+    const inodes = this.devices.get(stat.dev)
+    if (inodes === undefined) this.devices.set(stat.dev, new Map([[stat.ino, value]]))
+    else inodes.set(stat.ino, value)
+  }
+}
+
+const hexBytes = (bytes: Uint8Array): string => Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join(" ")
+
+/**
+ * Execute permission as the kernel decides it for the effective ids: root needs any x bit; the
+ * owner class, else the group class, else others decides alone (ACLs are not consulted).
+ */
+export const canExecute = (stat: FileStat, user: UserIdentity | null): boolean => {
+  const mode = stat.mode
+  if ((mode & 0o111) === 0) return false
+  if (user === null) return (mode & 0o100) !== 0
+  if (user.uid === 0) return true
+  if (stat.uid === user.uid) return (mode & 0o100) !== 0
+  if (stat.gid === user.gid || user.groups.includes(stat.gid)) return (mode & 0o010) !== 0
+  return (mode & 0o001) !== 0
+}
+
+/** The extension of a Windows file name, upper-cased with its dot, or "" when it has none. */
+const windowsExtension = (name: string): string => {
+  const dot = name.lastIndexOf(".")
+  return dot <= 0 ? "" : name.slice(dot).toUpperCase()
+}
+
+/**
+ * The directory of a root as it is joined with names: separators unified and collapsed, `.`
+ * segments and trailing separators dropped. `..` stays: across a symlink it is not lexical.
+ */
+export const normalizeDirectory = (path: string, os: OsFamily): string => {
+  if (os === "win32") {
+    const text = path.replace(/\//g, "\\")
+    const unc = text.startsWith("\\\\")
+    const body = text.split("\\").filter((part) => part !== "" && part !== ".").join("\\")
+    if (unc) return `\\\\${body}`
+    return /^[A-Za-z]:$/.test(body) ? `${body}\\` : text.startsWith("\\") ? `\\${body}` : body
+  }
+  const body = path.split("/").filter((part) => part !== "" && part !== ".").join("/")
+  return path.startsWith("/") ? `/${body}` : body
+}
+
+/** Whether a PATH entry is absolute; on Windows a drive-less `\dir` depends on the current drive. */
+const isAbsoluteEntry = (path: string, os: OsFamily): boolean =>
+  os === "win32" ? /^[A-Za-z]:[\\/]|^[\\/]{2}[^\\/]/.test(path) : path.startsWith("/")
+
+/** A directory and a name joined as the walk joins them (the path a tool is recorded under). */
+const joinEntry = (dir: string, name: string, os: OsFamily): string => {
+  const sep = os === "win32" ? "\\" : "/"
+  return dir.endsWith(sep) ? dir + name : dir + sep + name
+}
+
+const makeResolveOnPath = (fs: WalkerFsShape) =>
+  Effect.fn("Walker.resolveOnPath")(function*(
+    roots: ReadonlyArray<Root>,
+    names: ReadonlyArray<string>,
+    options: WalkOptions
+  ) {
+    const found = new Map<string, string>()
+    if (options.os === "win32" || names.length === 0) return found
+    const directories = [
+      ...new Set(
+        roots
+          .filter((root) => root.kind === "path" && isAbsoluteEntry(root.path, options.os))
+          .map((root) => normalizeDirectory(root.path, options.os))
+      )
+    ]
+    const requests = directories.flatMap((dir) =>
+      names.map((name) => ({ path: joinEntry(dir, name, options.os), realpath: false }))
+    )
+    const results = yield* fs.inspectAll(requests)
+    results.forEach((result, index) => {
+      const name = names[index % names.length]!
+      if (found.has(name) || Either.isLeft(result)) return
+      const { stat } = result.right
+      if (stat.kind === "file" && canExecute(stat, fs.user)) found.set(name, requests[index]!.path)
+    })
+    return found
+  })
+
+const makeWalk = (fs: WalkerFsShape) =>
+  Effect.fn("Walker.walk")(function*(roots: ReadonlyArray<Root>, options: WalkOptions) {
+    const win = options.os === "win32"
+    const sep = win ? "\\" : "/"
+    const pathApi = win ? NodePath.win32 : NodePath.posix
+    const extensionRank = new Map(options.pathExt.map((ext, index) => [ext.toUpperCase(), index] as const))
+    const depthCap = Math.max(0, Math.floor(options.recursiveDepthCap))
+    const join = (dir: string, name: string) => joinEntry(dir, name, options.os)
+
+    const tools: Array<ToolRecord> = []
+    const reports: Array<RootReport> = []
+    const diagnostics: Array<Diagnostic> = []
+    const directories: Array<string> = []
+    const byInode = new InodeMap<ToolRecord>()
+    /** The winning path of each command name among the PATH roots. */
+    const winners = new Map<string, string>()
+    const seenRoots = new Map<string, Root>()
+    /** What each one-level root's directory gave, by its real path. */
+    const flatDirectories = new Map<string, DirectoryOutcome>()
+
+    const diagnose = (path: string | null, message: string) =>
+      diagnostics.push(new Diagnostic({ source: "walker", path, line: null, message }, TYPED))
+    const reportNonUtf8 = (entry: DirEntry, path: string) =>
+      diagnose(
+        path,
+        `name is not valid UTF-8 (bytes ${hexBytes(toPathBytes(entry.name))}); ` +
+          "each undecodable byte is shown as U+DC80..U+DCFF (surrogate escape, reversible)"
+      )
+    const shadowKey = (name: string) => {
+      if (!win) return name
+      const dot = name.lastIndexOf(".")
+      return (dot <= 0 ? name : name.slice(0, dot)).toLowerCase()
+    }
+    const isExecutable = (name: string, stat: FileStat) =>
+      stat.kind === "file" && (win ? extensionRank.has(windowsExtension(name)) : canExecute(stat, fs.user))
+
+    /** Why an entry could not be stat'ed, in words. */
+    const explainFailure = (entry: DirEntry, path: string, error: WalkerFsError) =>
+      Effect.gen(function*() {
+        if (error.code === "ELOOP") {
+          return "symlink loop or a chain longer than the OS limit (ELOOP); skipped"
+        }
+        if (error.code === "ENOENT" || error.code === "ENOTDIR") {
+          const target = yield* Effect.either(fs.readlink(path))
+          if (Either.isRight(target)) return `dangling symlink to ${target.right} (${error.code}); skipped`
+          return entry.kind === "symlink"
+            ? `symlink vanished during the walk (${error.code}); skipped`
+            : `vanished between listing and stat (${error.code}); skipped`
+        }
+        return `cannot ${error.op} (${error.code}); skipped`
+      })
+
+    /**
+     * Dedupe by inode, then shadowing by command name among PATH roots: the first dir wins; on
+     * Windows, within one dir, PATHEXT order picks which of git.exe and git.cmd runs.
+     */
+    const record = (rootCtx: RootContext, candidates: ReadonlyArray<Candidate>) => {
+      const onPath = rootCtx.root.kind === "path"
+      if (onPath && win && candidates.length > 1) {
+        const ranked = [...candidates].sort((a, b) =>
+          (extensionRank.get(windowsExtension(a.entry.name)) ?? 0) -
+          (extensionRank.get(windowsExtension(b.entry.name)) ?? 0)
+        )
+        for (const candidate of ranked) {
+          const key = shadowKey(candidate.entry.name)
+          if (!winners.has(key)) winners.set(key, candidate.path)
+        }
+      }
+      /** This directory's records named by a symbolic link: a file of it they lead to renames them. */
+      const linkRecords = new Set<ToolRecord>()
+      const linkTargetOf = (candidate: Candidate) => (candidate.real === candidate.path ? null : candidate.real)
+      for (const candidate of candidates) {
+        if (!candidate.entry.utf8) reportNonUtf8(candidate.entry, candidate.path)
+        let winner: string | null = null
+        if (onPath) {
+          const key = shadowKey(candidate.entry.name)
+          const earlier = winners.get(key)
+          if (earlier === undefined) winners.set(key, candidate.path)
+          else if (earlier !== candidate.path) winner = earlier
+        }
+        const first = byInode.get(candidate.stat)
+        if (first !== undefined) {
+          if (linkRecords.has(first) && candidate.entry.kind !== "symlink") {
+            // The file itself names its record, not a link to it listed first (`python` ->
+            // `python3.12`): the links become its aliases.
+            first.alsoAt.unshift(first.path)
+            first.name = candidate.entry.name
+            first.path = candidate.path
+            first.linkTarget = linkTargetOf(candidate)
+            first.shadowedBy = winner
+            linkRecords.delete(first)
+          } else {
+            first.alsoAt.push(candidate.path)
+          }
+          continue
+        }
+        const tool: ToolRecord = {
+          name: candidate.entry.name,
+          path: candidate.path,
+          linkTarget: linkTargetOf(candidate),
+          size: candidate.stat.size,
+          mtime: isoTimestamp(candidate.stat.mtimeMs),
+          root: rootCtx.root.path,
+          rootKind: rootCtx.root.kind,
+          pathIndex: rootCtx.root.pathIndex,
+          shadowedBy: winner,
+          alsoAt: []
+        }
+        byInode.set(candidate.stat, tool)
+        if (candidate.entry.kind === "symlink") linkRecords.add(tool)
+        tools.push(tool)
+        rootCtx.toolCount += 1
+      }
+    }
+
+    /** Reads one directory, records its executables, and descends when the root is recursive. */
+    const walkDirectory = (
+      rootCtx: RootContext,
+      dir: DirContext,
+      listing: ReadonlyArray<DirEntry>
+    ): Effect.Effect<DirectoryOutcome> =>
+      Effect.gen(function*() {
+        directories.push(dir.path)
+        // Name order (UTF-16 code units, locale-free) makes the output the same on every run.
+        const entries = [...listing].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        const wanted: Array<DirEntry> = []
+        const requests: Array<InspectRequest> = []
+        for (const entry of entries) {
+          if (entry.kind === "other") continue
+          if (entry.kind === "directory" && !rootCtx.recursive) continue
+          // On Windows only a PATHEXT extension makes a tool: skip the stat of anything else.
+          const mayBeDirectory = rootCtx.recursive && entry.kind !== "file"
+          if (win && !mayBeDirectory && !extensionRank.has(windowsExtension(entry.name))) continue
+          wanted.push(entry)
+          requests.push({ path: join(dir.path, entry.name), realpath: entry.kind === "symlink" || entry.kind === "unknown" })
+        }
+        const results = yield* fs.inspectAll(requests)
+        const candidates: Array<Candidate> = []
+        const failures: Array<EntryFailure> = []
+        const subdirectories: Array<{ readonly entry: DirEntry; readonly dir: DirContext; readonly stat: FileStat }> = []
+        for (let index = 0; index < wanted.length; index++) {
+          const entry = wanted[index]!
+          const path = requests[index]!.path
+          const result = results[index]!
+          if (Either.isLeft(result)) {
+            const message = yield* explainFailure(entry, path, result.left)
+            failures.push({ name: entry.name, message })
+            diagnose(path, message)
+            continue
+          }
+          const { realPath, stat } = result.right
+          const real = realPath ?? (dir.real === dir.path ? path : join(dir.real, entry.name))
+          if (stat.kind === "directory") {
+            if (rootCtx.recursive) subdirectories.push({ entry, stat, dir: { path, real, depth: dir.depth + 1 } })
+          } else if (isExecutable(entry.name, stat)) {
+            candidates.push({ entry, path, real, stat })
+          }
+        }
+        record(rootCtx, candidates)
+        for (const sub of subdirectories) {
+          if (sub.dir.depth > depthCap) {
+            rootCtx.capped.push(sub.dir.path)
+            continue
+          }
+          if (rootCtx.visited.has(sub.stat)) {
+            diagnose(sub.dir.path, `directory already walked at ${sub.dir.real} (a link loop or alias); not entered`)
+            continue
+          }
+          // `/` (or `C:\`) already ends in the separator: it is above every root.
+          if (rootCtx.realRoot.startsWith(sub.dir.real.endsWith(sep) ? sub.dir.real : sub.dir.real + sep)) {
+            diagnose(sub.dir.path, `link leads above the root to ${sub.dir.real}; not entered`)
+            continue
+          }
+          rootCtx.visited.set(sub.stat, true)
+          const listed = yield* Effect.either(fs.readDirectory(sub.dir.path))
+          if (Either.isLeft(listed)) {
+            diagnose(sub.dir.path, `cannot read directory (${listed.left.code}); skipped`)
+            continue
+          }
+          if (!sub.entry.utf8) reportNonUtf8(sub.entry, sub.dir.path)
+          yield* walkDirectory(rootCtx, sub.dir, listed.right)
+        }
+        return { candidates, failures }
+      })
+
+    const walkRoot = (root: Root) =>
+      Effect.gen(function*() {
+        const report = (status: RootStatus, reason: string | null, toolCount = 0) =>
+          reports.push(new RootReport({ ...root, status, reason, toolCount }, TYPED))
+        if (root.path === "") {
+          return report("empty", `an empty entry means the working directory at run time (now ${options.cwd}); not read`)
+        }
+        if (!isAbsoluteEntry(root.path, options.os)) {
+          return report(
+            "relative",
+            `a relative entry resolves against the working directory at run time (now ${
+              pathApi.resolve(options.cwd, root.path)
+            }); not read`
+          )
+        }
+        const dirPath = normalizeDirectory(root.path, options.os)
+        const identity = win ? dirPath.toLowerCase() : dirPath
+        const earlier = seenRoots.get(identity)
+        if (earlier !== undefined) {
+          const where = earlier.pathIndex === null ? `root ${earlier.path}` : `PATH entry ${earlier.pathIndex}`
+          return report("duplicate", `same directory as ${where}`)
+        }
+        seenRoots.set(identity, root)
+        const [inspected] = yield* fs.inspectAll([{ path: dirPath, realpath: true }])
+        if (inspected === undefined || Either.isLeft(inspected)) {
+          const code = inspected === undefined ? "EIO" : inspected.left.code
+          return report(code === "ENOENT" || code === "ENOTDIR" ? "missing" : "unreadable", code)
+        }
+        const { realPath, stat } = inspected.right
+        if (stat.kind !== "directory") {
+          return report("not-a-directory", stat.kind === "file" ? "a file, not a directory" : "not a directory")
+        }
+        const real = realPath ?? dirPath
+        const replayable = root.depth !== "recursive" && !win
+        const walkedAs = replayable ? flatDirectories.get(real) : undefined
+        if (walkedAs !== undefined) {
+          // The very directory under another name (/bin -> usr/bin): every entry resolves as
+          // it did there, so its outcome is replayed under this path instead of stat'ed again.
+          directories.push(dirPath)
+          for (const failure of walkedAs.failures) diagnose(join(dirPath, failure.name), failure.message)
+          const rootCtx: RootContext = { root, recursive: false, realRoot: real, visited: new InodeMap<true>(), toolCount: 0, capped: [] }
+          record(rootCtx, walkedAs.candidates.map((candidate) => ({ ...candidate, path: join(dirPath, candidate.entry.name) })))
+          return report("ok", null, rootCtx.toolCount)
+        }
+        const listing = yield* Effect.either(fs.readDirectory(dirPath))
+        if (Either.isLeft(listing)) return report("unreadable", listing.left.code)
+        // `..` is resolved lexically here: the path only goes through a link if this still differs
+        // (on Windows in any letter case, as realpath answers with the case on disk).
+        const lexical = pathApi.normalize(dirPath)
+        const throughLink = win ? lexical.toLowerCase() !== real.toLowerCase() : lexical !== real
+        const rootCtx: RootContext = {
+          root,
+          recursive: root.depth === "recursive",
+          realRoot: real,
+          visited: new InodeMap<true>(),
+          toolCount: 0,
+          capped: []
+        }
+        rootCtx.visited.set(stat, true)
+        const outcome = yield* walkDirectory(rootCtx, { path: dirPath, real: throughLink ? real : dirPath, depth: 0 }, listing.right)
+        if (replayable) flatDirectories.set(real, outcome)
+        if (rootCtx.capped.length > 0) {
+          diagnose(
+            root.path,
+            `depth cap ${depthCap} reached: ${rootCtx.capped.length} directories not entered (first: ${rootCtx.capped[0]})`
+          )
+        }
+        report("ok", null, rootCtx.toolCount)
+      })
+
+    for (const root of roots) yield* walkRoot(root)
+    return { tools, roots: reports, diagnostics, directories } satisfies WalkResult
+  })

@@ -1,0 +1,563 @@
+import { Effect, Option } from "effect"
+import type { AgentItemScope } from "../../domain/agentHosts.js"
+import {
+  agentsIn,
+  commandsIn,
+  instructionsFile,
+  type ItemPlacement,
+  skillFromDirectory,
+  skillsIn,
+  standalone
+} from "./markdownItems.js"
+import { looksLikeServer, mcpDrafts } from "./mcp.js"
+import type { ItemDraft } from "./precedence.js"
+import {
+  ancestors,
+  asRecord,
+  asString,
+  asStringArray,
+  HostCollector,
+  type HostReadContext,
+  type HostReadResult,
+  own,
+  projectDirs,
+  sha256
+} from "./shared.js"
+
+/**
+ * Claude Code's own precedence (code.claude.com docs):
+ * - subagents: managed > project > user > plugin (a `--agents` session flag is not on disk);
+ * - skills: managed > user > project; plugin skills are namespaced `plugin:skill`; a skill wins
+ *   over a legacy command of the same name;
+ * - MCP servers: local > project > user > plugin; a managed-mcp.json takes exclusive control;
+ * - settings (enabledPlugins, MCP lists): managed > local > project > user.
+ */
+const RANK = {
+  agent: { managed: 0, project: 10, user: 100, plugin: 200 },
+  slash: { managed: 0, user: 10, project: 20, command: 1000 },
+  mcp: { local: 0, project: 10, user: 20, plugin: 30, managed: 0 }
+} as const
+
+/** The system directory of managed settings, per OS. */
+export const claudeManagedDir = (ctx: HostReadContext): string =>
+  ctx.env.os === "win32"
+    ? "C:\\Program Files\\ClaudeCode"
+    : ctx.env.os === "darwin"
+    ? "/Library/Application Support/ClaudeCode"
+    : "/etc/claude-code"
+
+interface SettingsFile {
+  readonly path: string
+  readonly scope: AgentItemScope
+  readonly value: Readonly<Record<string, unknown>>
+}
+
+/** A plugin entry of installed_plugins.json (v1 or v2 format). */
+interface InstalledPlugin {
+  readonly id: string
+  readonly name: string
+  readonly marketplace: string | null
+  readonly version: string | null
+  readonly installPath: string
+  readonly scope: AgentItemScope
+  readonly projectPath: string | null
+}
+
+/** Reads everything Claude Code loads from disk: agents, skills, commands, MCP servers, plugins, memory files. */
+export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
+  Effect.gen(function* () {
+    const c = new HostCollector("claude-code", ctx)
+    const path = ctx.path
+    const configDir = ctx.env.env["CLAUDE_CONFIG_DIR"]
+    const userDir = configDir !== undefined && configDir.length > 0 ? path.resolve(configDir) : path.join(ctx.env.homedir, ".claude")
+    const stateFile = configDir !== undefined && configDir.length > 0 ? path.join(userDir, ".claude.json") : path.join(ctx.env.homedir, ".claude.json")
+    const managedDir = claudeManagedDir(ctx)
+    const projects = projectDirs(ctx)
+    const projectClaudeDirs: Array<{ readonly dir: string; readonly claude: string; readonly index: number }> = []
+    for (const [index, dir] of projects.entries()) {
+      const claude = path.join(dir, ".claude")
+      if (claude !== userDir && (yield* c.probe(claude))._tag === "directory") projectClaudeDirs.push({ dir, claude, index })
+    }
+
+    // Settings of every scope, highest precedence first.
+    const settings = yield* readSettings(c, userDir, managedDir, projectClaudeDirs)
+    const setting = (key: string): ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }> =>
+      settings.flatMap((file) => (Object.hasOwn(file.value, key) ? [{ file, value: file.value[key] }] : []))
+
+    // Subagents, skills, commands of the managed, user and project directories.
+    const agentPlacement = (scope: AgentItemScope, rank: number): ItemPlacement & { readonly source: "local" } => ({
+      ...standalone(scope, { rank }),
+      namespace: (name) => `agent:${name}`,
+      source: "local"
+    })
+    const slashPlacement = (scope: AgentItemScope, rank: number): ItemPlacement => ({
+      ...standalone(scope, { rank }),
+      namespace: (name) => `slash:${name}`
+    })
+    const managedClaude = path.join(managedDir, ".claude")
+    const managedExists = (yield* c.probe(managedClaude))._tag === "directory"
+    const homes: ReadonlyArray<{ readonly dir: string; readonly scope: AgentItemScope; readonly agentRank: number; readonly slashRank: number; readonly label: string }> = [
+      ...(managedExists ? [{ dir: managedClaude, scope: "managed" as const, agentRank: RANK.agent.managed, slashRank: RANK.slash.managed, label: "managed" }] : []),
+      ...projectClaudeDirs.map(({ claude, index }) => ({
+        dir: claude,
+        scope: "project" as const,
+        agentRank: RANK.agent.project + index,
+        slashRank: RANK.slash.project + index,
+        label: "project"
+      })),
+      { dir: userDir, scope: "user" as const, agentRank: RANK.agent.user, slashRank: RANK.slash.user, label: "user" }
+    ]
+    for (const home of homes) {
+      const agents = yield* agentsIn(c, path.join(home.dir, "agents"), `${home.label} agents`, agentPlacement(home.scope, home.agentRank))
+      const skills = yield* skillsIn(c, path.join(home.dir, "skills"), `${home.label} skills`, slashPlacement(home.scope, home.slashRank))
+      const commands = yield* commandsIn(
+        c,
+        path.join(home.dir, "commands"),
+        `${home.label} commands`,
+        slashPlacement(home.scope, RANK.slash.command + home.slashRank)
+      )
+      for (const draft of [...agents, ...skills, ...commands]) c.add(draft)
+    }
+
+    // Memory files.
+    const memory: ReadonlyArray<readonly [string, AgentItemScope, string]> = [
+      [path.join(managedDir, "CLAUDE.md"), "managed", "managed memory"],
+      [path.join(userDir, "CLAUDE.md"), "user", "user memory"],
+      ...projects.flatMap((dir): ReadonlyArray<readonly [string, AgentItemScope, string]> => [
+        [path.join(dir, "CLAUDE.md"), "project", "project memory"],
+        [path.join(dir, ".claude", "CLAUDE.md"), "project", "project memory"],
+        [path.join(dir, "CLAUDE.local.md"), "local", "local memory"]
+      ])
+    ]
+    for (const [file, scope, role] of memory) {
+      const draft = yield* instructionsFile(c, file, role, standalone(scope))
+      if (Option.isSome(draft)) c.add(draft.value)
+    }
+
+    // Plugins and what they ship.
+    const pluginDrafts = yield* readPlugins(c, userDir, setting("enabledPlugins"))
+    for (const draft of pluginDrafts) if (draft.fields.kind !== "mcpServer") c.add(draft)
+
+    // MCP servers, the plugins' ones included (managed exclusivity and deny lists apply to them too).
+    const pluginServers = pluginDrafts.filter((draft) => draft.fields.kind === "mcpServer")
+    yield* readMcpServers(c, { userDir, stateFile, managedDir, projects, projectClaudeDirs, settings, setting, pluginServers })
+    return c.result()
+  })
+
+const readSettings = (
+  c: HostCollector,
+  userDir: string,
+  managedDir: string,
+  projectClaudeDirs: ReadonlyArray<{ readonly claude: string }>
+): Effect.Effect<ReadonlyArray<SettingsFile>> =>
+  Effect.gen(function* () {
+    const path = c.path
+    const out: Array<SettingsFile> = []
+    const read = (file: string, scope: AgentItemScope, role: string, recordMissing: boolean) =>
+      Effect.gen(function* () {
+        if (!recordMissing && !(yield* c.exists(file))) return
+        const json = yield* c.readJson(file, role, { jsonc: false })
+        if (Option.isNone(json)) return
+        const value = asRecord(json.value.value)
+        if (value === null) c.diagnostic(file, null, "settings file is not a JSON object; ignored")
+        else out.push({ path: file, scope, value })
+      })
+    // Drop-ins are merged over the main managed file, the last in name order winning.
+    const dropIns = yield* c.listDir(path.join(managedDir, "managed-settings.d"), null)
+    const dropInFiles = Option.match(dropIns, {
+      onNone: () => [],
+      onSome: (entries) => entries.filter((entry) => entry.isFile && entry.name.endsWith(".json")).map((entry) => entry.path)
+    })
+    for (const file of [...dropInFiles].reverse()) yield* read(file, "managed", "managed settings", false)
+    yield* read(path.join(managedDir, "managed-settings.json"), "managed", "managed settings", false)
+    for (const { claude } of projectClaudeDirs) yield* read(path.join(claude, "settings.local.json"), "local", "local settings", false)
+    for (const { claude } of projectClaudeDirs) yield* read(path.join(claude, "settings.json"), "project", "project settings", false)
+    yield* read(path.join(userDir, "settings.json"), "user", "user settings", true)
+    return out
+  })
+
+/** The effective value of `enabledPlugins[id]`: the highest-precedence settings file that names it. */
+const pluginSwitch = (
+  enabledPlugins: ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }>,
+  id: string
+): { readonly on: boolean; readonly file: string } | null => {
+  for (const { file, value } of enabledPlugins) {
+    const switchValue = own(asRecord(value), id)
+    if (typeof switchValue === "boolean") return { on: switchValue, file: file.path }
+  }
+  return null
+}
+
+const readInstalled = (value: unknown, pluginsDir: string, c: HostCollector, file: string): ReadonlyArray<InstalledPlugin> => {
+  const plugins = asRecord(own(asRecord(value), "plugins"))
+  if (plugins === null) {
+    c.diagnostic(file, null, "no `plugins` object; no plugin is installed")
+    return []
+  }
+  return Object.keys(plugins).flatMap((id) => {
+    const raw = plugins[id]
+    const entries = Array.isArray(raw) ? raw : [raw]
+    const at = id.lastIndexOf("@")
+    const name = at > 0 ? id.slice(0, at) : id
+    const marketplace = at > 0 ? id.slice(at + 1) : null
+    return entries.flatMap((entry): ReadonlyArray<InstalledPlugin> => {
+      const record = asRecord(entry)
+      const installPath = asString(own(record, "installPath"))
+      if (installPath === null) {
+        c.diagnostic(file, null, `plugin ${id} has no installPath; skipped`)
+        return []
+      }
+      const scope = asString(own(record, "scope"))
+      return [
+        {
+          id,
+          name,
+          marketplace,
+          version: asString(own(record, "version")),
+          installPath: c.path.resolve(pluginsDir, installPath),
+          scope: scope === "project" || scope === "local" || scope === "managed" ? scope : "user",
+          projectPath: asString(own(record, "projectPath"))
+        }
+      ]
+    })
+  })
+}
+
+const readPlugins = (
+  c: HostCollector,
+  userDir: string,
+  enabledPlugins: ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }>
+): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const path = c.path
+    const pluginsDir = path.join(userDir, "plugins")
+    const drafts: Array<ItemDraft> = []
+    const installedFile = path.join(pluginsDir, "installed_plugins.json")
+    const installedJson = yield* c.readJson(installedFile, "installed plugins", { jsonc: false })
+    const installed = Option.match(installedJson, {
+      onNone: () => [],
+      onSome: (json) => readInstalled(json.value, pluginsDir, c, installedFile)
+    })
+    const knownFile = path.join(pluginsDir, "known_marketplaces.json")
+    const known = yield* c.readJson(knownFile, "known marketplaces", { jsonc: false })
+    const marketplaces = Option.match(known, { onNone: () => null, onSome: (json) => asRecord(json.value) })
+    if (marketplaces !== null) {
+      for (const name of Object.keys(marketplaces)) {
+        const location = asString(own(asRecord(marketplaces[name]), "installLocation")) ?? path.join(pluginsDir, "marketplaces", name)
+        const probe = yield* c.probe(location)
+        c.root(location, `marketplace ${name}`, probe._tag === "directory" ? "ok" : probe._tag === "missing" ? "missing" : "unreadable")
+      }
+    }
+    const cwdChain = ancestors(path, c.env.cwd)
+    const sameDir = (a: string, b: string) => path.resolve(a).replace(/\\/g, "/") === path.resolve(b).replace(/\\/g, "/")
+    const plugin = (id: string, at: number) => ({ rank: at, namespace: `plugin:${id}` })
+    for (const [index, entry] of installed.entries()) {
+      if (entry.marketplace !== null && marketplaces !== null && !Object.hasOwn(marketplaces, entry.marketplace)) {
+        c.diagnostic(installedFile, null, `plugin ${entry.id}: marketplace ${entry.marketplace} is not in known_marketplaces.json`)
+      }
+      const switchState = pluginSwitch(enabledPlugins, entry.id)
+      const otherProject =
+        (entry.scope === "project" || entry.scope === "local") &&
+        entry.projectPath !== null &&
+        !cwdChain.some((dir) => sameDir(dir, entry.projectPath!))
+      const enabled = switchState?.on === true && !otherProject
+      const disabledReason = enabled
+        ? null
+        : otherProject
+        ? `installed for another project (${entry.projectPath})`
+        : switchState === null
+        ? "not enabled in any settings file (enabledPlugins)"
+        : `disabled by enabledPlugins in ${switchState.file}`
+      const manifestPath = path.join(entry.installPath, ".claude-plugin", "plugin.json")
+      const probe = yield* c.probe(entry.installPath)
+      c.root(
+        entry.installPath,
+        `plugin ${entry.id}`,
+        probe._tag === "directory" ? "ok" : probe._tag === "missing" ? "missing" : probe._tag === "unreadable" ? "unreadable" : "not-a-directory"
+      )
+      if (probe._tag === "missing") c.diagnostic(installedFile, null, `plugin ${entry.id} is installed at ${entry.installPath}, which does not exist`)
+      const slot = plugin(entry.id, entry.scope === "local" ? 0 : entry.scope === "project" ? 1 : 2)
+      drafts.push({
+        fields: {
+          kind: "plugin",
+          host: "claude-code",
+          scope: entry.scope,
+          name: entry.name,
+          path: entry.installPath,
+          enabled,
+          disabledReason,
+          sha256: sha256(JSON.stringify([entry.id, entry.version, entry.installPath, entry.scope])),
+          mtime: null,
+          plugin: entry.id,
+          marketplace: entry.marketplace,
+          version: entry.version
+        },
+        entry: `${entry.id}/${index}`,
+        namespace: slot.namespace,
+        rank: slot.rank
+      })
+      if (probe._tag === "directory") {
+        drafts.push(...(yield* readPluginContents(c, entry, manifestPath, enabled, disabledReason === null ? null : `plugin ${disabledReason}`)))
+      }
+    }
+    // Enabled in settings but not installed: the host cannot load it.
+    const installedIds = new Set(installed.map((entry) => entry.id))
+    for (const { file, value } of enabledPlugins) {
+      for (const id of Object.keys(asRecord(value) ?? {})) {
+        if (own(asRecord(value), id) === true && !installedIds.has(id)) {
+          c.diagnostic(file.path, null, `plugin ${id} is enabled but not installed`)
+        }
+      }
+    }
+    // Versions kept in the cache that are not the installed one are not active.
+    const active = new Set(installed.map((entry) => path.resolve(entry.installPath)))
+    const cacheDir = path.join(pluginsDir, "cache")
+    const markets = yield* c.listDir(cacheDir, "plugin cache")
+    for (const market of Option.getOrElse(markets, () => [])) {
+      if (!market.isDirectory) continue
+      const names = yield* c.listDir(market.path, null)
+      for (const pluginDir of Option.getOrElse(names, () => [])) {
+        if (!pluginDir.isDirectory || active.has(path.resolve(pluginDir.path))) continue
+        const versions = yield* c.listDir(pluginDir.path, null)
+        for (const version of Option.getOrElse(versions, () => [])) {
+          if (version.isDirectory && !active.has(path.resolve(version.path))) {
+            c.root(version.path, `plugin ${pluginDir.name}@${market.name} ${version.name}`, "inactive", "not the installed version; the host does not load it")
+          }
+        }
+      }
+    }
+    return drafts
+  })
+
+/** Paths named by a plugin manifest field (a string or a list), kept inside the plugin root. */
+const manifestPaths = (c: HostCollector, root: string, value: unknown, manifest: string): ReadonlyArray<string> => {
+  const list = typeof value === "string" ? [value] : asStringArray(value) ?? []
+  return list.flatMap((relative) => {
+    const full = c.path.resolve(root, relative)
+    const inside = c.path.relative(root, full)
+    if (inside.startsWith("..") || c.path.isAbsolute(inside)) {
+      c.diagnostic(manifest, null, `path ${relative} points outside the plugin; ignored`)
+      return []
+    }
+    return [full]
+  })
+}
+
+const readPluginContents = (
+  c: HostCollector,
+  entry: InstalledPlugin,
+  manifestPath: string,
+  enabled: boolean,
+  disabledReason: string | null
+): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const path = c.path
+    const root = entry.installPath
+    const drafts: Array<ItemDraft> = []
+    const manifestJson = (yield* c.exists(manifestPath)) ? yield* c.readJson(manifestPath, null, { jsonc: false }) : Option.none()
+    const manifest = Option.match(manifestJson, { onNone: () => null, onSome: (json) => asRecord(json.value) })
+    const base = { ...standalone("plugin", { plugin: entry.id, enabled, disabledReason }) }
+    const rootAgents: ItemPlacement & { readonly source: "plugin-root" } = {
+      ...base,
+      rank: RANK.agent.plugin,
+      namespace: (name) => `agent:${name}`,
+      source: "plugin-root"
+    }
+    const nestedAgents: ItemPlacement & { readonly source: "plugin-nested" } = { ...base, source: "plugin-nested" }
+    const slash: ItemPlacement = { ...base, namespace: (name) => `slash:${entry.name}:${name}` }
+    const commandSlash: ItemPlacement = { ...slash, rank: RANK.slash.command }
+
+    for (const dir of [path.join(root, "agents"), ...manifestPaths(c, root, own(manifest, "agents"), manifestPath)]) {
+      const probe = yield* c.probe(dir)
+      if (probe._tag === "directory") drafts.push(...(yield* agentsIn(c, dir, null, rootAgents)))
+      else if (probe._tag === "file") drafts.push(...Option.toArray(yield* agentsInFile(c, dir, rootAgents)))
+    }
+    const skillDirs = [path.join(root, "skills"), ...manifestPaths(c, root, own(manifest, "skills"), manifestPath)]
+    for (const dir of skillDirs) {
+      const entries = yield* c.listDir(dir, null)
+      for (const skill of Option.getOrElse(entries, () => [])) {
+        if (!skill.isDirectory) continue
+        drafts.push(...Option.toArray(yield* skillFromDirectory(c, skill.path, slash)))
+        // Agents inside a skill are scoped to that skill: listed, never in the agent namespace.
+        const nested = path.join(skill.path, "agents")
+        if ((yield* c.probe(nested))._tag === "directory") drafts.push(...(yield* agentsIn(c, nested, null, nestedAgents)))
+      }
+    }
+    for (const dir of [path.join(root, "commands"), ...manifestPaths(c, root, own(manifest, "commands"), manifestPath)]) {
+      if ((yield* c.probe(dir))._tag === "directory") drafts.push(...(yield* commandsIn(c, dir, null, commandSlash)))
+    }
+    const mcpPlacement = { ...base, rank: RANK.mcp.plugin }
+    const pluginMcp = path.join(root, ".mcp.json")
+    if (yield* c.exists(pluginMcp)) {
+      const json = yield* c.readJson(pluginMcp, null, { jsonc: false })
+      if (Option.isSome(json)) {
+        const record = asRecord(json.value.value)
+        const servers = asRecord(own(record, "mcpServers")) ?? serverMap(record)
+        drafts.push(...mcpDrafts(c, servers, pluginMcp, json.value.file.mtime, "plugin", mcpPlacement, "mcp"))
+      }
+    }
+    const manifestServers = own(manifest, "mcpServers")
+    const sources = Array.isArray(manifestServers) ? manifestServers : manifestServers === undefined ? [] : [manifestServers]
+    for (const source of sources) {
+      if (typeof source === "string") {
+        for (const file of manifestPaths(c, root, source, manifestPath)) {
+          const json = yield* c.readJson(file, null, { jsonc: false })
+          if (Option.isSome(json)) {
+            const record = asRecord(json.value.value)
+            const servers = asRecord(own(record, "mcpServers")) ?? serverMap(record)
+            drafts.push(...mcpDrafts(c, servers, file, json.value.file.mtime, "plugin", mcpPlacement, "mcp"))
+          }
+        }
+      } else {
+        const mtime = Option.match(manifestJson, { onNone: () => null, onSome: (json) => json.file.mtime })
+        drafts.push(...mcpDrafts(c, asRecord(source), manifestPath, mtime, "plugin", mcpPlacement, "mcp"))
+      }
+    }
+    return drafts
+  })
+
+const agentsInFile = (
+  c: HostCollector,
+  file: string,
+  placement: ItemPlacement & { readonly source: "plugin-root" }
+): Effect.Effect<Option.Option<ItemDraft>> =>
+  Effect.map(agentsIn(c, c.path.dirname(file), null, placement, false), (drafts) =>
+    Option.fromNullable(drafts.find((draft) => draft.fields.path === file))
+  )
+
+/** A map whose values look like server definitions (a plugin .mcp.json without `mcpServers`). */
+const serverMap = (record: Readonly<Record<string, unknown>> | null): Readonly<Record<string, unknown>> | null => {
+  if (record === null) return null
+  const keys = Object.keys(record)
+  return keys.length > 0 && keys.every((key) => looksLikeServer(record[key])) ? record : null
+}
+
+interface McpContext {
+  readonly userDir: string
+  readonly stateFile: string
+  readonly managedDir: string
+  readonly projects: ReadonlyArray<string>
+  readonly projectClaudeDirs: ReadonlyArray<{ readonly dir: string; readonly claude: string }>
+  readonly settings: ReadonlyArray<SettingsFile>
+  readonly setting: (key: string) => ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }>
+  readonly pluginServers: ReadonlyArray<ItemDraft>
+}
+
+const IGNORED_SETTINGS = "ignored by the host: Claude Code does not read mcpServers from settings files"
+const IGNORED_FILE = "ignored by the host: Claude Code reads MCP servers from ~/.claude.json, .mcp.json at the project root, plugins and managed-mcp.json"
+
+const readMcpServers = (c: HostCollector, m: McpContext): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const path = c.path
+    const drafts: Array<ItemDraft> = []
+    const on = (rank: number) => ({ plugin: null, enabled: true, disabledReason: null, rank })
+
+    // Managed: when present, it is the only source of servers.
+    const managedFile = path.join(m.managedDir, "managed-mcp.json")
+    const managedExists = yield* c.exists(managedFile)
+    if (managedExists) {
+      const json = yield* c.readJson(managedFile, "managed MCP servers", { jsonc: false })
+      if (Option.isSome(json)) {
+        const servers = asRecord(own(asRecord(json.value.value), "mcpServers"))
+        drafts.push(...mcpDrafts(c, servers, managedFile, json.value.file.mtime, "managed", on(RANK.mcp.managed), "mcp"))
+      }
+    }
+
+    // User and local scope: ~/.claude.json (large: it is also Claude Code's state file).
+    const state = yield* c.readJson(m.stateFile, "user and local MCP servers (~/.claude.json)", { jsonc: false, maxBytes: c.ctx.limits.maxStateBytes })
+    const stateRecord = Option.match(state, { onNone: () => null, onSome: (json) => asRecord(json.value) })
+    const stateMtime = Option.match(state, { onNone: () => null, onSome: (json) => json.file.mtime })
+    drafts.push(...mcpDrafts(c, asRecord(own(stateRecord, "mcpServers")), m.stateFile, stateMtime, "user", on(RANK.mcp.user), "mcp"))
+    const projectsRecord = asRecord(own(stateRecord, "projects"))
+    const normalize = (dir: string) => path.resolve(dir).replace(/\\/g, "/").toLowerCase()
+    const projectKey = projectsRecord === null
+      ? undefined
+      : ancestors(path, c.env.cwd)
+          .map((dir) => Object.keys(projectsRecord).find((key) => (c.env.os === "linux" ? path.resolve(key) === dir : normalize(key) === normalize(dir))))
+          .find((key) => key !== undefined)
+    const projectEntry = projectKey === undefined ? null : asRecord(own(projectsRecord, projectKey))
+    if (projectKey !== undefined) {
+      drafts.push(
+        ...mcpDrafts(c, asRecord(own(projectEntry, "mcpServers")), `${m.stateFile}`, stateMtime, "local", on(RANK.mcp.local), "mcp").map(
+          (draft) => ({ ...draft, entry: `projects/${projectKey}/${draft.entry}` })
+        )
+      )
+    }
+
+    // Project scope: the nearest .mcp.json walking up from the working directory.
+    for (const dir of m.projects) {
+      const file = path.join(dir, ".mcp.json")
+      if (!(yield* c.exists(file))) continue
+      const json = yield* c.readJson(file, "project MCP servers (.mcp.json)", { jsonc: false })
+      if (Option.isSome(json)) {
+        const servers = asRecord(own(asRecord(json.value.value), "mcpServers"))
+        if (servers === null) c.diagnostic(file, null, "no `mcpServers` object")
+        drafts.push(...mcpDrafts(c, servers, file, json.value.file.mtime, "project", on(RANK.mcp.project), "mcp"))
+      }
+      break
+    }
+
+    drafts.push(...m.pluginServers)
+
+    // Present but ignored: mcpServers in settings files and MCP files in places the host never reads.
+    for (const { file, value } of m.setting("mcpServers")) {
+      const servers = asRecord(value)
+      const count = servers === null ? 0 : Object.keys(servers).length
+      c.diagnostic(file.path, null, `${count} MCP server entr${count === 1 ? "y" : "ies"} under mcpServers: ${IGNORED_SETTINGS}`)
+      drafts.push(...mcpDrafts(c, servers, file.path, null, file.scope, { plugin: null, enabled: false, disabledReason: IGNORED_SETTINGS, rank: 0 }, "ignored"))
+    }
+    const wrongFiles: ReadonlyArray<readonly [string, AgentItemScope]> = [
+      [path.join(m.userDir, "mcp.json"), "user"],
+      [path.join(m.userDir, ".mcp.json"), "user"],
+      ...m.projectClaudeDirs.flatMap(({ claude }): ReadonlyArray<readonly [string, AgentItemScope]> => [
+        [path.join(claude, "mcp.json"), "project"],
+        [path.join(claude, ".mcp.json"), "project"]
+      ])
+    ]
+    for (const [file, scope] of wrongFiles) {
+      if (!(yield* c.exists(file))) continue
+      const json = yield* c.readJson(file, null, { jsonc: false })
+      if (Option.isNone(json)) continue
+      const record = asRecord(json.value.value)
+      const servers = asRecord(own(record, "mcpServers")) ?? serverMap(record)
+      c.diagnostic(file, null, `MCP servers in this file are ${IGNORED_FILE}`)
+      drafts.push(...mcpDrafts(c, servers, file, json.value.file.mtime, scope, { plugin: null, enabled: false, disabledReason: IGNORED_FILE, rank: 0 }, "ignored"))
+    }
+
+    // Switches: managed exclusivity, allow/deny lists, project-server approvals.
+    const denied = m.setting("deniedMcpServers").flatMap(({ value }) => (Array.isArray(value) ? value : []))
+    const managedAllow = m.settings.filter((file) => file.scope === "managed" && Object.hasOwn(file.value, "allowedMcpServers"))
+    const allowed = managedAllow.length === 0 ? null : managedAllow.flatMap((file) => (Array.isArray(file.value["allowedMcpServers"]) ? (file.value["allowedMcpServers"] as ReadonlyArray<unknown>) : []))
+    const disabledJson = new Set([
+      ...m.setting("disabledMcpjsonServers").flatMap(({ value }) => asStringArray(value) ?? []),
+      ...(asStringArray(own(projectEntry, "disabledMcpjsonServers")) ?? [])
+    ])
+    const disabledAny = new Set(asStringArray(own(projectEntry, "disabledMcpServers")) ?? [])
+    const matches = (rule: unknown, name: string, command: ReadonlyArray<string>) => {
+      const record = asRecord(rule)
+      const serverName = asString(own(record, "serverName"))
+      const serverCommand = asStringArray(own(record, "serverCommand"))
+      return (serverName !== null && serverName === name) ||
+        (serverCommand !== null && serverCommand.length === command.length && serverCommand.every((part, index) => part === command[index]))
+    }
+    for (const draft of drafts) {
+      const fields = draft.fields
+      if (fields.kind !== "mcpServer" || !fields.enabled) {
+        c.add(draft)
+        continue
+      }
+      const command = fields.command === null ? [] : [fields.command, ...fields.args]
+      const reason = managedExists && fields.scope !== "managed"
+        ? "managed-mcp.json takes exclusive control of MCP servers"
+        : denied.some((rule) => matches(rule, fields.name, command))
+        ? "denied by deniedMcpServers"
+        : allowed !== null && fields.scope !== "managed" && !allowed.some((rule) => matches(rule, fields.name, command))
+        ? "not in the managed allowedMcpServers"
+        : fields.scope === "project" && disabledJson.has(fields.name)
+        ? "disabled by disabledMcpjsonServers"
+        : disabledAny.has(fields.name)
+        ? "disabled for this project in ~/.claude.json"
+        : null
+      c.add(reason === null ? draft : { ...draft, fields: { ...fields, enabled: false, disabledReason: reason } })
+    }
+  })

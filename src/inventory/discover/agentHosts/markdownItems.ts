@@ -1,0 +1,239 @@
+import { Effect, Option } from "effect"
+import type { AgentItemScope, AgentSource } from "../../domain/agentHosts.js"
+import type { FrontmatterFields } from "../FrontmatterParser.js"
+import type { ItemDraft } from "./precedence.js"
+import { baseName, describe, type FileRead, type HostCollector, namesOf } from "./shared.js"
+
+/** Where an item sits in its host: scope, plugin, effective switch and precedence slot. */
+export interface ItemPlacement {
+  readonly scope: AgentItemScope
+  readonly plugin: string | null
+  readonly enabled: boolean
+  readonly disabledReason: string | null
+  readonly rank: number
+  /** The namespace of conflicts for an item of this name, or null when it never competes. */
+  readonly namespace: (name: string) => string | null
+}
+
+const SCRIPT_EXTENSIONS = [".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".bat", ".cmd"]
+
+/** The fields every item defined by a file takes from that file and from its placement. */
+export const fileFields = (c: HostCollector, file: FileRead, name: string, placement: ItemPlacement) => ({
+  host: c.host,
+  scope: placement.scope,
+  name,
+  path: file.path,
+  enabled: placement.enabled,
+  disabledReason: placement.disabledReason,
+  sha256: file.sha256,
+  mtime: file.mtime,
+  plugin: placement.plugin
+})
+
+/** The draft of an item defined by a whole file (no entry key), at its placement. */
+export const draftAt = (fields: ItemDraft["fields"], placement: ItemPlacement): ItemDraft => ({
+  fields,
+  entry: null,
+  namespace: placement.namespace(fields.name),
+  rank: placement.rank
+})
+
+// A name that is not a string (`name: 42`, a list) is not trusted as one: the file name is used.
+const nameField = (c: HostCollector, fields: FrontmatterFields, path: string, fallback: string): string => {
+  const name = fields["name"]
+  if (name === undefined || name === null) return fallback
+  if (typeof name !== "string") {
+    c.diagnostic(path, null, `field \`name\` is not a string; the file is named ${JSON.stringify(fallback)}`)
+    return fallback
+  }
+  return name.trim().length > 0 ? name.trim() : fallback
+}
+
+/**
+ * The tools of an agent: a list or comma string, or (opencode) a mapping of tool to on/off, in
+ * which case the agent inherits every tool but the ones switched off.
+ */
+const agentTools = (c: HostCollector, fields: FrontmatterFields, path: string) => {
+  const tools = fields["tools"]
+  const disallowed = c.toolListField(fields, ["disallowedTools", "disallowed-tools", "disallowed_tools"], path) ?? []
+  if (tools !== null && typeof tools === "object" && !Array.isArray(tools)) {
+    const off = Object.keys(tools).filter((key) => (tools as FrontmatterFields)[key] === false)
+    return { tools: null, disallowedTools: [...disallowed, ...off] }
+  }
+  return { tools: c.toolListField(fields, ["tools"], path), disallowedTools: disallowed }
+}
+
+/** An agent from a markdown file with frontmatter; none when the file is malformed. */
+export const agentFromMarkdown = (
+  c: HostCollector,
+  path: string,
+  placement: ItemPlacement & { readonly source: AgentSource }
+): Effect.Effect<Option.Option<ItemDraft>> =>
+  Effect.map(c.readMarkdown(path), (read) =>
+    Option.map(read, ({ doc, file }) => {
+      const fields = doc.fields
+      const name = nameField(c, fields, path, baseName(c.path, path))
+      const maxTurns = fields["maxTurns"] !== undefined
+        ? c.integerField(fields, "maxTurns", path)
+        : c.integerField(fields, "max_turns", path)
+      // opencode's `disable: true`; a placement that is already off keeps its own reason.
+      const switchedOff = c.booleanField(fields, "disable", path) === true || c.booleanField(fields, "disabled", path) === true
+      const { tools, disallowedTools } = agentTools(c, fields, path)
+      const off = placement.enabled && switchedOff ? { enabled: false, disabledReason: "switched off in its frontmatter" } : {}
+      return draftAt(
+        {
+          kind: "agent",
+          ...fileFields(c, file, name, placement),
+          ...off,
+          description: describe(c.stringField(fields, "description", path), null),
+          tools,
+          disallowedTools,
+          model: c.stringField(fields, "model", path),
+          background: c.booleanField(fields, "background", path) ?? false,
+          maxTurns,
+          mcpServers: namesOf(fields["mcpServers"]),
+          source: placement.source
+        },
+        placement
+      )
+    })
+  )
+
+/** A command (or custom prompt) from a markdown file; its name is the file name. */
+export const commandFromMarkdown = (
+  c: HostCollector,
+  path: string,
+  placement: ItemPlacement,
+  name: string = baseName(c.path, path)
+): Effect.Effect<Option.Option<ItemDraft>> =>
+  Effect.map(c.readMarkdown(path), (read) =>
+    Option.map(read, ({ doc, file }) => {
+      const fields = doc.fields
+      const hint = fields["argument-hint"] !== undefined ? "argument-hint" : fields["argumentHint"] !== undefined ? "argumentHint" : "argument_hint"
+      return draftAt(
+        {
+          kind: "command",
+          ...fileFields(c, file, name, placement),
+          description: describe(c.stringField(fields, "description", path), doc.body),
+          argumentHint: c.stringField(fields, hint, path),
+          allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], path),
+          model: c.stringField(fields, "model", path)
+        },
+        placement
+      )
+    })
+  )
+
+/**
+ * A skill: `<dir>/SKILL.md`, named by its `name` field or the directory. None when the directory
+ * has no SKILL.md (a helper folder) or the file is malformed.
+ */
+export const skillFromDirectory = (
+  c: HostCollector,
+  dir: string,
+  placement: ItemPlacement,
+  assumeDirectory = false
+): Effect.Effect<Option.Option<ItemDraft>> =>
+  Effect.gen(function* () {
+    const names = yield* c.listNames(dir, null, assumeDirectory)
+    if (Option.isNone(names) || !names.value.includes("SKILL.md")) return Option.none()
+    const hasScripts = names.value.some(
+      (name) => name === "scripts" || SCRIPT_EXTENSIONS.some((extension) => name.toLowerCase().endsWith(extension))
+    )
+    const read = yield* c.readMarkdown(c.path.join(dir, "SKILL.md"))
+    return Option.map(read, ({ doc, file }) => {
+      const fields = doc.fields
+      const name = nameField(c, fields, file.path, c.path.basename(dir))
+      return draftAt(
+        {
+          kind: "skill",
+          ...fileFields(c, file, name, placement),
+          description: describe(c.stringField(fields, "description", file.path), doc.body),
+          allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], file.path),
+          hasScripts
+        },
+        placement
+      )
+    })
+  })
+
+/** Every skill directly under a skills directory (recorded as a root with `role`). */
+export const skillsIn = (
+  c: HostCollector,
+  skillsDir: string,
+  role: string | null,
+  placement: ItemPlacement
+): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const names = yield* c.listNames(skillsDir, role)
+    if (Option.isNone(names)) return []
+    const drafts = yield* Effect.forEach(
+      names.value.filter((name) => !name.startsWith(".")),
+      (name) => skillFromDirectory(c, c.path.join(skillsDir, name), placement, true),
+      { concurrency: 16 }
+    )
+    return drafts.flatMap(Option.toArray)
+  })
+
+/** Every agent file in a directory (recursively), as drafts. */
+export const agentsIn = (
+  c: HostCollector,
+  dir: string,
+  role: string | null,
+  placement: ItemPlacement & { readonly source: AgentSource },
+  recursive = true
+): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const files = yield* c.filesWithExtension(dir, role, recursive)
+    const drafts = yield* Effect.forEach(files, (file) => agentFromMarkdown(c, file, placement), { concurrency: 16 })
+    return drafts.flatMap(Option.toArray)
+  })
+
+/** Every command file in a directory (recursively), as drafts. */
+export const commandsIn = (
+  c: HostCollector,
+  dir: string,
+  role: string | null,
+  placement: ItemPlacement,
+  recursive = true
+): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const files = yield* c.filesWithExtension(dir, role, recursive)
+    const drafts = yield* Effect.forEach(files, (file) => commandFromMarkdown(c, file, placement), { concurrency: 16 })
+    return drafts.flatMap(Option.toArray)
+  })
+
+/**
+ * An instructions file (CLAUDE.md, AGENTS.md, GEMINI.md, a rule) when it exists; it is recorded
+ * as a root only then, so that every parent directory does not add a "missing" line.
+ */
+export const instructionsFile = (
+  c: HostCollector,
+  path: string,
+  role: string,
+  placement: ItemPlacement,
+  description: string | null = null
+): Effect.Effect<Option.Option<ItemDraft>> =>
+  Effect.gen(function* () {
+    if (!(yield* c.exists(path))) return Option.none()
+    const file = yield* c.readFile(path, role, c.ctx.limits.maxConfigBytes)
+    return Option.map(file, (read) =>
+      draftAt(
+        { kind: "instructions", ...fileFields(c, read, c.path.basename(path), placement), description, size: read.bytes.length },
+        placement
+      )
+    )
+  })
+
+/** Placement of an item that never competes with another. */
+export const standalone = (
+  scope: AgentItemScope,
+  extra: Partial<Omit<ItemPlacement, "scope" | "namespace">> = {}
+): ItemPlacement => ({
+  scope,
+  plugin: extra.plugin ?? null,
+  enabled: extra.enabled ?? true,
+  disabledReason: extra.disabledReason ?? null,
+  rank: extra.rank ?? 0,
+  namespace: () => null
+})

@@ -1,0 +1,217 @@
+import type { AgentItemScope } from "../../domain/agentHosts.js"
+import { isOnlyReference, namesSecret, redactSecrets } from "../../domain/secrets.js"
+import type { ItemDraft } from "./precedence.js"
+import { asBoolean, asRecord, asString, asStringArray, type HostCollector, own, sha256 } from "./shared.js"
+
+/** The config dialects of MCP server entries. */
+export type McpDialect = "claude" | "cursor" | "codex" | "gemini" | "opencode"
+
+/** The disabled reason of a server its own entry switches off, in the words of each dialect. */
+const SWITCHED_OFF: Readonly<Record<McpDialect, string>> = {
+  claude: "disabled in its entry",
+  cursor: "disabled in its entry",
+  codex: "enabled = false",
+  gemini: "disabled in its entry",
+  opencode: "enabled: false"
+}
+
+/** The public fields of an MCP server entry: never an env or header value. */
+export interface McpPublicFields {
+  readonly transport: string
+  readonly command: string | null
+  readonly args: ReadonlyArray<string>
+  readonly url: string | null
+  readonly envVars: ReadonlyArray<string>
+  readonly headerNames: ReadonlyArray<string>
+  readonly enabledTools: ReadonlyArray<string> | null
+  readonly disabledTools: ReadonlyArray<string>
+  readonly trust: boolean | null
+  /** The entry's own on/off switch (`enabled`, `disabled`), null when it has none. */
+  readonly switchedOn: boolean | null
+  /** SHA-256 of the public fields (changes when they do; a rotated secret does not show). */
+  readonly sha256: string
+}
+
+const REDACTED = "[redacted]"
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g
+
+/** Names of the variables a string refers to with `${NAME}` or `${NAME:-default}`. */
+const referencedNames = (text: string): ReadonlyArray<string> => Array.from(text.matchAll(REFERENCE), (match) => match[1]!)
+
+/**
+ * Arguments with secrets removed: secret-looking values, the value after a secret-named flag
+ * (`--api-key X`, two arguments), and the value of `--token=X` or `API_KEY=X`.
+ */
+export const redactArgs = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
+  args.map((arg, index) => {
+    const previous = index > 0 ? args[index - 1]! : ""
+    if (previous.startsWith("-") && namesSecret(previous) && !arg.startsWith("-")) return REDACTED
+    // One argument is one value, blanks and quotes included, which the text rules would cut short.
+    const assignment = /^(-{0,2}[A-Za-z0-9_.-]+)=(.+)$/s.exec(arg)
+    if (assignment !== null && namesSecret(assignment[1]!) && !isOnlyReference(assignment[2]!)) {
+      return `${assignment[1]}=${REDACTED}`
+    }
+    const header = /^([A-Za-z0-9-]*(authorization|api-key|token)[A-Za-z0-9-]*)\s*:\s*\S/i.exec(arg)
+    if (header !== null) return `${header[1]}: ${REDACTED}`
+    return redactSecrets(arg).replace(/\b(Bearer|Basic|Token)\s+[^\s"']+/g, `$1 ${REDACTED}`)
+  })
+
+/** A URL without credentials and with every query value replaced. */
+export const redactUrl = (text: string): string => {
+  const parsed = URL.canParse(text) ? new URL(text) : null
+  if (parsed === null) return redactSecrets(text.split("?")[0] ?? "")
+  parsed.username = ""
+  parsed.password = ""
+  parsed.hash = ""
+  const keys = Array.from(new Set(Array.from(parsed.searchParams.keys())))
+  for (const key of keys) parsed.searchParams.set(key, REDACTED)
+  return redactSecrets(parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED))
+}
+
+const keysOf = (value: unknown): ReadonlyArray<string> => {
+  const record = asRecord(value)
+  return record === null ? [] : Object.keys(record)
+}
+
+const stringValues = (value: unknown): ReadonlyArray<string> => {
+  const record = asRecord(value)
+  return record === null ? [] : Object.values(record).filter((entry): entry is string => typeof entry === "string")
+}
+
+const sortedUnique = (names: ReadonlyArray<string>): ReadonlyArray<string> => Array.from(new Set(names)).sort()
+
+/**
+ * Normalizes one MCP server entry of any host's config. Values of `env`, `headers` and their
+ * kin are looked at only for `${NAME}` references; none of them is kept.
+ */
+export const normalizeMcpEntry = (raw: unknown, dialect: McpDialect): McpPublicFields => {
+  const entry = asRecord(raw)
+  const field = (key: string) => own(entry, key)
+  let command: string | null
+  let args: ReadonlyArray<string>
+  let url: string | null
+  let transport: string
+  let envNames: Array<string>
+  let headerNames: Array<string>
+  let valueTexts: Array<string>
+  let enabledTools: ReadonlyArray<string> | null = null
+  let disabledTools: ReadonlyArray<string> = []
+  let trust: boolean | null = null
+  let switchedOn: boolean | null = null
+
+  if (dialect === "opencode") {
+    const commandList = asStringArray(field("command")) ?? []
+    command = commandList[0] ?? asString(field("command"))
+    args = commandList.slice(1)
+    url = asString(field("url"))
+    const type = asString(field("type"))
+    transport = type === "local" ? "stdio" : type === "remote" ? "http" : command !== null ? "stdio" : url !== null ? "http" : "unknown"
+    envNames = [...keysOf(field("environment"))]
+    headerNames = [...keysOf(field("headers"))]
+    valueTexts = [...stringValues(field("environment")), ...stringValues(field("headers"))]
+    switchedOn = asBoolean(field("enabled"))
+  } else {
+    command = asString(field("command"))
+    args = asStringArray(field("args")) ?? []
+    envNames = [...keysOf(field("env"))]
+    valueTexts = [...stringValues(field("env"))]
+    if (dialect === "gemini") {
+      const httpUrl = asString(field("httpUrl"))
+      url = httpUrl ?? asString(field("url"))
+      transport = command !== null ? "stdio" : httpUrl !== null ? "http" : url !== null ? "sse" : "unknown"
+      headerNames = [...keysOf(field("headers"))]
+      valueTexts.push(...stringValues(field("headers")))
+      enabledTools = asStringArray(field("includeTools"))
+      disabledTools = asStringArray(field("excludeTools")) ?? []
+      trust = asBoolean(field("trust"))
+    } else if (dialect === "codex") {
+      url = asString(field("url"))
+      transport = command !== null ? "stdio" : url !== null ? "http" : "unknown"
+      envNames.push(...(asStringArray(field("env_vars")) ?? []))
+      const bearer = asString(field("bearer_token_env_var"))
+      headerNames = [...keysOf(field("http_headers")), ...keysOf(field("env_http_headers"))]
+      if (bearer !== null) {
+        envNames.push(bearer)
+        headerNames.push("Authorization")
+      }
+      // env_http_headers maps header names to the NAMES of env vars: those are names, not values.
+      envNames.push(...stringValues(field("env_http_headers")))
+      enabledTools = asStringArray(field("enabled_tools"))
+      disabledTools = asStringArray(field("disabled_tools")) ?? []
+      switchedOn = asBoolean(field("enabled"))
+    } else {
+      url = asString(field("url"))
+      const type = asString(field("type"))
+      transport = type ?? (command !== null ? "stdio" : url !== null ? "http" : "unknown")
+      headerNames = [...keysOf(field("headers"))]
+      valueTexts.push(...stringValues(field("headers")))
+      const disabled = asBoolean(field("disabled"))
+      switchedOn = disabled === null ? null : !disabled
+    }
+  }
+  const referenced = [command ?? "", ...args, url ?? "", ...valueTexts].flatMap(referencedNames)
+  const fields = {
+    transport,
+    command: command === null ? null : redactSecrets(command),
+    args: redactArgs(args),
+    url: url === null ? null : redactUrl(url),
+    envVars: sortedUnique([...envNames, ...referenced]),
+    headerNames: sortedUnique(headerNames),
+    enabledTools,
+    disabledTools,
+    trust,
+    switchedOn
+  }
+  return { ...fields, sha256: sha256(JSON.stringify(fields)) }
+}
+
+/** Looks like a server definition (for maps that may hold servers directly). */
+export const looksLikeServer = (value: unknown): boolean => {
+  const record = asRecord(value)
+  return record !== null && ["command", "url", "type", "httpUrl"].some((key) => Object.hasOwn(record, key))
+}
+
+/** One draft per server of a map; `namespace` "mcp" competes by name, "ignored" never does. */
+export const mcpDrafts = (
+  c: HostCollector,
+  servers: Readonly<Record<string, unknown>> | null,
+  file: string,
+  mtime: string | null,
+  scope: AgentItemScope,
+  placement: { readonly plugin: string | null; readonly enabled: boolean; readonly disabledReason: string | null; readonly rank: number },
+  namespace: "mcp" | "ignored",
+  dialect: McpDialect = "claude"
+): ReadonlyArray<ItemDraft> => {
+  if (servers === null) return []
+  return Object.keys(servers).map((name) => {
+    const fields = normalizeMcpEntry(servers[name], dialect)
+    const offBySwitch = fields.switchedOn === false
+    const enabled = placement.enabled && !offBySwitch
+    return {
+      fields: {
+        kind: "mcpServer",
+        host: c.host,
+        scope,
+        name,
+        path: file,
+        enabled,
+        disabledReason: placement.enabled ? (offBySwitch ? SWITCHED_OFF[dialect] : null) : placement.disabledReason,
+        sha256: fields.sha256,
+        mtime,
+        plugin: placement.plugin,
+        transport: fields.transport,
+        command: fields.command,
+        args: fields.args,
+        url: fields.url,
+        envVars: fields.envVars,
+        headerNames: fields.headerNames,
+        enabledTools: fields.enabledTools,
+        disabledTools: fields.disabledTools,
+        trust: fields.trust
+      },
+      entry: name,
+      namespace: namespace === "mcp" ? `mcp:${name}` : null,
+      rank: placement.rank
+    }
+  })
+}

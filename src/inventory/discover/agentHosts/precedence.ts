@@ -1,0 +1,88 @@
+import {
+  AgentItem,
+  type AgentHostItem,
+  CommandItem,
+  InstructionsItem,
+  McpServerItem,
+  PluginItem,
+  SkillItem
+} from "../../domain/agentHosts.js"
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/** The constructor input of any item kind. */
+export type ItemProps =
+  | ConstructorParameters<typeof AgentItem>[0]
+  | ConstructorParameters<typeof SkillItem>[0]
+  | ConstructorParameters<typeof CommandItem>[0]
+  | ConstructorParameters<typeof McpServerItem>[0]
+  | ConstructorParameters<typeof PluginItem>[0]
+  | ConstructorParameters<typeof InstructionsItem>[0]
+
+/** An item before precedence is applied: everything but `id` and `shadowedBy`. */
+export type DraftFields = DistributiveOmit<ItemProps, "id" | "shadowedBy">
+
+/**
+ * An item found by a host reader, with its place in the host's precedence: items of the same
+ * `namespace` compete for one name and the lowest `rank` that is enabled wins. A null
+ * namespace never competes (instructions files that all load, ignored entries).
+ */
+export interface ItemDraft {
+  readonly fields: DraftFields
+  /** The key of the defining file's entry when several items share one file (an MCP server name). */
+  readonly entry: string | null
+  readonly namespace: string | null
+  readonly rank: number
+}
+
+/** The id of an item: host, kind, scope, defining file and entry key. */
+export const itemId = (fields: DraftFields, entry: string | null): string =>
+  `${fields.host}:${fields.kind}:${fields.scope}:${fields.path}${entry === null ? "" : `#${entry}`}`
+
+/**
+ * Applies precedence: in each namespace the first enabled draft by rank (then by discovery
+ * order) wins and every other draft of that namespace is `shadowedBy` it. Ids are made unique.
+ */
+export const resolvePrecedence = (drafts: ReadonlyArray<ItemDraft>): ReadonlyArray<AgentHostItem> => {
+  const seen = new Map<string, number>()
+  const ids = drafts.map((draft) => {
+    const base = itemId(draft.fields, draft.entry)
+    const count = (seen.get(base) ?? 0) + 1
+    seen.set(base, count)
+    return count === 1 ? base : `${base}~${count}`
+  })
+  const groups = new Map<string, Array<number>>()
+  drafts.forEach((draft, index) => {
+    if (draft.namespace === null) return
+    const group = groups.get(draft.namespace)
+    if (group === undefined) groups.set(draft.namespace, [index])
+    else group.push(index)
+  })
+  const shadowedBy = new Array<string | null>(drafts.length).fill(null)
+  for (const group of groups.values()) {
+    if (group.length < 2) continue
+    const ordered = [...group].sort((a, b) => drafts[a]!.rank - drafts[b]!.rank || a - b)
+    const winner = ordered.find((index) => drafts[index]!.fields.enabled)
+    if (winner === undefined) continue
+    for (const index of ordered) if (index !== winner) shadowedBy[index] = ids[winner]!
+  }
+  return drafts.map((draft, index) => makeItem({ ...draft.fields, id: ids[index]!, shadowedBy: shadowedBy[index] ?? null } as ItemProps))
+}
+
+// Validation is skipped: the readers build every field from checked values, and 20k items matter.
+const makeItem = (props: ItemProps): AgentHostItem => {
+  switch (props.kind) {
+    case "agent":
+      return new AgentItem(props, true)
+    case "skill":
+      return new SkillItem(props, true)
+    case "command":
+      return new CommandItem(props, true)
+    case "mcpServer":
+      return new McpServerItem(props, true)
+    case "plugin":
+      return new PluginItem(props, true)
+    case "instructions":
+      return new InstructionsItem(props, true)
+  }
+}

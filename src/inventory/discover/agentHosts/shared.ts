@@ -1,0 +1,565 @@
+import type { FileSystem } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { parse as parseJsonc, type ParseError as JsoncParseError, printParseErrorCode } from "jsonc-parser"
+import { createHash } from "node:crypto"
+import * as NodePath from "node:path"
+import { parse as parseToml, TomlError } from "smol-toml"
+import {
+  AgentHostDiagnostic,
+  type AgentHostName,
+  AgentHostRoot,
+  type AgentHostRootStatus,
+  type AgentItemScope
+} from "../../domain/agentHosts.js"
+import { redactSecrets } from "../../domain/secrets.js"
+import type { MachineEnvironmentShape } from "../../../services/MachineEnvironment.js"
+import {
+  type FrontmatterFields,
+  type FrontmatterParser,
+  type FrontmatterValue,
+  type ParsedMarkdown,
+  readToolList
+} from "../FrontmatterParser.js"
+import type { ItemDraft } from "./precedence.js"
+
+/** Caps of files that are not markdown (JSON, TOML). `~/.claude.json` is state and grows large. */
+export interface HostFileLimits {
+  readonly maxConfigBytes: number
+  readonly maxStateBytes: number
+  /** Deepest directory recursion (agents and commands may sit in subfolders). */
+  readonly maxDirDepth: number
+}
+
+/** The limits of the live scanner. */
+export const defaultHostFileLimits: HostFileLimits = {
+  maxConfigBytes: 1024 * 1024,
+  maxStateBytes: 32 * 1024 * 1024,
+  maxDirDepth: 6
+}
+
+/** What every host reader gets: the file system, the host facts, the frontmatter parser. */
+export interface HostReadContext {
+  readonly fs: FileSystem.FileSystem
+  readonly env: MachineEnvironmentShape
+  readonly parser: FrontmatterParser["Type"]
+  readonly limits: HostFileLimits
+  /** `node:path` for the OS of `env` (win32 rules when the environment says Windows). */
+  readonly path: NodePath.PlatformPath
+}
+
+/** What one host reader returns. */
+export interface HostReadResult {
+  readonly host: AgentHostName
+  readonly drafts: ReadonlyArray<ItemDraft>
+  readonly roots: ReadonlyArray<AgentHostRoot>
+  readonly diagnostics: ReadonlyArray<AgentHostDiagnostic>
+  readonly watched: ReadonlyArray<string>
+}
+
+/** A file read within its cap. */
+export interface FileRead {
+  readonly path: string
+  readonly bytes: Uint8Array
+  readonly mtime: string | null
+  readonly sha256: string
+}
+
+/** A directory entry with the type of what it points to (links followed). */
+export interface DirEntry {
+  readonly name: string
+  readonly path: string
+  readonly isFile: boolean
+  readonly isDirectory: boolean
+}
+
+type Probe =
+  | { readonly _tag: "file"; readonly size: number; readonly mtime: string | null }
+  | { readonly _tag: "directory" }
+  | { readonly _tag: "other" }
+  | { readonly _tag: "missing" }
+  | { readonly _tag: "unreadable"; readonly reason: string }
+
+/** SHA-256 of bytes or text, hex. */
+export const sha256 = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex")
+
+/**
+ * Collects what one host reader finds: the roots it read, per-file diagnostics, the watched
+ * paths, and item drafts. Every file access goes through the platform FileSystem.
+ */
+export class HostCollector {
+  readonly drafts: Array<ItemDraft> = []
+  readonly roots: Array<AgentHostRoot> = []
+  readonly diagnostics: Array<AgentHostDiagnostic> = []
+  private readonly watchedPaths = new Set<string>()
+
+  constructor(readonly host: AgentHostName, readonly ctx: HostReadContext) {}
+
+  get env(): MachineEnvironmentShape {
+    return this.ctx.env
+  }
+
+  get path(): NodePath.PlatformPath {
+    return this.ctx.path
+  }
+
+  result(): HostReadResult {
+    return {
+      host: this.host,
+      drafts: this.drafts,
+      roots: this.roots,
+      diagnostics: this.diagnostics,
+      watched: Array.from(this.watchedPaths)
+    }
+  }
+
+  add(draft: ItemDraft): void {
+    this.drafts.push(draft)
+  }
+
+  watch(path: string): void {
+    this.watchedPaths.add(path)
+  }
+
+  root(path: string, role: string, status: AgentHostRootStatus, reason: string | null = null): void {
+    this.roots.push(new AgentHostRoot({ path, role, status, reason }, true))
+  }
+
+  diagnostic(path: string | null, line: number | null, message: string): void {
+    this.diagnostics.push(new AgentHostDiagnostic({ source: `agent-hosts/${this.host}`, path, line, message }, true))
+  }
+
+  /** What is at `path` (links followed); recorded as watched. */
+  probe(path: string): Effect.Effect<Probe> {
+    this.watch(path)
+    return this.ctx.fs.stat(path).pipe(
+      Effect.map((info): Probe =>
+        info.type === "File"
+          ? { _tag: "file", size: Number(info.size), mtime: Option.match(info.mtime, { onNone: () => null, onSome: (date) => date.toISOString() }) }
+          : info.type === "Directory"
+          ? { _tag: "directory" }
+          : { _tag: "other" }
+      ),
+      Effect.catchAll((error): Effect.Effect<Probe> =>
+        Effect.succeed(
+          error._tag === "SystemError" && error.reason === "NotFound"
+            ? { _tag: "missing" }
+            : { _tag: "unreadable", reason: error._tag === "SystemError" ? error.reason : error.message }
+        )
+      )
+    )
+  }
+
+  /** True when `path` exists (any type). */
+  exists(path: string): Effect.Effect<boolean> {
+    return Effect.map(this.probe(path), (probe) => probe._tag !== "missing" && probe._tag !== "unreadable")
+  }
+
+  /**
+   * The names in a directory (sorted), or none when it is missing or unreadable. With a `role`,
+   * the directory is recorded as a root. `assumeDirectory` skips the stat: an entry found in a
+   * listing is read directly, and one that turns out not to be a directory is quietly skipped.
+   */
+  listNames(path: string, role: string | null, assumeDirectory = false): Effect.Effect<Option.Option<ReadonlyArray<string>>> {
+    const self = this
+    return Effect.gen(function* () {
+      if (!assumeDirectory) {
+        const probe = yield* self.probe(path)
+        if (probe._tag !== "directory") {
+          if (role !== null) {
+            self.root(
+              path,
+              role,
+              probe._tag === "missing" ? "missing" : probe._tag === "unreadable" ? "unreadable" : "not-a-directory",
+              probe._tag === "unreadable" ? probe.reason : null
+            )
+          }
+          return Option.none()
+        }
+      } else {
+        self.watch(path)
+      }
+      const names = yield* Effect.either(self.ctx.fs.readDirectory(path))
+      if (names._tag === "Left") {
+        const error = names.left
+        const reason = error._tag === "SystemError" ? error.reason : error.message
+        if (role !== null) self.root(path, role, "unreadable", reason)
+        else if (!assumeDirectory || reason === "PermissionDenied") self.diagnostic(path, null, `cannot list directory: ${reason}`)
+        return Option.none()
+      }
+      if (role !== null) self.root(path, role, "ok")
+      return Option.some([...names.right].sort())
+    })
+  }
+
+  /** The entries of a directory with their types (one stat each, links followed). */
+  listDir(path: string, role: string | null): Effect.Effect<Option.Option<ReadonlyArray<DirEntry>>> {
+    const self = this
+    return Effect.flatMap(this.listNames(path, role), (names) =>
+      Option.isNone(names)
+        ? Effect.succeed(Option.none())
+        : Effect.map(
+            Effect.forEach(
+              names.value,
+              (name) => {
+                const full = self.path.join(path, name)
+                return Effect.map(
+                  self.ctx.fs.stat(full).pipe(Effect.option),
+                  (info): DirEntry => ({
+                    name,
+                    path: full,
+                    isFile: Option.isSome(info) && info.value.type === "File",
+                    isDirectory: Option.isSome(info) && info.value.type === "Directory"
+                  })
+                )
+              },
+              { concurrency: 16 }
+            ),
+            Option.some
+          )
+    )
+  }
+
+  /**
+   * Files with `extension` under `dir` (recursively up to the depth cap, sorted, files of a
+   * directory before its subdirectories), with the directory recorded as a root. Entries are not
+   * stat-ed: a name with the extension is read (the read checks it is a file), any other name
+   * is tried as a subdirectory.
+   */
+  filesWithExtension(dir: string, role: string | null, recursive: boolean, extension = ".md"): Effect.Effect<ReadonlyArray<string>> {
+    const self = this
+    const walk = (path: string, depth: number, rootRole: string | null, assume: boolean): Effect.Effect<ReadonlyArray<string>> =>
+      Effect.gen(function* () {
+        const names = yield* self.listNames(path, rootRole, assume)
+        if (Option.isNone(names)) return []
+        const matches = (name: string) => name.toLowerCase().endsWith(extension)
+        const files = names.value.filter(matches).map((name) => self.path.join(path, name))
+        if (!recursive || depth >= self.ctx.limits.maxDirDepth) return files
+        const nested = yield* Effect.forEach(
+          names.value.filter((name) => !matches(name) && !name.startsWith(".") && !name.includes(".")),
+          (name) => walk(self.path.join(path, name), depth + 1, null, true),
+          { concurrency: 4 }
+        )
+        return [...files, ...nested.flat()]
+      })
+    return walk(dir, 0, role, false)
+  }
+
+  /**
+   * Reads a file within `maxBytes`, or none (missing, unreadable, not a file, too large). With a
+   * `role`, the file is recorded as a root; without one, problems become diagnostics.
+   */
+  readFile(path: string, role: string | null, maxBytes: number): Effect.Effect<Option.Option<FileRead>> {
+    const self = this
+    return Effect.gen(function* () {
+      const probe = yield* self.probe(path)
+      const problem = (status: AgentHostRootStatus, reason: string | null) => {
+        if (role !== null) self.root(path, role, status, reason)
+        else if (status !== "missing") self.diagnostic(path, null, reason ?? status)
+        return Option.none<FileRead>()
+      }
+      if (probe._tag === "missing") return problem("missing", null)
+      if (probe._tag === "unreadable") return problem("unreadable", probe.reason)
+      if (probe._tag !== "file") return problem("not-a-file", "not a regular file")
+      if (probe.size > maxBytes) return problem("too-large", `file is ${probe.size} bytes, over the ${maxBytes}-byte cap`)
+      const bytes = yield* Effect.either(self.ctx.fs.readFile(path))
+      if (bytes._tag === "Left") {
+        return problem("unreadable", bytes.left._tag === "SystemError" ? bytes.left.reason : bytes.left.message)
+      }
+      // The file may have grown since the stat.
+      if (bytes.right.length > maxBytes) return problem("too-large", `file is over the ${maxBytes}-byte cap`)
+      if (role !== null) self.root(path, role, "ok")
+      return Option.some({ path, bytes: bytes.right, mtime: probe.mtime, sha256: sha256(bytes.right) })
+    })
+  }
+
+  /**
+   * Reads a JSON (or JSONC) file into a value. Parse errors are diagnostics that name the line
+   * only: parser messages can quote the text, and the text can hold secrets.
+   */
+  readJson(
+    path: string,
+    role: string | null,
+    options: { readonly jsonc: boolean; readonly maxBytes?: number }
+  ): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly value: unknown }>> {
+    return this.readParsed(path, role, options.maxBytes ?? this.ctx.limits.maxConfigBytes, (text) => {
+      const source = text.startsWith("\uFEFF") ? text.slice(1) : text
+      return options.jsonc ? parseJsoncText(source) : parseJsonText(source)
+    })
+  }
+
+  /** Reads a TOML file into a value; errors as in `readJson`. */
+  readToml(path: string, role: string | null): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly value: unknown }>> {
+    return this.readParsed(path, role, this.ctx.limits.maxConfigBytes, parseTomlText)
+  }
+
+  private readParsed(
+    path: string,
+    role: string | null,
+    maxBytes: number,
+    parse: (text: string) => Effect.Effect<unknown, ParseProblem>
+  ): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly value: unknown }>> {
+    const self = this
+    return Effect.gen(function* () {
+      const file = yield* self.readFile(path, role, maxBytes)
+      if (Option.isNone(file)) return Option.none()
+      const parsed = yield* Effect.either(Effect.flatMap(decodeUtf8(file.value.bytes), parse))
+      if (parsed._tag === "Left") return self.invalid(path, role, parsed.left.line, parsed.left.reason)
+      return Option.some({ file: file.value, value: parsed.right })
+    })
+  }
+
+  /** Reads and parses a markdown file with frontmatter; malformed files are diagnostics. */
+  readMarkdown(path: string): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly doc: ParsedMarkdown }>> {
+    const self = this
+    return Effect.gen(function* () {
+      const file = yield* self.readFile(path, null, self.ctx.parser.limits.maxFileBytes)
+      if (Option.isNone(file)) return Option.none()
+      const doc = yield* Effect.either(self.ctx.parser.parse(path, file.value.bytes))
+      if (doc._tag === "Left") {
+        self.diagnostic(path, doc.left.line, doc.left.reason)
+        return Option.none()
+      }
+      for (const warning of doc.right.warnings) self.diagnostic(path, warning.line, warning.message)
+      return Option.some({ file: file.value, doc: doc.right })
+    })
+  }
+
+  private invalid<A>(path: string, role: string | null, line: number | null, reason: string): Option.Option<A> {
+    if (role !== null) {
+      // The root was recorded as ok when the bytes were read; a parse failure makes it invalid.
+      const index = this.roots.findIndex((root) => root.path === path && root.role === role)
+      if (index !== -1) this.roots.splice(index, 1)
+      this.root(path, role, "invalid", reason)
+    }
+    this.diagnostic(path, line, reason)
+    return Option.none()
+  }
+
+  /** Reads one field of frontmatter as a string; other types become a diagnostic and null. */
+  stringField(fields: FrontmatterFields, key: string, path: string): string | null {
+    const value = fields[key]
+    if (value === undefined || value === null) return null
+    if (typeof value === "string") return value
+    if (typeof value === "number" || typeof value === "boolean") return String(value)
+    this.diagnostic(path, null, `field \`${key}\` is not a string; ignored`)
+    return null
+  }
+
+  /** Reads a tool-list field (first of `keys` present); an invalid value is a diagnostic and null. */
+  toolListField(fields: FrontmatterFields, keys: ReadonlyArray<string>, path: string): ReadonlyArray<string> | null {
+    for (const key of keys) {
+      const read = readToolList(fields[key])
+      if (read._tag === "list") return read.tools
+      if (read._tag === "invalid") {
+        this.diagnostic(path, null, `field \`${key}\` is ${read.reason}; treated as absent`)
+        return null
+      }
+    }
+    return null
+  }
+
+  /** Reads a boolean field (`true`/`false`, also as strings). */
+  booleanField(fields: FrontmatterFields, key: string, path: string): boolean | null {
+    const value = fields[key]
+    if (value === undefined || value === null) return null
+    if (typeof value === "boolean") return value
+    if (value === "true" || value === "false") return value === "true"
+    this.diagnostic(path, null, `field \`${key}\` is not a boolean; ignored`)
+    return null
+  }
+
+  /** Reads a whole-number field (also from a numeric string). */
+  integerField(fields: FrontmatterFields, key: string, path: string): number | null {
+    const value = fields[key]
+    if (value === undefined || value === null) return null
+    const number = typeof value === "number" ? value : typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN
+    if (Number.isInteger(number) && number >= 0) return number
+    this.diagnostic(path, null, `field \`${key}\` is not a whole number; ignored`)
+    return null
+  }
+}
+
+/** Why a config file could not be parsed: a line and a reason of our own (never the parser's text). */
+export class ParseProblem {
+  readonly _tag = "ParseProblem"
+  constructor(readonly line: number | null, readonly reason: string) {}
+}
+
+/** Strict UTF-8 decoding. */
+export const decodeUtf8 = (bytes: Uint8Array): Effect.Effect<string, ParseProblem> =>
+  Effect.try({
+    try: () => new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes),
+    catch: () => new ParseProblem(null, "file is not valid UTF-8")
+  })
+
+const lineAt = (text: string, offset: number): number => {
+  let line = 1
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++
+  return line
+}
+
+/**
+ * Strict JSON. JSON.parse creates `__proto__` as an own property, so parsed objects cannot reach
+ * a prototype. V8's messages quote the text, so only the position is kept.
+ */
+export const parseJsonText = (text: string): Effect.Effect<unknown, ParseProblem> =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (error) => {
+      const message = error instanceof Error ? error.message : ""
+      const position = /position (\d+)/.exec(message)
+      const line = /line (\d+)/.exec(message)
+      return new ParseProblem(
+        line !== null ? Number(line[1]) : position !== null ? lineAt(text, Number(position[1])) : null,
+        "invalid JSON"
+      )
+    }
+  })
+
+/** JSON with comments and trailing commas (opencode, Gemini CLI). */
+export const parseJsoncText = (text: string): Effect.Effect<unknown, ParseProblem> =>
+  Effect.gen(function* () {
+    const errors: Array<JsoncParseError> = []
+    const value = yield* Effect.try({
+      try: () => parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown,
+      catch: () => new ParseProblem(null, "invalid JSONC (nesting too deep)")
+    })
+    const first = errors[0]
+    if (first !== undefined) return yield* Effect.fail(new ParseProblem(lineAt(text, first.offset), `invalid JSONC: ${printParseErrorCode(first.error)}`))
+    return value
+  })
+
+/** TOML through smol-toml; its messages quote the text, so only line and column are kept. */
+export const parseTomlText = (text: string): Effect.Effect<unknown, ParseProblem> =>
+  Effect.try({
+    try: () => parseToml(text) as unknown,
+    catch: (error) =>
+      error instanceof TomlError
+        ? new ParseProblem(error.line, `invalid TOML at column ${error.column}`)
+        : new ParseProblem(null, "invalid TOML")
+  })
+
+/** A config file that holds a JSON object, with its scope and precedence rank. */
+export interface ConfigFile {
+  readonly file: FileRead
+  readonly scope: AgentItemScope
+  readonly rank: number
+  readonly value: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Reads JSONC config files in order and keeps those that hold an object; any other value is a
+ * diagnostic naming the file as `kind`. A file whose absence is not recorded is read only when
+ * it exists.
+ */
+export const readConfigFiles = (
+  c: HostCollector,
+  candidates: ReadonlyArray<readonly [path: string, scope: AgentItemScope, rank: number, role: string, recordMissing: boolean]>,
+  kind: string
+): Effect.Effect<ReadonlyArray<ConfigFile>> =>
+  Effect.gen(function* () {
+    const configs: Array<ConfigFile> = []
+    for (const [file, scope, rank, role, recordMissing] of candidates) {
+      if (!recordMissing && !(yield* c.exists(file))) continue
+      const json = yield* c.readJson(file, role, { jsonc: true })
+      if (Option.isNone(json)) continue
+      const value = asRecord(json.value.value)
+      if (value === null) c.diagnostic(file, null, `${kind} is not a JSON object; ignored`)
+      else configs.push({ file: json.value.file, scope, rank, value })
+    }
+    return configs
+  })
+
+/** A JSON object as a record, or null (arrays and primitives are not records). */
+export const asRecord = (value: unknown): Readonly<Record<string, unknown>> | null =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+
+/** An own property of a parsed object (never one reached through a prototype). */
+export const own = (record: Readonly<Record<string, unknown>> | null, key: string): unknown =>
+  record !== null && Object.hasOwn(record, key) ? record[key] : undefined
+
+/** A string value or null. */
+export const asString = (value: unknown): string | null => (typeof value === "string" ? value : null)
+
+/** An array of strings (non-strings dropped), or null when not an array. */
+export const asStringArray = (value: unknown): ReadonlyArray<string> | null =>
+  Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : null
+
+/** A boolean or null. */
+export const asBoolean = (value: unknown): boolean | null => (typeof value === "boolean" ? value : null)
+
+/** The directory, then its parents up to the root of the file system. */
+export const ancestors = (path: NodePath.PlatformPath, dir: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  let current = path.resolve(dir)
+  for (;;) {
+    out.push(current)
+    const parent = path.dirname(current)
+    if (parent === current) return out
+    current = parent
+  }
+}
+
+/** The working directory and its parents, without the home directory (that is user scope). */
+export const projectDirs = (ctx: HostReadContext): ReadonlyArray<string> =>
+  ancestors(ctx.path, ctx.env.cwd).filter((dir) => dir !== ctx.path.resolve(ctx.env.homedir))
+
+/**
+ * The working directory and its parents up to the nearest git root (a `.git` entry), or only the
+ * working directory when it is in no repository; without the home directory.
+ */
+export const dirsToGitRoot = (collector: HostCollector): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function* () {
+    const dirs = projectDirs(collector.ctx)
+    for (let index = 0; index < dirs.length; index++) {
+      const dir = dirs[index]!
+      if (yield* collector.exists(collector.path.join(dir, ".git"))) return dirs.slice(0, index + 1)
+    }
+    return dirs.slice(0, 1)
+  })
+
+/** A description from frontmatter, else the first paragraph of the body; secrets redacted, capped. */
+export const describe = (explicit: string | null, body: string | null): string | null => {
+  // Redacting before the cap, so that a secret cut short by it is still recognized whole.
+  const cap = (raw: string) => {
+    const text = redactSecrets(raw)
+    return text.length > 1024 ? `${text.slice(0, 1021)}...` : text
+  }
+  if (explicit !== null && explicit.trim().length > 0) return cap(explicit.trim())
+  if (body === null) return null
+  const paragraph = body
+    .split(/\n\s*\n/)
+    .map((block) => block.trim())
+    .find((block) => block.length > 0 && !block.startsWith("```"))
+  if (paragraph === undefined) return null
+  return cap(paragraph.replace(/^#+\s*/, "").replace(/\s+/g, " "))
+}
+
+/** The file name without its extension. */
+export const baseName = (path: NodePath.PlatformPath, file: string): string => {
+  const name = path.basename(file)
+  const dot = name.lastIndexOf(".")
+  return dot > 0 ? name.slice(0, dot) : name
+}
+
+/** A frontmatter value that is a list of names, or a mapping whose keys are the names. */
+export const namesOf = (value: FrontmatterValue | undefined): ReadonlyArray<string> | null => {
+  if (value === undefined || value === null) return null
+  if (typeof value === "string") return readToolListNames(value)
+  if (Array.isArray(value)) {
+    const names = (value as ReadonlyArray<FrontmatterValue>).flatMap((entry) =>
+      typeof entry === "string" ? [entry] : entry !== null && typeof entry === "object" && !Array.isArray(entry) ? Object.keys(entry) : []
+    )
+    return names.length === 0 ? null : names
+  }
+  if (typeof value === "object") {
+    const keys = Object.keys(value)
+    return keys.length === 0 ? null : keys
+  }
+  return null
+}
+
+const readToolListNames = (text: string): ReadonlyArray<string> | null => {
+  const read = readToolList(text)
+  return read._tag === "list" && read.tools.length > 0 ? read.tools : null
+}

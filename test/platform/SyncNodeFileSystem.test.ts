@@ -1,0 +1,135 @@
+import { FileSystem } from "@effect/platform"
+import { NodeFileSystem } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Option } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { SyncNodeFileSystemLayer } from "../../src/platform/SyncNodeFileSystem.js"
+
+/** What a call gave, comparable across the two implementations (no timestamps that reads move). */
+const outcome = <A>(effect: Effect.Effect<A, unknown, FileSystem.FileSystem>) =>
+  Effect.map(Effect.exit(effect), (exit) =>
+    Exit.match(exit, {
+      onSuccess: (value): unknown => describeValue(value),
+      onFailure: (cause) => {
+        const error = cause._tag === "Fail" ? (cause.error as Record<string, unknown>) : { _tag: "defect" }
+        return { _tag: error["_tag"], reason: error["reason"], method: error["method"], syscall: error["syscall"], pathOrDescriptor: error["pathOrDescriptor"] }
+      }
+    }))
+
+const describeValue = (value: unknown): unknown => {
+  if (value instanceof Uint8Array) return { bytes: Buffer.from(value).toString("hex") }
+  if (typeof value === "object" && value !== null && "type" in value && "ino" in value) {
+    const info = value as FileSystem.File.Info
+    // Each side has its own copy of the tree: inodes and times differ, the rest must not.
+    return { type: info.type, size: info.size, mode: info.mode, nlink: info.nlink, uid: info.uid }
+  }
+  if (Array.isArray(value)) return [...value].sort()
+  return value
+}
+
+/** The same script of calls, on a fresh copy of the same tree, through one FileSystem. */
+const script = (base: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const at = (name: string) => NodePath.join(base, name)
+    const results: Array<unknown> = []
+    const record = function*<A>(effect: Effect.Effect<A, unknown, FileSystem.FileSystem>) {
+      results.push(yield* outcome(effect))
+    }
+    yield* record(fs.stat(at("file.txt")))
+    yield* record(fs.stat(at("missing")))
+    yield* record(fs.stat(at("file.txt/below")))
+    yield* record(fs.exists(at("file.txt")))
+    yield* record(fs.exists(at("missing")))
+    yield* record(fs.readDirectory(base))
+    yield* record(fs.readDirectory(at("file.txt")))
+    yield* record(fs.readFileString(at("file.txt")))
+    yield* record(fs.readFileString(at("latin1.txt")))
+    yield* record(fs.readFile(at("missing")))
+    yield* record(fs.realPath(at("link")))
+    yield* record(fs.realPath(at("dangling")))
+    yield* record(fs.rename(at("missing"), at("other")))
+    yield* record(fs.rename(at("file.txt"), at("moved.txt")))
+    yield* record(fs.link(at("moved.txt"), at("hard.txt")))
+    yield* record(fs.link(at("moved.txt"), at("hard.txt")))
+    yield* record(fs.copyFile(at("moved.txt"), at("copy.txt")))
+    yield* record(fs.remove(at("missing")))
+    yield* record(fs.remove(at("missing"), { force: true }))
+    yield* record(fs.remove(at("dir")))
+    yield* record(fs.makeDirectory(at("dir/a/b")))
+    yield* record(fs.makeDirectory(at("dir/a/b"), { recursive: true }))
+    yield* record(fs.makeDirectory(at("dir"), { recursive: false }))
+    yield* record(Effect.scoped(Effect.flatMap(fs.open(at("moved.txt"), { flag: "wx" }), (file) => file.writeAll(new Uint8Array([1])))))
+    yield* record(Effect.scoped(Effect.gen(function*() {
+      const file = yield* fs.open(at("new.bin"), { flag: "w", mode: 0o600 })
+      yield* file.writeAll(new TextEncoder().encode("hello, world"))
+      yield* file.sync
+      yield* file.truncate(5)
+      yield* file.write(new TextEncoder().encode("!"))
+      return (yield* file.stat).size
+    })))
+    yield* record(fs.readFileString(at("new.bin")))
+    yield* record(Effect.scoped(Effect.gen(function*() {
+      const file = yield* fs.open(at("new.bin"))
+      const first = yield* file.readAlloc(3)
+      yield* file.seek(1, "current")
+      const buffer = new Uint8Array(10)
+      const read = yield* file.read(buffer)
+      const end = yield* file.readAlloc(4)
+      yield* file.seek(4, "start")
+      const short = yield* file.readAlloc(10)
+      return [
+        Option.map(first, (bytes) => Buffer.from(bytes).toString()),
+        read,
+        Buffer.from(buffer.subarray(0, Number(read))).toString(),
+        Option.isNone(end),
+        Option.map(short, (bytes) => [Buffer.from(bytes).toString(), bytes.length, bytes.byteLength])
+      ]
+    })))
+    yield* record(Effect.scoped(Effect.gen(function*() {
+      const file = yield* fs.open(at("log.txt"), { flag: "a" })
+      yield* file.writeAll(new TextEncoder().encode("one "))
+      yield* file.writeAll(new TextEncoder().encode("two"))
+    })))
+    yield* record(fs.readFileString(at("log.txt")))
+    yield* record(Effect.map(fs.stat(at("new.bin")), (info) => info.mode & 0o777))
+    yield* record(fs.readDirectory(base))
+    return results
+  })
+
+const layTree = (base: string) => {
+  NodeFs.writeFileSync(NodePath.join(base, "file.txt"), "héllo\n")
+  NodeFs.writeFileSync(NodePath.join(base, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9]))
+  NodeFs.writeFileSync(NodePath.join(base, "log.txt"), "zero ")
+  NodeFs.symlinkSync("file.txt", NodePath.join(base, "link"))
+  NodeFs.symlinkSync("nowhere", NodePath.join(base, "dangling"))
+  NodeFs.mkdirSync(NodePath.join(base, "dir"))
+}
+
+describe("SyncNodeFileSystem", () => {
+  it.effect("answers every call tool-map makes exactly as @effect/platform-node does, errors included", () =>
+    Effect.gen(function*() {
+      const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "sync-fs-"))
+      try {
+        const run = (name: string, layer: typeof SyncNodeFileSystemLayer) => {
+          const base = NodePath.join(root, name)
+          NodeFs.mkdirSync(base)
+          layTree(base)
+          return Effect.map(script(base).pipe(Effect.provide(layer)), (results) =>
+            JSON.parse(JSON.stringify(results, (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value)).replaceAll(base, "<base>")) as unknown)
+        }
+        const asynchronous = yield* run("async", NodeFileSystem.layer)
+        const synchronous = yield* run("sync", SyncNodeFileSystemLayer)
+        expect(synchronous).toEqual(asynchronous)
+        // The script does reach the interesting cases: a sample of what both answered.
+        expect((asynchronous as ReadonlyArray<unknown>).slice(1, 3)).toEqual([
+          { _tag: "SystemError", reason: "NotFound", method: "stat", syscall: "stat", pathOrDescriptor: "<base>/missing" },
+          { _tag: "SystemError", reason: "BadResource", method: "stat", syscall: "stat", pathOrDescriptor: "<base>/file.txt/below" }
+        ])
+      } finally {
+        NodeFs.rmSync(root, { recursive: true, force: true })
+      }
+    }))
+})
