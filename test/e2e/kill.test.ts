@@ -2,7 +2,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { readGeneration } from "../../src/inventory/bundle/BundleWriter.js"
+import { readGeneration } from "../../src/inventory/bundle/format.js"
 import { BIN, makeTempDir, requireBuiltCli, writeExecutable } from "../support/cli.js"
 
 /** How many scans must actually die by SIGKILL. */

@@ -4,6 +4,7 @@ import { Clock, Context, Duration, Effect, Either, Layer, Option, Schedule, Sche
 import { randomBytes } from "node:crypto"
 import * as NodePath from "node:path"
 import type { BundlePaths } from "./location.js"
+import { GENERATION_PATTERN } from "./format.js"
 import { pidScope, processStartTicks } from "../../services/processIdentity.js"
 
 /** The steps of a commit and of a recovery, named in `BundleWriteError`. */
@@ -152,25 +153,6 @@ export const defaultBundleWriterOptions: BundleWriterOptions = {
   lockRetryInterval: Duration.millis(25),
   unreadableLockGrace: Duration.seconds(1),
   foreignLockMaxAge: Duration.minutes(1)
-}
-
-/** The generation ids the writer accepts: they become part of file names. */
-export const GENERATION_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
-
-const MARKER_LINE = /^\uFEFF?<!-- tool-map generation=([A-Za-z0-9_-]{1,128}) -->\r?$/
-const GenerationOfJson = Schema.parseJson(Schema.Struct({ generation: Schema.String }))
-const decodeGenerationOfJson = Schema.decodeUnknownOption(GenerationOfJson)
-
-/**
- * The generation id a bundle file carries: the `<!-- tool-map generation=<id> -->` first line
- * of a markdown file, or the `generation` of `tools.json`; null when there is none.
- */
-export const readGeneration = (content: string): string | null => {
-  const newline = content.indexOf("\n")
-  const firstLine = newline === -1 ? content : content.slice(0, newline)
-  const marker = MARKER_LINE.exec(firstLine)
-  if (marker !== null) return marker[1] ?? null
-  return Option.getOrNull(Option.map(decodeGenerationOfJson(content), (json) => json.generation))
 }
 
 type Role = "json" | "markdown" | "summary"

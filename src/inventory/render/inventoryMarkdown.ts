@@ -1,7 +1,8 @@
 import { CATEGORY_ORDER, categoryTitle } from "../domain/categories.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
 import { renderAgentHostsMarkdown, summarizeAgentHosts } from "./agentHosts.js"
-import { byteLength, fitLines, fitNames, generationMarker, mdCell, mdCellFit, mdCode, mdInlineCodeFit, mdTextFit, truncateBytes } from "./text.js"
+import { generationMarker } from "../bundle/format.js"
+import { byteLength, fitLines, fitNames, mdCell, mdCellFit, mdCode, mdInlineCodeFit, mdTextFit, truncateBytes } from "./text.js"
 
 /** The hard cap of `tools.summary.md`. */
 export const SUMMARY_MAX_BYTES = 6144

@@ -32,9 +32,6 @@ export const mdCode = (text: string): string => codeSpan(neutralize(text).replac
 /** Byte length of a string in UTF-8. */
 export const byteLength = (text: string): number => Buffer.byteLength(text, "utf8")
 
-/** The first line of every markdown file of a bundle. */
-export const generationMarker = (generation: string): string => `<!-- tool-map generation=${generation} -->`
-
 const ELLIPSIS = "…"
 
 /** How long a piece of text is, for a cap: UTF-8 bytes, or UTF-16 code units (`String#length`). */

@@ -19,9 +19,9 @@ import {
   type BundleWriterOptions,
   LockOwner,
   type LockOwnerShape,
-  readGeneration,
   RecoveryReport
 } from "../../../src/inventory/bundle/BundleWriter.js"
+import { readGeneration } from "../../../src/inventory/bundle/format.js"
 import { processStartTicks } from "../../../src/services/processIdentity.js"
 
 // == fixtures
