@@ -6,8 +6,34 @@ import * as path from "node:path"
 /** The built CLI; `npm test` builds it before vitest runs. */
 export const BIN = path.resolve(import.meta.dirname, "../../dist/tool-map.cjs")
 
+const ROOT = path.resolve(import.meta.dirname, "../..")
+
+/** The inputs of the build: a change to any of them after `dist` was built makes `dist` stale. */
+const buildInputs = (): ReadonlyArray<string> => [
+  ...fs.readdirSync(path.join(ROOT, "src"), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => path.join(ROOT, "src", name)),
+  path.join(ROOT, "package.json"),
+  path.join(ROOT, "scripts", "bundle.mjs")
+]
+
+/**
+ * Why the built file at `bin` does not reflect `inputs`, or null: it is missing, or one input
+ * was modified after it (an end-to-end test must not pass or fail on yesterday's build).
+ */
+export const staleBuildReason = (bin: string, inputs: ReadonlyArray<string>): string | null => {
+  if (!fs.existsSync(bin)) return `${bin} is missing`
+  const built = fs.statSync(bin).mtimeMs
+  const newer = inputs.filter((file) => fs.existsSync(file) && fs.statSync(file).mtimeMs > built)
+  if (newer.length === 0) return null
+  const shown = newer.slice(0, 3).map((file) => path.relative(ROOT, file)).join(", ")
+  return `${bin} is older than ${shown}${newer.length > 3 ? ` and ${newer.length - 3} more` : ""}`
+}
+
+/** Fails unless the built CLI exists and is newer than every source file. */
 export const requireBuiltCli = () => {
-  if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (npm test does).`)
+  const reason = staleBuildReason(BIN, buildInputs())
+  if (reason !== null) throw new Error(`${reason}: run \`npm run build\` first (npm test does).`)
 }
 
 export interface CliRun {
