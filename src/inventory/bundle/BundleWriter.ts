@@ -1,11 +1,23 @@
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Clock, Context, Duration, Effect, Either, Layer, Option, Schedule, Schema, type Scope } from "effect"
-import { randomBytes } from "node:crypto"
+import { Context, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
 import * as NodePath from "node:path"
 import type { BundlePaths } from "./location.js"
 import { GENERATION_PATTERN } from "./format.js"
-import { pidScope, processStartTicks } from "../../services/processIdentity.js"
+import {
+  breakMarkerPath,
+  defaultFileLockOptions,
+  describePlatformError as describe,
+  errnoCode,
+  FileLock,
+  type FileLockError,
+  type FileLocked,
+  type FileLockOptions,
+  LockOwner
+} from "../../services/FileLock.js"
+
+/** Who takes the lock (see `FileLock`); re-exported for the writer's callers. */
+export { LockOwner, type LockOwnerShape } from "../../services/FileLock.js"
 
 /** The steps of a commit and of a recovery, named in `BundleWriteError`. */
 export const BundleStep = Schema.Literal(
@@ -85,75 +97,11 @@ export interface BundleFiles {
   readonly summary: string
 }
 
-/** The identity written into lock files and the test of whether a lock holder still runs. */
-export interface LockOwnerShape {
-  readonly pid: number
-  /**
-   * Where this owner's pids mean something (host and PID namespace): a lock written under
-   * another scope is not judged by its pid. Absent: every lock is taken as this scope's.
-   */
-  readonly scope?: string
-  /** This owner's start time (clock ticks since boot), to tell a reused pid from the writer. */
-  readonly startTicks?: number | null
-  /** Whether `pid` still names the lock's writer, which started at `startTicks` when known. */
-  readonly isAlive: (pid: number, startTicks: number | null) => Effect.Effect<boolean>
-}
-
-let ownIdentity: { readonly scope: string; readonly startTicks: number | null } | undefined
-/** This process's scope and start time, read on the first lock taken, not when the module loads for every command. */
-const thisProcess = () => (ownIdentity ??= { scope: pidScope(), startTicks: processStartTicks(process.pid) })
-
-/** Who takes the lock, injected so that tests can simulate several processes and dead ones. */
-export class LockOwner extends Context.Tag("tool-map/LockOwner")<LockOwner, LockOwnerShape>() {
-  /**
-   * This process. A pid is alive unless signalling it fails with ESRCH, or (Linux) the process
-   * it names now started at another time than the lock's writer: the pid was reused.
-   */
-  static readonly live: LockOwnerShape = {
-    pid: process.pid,
-    get scope() {
-      return thisProcess().scope
-    },
-    get startTicks() {
-      return thisProcess().startTicks
-    },
-    isAlive: (pid, startTicks) =>
-      Effect.sync(() => {
-        const signalled = Either.try({ try: () => process.kill(pid, 0), catch: (error) => error as NodeJS.ErrnoException })
-        if (Either.isLeft(signalled) && signalled.left.code !== "EPERM") return false
-        const current = startTicks === null ? null : processStartTicks(pid)
-        return current === null || current === startTicks
-      })
-  }
-  static readonly layer = Layer.succeed(this, LockOwner.live)
-}
-
-/** Timing of the lock. */
-export interface BundleWriterOptions {
-  /** How long a writer waits for a lock held by a live process before `BundleLocked`. */
-  readonly lockWait: Duration.DurationInput
-  /** The pause between two attempts to take a held lock. */
-  readonly lockRetryInterval: Duration.DurationInput
-  /**
-   * How long a lock file that names no pid (its writer was killed between creating and
-   * writing it) is left alone before it is treated as stale.
-   */
-  readonly unreadableLockGrace: Duration.DurationInput
-  /**
-   * How old a lock written under another pid scope (another host or container sharing the
-   * directory) must be before it is treated as stale: its pid cannot be checked from here, and
-   * a commit holds the lock for well under a second.
-   */
-  readonly foreignLockMaxAge: Duration.DurationInput
-}
+/** Timing of the lock (see `FileLockOptions`). */
+export type BundleWriterOptions = FileLockOptions
 
 /** The defaults: wait up to 2 s for a live holder. */
-export const defaultBundleWriterOptions: BundleWriterOptions = {
-  lockWait: Duration.seconds(2),
-  lockRetryInterval: Duration.millis(25),
-  unreadableLockGrace: Duration.seconds(1),
-  foreignLockMaxAge: Duration.minutes(1)
-}
+export const defaultBundleWriterOptions: BundleWriterOptions = defaultFileLockOptions
 
 type Role = "json" | "markdown" | "summary"
 const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary"]
@@ -175,7 +123,7 @@ export const auxNames = (paths: BundlePaths): AuxNames => ({
   lock: `.${paths.stem}.lock`,
   journal: `.${paths.stem}.journal`,
   journalTmp: `.${paths.stem}.journal.tmp`,
-  breakMarker: (holderId) => `.${paths.stem}.lock.${holderId}.break`,
+  breakMarker: (holderId) => breakMarkerPath(`.${paths.stem}.lock`, holderId),
   stage: (target, generation) => `.${target}.${generation}.stage`,
   backup: (target, generation) => `.${target}.${generation}.bak`
 })
@@ -224,71 +172,18 @@ const Journal = Schema.Struct({
 type Journal = typeof Journal.Type
 const decodeJournal = Schema.decodeUnknownEither(Schema.parseJson(Journal))
 
-const LockContent = Schema.Struct({
-  pid: Schema.Int.pipe(Schema.positive()),
-  nonce: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,128}$/)),
-  createdAt: Schema.String,
-  // Absent in locks of earlier versions, which are judged as this scope's.
-  scope: Schema.optional(Schema.String),
-  startTicks: Schema.optional(Schema.NullOr(Schema.Int))
-})
-const decodeLockContent = Schema.decodeUnknownOption(Schema.parseJson(LockContent))
-
-/** Who holds a lock file (or a break marker), as read from it. */
-interface Holder {
-  /** The nonce, `ino<inode>` for a file without readable content, `symlink` for a symbolic link. */
-  readonly id: string
-  readonly pid: number | null
-  readonly createdAt: string | null
-  readonly mtimeMs: number | null
-  readonly scope: string | null
-  readonly startTicks: number | null
-}
-
-const errnoCode = (error: PlatformError): string | null => {
-  if (error._tag !== "SystemError") return null
-  const cause: unknown = error.cause
-  if (typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string") return cause.code
-  return null
-}
-
-const ERRNO_TEXT: Readonly<Record<string, string>> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EROFS: "the file system is read-only",
-  ENOSPC: "the disk is full",
-  EDQUOT: "the disk quota is exceeded",
-  ENOTDIR: "a component of the path is not a directory",
-  EEXIST: "it already exists",
-  EISDIR: "it is a directory",
-  ENOENT: "it does not exist",
-  EIO: "an input/output error occurred",
-  EMFILE: "too many open files",
-  ENFILE: "too many open files",
-  ENAMETOOLONG: "the name is too long",
-  ELOOP: "too many symbolic links"
-}
-
-const describe = (error: PlatformError): string => {
-  const code = errnoCode(error)
-  const text = code === null ? undefined : ERRNO_TEXT[code]
-  return text === undefined || code === null ? error.message : `${text} (${code})`
-}
-
 const UNWRITABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "ENOTDIR", "EEXIST"])
 
 const dirAdvice = (dir: string) =>
   `Make ${dir} a writable directory, or write the bundle elsewhere with \`tool-map scan <writable dir>/inv.md\`.`
 
 const isNotFound = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
-const isAlreadyExists = (error: PlatformError) => error._tag === "SystemError" && error.reason === "AlreadyExists"
 /** Platforms that cannot fsync a directory refuse with one of these; nothing is lost by skipping it. */
 const DIR_SYNC_REFUSALS = new Set(["EISDIR", "EINVAL", "EPERM", "ENOTSUP", "EBADF"])
 /** A hard link is impossible here (FAT, some network mounts): a copy makes the backup instead. */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS"])
 
 const encoder = new TextEncoder()
-const newNonce = () => randomBytes(9).toString("base64url")
 
 /** The state of a listing of the output directory, updated as recovery renames and removes. */
 interface Listing {
@@ -305,7 +200,7 @@ interface Transaction {
 const makeBundleWriter = (options: BundleWriterOptions) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const owner = yield* LockOwner
+    const locks = yield* FileLock.make(options)
 
     const fail = (step: BundleStep, path: string) => (error: PlatformError) =>
       new BundleWriteError({ step, path, reason: describe(error) })
@@ -356,167 +251,22 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
 
     // == the lock
 
-    const readHolder = (path: string, step: BundleStep): Effect.Effect<Option.Option<Holder>, BundleWriteError> =>
-      fs.readFileString(path).pipe(
-        Effect.flatMap((content) =>
-          Option.match(decodeLockContent(content), {
-            onSome: (lock) =>
-              Effect.succeedSome<Holder>({
-                id: lock.nonce,
-                pid: lock.pid,
-                createdAt: lock.createdAt,
-                mtimeMs: null,
-                scope: lock.scope ?? null,
-                startTicks: lock.startTicks ?? null
-              }),
-            onNone: () =>
-              Effect.map(fs.stat(path), (info) =>
-                Option.some<Holder>({
-                  id: `ino${Option.getOrElse(info.ino, () => 0)}`,
-                  pid: null,
-                  createdAt: null,
-                  mtimeMs: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0),
-                  scope: null,
-                  startTicks: null
-                })
-              )
-          })
-        ),
-        // Not found by its target: gone, or a dangling symbolic link, which no writer makes and
-        // which would otherwise be "held" forever: stale at once.
-        Effect.catchIf(isNotFound, () =>
-          fs.readLink(path).pipe(
-            Effect.as(Option.some<Holder>({ id: "symlink", pid: null, createdAt: null, mtimeMs: 0, scope: null, startTicks: null })),
-            Effect.catchAll(() => Effect.succeedNone)
-          )),
-        Effect.mapError(fail(step, path))
-      )
-
-    const isStale = (holder: Holder) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        if (holder.pid === null) return now - (holder.mtimeMs ?? 0) > Duration.toMillis(options.unreadableLockGrace)
-        if (holder.scope !== null && owner.scope !== undefined && holder.scope !== owner.scope) {
-          const created = holder.createdAt === null ? Number.NaN : Date.parse(holder.createdAt)
-          return Number.isNaN(created) || now - created > Duration.toMillis(options.foreignLockMaxAge)
-        }
-        if (holder.pid === owner.pid) {
-          // Our own pid: this very process, unless the lock's writer started at another time.
-          return holder.startTicks !== null && owner.startTicks != null && holder.startTicks !== owner.startTicks
-        }
-        return !(yield* owner.isAlive(holder.pid, holder.startTicks))
-      })
-
-    /** Creates `path` exclusively with `content`; false when it already exists. */
-    const createExclusive = (paths: BundlePaths, path: string, content: string) =>
-      Effect.scoped(
-        Effect.gen(function* () {
-          const file = yield* fs.open(path, { flag: "wx" })
-          yield* file.writeAll(encoder.encode(content)).pipe(
-            Effect.tapError(() => Effect.ignore(fs.remove(path, { force: true })))
-          )
+    const lockFailed = (paths: BundlePaths) => (error: FileLockError | FileLocked): BundleWriteError | BundleLocked =>
+      error._tag === "FileLocked"
+        ? new BundleLocked({ path: error.path, pid: error.pid, since: error.since })
+        : new BundleWriteError({
+          step: "lock",
+          path: error.path,
+          reason: error.operation === "create" && error.code !== null && UNWRITABLE.has(error.code)
+            ? `cannot create files in ${paths.dir}: ${error.reason}. ${dirAdvice(paths.dir)}`
+            : error.reason
         })
-      ).pipe(
-        Effect.as(true),
-        Effect.catchIf(isAlreadyExists, () => Effect.succeed(false)),
-        Effect.mapError((error) => {
-          const code = errnoCode(error)
-          return new BundleWriteError({
-            step: "lock",
-            path,
-            reason: code !== null && UNWRITABLE.has(code)
-              ? `cannot create files in ${paths.dir}: ${describe(error)}. ${dirAdvice(paths.dir)}`
-              : describe(error)
-          })
-        })
-      )
-
-    const lockContent = (nonce: string, now: number) =>
-      JSON.stringify({
-        pid: owner.pid,
-        nonce,
-        createdAt: new Date(now).toISOString(),
-        ...(owner.scope === undefined ? {} : { scope: owner.scope, startTicks: owner.startTicks ?? null })
-      })
-
-    /**
-     * Breaks a stale lock. Only the process that creates the break marker named after the stale
-     * holder may remove it, and only after reading that the lock is still that holder's: two
-     * processes breaking the same stale lock at once can never remove a lock taken meanwhile.
-     * False when another live process is breaking it right now.
-     */
-    const breakStale = (paths: BundlePaths, stale: Holder) => {
-      const lockPath = at(paths.dir, auxNames(paths).lock)
-      const markerPath = at(paths.dir, auxNames(paths).breakMarker(stale.id))
-      return Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        return yield* Effect.acquireUseRelease(
-          createExclusive(paths, markerPath, lockContent(newNonce(), now)),
-          (claimed) =>
-            claimed
-              ? Effect.gen(function* () {
-                const current = yield* readHolder(lockPath, "lock")
-                if (Option.isSome(current) && current.value.id === stale.id) {
-                  yield* removeIfPresent(lockPath, "lock")
-                }
-                return true
-              })
-              : Effect.gen(function* () {
-                const breaker = yield* readHolder(markerPath, "lock")
-                if (Option.isNone(breaker)) return true
-                if (!(yield* isStale(breaker.value))) return false
-                yield* removeIfPresent(markerPath, "lock")
-                return true
-              }),
-          (claimed) => (claimed ? Effect.ignore(fs.remove(markerPath, { force: true })) : Effect.void)
-        )
-      })
-    }
-
-    /** Takes the lock, waiting up to `lockWait` for a live holder and breaking a stale one. */
-    const takeLock = Effect.fn("BundleWriter.takeLock")(function* (paths: BundlePaths) {
-      const lockPath = at(paths.dir, auxNames(paths).lock)
-      const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(options.lockWait)
-      let brokeStale = false
-      while (true) {
-        const now = yield* Clock.currentTimeMillis
-        const nonce = newNonce()
-        if (yield* createExclusive(paths, lockPath, lockContent(nonce, now))) return { lockPath, nonce, brokeStale }
-        const holder = yield* readHolder(lockPath, "lock")
-        // None: released between the two calls; take it at once, unless the deadline is past.
-        if (Option.isSome(holder) && (yield* isStale(holder.value)) && (yield* breakStale(paths, holder.value))) {
-          brokeStale = true
-          continue
-        }
-        if ((yield* Clock.currentTimeMillis) >= deadline) {
-          return yield* Option.match(holder, {
-            onNone: () => new BundleLocked({ path: lockPath, pid: null, since: null }),
-            onSome: (held) => new BundleLocked({ path: lockPath, pid: held.pid, since: held.createdAt })
-          })
-        }
-        if (Option.isNone(holder)) continue
-        // The lock's acquisition is uninterruptible; the wait between attempts need not be.
-        yield* Effect.interruptible(Effect.sleep(options.lockRetryInterval))
-      }
-    })
 
     /** The lock as a scoped resource: released when the scope closes, whatever the exit. */
     const lock = (
       paths: BundlePaths
     ): Effect.Effect<{ readonly brokeStale: boolean }, BundleWriteError | BundleLocked, Scope.Scope> =>
-      Effect.acquireRelease(takeLock(paths), ({ lockPath, nonce }) =>
-        // Only while it is still ours: a lock broken as stale and taken by another is theirs.
-        readHolder(lockPath, "lock").pipe(
-          Effect.flatMap((holder) =>
-            Option.isSome(holder) && holder.value.id === nonce
-              ? Effect.mapError(fs.remove(lockPath, { force: true }), fail("lock", lockPath))
-              : Effect.void
-          ),
-          Effect.retry(Schedule.recurs(2)),
-          Effect.catchAll((error) =>
-            Effect.logWarning(`tool-map could not release the lock ${lockPath}: ${error.reason}; the next run breaks it.`)
-          )
-        ))
+      locks.acquire(at(paths.dir, auxNames(paths).lock)).pipe(Effect.mapError(lockFailed(paths)))
 
     // == recovery
 
