@@ -13,7 +13,7 @@ import {
 import { exportClaudeV1 } from "../inventory/query/claudeV1.js"
 import { itemState } from "../inventory/render/agentHosts.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
-import { InventoryStore } from "../inventory/query/InventoryStore.js"
+import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
 
@@ -47,7 +47,7 @@ const printItems = <A extends AgentHostItem>(
   emptyNote: string
 ) =>
   Effect.gen(function* () {
-    const inventory = (yield* (yield* InventoryStore).load(flags.from)).agentHosts
+    const inventory = (yield* (yield* InventoryReader).load(flags.from)).agentHosts
     const byId = new Map(inventory.items.map((item) => [item.id, item] as const))
     yield* printResult(flags.json, select(inventory), (list) =>
       printTable(headers, list.map((item) => row(item, itemState(item, byId))), emptyNote)
@@ -187,7 +187,7 @@ export const agentQueryCommands = [
 /** `tool-map export claude-v1`: the seed's v1 tools-inventory.json, from the cached bundle. */
 export const exportClaudeV1Command = Command.make("claude-v1", { from: fromOption }, (flags) =>
   Effect.gen(function* () {
-    const inventory = yield* (yield* InventoryStore).load(flags.from)
+    const inventory = yield* (yield* InventoryReader).load(flags.from)
     const env = yield* MachineEnvironment
     yield* printJson(exportClaudeV1(inventory.agentHosts, { generatedAt: inventory.generatedAt, homedir: env.homedir }))
   })

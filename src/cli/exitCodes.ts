@@ -28,6 +28,19 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   CatalogFileError: ExitCode.cannotWrite
 }
 
+const tagOf = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" ? error._tag : undefined
+
+/** The errors that exit as the typed cause they carry, when they carry one (a read stopped by a lock exits 5). */
+const EXITS_AS_CAUSE: ReadonlySet<string> = new Set(["BundleReadError"])
+
+/** The exit code of a typed error: its cause's for one of {@link EXITS_AS_CAUSE} that carries a known one, else its tag's; 70 for an unknown tag. */
+export const exitCodeOf = (error: unknown): number => {
+  const tag = tagOf(error) ?? ""
+  const cause = EXITS_AS_CAUSE.has(tag) && typeof error === "object" && error !== null && "cause" in error ? error.cause : undefined
+  return EXIT_CODE_BY_TAG[tagOf(cause) ?? ""] ?? EXIT_CODE_BY_TAG[tag] ?? ExitCode.internal
+}
+
 export const EXIT_CODES_HELP = [
   "Exit codes: 0 success; 1 nothing found (query which, catalog path or target); 2 usage error (bad flag or argument);",
   "3 the bundle cannot be written (output dir not writable); 4 the bundle cannot be read (corrupt);",

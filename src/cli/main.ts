@@ -3,7 +3,7 @@ import { Cause, Console, Effect, Exit, Option } from "effect"
 import { TOOL_MAP_VERSION } from "../version.js"
 import { agentQueryCommands, exportCommand } from "./agentCommands.js"
 import { catalogCommand } from "./catalogCommands.js"
-import { EXIT_CODE_BY_TAG, EXIT_CODES_HELP, ExitCode } from "./exitCodes.js"
+import { EXIT_CODES_HELP, ExitCode, exitCodeOf } from "./exitCodes.js"
 import { inventoryQueryCommands } from "./queryCommands.js"
 import { scanCommand } from "./scanCommand.js"
 
@@ -22,9 +22,6 @@ export const rootCommand = Command.make("tool-map").pipe(
 
 /** Parses argv (`["node", "tool-map", ...]`) and runs the command. */
 export const runCli = Command.run(rootCommand, { name: "tool-map", version: TOOL_MAP_VERSION })
-
-const tagOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" ? error._tag : undefined
 
 const messageOf = (error: unknown): string =>
   typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message !== ""
@@ -50,5 +47,5 @@ export const runToExitCode = <E, R>(effect: Effect.Effect<void, E, R>) =>
       return ValidationError.isHelpRequested(error) ? ExitCode.ok : ExitCode.usage
     }
     yield* Console.error(`tool-map: ${messageOf(error)}`)
-    return EXIT_CODE_BY_TAG[tagOf(error) ?? ""] ?? ExitCode.internal
+    return exitCodeOf(error)
   })

@@ -1,7 +1,6 @@
-import { FileSystem } from "@effect/platform"
-import { Context, Effect, Either, Fiber, Layer, Option, Schema } from "effect"
+import { Context, Effect, Fiber, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "./bundle/location.js"
+import type { BundlePaths } from "./bundle/location.js"
 import { categorize } from "./domain/categories.js"
 import {
   Diagnostic,
@@ -10,37 +9,28 @@ import {
   RootReport,
   SCHEMA_VERSION,
   Tool,
-  type VersionReport,
-  WatchedInput,
-  WatchSet
+  type VersionReport
 } from "./domain/inventory.js"
 import { probeNames } from "./domain/probeTable.js"
 import { copiesNamed, namedCopies, winningCopy } from "./domain/toolNames.js"
-import { computeRoots, envValue, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "./domain/roots.js"
+import { computeRoots, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "./domain/roots.js"
 import { redactSecrets } from "./domain/secrets.js"
-import { digest, staleReason } from "./bundle/staleness.js"
 import { encodeTools, type EncodedTools, renderInventoryJson } from "./render/inventoryJson.js"
 import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkdown } from "./render/inventoryMarkdown.js"
 import { TOOL_MAP_VERSION } from "../version.js"
 import { AgentHostScanner } from "./discover/AgentHostScanner.js"
+import { Bundle } from "./bundle/Bundle.js"
 import { BundleWriter, type BundleLocked, type BundleWriteError } from "./bundle/BundleWriter.js"
-import { readGeneration } from "./bundle/format.js"
-import { readUpTo } from "../services/fileRead.js"
+import type { RedirectPathInvalid } from "./bundle/errors.js"
 import { MachineEnvironment, type MachineEnvironmentShape } from "../services/MachineEnvironment.js"
 import { IdentityReader } from "./discover/IdentityReader.js"
+import { FirstScan } from "./query/FirstScan.js"
 import { ScanProgress } from "./ScanProgress.js"
 import { type ProbeRequest, VersionProbe } from "./probe/VersionProbe.js"
 import { Walker } from "./discover/Walker.js"
 
-/** The redirect path given to `scan` does not name a markdown file. */
-export class RedirectPathInvalid extends Schema.TaggedError<RedirectPathInvalid>()("RedirectPathInvalid", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  get message() {
-    return `The output path ${this.path} is not usable: ${this.reason}. Give a path ending in .md, e.g. out/inventory.md.`
-  }
-}
+/** The redirect path given to `scan` does not name a markdown file (defined with the bundle's location). */
+export { RedirectPathInvalid } from "./bundle/errors.js"
 
 /** What `scan` was asked to do. */
 export interface ScanOptions {
@@ -85,17 +75,6 @@ export type ScanOutcome =
 
 export type ScanError = RedirectPathInvalid | BundleWriteError | BundleLocked
 
-/** The bundle paths of a scan: the redirect when given, else the default data dir. */
-export const resolveBundlePaths = (
-  host: MachineEnvironmentShape,
-  target: Option.Option<string>
-): Either.Either<BundlePaths, RedirectPathInvalid> =>
-  Option.match(target, {
-    onNone: () => Either.right(bundlePathsForDir(defaultDataDir(host.env, host.homedir))),
-    onSome: (path) =>
-      Either.mapLeft(bundlePathsForRedirect(path), (reason) => new RedirectPathInvalid({ path, reason }))
-  })
-
 /** Every value below is built from typed parts: skip the run-time validation of the Schema classes. */
 const TYPED = { disableValidation: true } as const
 
@@ -138,119 +117,15 @@ export const shellQuote = (text: string, os: MachineEnvironmentShape["os"]): str
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`
 }
 
-/** The current stat state of a watched path: changes when the entry's contents or metadata do. */
-const inputState = (fs: FileSystem.FileSystem, path: string) =>
-  fs.stat(path).pipe(
-    Effect.map((info) =>
-      `${info.type}:${Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0)}:${info.size}:${Option.getOrElse(info.ino, () => 0)}`
-    ),
-    Effect.catchAll((error) => Effect.succeed(error._tag === "SystemError" && error.reason === "NotFound" ? "missing" : `error:${error._tag === "SystemError" ? error.reason : "bad-argument"}`))
-  )
-
-const watchedInputs = (fs: FileSystem.FileSystem, paths: ReadonlyArray<string>) =>
-  Effect.forEach([...new Set(paths)], (path) => Effect.map(inputState(fs, path), (state) => new WatchedInput({ path, state }, TYPED)), {
-    concurrency: 32
-  })
-
-/**
- * The text of a bundle's tools.json, or none when there is no such file. Anything but a regular
- * file there (a FIFO would block the read forever) is refused with a reason, as is a failed read.
- */
-export const readBundleJson = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Option.Option<string>, string> =>
-  Effect.gen(function* () {
-    const info = yield* fs.stat(path).pipe(
-      Effect.map(Option.some<FileSystem.File.Info>),
-      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeed(Option.none<FileSystem.File.Info>())),
-      Effect.mapError((error) => error.message)
-    )
-    if (Option.isNone(info)) return Option.none()
-    if (info.value.type !== "File") return yield* Effect.fail(`it is not a regular file (${info.value.type.toLowerCase()})`)
-    return Option.some(yield* Effect.mapError(fs.readFileString(path), (error) => error.message))
-  })
-
-/** The watch set and generation tools.json recorded, or none when it cannot be read. */
-const recordedBundle = (fs: FileSystem.FileSystem, paths: BundlePaths) =>
-  readBundleJson(fs, paths.json).pipe(
-    Effect.flatMap(Option.match({ onNone: () => Effect.fail("no tools.json"), onSome: Effect.succeed })),
-    Effect.flatMap((text) =>
-      Effect.try({
-        try: () => JSON.parse(text) as { readonly watch?: unknown; readonly generation?: unknown },
-        catch: () => "tools.json is not valid JSON"
-      })
-    ),
-    Effect.flatMap((parsed) =>
-      Effect.map(Schema.decodeUnknown(WatchSet)(parsed.watch), (watch) => ({
-        watch,
-        generation: typeof parsed.generation === "string" ? parsed.generation : null
-      }))
-    ),
-    Effect.option
-  )
-
-/** The first bytes of a bundle file: enough for its generation marker line. */
-const MARKER_BYTES = 256
-
-/**
- * Why the markdown files do not complete the bundle of `generation`, if they do not: one is
- * missing, not a regular file, or of another generation (deleted or edited since the scan).
- */
-const incompleteBundle = (fs: FileSystem.FileSystem, paths: BundlePaths, generation: string | null) =>
-  Effect.gen(function* () {
-    for (const path of [paths.markdown, paths.summary]) {
-      const info = yield* Effect.option(fs.stat(path))
-      if (Option.isNone(info)) return Option.some(`${path} is missing`)
-      if (info.value.type !== "File") return Option.some(`${path} is not a regular file`)
-      const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, MARKER_BYTES))).pipe(
-        Effect.map((bytes) => new TextDecoder().decode(bytes)),
-        Effect.orElseSucceed(() => "")
-      )
-      const found = readGeneration(head)
-      if (generation === null || found !== generation) return Option.some(`${path} is not of the generation ${paths.json} records`)
-    }
-    return Option.none<string>()
-  })
-
 const make = Effect.gen(function* () {
-  const fs = yield* FileSystem.FileSystem
   const host = yield* MachineEnvironment
+  const bundle = yield* Bundle
   const walker = yield* Walker
   const probe = yield* VersionProbe
   const identityReader = yield* IdentityReader
   const agentHosts = yield* AgentHostScanner
   const writer = yield* BundleWriter
   const progress = yield* ScanProgress
-
-  const currentFingerprint = {
-    toolMapVersion: TOOL_MAP_VERSION,
-    pathVariable: digest(envValue(host, "PATH") ?? ""),
-    extraRoots: digest(envValue(host, "TOOL_MAP_ROOTS") ?? "")
-  }
-
-  /** Why a bundle recorded with `watch` is out of date, or none when every watched input is as recorded. */
-  const checkWatch = Effect.fn("ScanProgram.checkWatch")(function* (watch: WatchSet) {
-    const current = yield* watchedInputs(fs, watch.inputs.map((input) => input.path))
-    const states = new Map(current.map((input) => [input.path, input.state] as const))
-    return staleReason(watch, { ...currentFingerprint, stateOf: (path) => states.get(path) ?? "missing" })
-  })
-
-  /**
-   * Why the bundle at `paths` must be rebuilt (reading only its watch set and the markdown
-   * files' first line), or none; with the generation all three files carry when none.
-   */
-  const staleness = (paths: BundlePaths) =>
-    Effect.gen(function* () {
-      const recorded = yield* recordedBundle(fs, paths)
-      if (Option.isNone(recorded)) return { reason: Option.some("no readable bundle yet"), generation: null }
-      const { generation, watch } = recorded.value
-      const incomplete = yield* incompleteBundle(fs, paths, generation)
-      if (Option.isSome(incomplete)) return { reason: incomplete, generation }
-      return { reason: yield* checkWatch(watch), generation }
-    })
-
-  /** Why the bundle at `paths` must be rebuilt, or none. */
-  const checkStale = Effect.fn("ScanProgram.checkStale")(function* (paths: BundlePaths) {
-    return (yield* staleness(paths)).reason
-  })
 
   /**
    * The version reports of `requests` (what the walk resolved), reusing the probes started
@@ -302,7 +177,7 @@ const make = Effect.gen(function* () {
     ], { concurrency: "unbounded" })
     // Only now, once no probe runs: a program that writes into a watched place as it starts
     // is recorded as it left it, not seen as a change by the next `--if-stale`.
-    const inputs = yield* watchedInputs(fs, [
+    const watch = yield* bundle.snapshot([
       ...walked.roots.filter((root) => root.path !== "" && (root.status === "ok" || root.status === "missing" || root.status === "not-a-directory")).map((root) => root.path),
       ...walked.directories,
       ...requests.flatMap((request) => (request.path === null ? [] : [request.path])),
@@ -312,7 +187,6 @@ const make = Effect.gen(function* () {
     const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, TYPED)
     const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
     const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)
-    const watch = new WatchSet({ ...currentFingerprint, inputs }, TYPED)
     const inventory = new Inventory({
       schemaVersion: SCHEMA_VERSION,
       generation,
@@ -335,14 +209,14 @@ const make = Effect.gen(function* () {
   /** Scans the machine and commits the bundle, or reports why nothing needed doing. */
   const run = Effect.fn("ScanProgram.run")(function* (options: ScanOptions) {
     const started = Date.now()
-    const paths = yield* resolveBundlePaths(host, options.target)
+    const paths = yield* bundle.locate(options.target)
     yield* writer.recover(paths)
     let reason: string | null = null
     if (options.ifStale) {
-      const stale = yield* staleness(paths)
+      const stale = yield* bundle.staleness(paths)
       if (Option.isNone(stale.reason)) {
         // Up to date means all three files carry the generation tools.json recorded.
-        return { _tag: "Skipped", generation: stale.generation ?? "", paths, durationMs: Date.now() - started, reason: "no watched input changed since the last scan" } as const
+        return { _tag: "Skipped", generation: Option.getOrElse(stale.generation, () => ""), paths, durationMs: Date.now() - started, reason: "no watched input changed since the last scan" } as const
       }
       reason = stale.reason.value
     }
@@ -368,16 +242,23 @@ const make = Effect.gen(function* () {
     return { _tag: "Written", generation, paths, counts, durationMs: Date.now() - started, reason } as const
   })
 
-  return { run, checkStale, checkWatch } as const
+  return { run } as const
 })
 
-/** The scan of issue 2: discover → probe → classify → render → commit. The CLI and the library run this. */
+/**
+ * The scan of issue 2: discover → probe → classify → render → commit. The CLI and the library
+ * run this; its layer also provides the readers' {@link FirstScan}.
+ */
 export class ScanProgram extends Context.Tag("tool-map/ScanProgram")<ScanProgram, {
   readonly run: (options: ScanOptions) => Effect.Effect<ScanOutcome, ScanError>
-  readonly checkStale: (paths: BundlePaths) => Effect.Effect<Option.Option<string>>
-  /** The same check against a watch set already in hand (an inventory loaded for a query). */
-  readonly checkWatch: (watch: WatchSet) => Effect.Effect<Option.Option<string>>
 }>() {
-  static readonly layer = Layer.effect(this, make)
+  /** The scanner, and the first scan of a reader that finds no bundle (probes on, progress shown). */
+  static readonly layer = Layer.effectContext(
+    Effect.map(make, (scanner) =>
+      Context.make(ScanProgram, scanner).pipe(
+        Context.add(FirstScan, FirstScan.of({
+          run: (target) => Effect.asVoid(scanner.run({ target, ifStale: false, probes: true, progress: true }))
+        }))
+      ))
+  )
 }
-

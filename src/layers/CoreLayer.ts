@@ -1,11 +1,12 @@
 import type { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { AgentHostScanner } from "../inventory/discover/AgentHostScanner.js"
+import { Bundle } from "../inventory/bundle/Bundle.js"
 import { BundleWriter } from "../inventory/bundle/BundleWriter.js"
 import { FrontmatterParser } from "../inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { IdentityReader } from "../inventory/discover/IdentityReader.js"
-import { InventoryStore } from "../inventory/query/InventoryStore.js"
+import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { ScanProgram } from "../inventory/ScanProgram.js"
 import { ScanProgress } from "../inventory/ScanProgress.js"
 import { VersionProbe } from "../inventory/probe/VersionProbe.js"
@@ -20,18 +21,24 @@ const WalkServicesLayer = Layer.mergeAll(
   AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer))
 )
 
+/** The bundle's reader and writer: what a query of an existing bundle uses. */
+const BundleServicesLayer = Layer.merge(Bundle.layer, BundleWriter.layer)
+
 /**
  * The services of the scan over their live layers, needing only the platform (FileSystem,
  * Path, CommandExecutor), the MachineEnvironment and the progress sink. Built once per front end.
  */
-export const ScanServicesLayer = Layer.merge(WalkServicesLayer, BundleWriter.layer)
+export const ScanServicesLayer = Layer.merge(WalkServicesLayer, BundleServicesLayer)
 
-/** ScanProgram and InventoryStore over the given scan services. */
-const inventoryOver = <ROut, E, RIn>(services: Layer.Layer<ROut, E, RIn>) =>
-  InventoryStore.layer.pipe(Layer.provideMerge(ScanProgram.layer), Layer.provideMerge(services))
+/**
+ * ScanProgram (with the readers' FirstScan) and InventoryReader over the given scan services
+ * (the walk services, Bundle, BundleWriter, ScanProgress), which stay in the output.
+ */
+export const inventoryLayerOver = <ROut, E, RIn>(services: Layer.Layer<ROut, E, RIn>) =>
+  InventoryReader.layer.pipe(Layer.provideMerge(ScanProgram.layer), Layer.provideMerge(services))
 
-/** ScanProgram and InventoryStore over the live services. */
-export const InventoryLayer = inventoryOver(ScanServicesLayer)
+/** ScanProgram and InventoryReader over the live services. */
+export const InventoryLayer = inventoryLayerOver(ScanServicesLayer)
 
 /**
  * {@link WalkServicesLayer} built the first time one of its services is used, in this layer's
@@ -68,7 +75,7 @@ const LazyWalkServicesLayer = Layer.scopedContext(
 )
 
 /** The whole graph for the CLI: live platform, live environment, progress on a terminal's stderr. */
-export const CliLayer = inventoryOver(Layer.merge(LazyWalkServicesLayer, BundleWriter.layer)).pipe(
+export const CliLayer = inventoryLayerOver(Layer.merge(LazyWalkServicesLayer, BundleServicesLayer)).pipe(
   Layer.provideMerge(Layer.mergeAll(MachineEnvironment.layer, ScanProgress.layer)),
   Layer.provideMerge(PlatformLayer)
 )

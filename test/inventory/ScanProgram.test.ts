@@ -5,6 +5,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
+import { Bundle } from "../../src/inventory/bundle/Bundle.js"
 import { BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
 import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
@@ -63,6 +64,7 @@ const scanLayer = (
     VersionProbe.layerWithSpawner({ timeout: 5000 }).pipe(Layer.provide(ProcessSpawner.layerRecording(calls))),
     IdentityReader.layer,
     AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
+    Bundle.layer,
     BundleWriter.layer,
     ScanProgress.silent
   )

@@ -41,13 +41,17 @@ const pathsFor = (dir: string, stem: string): BundlePaths => ({
   stem
 })
 
-/** The bundle in a directory: `tools.json`, `tools.md`, `tools.summary.md` (resolved against the cwd). */
-export const bundlePathsForDir = (dir: string): BundlePaths => pathsFor(NodePath.resolve(dir), DEFAULT_STEM)
+/**
+ * The bundle in a directory: `tools.json`, `tools.md`, `tools.summary.md` (a relative `dir`
+ * resolved against `cwd`; `Bundle.locate` passes the injected environment's).
+ */
+export const bundlePathsForDir = (dir: string, cwd: string = process.cwd()): BundlePaths =>
+  pathsFor(NodePath.resolve(cwd, dir), DEFAULT_STEM)
 
 /**
  * The bundle of a redirected scan: `some/dir/inv.md` gives `inv.md`, `inv.json` and
- * `inv.summary.md` in `some/dir` (resolved against `cwd`). Left with a reason a user can act
- * on when the path does not name a `.md` file.
+ * `inv.summary.md` in `some/dir` (resolved against `cwd`; `Bundle.locate` passes the injected
+ * environment's). Left with a reason a user can act on when the path does not name a `.md` file.
  */
 export const bundlePathsForRedirect = (mdPath: string, cwd: string = process.cwd()): Either.Either<BundlePaths, string> => {
   if (mdPath.trim() === "") return Either.left("the output path is empty; give a file name ending in .md, such as inv.md")

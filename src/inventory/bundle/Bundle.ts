@@ -1,0 +1,172 @@
+import { FileSystem } from "@effect/platform"
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { MachineEnvironment } from "../../services/MachineEnvironment.js"
+import { readUpTo } from "../../services/fileRead.js"
+import { TOOL_MAP_VERSION } from "../../version.js"
+import { type Inventory, WatchedInput, WatchSet } from "../domain/inventory.js"
+import { envValue } from "../domain/roots.js"
+import { BundleReadError, RedirectPathInvalid } from "./errors.js"
+import { decodeInventoryJson, decodeRecordedBundle, MARKER_BYTES, type RecordedBundle, readGeneration } from "./format.js"
+import { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "./location.js"
+import { digest, staleReason } from "./staleness.js"
+
+/** What {@link Bundle} `staleness` found. */
+export interface Staleness {
+  /** Why the bundle must be rebuilt, or none when it is up to date. */
+  readonly reason: Option.Option<string>
+  /** The generation tools.json records; when up to date, the generation all three files carry. */
+  readonly generation: Option.Option<string>
+}
+
+/** Values built from typed parts: the run-time validation of the Schema classes is skipped. */
+const TYPED = { disableValidation: true } as const
+
+const isNotFound = (error: { readonly _tag: string; readonly reason?: unknown }) =>
+  error._tag === "SystemError" && error.reason === "NotFound"
+
+const make = Effect.gen(function* () {
+  const fs = yield* FileSystem.FileSystem
+  const host = yield* MachineEnvironment
+
+  const fingerprint = {
+    toolMapVersion: TOOL_MAP_VERSION,
+    pathVariable: digest(envValue(host, "PATH") ?? ""),
+    extraRoots: digest(envValue(host, "TOOL_MAP_ROOTS") ?? "")
+  }
+
+  /** The current stat state of a watched path: changes when the entry's contents or metadata do. */
+  const inputState = (path: string) =>
+    fs.stat(path).pipe(
+      Effect.map((info) =>
+        `${info.type}:${Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0)}:${info.size}:${Option.getOrElse(info.ino, () => 0)}`
+      ),
+      Effect.catchAll((error) => Effect.succeed(isNotFound(error) ? "missing" : `error:${error._tag === "SystemError" ? error.reason : "bad-argument"}`))
+    )
+
+  const inputStates = (paths: ReadonlyArray<string>) =>
+    Effect.forEach([...new Set(paths)], (path) => Effect.map(inputState(path), (state) => new WatchedInput({ path, state }, TYPED)), {
+      concurrency: 32
+    })
+
+  /**
+   * The text of a bundle's tools.json, or none when there is no such file. Anything but a
+   * regular file there (a FIFO would block the read forever) is refused, as is a failed read.
+   */
+  const readJson = (paths: BundlePaths): Effect.Effect<Option.Option<string>, BundleReadError> => {
+    const failed = (reason: string) => new BundleReadError({ path: paths.json, reason })
+    return Effect.gen(function* () {
+      const info = yield* fs.stat(paths.json).pipe(
+        Effect.map(Option.some<FileSystem.File.Info>),
+        Effect.catchIf(isNotFound, () => Effect.succeedNone),
+        Effect.mapError((error) => failed(error.message))
+      )
+      if (Option.isNone(info)) return Option.none()
+      if (info.value.type !== "File") return yield* failed(`it is not a regular file (${info.value.type.toLowerCase()})`)
+      return Option.some(yield* Effect.mapError(fs.readFileString(paths.json), (error) => failed(error.message)))
+    })
+  }
+
+  /** The watch set and generation tools.json records, or none when it cannot be read. */
+  const recorded = (paths: BundlePaths) =>
+    readJson(paths).pipe(Effect.map(Option.flatMap(decodeRecordedBundle)), Effect.orElseSucceed(Option.none<RecordedBundle>))
+
+  /**
+   * Why the markdown files do not complete the bundle of `generation`, if they do not: one is
+   * missing, not a regular file, or of another generation (deleted or edited since the scan).
+   */
+  const incomplete = (paths: BundlePaths, generation: Option.Option<string>) =>
+    Effect.gen(function* () {
+      for (const path of [paths.markdown, paths.summary]) {
+        const info = yield* Effect.option(fs.stat(path))
+        if (Option.isNone(info)) return Option.some(`${path} is missing`)
+        if (info.value.type !== "File") return Option.some(`${path} is not a regular file`)
+        const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, MARKER_BYTES))).pipe(
+          Effect.map((bytes) => new TextDecoder().decode(bytes)),
+          Effect.orElseSucceed(() => "")
+        )
+        const found = readGeneration(head)
+        if (Option.isNone(generation) || found !== generation.value) return Option.some(`${path} is not of the generation ${paths.json} records`)
+      }
+      return Option.none<string>()
+    })
+
+  const locate = Effect.fn("Bundle.locate")(function* (target: Option.Option<string>) {
+    return yield* Option.match(target, {
+      onNone: () => Either.right(bundlePathsForDir(defaultDataDir(host.env, host.homedir), host.cwd)),
+      onSome: (path) =>
+        Either.mapLeft(bundlePathsForRedirect(path, host.cwd), (reason) => new RedirectPathInvalid({ path, reason }))
+    })
+  })
+
+  const read = Effect.fn("Bundle.read")(function* (paths: BundlePaths) {
+    const text = yield* readJson(paths)
+    if (Option.isNone(text)) return Option.none<Inventory>()
+    const inventory = decodeInventoryJson(text.value)
+    if (Option.isNone(inventory)) {
+      return yield* new BundleReadError({
+        path: paths.json,
+        reason: "it is not a valid tool-map bundle (corrupt or from an incompatible version); run `tool-map scan --force` to rebuild it"
+      })
+    }
+    return inventory
+  })
+
+  const snapshot = Effect.fn("Bundle.snapshot")(function* (paths: ReadonlyArray<string>) {
+    return new WatchSet({ ...fingerprint, inputs: yield* inputStates(paths) }, TYPED)
+  })
+
+  const changedSince = Effect.fn("Bundle.changedSince")(function* (watch: WatchSet) {
+    const current = yield* inputStates(watch.inputs.map((input) => input.path))
+    const states = new Map(current.map((input) => [input.path, input.state] as const))
+    return staleReason(watch, { ...fingerprint, stateOf: (path) => states.get(path) ?? "missing" })
+  })
+
+  const staleness = Effect.fn("Bundle.staleness")(function* (paths: BundlePaths) {
+    const found = yield* recorded(paths)
+    if (Option.isNone(found)) return { reason: Option.some("no readable bundle yet"), generation: Option.none() } satisfies Staleness
+    const { generation, watch } = found.value
+    const missing = yield* incomplete(paths, generation)
+    if (Option.isSome(missing)) return { reason: missing, generation } satisfies Staleness
+    return { reason: yield* changedSince(watch), generation } satisfies Staleness
+  })
+
+  const generation = Effect.fn("Bundle.generation")(function* (paths: BundlePaths) {
+    const found = yield* recorded(paths)
+    if (Option.isNone(found)) return Option.none<string>()
+    return Option.isNone(yield* incomplete(paths, found.value.generation)) ? found.value.generation : Option.none<string>()
+  })
+
+  return Bundle.of({ locate, read, snapshot, changedSince, staleness, generation })
+})
+
+/**
+ * The one owner of the bundle on disk, for reading: where it is, what it holds, whether it is
+ * up to date. Writing it (commit, recovery, lock) is `BundleWriter`'s.
+ */
+export class Bundle extends Context.Tag("tool-map/Bundle")<Bundle, {
+  /**
+   * The bundle's paths: the redirect `path/inv.md` (resolved against the environment's working
+   * directory), else `tools.*` in the default data directory of the environment.
+   */
+  readonly locate: (target: Option.Option<string>) => Effect.Effect<BundlePaths, RedirectPathInvalid>
+  /**
+   * The inventory in tools.json, or none when there is no tools.json. Anything but a regular
+   * file is refused, and an unreadable, corrupt or incompatible one is a {@link BundleReadError}.
+   */
+  readonly read: (paths: BundlePaths) => Effect.Effect<Option.Option<Inventory>, BundleReadError>
+  /** The watch set a scan records: this environment's fingerprint and the state of `paths` now. */
+  readonly snapshot: (paths: ReadonlyArray<string>) => Effect.Effect<WatchSet>
+  /** The first change since `watch` was recorded (tool-map, PATH, TOOL_MAP_ROOTS, an input), or none. */
+  readonly changedSince: (watch: WatchSet) => Effect.Effect<Option.Option<string>>
+  /**
+   * Why the bundle at `paths` must be rebuilt, reading only tools.json's watch set and the
+   * markdown files' first line: none readable, a markdown file missing or of another
+   * generation, or a watched input changed.
+   */
+  readonly staleness: (paths: BundlePaths) => Effect.Effect<Staleness>
+  /** The generation all three files of the bundle carry, or none (no bundle, or a torn one). */
+  readonly generation: (paths: BundlePaths) => Effect.Effect<Option.Option<string>>
+}>() {
+  /** Over the platform FileSystem and the injected {@link MachineEnvironment}. */
+  static readonly layer = Layer.effect(this, make)
+}
