@@ -1,0 +1,135 @@
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { type Console, Effect, Layer } from "effect"
+import * as NodePath from "node:path"
+import { runCli, runToExitCode } from "../../src/cli/main.js"
+import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
+import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
+import { IdentityReader } from "../../src/inventory/discover/IdentityReader.js"
+import { Walker } from "../../src/inventory/discover/Walker.js"
+import { Bundle } from "../../src/inventory/bundle/Bundle.js"
+import { BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
+import { VersionProbe } from "../../src/inventory/probe/VersionProbe.js"
+import { ScanProgress } from "../../src/inventory/ScanProgress.js"
+import { inventoryLayerOver } from "../../src/layers/CoreLayer.js"
+import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
+
+/**
+ * The CLI's inventory graph over a machine in `root`: an empty PATH, an in-memory walker that
+ * finds nothing (a first scan takes milliseconds), the live bundle reader and writer, the data
+ * dir `root/data`, the working directory `root`.
+ */
+const machineIn = (root: string) =>
+  inventoryLayerOver(Layer.mergeAll(
+    Walker.layerTest({ nodes: {} }),
+    VersionProbe.layer,
+    IdentityReader.layer,
+    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
+    Bundle.layer,
+    BundleWriter.layer
+  )).pipe(
+    Layer.provideMerge(Layer.merge(
+      MachineEnvironment.layerTest({
+        os: "linux",
+        env: { PATH: "", HOME: NodePath.join(root, "home"), PLUGIN_DATA: NodePath.join(root, "data") },
+        homedir: NodePath.join(root, "home"),
+        cwd: root
+      }),
+      ScanProgress.silent
+    )),
+    Layer.provideMerge(NodeContext.layer)
+  )
+
+/** Runs `tool-map ARGS` as bin.ts does, on the machine in `root`: the exit code and what was printed. */
+const run = (root: string, ...args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const base = yield* Effect.console
+    const console: Console.Console = {
+      ...base,
+      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
+      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
+    }
+    const code = yield* runToExitCode(runCli(["node", "tool-map", ...args])).pipe(
+      Effect.provide(machineIn(root)),
+      Effect.withConsole(console)
+    )
+    return { code, stdout: out.join("\n"), stderr: err.join("\n") }
+  })
+
+/** A machine in a fresh temp dir: `home/` and `data/` exist, nothing else. */
+const machine = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const root = yield* fs.makeTempDirectoryScoped({ prefix: "query-cli-" })
+  yield* fs.makeDirectory(NodePath.join(root, "home"))
+  yield* fs.makeDirectory(NodePath.join(root, "data"))
+  return { fs, root, data: NodePath.join(root, "data"), json: NodePath.join(root, "data", "tools.json") }
+})
+
+describe("a query's exit code comes from the real cause", () => {
+  it.scopedLive("no bundle yet: the first scan runs, and the query answers from it", () =>
+    Effect.gen(function*() {
+      const { data, fs, root } = yield* machine
+      expect(yield* run(root, "query", "tools", "--json")).toEqual({ code: 0, stdout: "[]", stderr: "" })
+      expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
+      const stale = yield* run(root, "query", "stale", "--json")
+      expect([stale.code, JSON.parse(stale.stdout).stale, JSON.parse(stale.stdout).reason]).toEqual([0, false, null])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a first scan that meets another scan's lock exits 5 and says who holds it", () =>
+    Effect.gen(function*() {
+      const { data, fs, json, root } = yield* machine
+      const lock = NodePath.join(data, ".tools.lock")
+      // A live holder (this very process, started when it says): the writer waits for it, then gives up.
+      yield* fs.writeFileString(lock, JSON.stringify({ pid: process.pid, nonce: "held-by-the-test", createdAt: new Date().toISOString() }))
+      expect(yield* run(root, "query", "tools")).toEqual({
+        code: 5,
+        stdout: "",
+        stderr: `tool-map: Cannot read the tool-map bundle at ${json}: no bundle existed and the first scan failed: The tool-map bundle is being written by another tool-map process (pid ${process.pid}): ${lock} is held. Wait for it to finish and retry; if no such process is running, delete ${lock}.`
+      })
+      expect((yield* fs.readDirectory(data)).sort()).toEqual([".tools.lock"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("an interrupted commit that cannot be repaired exits 3", () =>
+    Effect.gen(function*() {
+      const { data, fs, json, root } = yield* machine
+      const journal = NodePath.join(data, ".tools.journal")
+      yield* fs.writeFileString(journal, "not a journal")
+      const result = yield* run(root, "query", "versions")
+      expect([result.code, result.stdout]).toEqual([3, ""])
+      expect(result.stderr.split("\n")).toHaveLength(1)
+      expect(result.stderr).toMatch(new RegExp(`^tool-map: Cannot read the tool-map bundle at ${json}: Cannot write the tool-map bundle: .*${journal} failed: the commit journal is not a valid tool-map journal`))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a corrupt bundle exits 4 and is not rescanned", () =>
+    Effect.gen(function*() {
+      const { fs, json, root } = yield* machine
+      yield* fs.writeFileString(json, "{ not json")
+      expect(yield* run(root, "query", "mcp")).toEqual({
+        code: 4,
+        stdout: "",
+        stderr: `tool-map: Cannot read the tool-map bundle at ${json}: it is not a valid tool-map bundle (corrupt or from an incompatible version); run \`tool-map scan --force\` to rebuild it`
+      })
+      expect(yield* fs.readFileString(json)).toBe("{ not json")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a --from that names no markdown file exits 2", () =>
+    Effect.gen(function*() {
+      const { root } = yield* machine
+      expect(yield* run(root, "query", "which", "git", "--from", "inv.txt")).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "tool-map: Cannot read the tool-map bundle at inv.txt: the output path inv.txt does not end in .md; the bundle needs a markdown path such as inv.md, from which inv.json and inv.summary.md are derived"
+      })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a relative redirect is written and read against the environment's working directory", () =>
+    Effect.gen(function*() {
+      const { fs, root } = yield* machine
+      expect(yield* run(root, "scan", "out/inv.md", "--quiet", "--no-probes")).toEqual({ code: 0, stdout: "", stderr: "" })
+      expect((yield* fs.readDirectory(NodePath.join(root, "out"))).sort()).toEqual(["inv.json", "inv.md", "inv.summary.md"])
+      expect(yield* run(root, "query", "tools", "--json", "--from", "out/inv.md")).toEqual({ code: 0, stdout: "[]", stderr: "" })
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
