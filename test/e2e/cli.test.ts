@@ -164,6 +164,20 @@ describe("the built CLI on a fake machine", () => {
     )
   })
 
+  it("a query whose first scan meets another scan's lock exits 5 and names the holder", () => {
+    const lockedDir = path.join(temp.dir, "locked")
+    fs.mkdirSync(lockedDir)
+    const lock = path.join(lockedDir, ".tools.lock")
+    // Held by this test's own process: alive, and not the CLI's.
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, nonce: "held-by-the-test", createdAt: new Date().toISOString() }))
+    const query = runCli(["query", "tools"], { ...machine.env, PLUGIN_DATA: lockedDir })
+    expect(query.status).toBe(5)
+    expect(query.stderr).toBe(
+      `tool-map: Cannot read the tool-map bundle at ${path.join(lockedDir, "tools.json")}: no bundle existed and the first scan failed: The tool-map bundle is being written by another tool-map process (pid ${process.pid}): ${lock} is held. Wait for it to finish and retry; if no such process is running, delete ${lock}.\n`
+    )
+    expect(fs.readdirSync(lockedDir)).toEqual([".tools.lock"])
+  })
+
   it("a scan stopped by SIGTERM or SIGINT exits 130 and leaves the bundle as it was", async () => {
     const slowDir = path.join(temp.dir, "slow-bin")
     fs.mkdirSync(slowDir, { recursive: true })
