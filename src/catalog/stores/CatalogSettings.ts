@@ -2,7 +2,8 @@ import type { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema, SynchronizedRef } from "effect"
 import { type ToolMeta, ToolMetaSchema } from "../core/model.js"
 import { CatalogEvents } from "../services/CatalogEvents.js"
-import { type CatalogFileError, readJsonFile, writeJsonAtomic } from "./jsonFile.js"
+import { FileLock } from "../../services/FileLock.js"
+import { type CatalogFileError, catalogFileLock, type CorruptFile, modifyJsonFile, readJsonFile } from "./jsonFile.js"
 
 /** The settings a UI may edit: each key present in the settings file wins over config. */
 export const SettingsPatch = Schema.Struct({
@@ -80,8 +81,11 @@ interface Stored {
 /**
  * The three edit stores of the catalog: settings (pinned, unpin, high risk) where an edit wins
  * over config per key, tool metadata edits (applied as the strongest annotation layer), and
- * exemptions. Each lives in its own JSON file, written atomically; a corrupt file is kept aside
- * as `<file>.corrupt-<timestamp>` and reported, and the store starts from empty.
+ * exemptions. Each lives in its own JSON file, written atomically; an edit is applied under
+ * the file's lock to the file as it is on disk then (`modifyJsonFile`), so edits of several
+ * processes are serialized and none is lost, and an edit that changes nothing writes nothing.
+ * A corrupt file is kept aside as `<file>.corrupt-<timestamp>` and reported, and the store
+ * starts from empty.
  */
 export class CatalogSettings extends Context.Tag("tool-map/CatalogSettings")<CatalogSettings, {
   readonly files: CatalogSettingsFiles
@@ -112,7 +116,8 @@ export class CatalogSettings extends Context.Tag("tool-map/CatalogSettings")<Cat
 
 const make = Effect.fn("CatalogSettings.make")(function*(files: CatalogSettingsFiles, base: CatalogSettingsBase) {
   const events = yield* CatalogEvents
-  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+  // The lock is chosen once: this store is one taker (one simulated process in tests).
+  const context = Context.add(yield* Effect.context<FileSystem.FileSystem | Path.Path>(), FileLock, yield* catalogFileLock)
   const configProviders = base.exemptProviders ?? DEFAULT_EXEMPT_PROVIDERS
 
   const read = <A, I>(schema: Schema.Schema<A, I>, file: Option.Option<string>) =>
@@ -127,22 +132,47 @@ const make = Effect.fn("CatalogSettings.make")(function*(files: CatalogSettingsF
               case "Found":
                 return Effect.succeed(Option.some(result.value))
               case "Corrupt":
-                return events.warn({
-                  kind: "corrupt-file",
-                  subject: path,
-                  message: `${path} is not valid (${result.corrupt.reason}); it was kept as ${result.corrupt.keptAt}`
-                }).pipe(Effect.as(Option.none<A>()))
+                return warnCorrupt(result.corrupt).pipe(Effect.as(Option.none<A>()))
             }
           }),
           Effect.provide(context)
         )
     })
 
-  const write = <A, I>(schema: Schema.Schema<A, I>, file: Option.Option<string>, value: A) =>
-    Option.match(file, {
-      onNone: () => Effect.void,
-      onSome: (path) => writeJsonAtomic(schema, path, value).pipe(Effect.provide(context))
+  const warnCorrupt = (corrupt: CorruptFile) =>
+    events.warn({
+      kind: "corrupt-file",
+      subject: corrupt.path,
+      message: `${corrupt.path} is not valid (${corrupt.reason}); it was kept as ${corrupt.keptAt}`
     })
+
+  /**
+   * Applies `f` to one file's value: under its lock, as the file holds it now; to `memory`
+   * when the store has no file. `f` returns its result and the next value, `None` to leave
+   * the file as it is. Answers the result and the value now.
+   */
+  const changeFile = <A, I, B>(
+    schema: Schema.Schema<A, I>,
+    file: Option.Option<string>,
+    memory: Option.Option<A>,
+    f: (current: Option.Option<A>) => readonly [B, Option.Option<A>]
+  ): Effect.Effect<{ readonly result: B; readonly value: Option.Option<A> }, CatalogFileError> =>
+    Option.match(file, {
+      onNone: () =>
+        Effect.sync(() => {
+          const [result, next] = f(memory)
+          return { result, value: Option.orElse(next, () => memory) }
+        }),
+      onSome: (path) =>
+        modifyJsonFile(schema, path, (current) => Effect.succeed(f(current))).pipe(
+          Effect.tap((modified) => Option.match(modified.corrupt, { onNone: () => Effect.void, onSome: warnCorrupt })),
+          Effect.provide(context)
+        )
+    })
+
+  /** The next value, or `None` when it is the current one (compared as JSON). */
+  const unlessSame = <A>(current: Option.Option<A>, next: A): Option.Option<A> =>
+    Option.isSome(current) && JSON.stringify(current.value) === JSON.stringify(next) ? Option.none() : Option.some(next)
 
   const readAll = Effect.gen(function*() {
     const settings = yield* read(SettingsPatch, files.settings)
@@ -174,24 +204,40 @@ const make = Effect.fn("CatalogSettings.make")(function*(files: CatalogSettingsF
     settings: Effect.map(SynchronizedRef.get(stored), effective),
     storedSettings: Effect.map(SynchronizedRef.get(stored), (current) => current.settings),
     updateSettings: (patch) =>
-      SynchronizedRef.updateAndGetEffect(stored, (current) => {
-        const settings: SettingsPatch = { ...current.settings, ...definedKeys(patch) }
-        return write(SettingsPatch, files.settings, settings).pipe(Effect.as({ ...current, settings }))
-      }).pipe(Effect.map(effective), Effect.withSpan("CatalogSettings.updateSettings")),
+      SynchronizedRef.modifyEffect(stored, (current) =>
+        Effect.map(
+          changeFile(SettingsPatch, files.settings, Option.some(current.settings), (onDisk) => {
+            const settings: SettingsPatch = { ...Option.getOrElse(onDisk, () => ({})), ...definedKeys(patch) }
+            return [undefined, unlessSame(onDisk, settings)] as const
+          }),
+          ({ value }) => {
+            const next: Stored = { ...current, settings: Option.getOrElse(value, () => ({})) }
+            return [effective(next), next] as const
+          }
+        )).pipe(Effect.withSpan("CatalogSettings.updateSettings")),
     reload: SynchronizedRef.updateEffect(stored, () => readAll).pipe(Effect.withSpan("CatalogSettings.reload")),
     metadata: Effect.map(SynchronizedRef.get(stored), (current) => current.metadata),
     setMeta: (name, meta) =>
-      SynchronizedRef.modifyEffect(stored, (current) => {
-        const merged: ToolMeta = { ...current.metadata[name], ...definedKeys(meta) }
-        const metadata = { ...current.metadata, [name]: merged }
-        return write(MetadataFile, files.metadata, metadata).pipe(Effect.as([merged, { ...current, metadata }] as const))
-      }).pipe(Effect.withSpan("CatalogSettings.setMeta")),
+      SynchronizedRef.modifyEffect(stored, (current) =>
+        Effect.map(
+          changeFile(MetadataFile, files.metadata, Option.some(current.metadata), (onDisk) => {
+            const metadata = Option.getOrElse(onDisk, (): Readonly<Record<string, ToolMeta>> => ({}))
+            const merged: ToolMeta = { ...metadata[name], ...definedKeys(meta) }
+            return [merged, unlessSame(onDisk, { ...metadata, [name]: merged })] as const
+          }),
+          ({ result, value }) => [result, { ...current, metadata: Option.getOrElse(value, () => ({})) }] as const
+        )).pipe(Effect.withSpan("CatalogSettings.setMeta")),
     clearMeta: (name) =>
-      SynchronizedRef.updateEffect(stored, (current) => {
-        if (!(name in current.metadata)) return Effect.succeed(current)
-        const { [name]: _dropped, ...metadata } = current.metadata
-        return write(MetadataFile, files.metadata, metadata).pipe(Effect.as({ ...current, metadata }))
-      }).pipe(Effect.withSpan("CatalogSettings.clearMeta")),
+      SynchronizedRef.updateEffect(stored, (current) =>
+        Effect.map(
+          changeFile(MetadataFile, files.metadata, Option.some(current.metadata), (onDisk) => {
+            const metadata = Option.getOrElse(onDisk, (): Readonly<Record<string, ToolMeta>> => ({}))
+            if (!(name in metadata)) return [undefined, Option.none()] as const
+            const { [name]: _dropped, ...rest } = metadata
+            return [undefined, Option.some(rest)] as const
+          }),
+          ({ value }) => ({ ...current, metadata: Option.getOrElse(value, () => ({})) })
+        )).pipe(Effect.withSpan("CatalogSettings.clearMeta")),
     exemptions: Effect.map(SynchronizedRef.get(stored), exemptionsOf),
     exemptionOf: (provider, sessionId) =>
       Effect.map(SynchronizedRef.get(stored), (current): Exemption => {
@@ -205,14 +251,18 @@ const make = Effect.fn("CatalogSettings.make")(function*(files: CatalogSettingsF
         return { exempt: false }
       }),
     setExemptSession: (sessionId, exempt) =>
-      SynchronizedRef.updateAndGetEffect(stored, (current) => {
-        const file: ExemptionFile = Option.getOrElse(current.exemptions, () => ({}))
-        const sessions = (file.sessions ?? []).filter((id) => id !== sessionId)
-        const next: ExemptionFile = { ...file, sessions: exempt ? [...sessions, sessionId] : sessions }
-        return write(ExemptionFile, files.exemptions, next).pipe(
-          Effect.as({ ...current, exemptions: Option.some(next) })
-        )
-      }).pipe(Effect.map(exemptionsOf), Effect.withSpan("CatalogSettings.setExemptSession"))
+      SynchronizedRef.modifyEffect(stored, (current) =>
+        Effect.map(
+          changeFile(ExemptionFile, files.exemptions, current.exemptions, (onDisk) => {
+            const file: ExemptionFile = Option.getOrElse(onDisk, () => ({}))
+            const sessions = (file.sessions ?? []).filter((id) => id !== sessionId)
+            return [undefined, unlessSame(onDisk, { ...file, sessions: exempt ? [...sessions, sessionId] : sessions })] as const
+          }),
+          ({ value }) => {
+            const next: Stored = { ...current, exemptions: value }
+            return [exemptionsOf(next), next] as const
+          }
+        )).pipe(Effect.withSpan("CatalogSettings.setExemptSession"))
   })
 })
 

@@ -1,7 +1,8 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Layer, Option, Ref, Schema } from "effect"
+import { Context, Effect, Either, Layer, Option, Ref, Schema } from "effect"
 import { CatalogEvents } from "../services/CatalogEvents.js"
-import { readJsonFile, writeJsonAtomic } from "./jsonFile.js"
+import { FileLock } from "../../services/FileLock.js"
+import { catalogFileLock, modifyJsonFile, readJsonFile, writeJsonAtomic } from "./jsonFile.js"
 import { AgentState, emptyAgentState, sameOrder, sameState } from "../core/visibility.js"
 
 /**
@@ -48,6 +49,17 @@ export interface StateProvider {
   readonly name: string
   readonly load: (agentId: string) => Effect.Effect<Option.Option<AgentRecord>, StateProviderError>
   readonly save: (agentId: string, record: AgentRecord) => Effect.Effect<void, StateProviderError>
+  /**
+   * A change no other writer (another process) can interleave with: `change` gets the record
+   * as stored now (`None`: none) and returns a result and the record to store (`None`: leave
+   * it); the answer is the result and the record stored afterwards. A change may run twice
+   * (once to see whether it writes), so it must have no other effect. Without it, a change is
+   * `load` (once per process) then `save`, serialized in this process only.
+   */
+  readonly modify?: <A>(
+    agentId: string,
+    change: (stored: Option.Option<AgentRecord>) => Effect.Effect<readonly [A, Option.Option<AgentRecord>]>
+  ) => Effect.Effect<readonly [A, Option.Option<AgentRecord>], StateProviderError>
 }
 
 /** A file name for an agent id: `[A-Za-z0-9_-]` kept, every other UTF-8 byte as `%XX`. */
@@ -62,17 +74,27 @@ export const agentFileName = (agentId: string): string => {
 
 /**
  * The default provider: one JSON file per agent under `dir`, Schema-validated and written
- * atomically. A file that does not parse or validate is renamed to
- * `<file>.corrupt-<timestamp>`, reported as a warning, and the agent starts empty.
+ * atomically; a change is read-modify-written under the file's lock (`modifyJsonFile`), so
+ * processes changing one agent at once lose nothing. A file that does not parse or validate
+ * is renamed to `<file>.corrupt-<timestamp>`, reported as a warning, and the agent starts empty.
  */
 export const fileStateProvider = (dir: string) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+    // The lock is chosen once: this store is one taker (one simulated process in tests).
+    const context = Context.add(yield* Effect.context<FileSystem.FileSystem | Path.Path>(), FileLock, yield* catalogFileLock)
     const path = yield* Path.Path
     const events = yield* CatalogEvents
     const fileOf = (agentId: string) => path.join(dir, agentFileName(agentId))
     const fail = (agentId: string, operation: "load" | "save") => (error: { readonly message: string }) =>
       new StateProviderError({ provider: "file", agentId, operation, reason: error.message })
+    const warnCorrupt = (agentId: string, corrupt: { readonly path: string; readonly keptAt: string; readonly reason: string }) =>
+      events.warn({
+        kind: "corrupt-file",
+        subject: corrupt.path,
+        message:
+          `The state file of agent ${agentId} is not valid (${corrupt.reason}); it was kept as ${corrupt.keptAt} and the agent starts with nothing loaded`
+      })
+    const recordOf = (file: typeof AgentStateFile.Type): AgentRecord => ({ state: file.state, order: file.order })
     const provider: StateProvider = {
       name: "file",
       load: (agentId) =>
@@ -83,14 +105,9 @@ export const fileStateProvider = (dir: string) =>
               case "Missing":
                 return Effect.succeed(Option.none<AgentRecord>())
               case "Found":
-                return Effect.succeed(Option.some<AgentRecord>({ state: result.value.state, order: result.value.order }))
+                return Effect.succeed(Option.some(recordOf(result.value)))
               case "Corrupt":
-                return events.warn({
-                  kind: "corrupt-file",
-                  subject: result.corrupt.path,
-                  message:
-                    `The state file of agent ${agentId} is not valid (${result.corrupt.reason}); it was kept as ${result.corrupt.keptAt} and the agent starts with nothing loaded`
-                }).pipe(Effect.as(Option.none<AgentRecord>()))
+                return warnCorrupt(agentId, result.corrupt).pipe(Effect.as(Option.none<AgentRecord>()))
             }
           }),
           Effect.provide(context)
@@ -99,14 +116,26 @@ export const fileStateProvider = (dir: string) =>
         writeJsonAtomic(AgentStateFile, fileOf(agentId), { version: 1 as const, agentId, ...record }).pipe(
           Effect.mapError(fail(agentId, "save")),
           Effect.provide(context)
-        )
+        ),
+      modify: (agentId, change) =>
+        modifyJsonFile(AgentStateFile, fileOf(agentId), (stored) =>
+          Effect.map(change(Option.map(stored, recordOf)), ([result, next]) =>
+            [result, Option.map(next, (record) => ({ version: 1 as const, agentId, ...record }))] as const)).pipe(
+            Effect.mapError(fail(agentId, "save")),
+            Effect.tap((modified) => Option.match(modified.corrupt, { onNone: () => Effect.void, onSome: (corrupt) => warnCorrupt(agentId, corrupt) })),
+            Effect.map((modified) => [modified.result, Option.map(modified.value, recordOf)] as const),
+            Effect.provide(context)
+          )
     }
     return provider
   })
 
 /**
- * Per-agent loaded state: read from the state provider in force on first use, kept in memory,
- * and handed to the provider after every change. Changes run one at a time.
+ * Per-agent loaded state: read from the state provider in force on first use and kept in
+ * memory. A change is applied to the record as the provider holds it now (the file provider
+ * re-reads the file under its lock), so concurrent writers from several processes are
+ * serialized and nothing is lost, and the memory copy then holds what was stored. Changes run
+ * one at a time in this process too.
  */
 export class VisibilityStore extends Context.Tag("tool-map/VisibilityStore")<VisibilityStore, {
   /** The record of an agent (read from the provider the first time). */
@@ -114,8 +143,11 @@ export class VisibilityStore extends Context.Tag("tool-map/VisibilityStore")<Vis
   /** True when the agent's record was read or made in this process. */
   readonly has: (agentId: string) => Effect.Effect<boolean>
   /**
-   * Changes an agent's record; `f` returns a result and the next record. A changed state is
-   * saved and announced (`AgentStateChanged`); a failed save is a warning, not a failure.
+   * Changes an agent's record; `f` returns a result and the next record. `f` sees the record
+   * as stored now (the memory copy when the provider has none for the agent), and may run
+   * twice with a provider that locks (see `StateProvider.modify`), so it must have no other
+   * effect. A changed record is saved, a changed state announced (`AgentStateChanged`); a
+   * failed save is a warning, not a failure.
    */
   readonly modify: <A, E, R>(
     agentId: string,
@@ -174,11 +206,62 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
     return record
   })
 
-  const save = Effect.fn("VisibilityStore.save")(function*(agentId: string, record: AgentRecord) {
-    const provider = yield* inForce
-    if (Option.isNone(provider)) return
-    yield* provider.value.save(agentId, record).pipe(Effect.catchAll(warnProvider))
-  })
+  /** What one application of `f` found and made. */
+  interface Applied<A> {
+    readonly result: A
+    readonly before: AgentRecord
+    readonly after: AgentRecord
+  }
+
+  const changedRecord = (applied: Applied<unknown>) =>
+    !sameState(applied.before.state, applied.after.state) || !sameOrder(applied.before.order, applied.after.order)
+
+  /** Applies `f` to the memory copy and saves the result through `load`/`save`. */
+  const modifyInMemory = <A, E, R>(
+    agentId: string,
+    provider: Option.Option<StateProvider>,
+    f: (record: AgentRecord) => Effect.Effect<readonly [A, AgentRecord], E, R>
+  ) =>
+    Effect.gen(function*() {
+      const before = yield* load(agentId)
+      const [result, after] = yield* f(before)
+      const applied: Applied<A> = { result, before, after }
+      if (!changedRecord(applied)) return applied
+      records.set(agentId, after)
+      if (Option.isSome(provider)) yield* provider.value.save(agentId, after).pipe(Effect.catchAll(warnProvider))
+      return applied
+    })
+
+  /** Applies `f` through the provider's own read-modify-write; on its failure (a warning), to the memory copy. */
+  const modifyThrough = <A, E, R>(
+    agentId: string,
+    atomic: NonNullable<StateProvider["modify"]>,
+    f: (record: AgentRecord) => Effect.Effect<readonly [A, AgentRecord], E, R>
+  ) =>
+    Effect.gen(function*() {
+      const context = yield* Effect.context<R>()
+      let applied: Applied<A> | undefined
+      let failed: { readonly error: E } | undefined
+      const outcome = yield* atomic(agentId, (stored) =>
+        Effect.gen(function*() {
+          // No stored record: the memory copy, which holds what this process could not store.
+          const before = Option.getOrElse(stored, () => records.get(agentId) ?? emptyAgentRecord)
+          const ran = yield* Effect.either(Effect.provide(f(before), context))
+          if (Either.isLeft(ran)) {
+            failed = { error: ran.left }
+            return [undefined, Option.none<AgentRecord>()] as const
+          }
+          const [result, after] = ran.right
+          applied = { result, before, after }
+          return [undefined, changedRecord(applied) ? Option.some(after) : Option.none<AgentRecord>()] as const
+        })).pipe(Effect.either)
+      if (failed !== undefined) return yield* Effect.fail(failed.error)
+      if (Either.isLeft(outcome)) yield* warnProvider(outcome.left)
+      if (applied === undefined) return yield* modifyInMemory(agentId, Option.none(), f)
+      const done = applied
+      records.set(agentId, Either.isRight(outcome) ? Option.getOrElse(outcome.right[1], () => done.after) : done.after)
+      return done
+    })
 
   return VisibilityStore.of({
     get: (agentId) => lock.withPermits(1)(load(agentId)),
@@ -186,16 +269,15 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
     modify: (agentId, f) =>
       lock.withPermits(1)(
         Effect.gen(function*() {
-          const before = yield* load(agentId)
-          const [result, after] = yield* f(before)
-          const stateChanged = !sameState(before.state, after.state)
-          if (!stateChanged && sameOrder(before.order, after.order)) return result
-          records.set(agentId, after)
-          yield* save(agentId, after)
-          if (stateChanged) {
-            yield* events.publish({ _tag: "AgentStateChanged", agentId, state: after.state })
+          const provider = yield* inForce
+          const atomic = Option.isSome(provider) ? provider.value.modify : undefined
+          const applied = Option.isSome(provider) && atomic !== undefined
+            ? yield* modifyThrough(agentId, atomic, f)
+            : yield* modifyInMemory(agentId, provider, f)
+          if (!sameState(applied.before.state, applied.after.state)) {
+            yield* events.publish({ _tag: "AgentStateChanged", agentId, state: applied.after.state })
           }
-          return result
+          return applied.result
         })
       ).pipe(Effect.withSpan("VisibilityStore.modify", { attributes: { agentId } })),
     registerStateProvider: (provider) =>

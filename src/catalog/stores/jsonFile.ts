@@ -1,12 +1,14 @@
 import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Clock, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { randomUUID } from "node:crypto"
+import { compileEncoder, type Encoder, UNDECIDED } from "../../platform/schemaFastPath.js"
+import { FileLock, type FileLocked, type FileLockError, type FileLockOptions, lockPathOf, LockOwner } from "../../services/FileLock.js"
 
 /** A catalog state or settings file could not be read, written or moved aside. */
 export class CatalogFileError extends Schema.TaggedError<CatalogFileError>()("CatalogFileError", {
   path: Schema.String,
-  operation: Schema.Literal("read", "write", "quarantine"),
+  operation: Schema.Literal("read", "write", "quarantine", "lock"),
   reason: Schema.String
 }) {
   get message() {
@@ -29,6 +31,39 @@ export type JsonFileRead<A> =
 
 const fileError = (path: string, operation: CatalogFileError["operation"]) => (error: PlatformError) =>
   new CatalogFileError({ path, operation, reason: error.message })
+
+const lockError = (path: string) => (error: FileLockError | FileLocked) =>
+  new CatalogFileError({ path, operation: "lock", reason: error.message })
+
+/**
+ * How catalog files are locked: a writer holds a lock for a few milliseconds, but a dozen
+ * processes may queue for it, so a taker waits longer than the bundle writer does.
+ */
+export const CATALOG_LOCK_OPTIONS: Partial<FileLockOptions> = { lockWait: Duration.seconds(10), lockRetryInterval: Duration.millis(10) }
+
+/**
+ * The lock of catalog files: the `FileLock` of the context when there is one, else one with
+ * `CATALOG_LOCK_OPTIONS` for the context's `LockOwner` (tests simulate processes with it), else
+ * for this process. The stores' layers thus need no lock service of their own.
+ */
+export const catalogFileLock: Effect.Effect<FileLock["Type"], never, FileSystem.FileSystem> = Effect.gen(function*() {
+  const provided = yield* Effect.serviceOption(FileLock)
+  if (Option.isSome(provided)) return provided.value
+  const owner = Option.getOrElse(yield* Effect.serviceOption(LockOwner), () => LockOwner.live)
+  return yield* FileLock.make(CATALOG_LOCK_OPTIONS).pipe(Effect.provideService(LockOwner, owner))
+})
+
+/**
+ * Above this many characters a JSON file is written compact: indentation would add a third to
+ * a large file that no one reads by eye, and cost time to write.
+ */
+export const COMPACT_THRESHOLD = 256 * 1024
+
+/** The text of a JSON file: indented when small, compact above `COMPACT_THRESHOLD`, a final newline. */
+export const jsonFileText = (encoded: unknown): string => {
+  const compact = JSON.stringify(encoded)
+  return compact.length > COMPACT_THRESHOLD ? `${compact}\n` : `${JSON.stringify(encoded, null, 2)}\n`
+}
 
 /**
  * Writes `content` to `path` so that a reader sees the complete old or the complete new file:
@@ -57,40 +92,148 @@ export const writeFileAtomic = Effect.fn("writeFileAtomic")(function*(path: stri
   yield* Effect.scoped(Effect.flatMap(fs.open(dir, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
 })
 
-/** Writes a value as pretty JSON, encoded with its Schema, atomically. */
+const encoders = new WeakMap<SchemaAST.AST, Encoder>()
+
+/** Encodes with the schema: its compiled encoder when it vouches for the value, else Effect's own (whose error stands). */
+const encodeWith = <A, I>(schema: Schema.Schema<A, I>, path: string, value: A): Effect.Effect<I, CatalogFileError> =>
+  Effect.suspend(() => {
+    let encoder = encoders.get(schema.ast)
+    if (encoder === undefined) encoders.set(schema.ast, encoder = compileEncoder(schema.ast))
+    const fast = encoder(value)
+    if (fast !== UNDECIDED) return Effect.succeed(fast as I)
+    return Schema.encode(schema)(value).pipe(
+      Effect.mapError((error) => new CatalogFileError({ path, operation: "write", reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
+    )
+  })
+
+/** Writes a value as JSON (`jsonFileText`), encoded with its Schema, atomically. */
 export const writeJsonAtomic = <A, I>(schema: Schema.Schema<A, I>, path: string, value: A) =>
-  Schema.encode(schema)(value).pipe(
-    Effect.mapError((error) => new CatalogFileError({ path, operation: "write", reason: ParseResult.TreeFormatter.formatErrorSync(error) })),
-    Effect.flatMap((encoded) => writeFileAtomic(path, `${JSON.stringify(encoded, null, 2)}\n`))
-  )
+  Effect.flatMap(encodeWith(schema, path, value), (encoded) => writeFileAtomic(path, jsonFileText(encoded)))
+
+/** Runs `body` holding the lock of the catalog file `path`. */
+const underLock = <A, E, R>(path: string, body: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(catalogFileLock, (locks) =>
+    Effect.scoped(Effect.zipRight(Effect.mapError(locks.acquire(lockPathOf(path)), lockError(path)), body)))
 
 /** A file-name-safe timestamp (no `:`), so the kept copy is valid on every OS. */
 const stamp = (millis: number) => new Date(millis).toISOString().replace(/[:.]/g, "-")
 
+/** The text of a file, `None` when it does not exist. */
+const readText = (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    fs.readFileString(path).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf(
+        (error) => error._tag === "SystemError" && error.reason === "NotFound",
+        () => Effect.succeed(Option.none<string>())
+      ),
+      Effect.mapError(fileError(path, "read"))
+    ))
+
+const decodeText = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> =>
+  Either.mapLeft(Schema.decodeEither(Schema.parseJson(schema))(text), (error) => ParseResult.TreeFormatter.formatErrorSync(error))
+
+/** Renames a corrupt file to `<file>.corrupt-<timestamp>`; the caller holds its lock. */
+const quarantine = (path: string, reason: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const keptAt = `${path}.corrupt-${stamp(yield* Clock.currentTimeMillis)}`
+    yield* fs.rename(path, keptAt).pipe(Effect.mapError(fileError(path, "quarantine")))
+    return { path, keptAt, reason } satisfies CorruptFile
+  })
+
 /**
  * Reads a JSON file validated by `schema`. A missing file is `Missing`; a file that does not
  * parse or validate is renamed to `<file>.corrupt-<timestamp>` and returned as `Corrupt`, so
- * the caller reports it and nothing is silently dropped.
+ * the caller reports it and nothing is silently dropped. Only a corrupt file takes the lock:
+ * it is moved aside only while it is still the text that was found corrupt, never a file a
+ * writer has replaced meanwhile.
  */
 export const readJsonFile = <A, I>(
   schema: Schema.Schema<A, I>,
   path: string
 ): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-  const fs = yield* FileSystem.FileSystem
-  const text = yield* fs.readFileString(path).pipe(
-    Effect.map(Option.some),
-    Effect.catchIf(
-      (error) => error._tag === "SystemError" && error.reason === "NotFound",
-      () => Effect.succeed(Option.none<string>())
-    ),
-    Effect.mapError(fileError(path, "read"))
-  )
-  if (Option.isNone(text)) return { _tag: "Missing" } as JsonFileRead<A>
-  const decoded = Schema.decodeEither(Schema.parseJson(schema))(text.value)
-  if (Either.isRight(decoded)) return { _tag: "Found", value: decoded.right } as JsonFileRead<A>
-  const reason = ParseResult.TreeFormatter.formatErrorSync(decoded.left)
-  const keptAt = `${path}.corrupt-${stamp(yield* Clock.currentTimeMillis)}`
-  yield* fs.rename(path, keptAt).pipe(Effect.mapError(fileError(path, "quarantine")))
-  return { _tag: "Corrupt", corrupt: { path, keptAt, reason } } as JsonFileRead<A>
+    const text = yield* readText(path)
+    if (Option.isNone(text)) return { _tag: "Missing" } as JsonFileRead<A>
+    const decoded = decodeText(schema, text.value)
+    if (Either.isRight(decoded)) return { _tag: "Found", value: decoded.right } as JsonFileRead<A>
+    return yield* underLock(
+      path,
+      Effect.gen(function*() {
+        const again = yield* readText(path)
+        if (Option.isNone(again)) return { _tag: "Missing" } as JsonFileRead<A>
+        const redecoded = again.value === text.value ? decoded : decodeText(schema, again.value)
+        if (Either.isRight(redecoded)) return { _tag: "Found", value: redecoded.right } as JsonFileRead<A>
+        return { _tag: "Corrupt", corrupt: yield* quarantine(path, redecoded.left) } as JsonFileRead<A>
+      })
+    )
   }).pipe(Effect.withSpan("readJsonFile", { attributes: { path } }))
+
+/** What `modifyJsonFile` did. */
+export interface JsonFileModified<A, B> {
+  /** What the change returned. */
+  readonly result: B
+  /** The file's value now: the one written, else the one found. */
+  readonly value: Option.Option<A>
+  /** True when the file was written. */
+  readonly written: boolean
+  /** A corrupt file found on the way, moved aside (the change then saw no value). */
+  readonly corrupt: Option.Option<CorruptFile>
+}
+
+/**
+ * A read-modify-write of a JSON file that loses no concurrent update: under the file's lock
+ * (`.<name>.lock` next to it), the file is read again from disk, `change` is applied to what
+ * it holds now (`None`: no file), and its next value, if any, is written atomically. A change
+ * that leaves the file as it is (`None`) writes nothing and takes no lock: it is first tried
+ * on an unlocked read, and run again under the lock only when it would write and the file
+ * changed in between, so `change` must not have effects besides its result. A corrupt file
+ * is moved aside as `<file>.corrupt-<timestamp>` (under the lock) and the change sees none.
+ */
+export const modifyJsonFile = <A, I, B, E, R>(
+  schema: Schema.Schema<A, I>,
+  path: string,
+  change: (current: Option.Option<A>) => Effect.Effect<readonly [B, Option.Option<A>], E, R>
+): Effect.Effect<JsonFileModified<A, B>, E | CatalogFileError, R | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const text = yield* readText(path)
+    const decoded = Option.map(text, (content) => decodeText(schema, content))
+    let tried: { readonly current: Option.Option<A>; readonly outcome: readonly [B, Option.Option<A>] } | undefined
+    if (Option.isNone(decoded) || Either.isRight(decoded.value)) {
+      const current = Option.map(decoded, Either.getOrThrow)
+      const outcome = yield* change(current)
+      if (Option.isNone(outcome[1])) return { result: outcome[0], value: current, written: false, corrupt: Option.none() }
+      tried = { current, outcome }
+    }
+    const fs = yield* FileSystem.FileSystem
+    const paths = yield* Path.Path
+    yield* fs.makeDirectory(paths.dirname(path), { recursive: true }).pipe(Effect.mapError(fileError(path, "write")))
+    return yield* underLock(
+      path,
+      Effect.gen(function*() {
+        const again = yield* readText(path)
+        const unchanged = Option.isNone(again) ? Option.isNone(text) : Option.isSome(text) && text.value === again.value
+        let current: Option.Option<A>
+        let corrupt = Option.none<CorruptFile>()
+        let outcome: readonly [B, Option.Option<A>]
+        if (unchanged && tried !== undefined) {
+          current = tried.current
+          outcome = tried.outcome
+        } else {
+          const found = Option.map(again, (content) => decodeText(schema, content))
+          if (Option.isSome(found) && Either.isLeft(found.value)) {
+            corrupt = Option.some(yield* quarantine(path, found.value.left))
+            current = Option.none()
+          } else {
+            current = Option.map(found, Either.getOrThrow)
+          }
+          outcome = yield* change(current)
+        }
+        const [result, next] = outcome
+        if (Option.isNone(next)) return { result, value: current, written: false, corrupt }
+        yield* writeJsonAtomic(schema, path, next.value)
+        return { result, value: next, written: true, corrupt }
+      })
+    )
+  }).pipe(Effect.withSpan("modifyJsonFile", { attributes: { path } }))
