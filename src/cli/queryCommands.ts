@@ -3,7 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import picomatch from "picomatch"
 import type { Inventory, Tool } from "../inventory/domain/inventory.js"
 import { pathModule } from "../inventory/domain/roots.js"
-import { copiesNamed, namedCopies } from "../inventory/domain/toolNames.js"
+import { copiesNamed, namedCopies, pathWinner } from "../inventory/domain/toolNames.js"
 import { toOsFamily } from "../services/MachineEnvironment.js"
 import { InventoryStore } from "../inventory/query/InventoryStore.js"
 import { ScanProgram } from "../inventory/ScanProgram.js"
@@ -42,7 +42,7 @@ export const whichTool = (inventory: Inventory, name: string) => {
   const os = toOsFamily(inventory.host.os)
   const copies = copiesNamed(namedCopies(inventory.tools, inventory.path, os), name, os)
   const versions = new Map(inventory.versions.flatMap((report) => (report.path === null ? [] : [[report.path, report.version] as const])))
-  const winner = copies.find((copy) => copy.pathIndex !== null) ?? null
+  const winner = pathWinner(copies) ?? null
   return {
     name,
     winner: winner?.path ?? null,

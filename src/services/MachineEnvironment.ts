@@ -1,20 +1,10 @@
 import { Context, Layer } from "effect"
 import * as NodeOs from "node:os"
+import { type MachineEnvironmentShape, toOsFamily } from "../inventory/domain/machine.js"
 
-/** The operating systems whose rules tool-map knows. */
-export type OsFamily = "linux" | "darwin" | "win32"
-
-/** The facts of the process's surroundings: OS, environment variables, home and working dir. */
-export interface MachineEnvironmentShape {
-  readonly os: OsFamily
-  readonly arch: string
-  readonly nodeVersion: string
-  /** The Node binary running tool-map. */
-  readonly execPath: string
-  readonly env: Readonly<Record<string, string | undefined>>
-  readonly homedir: string
-  readonly cwd: string
-}
+// The shape and the OS family are pure facts (inventory/domain/machine.ts); they are named here too
+// so a module holding the service gets its shape from the same import.
+export { type MachineEnvironmentShape, type OsFamily, toOsFamily } from "../inventory/domain/machine.js"
 
 /**
  * Injected so that every OS-specific rule (roots, PATHEXT, batch shims) can be tested on any
@@ -36,9 +26,4 @@ export class MachineEnvironment extends Context.Tag("tool-map/MachineEnvironment
   static readonly layer = Layer.sync(this, () => MachineEnvironment.live)
   static readonly layerTest = (overrides: Partial<MachineEnvironmentShape>) =>
     Layer.succeed(this, { ...MachineEnvironment.live, env: {}, ...overrides })
-}
-
-/** The OS family of a platform name (`process.platform`, or the one a bundle recorded). */
-export function toOsFamily(platform: string): OsFamily {
-  return platform === "win32" ? "win32" : platform === "darwin" ? "darwin" : "linux"
 }

@@ -5,8 +5,11 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { materializePathTree, pathTreeArbitrary } from "../../bench/generators.js"
-import { Root } from "../../src/inventory/domain/inventory.js"
+import { whichTool } from "../../src/cli/queryCommands.js"
+import { HostInfo, Inventory, Root, Tool } from "../../src/inventory/domain/inventory.js"
+import { copiesNamed, namedCopies, pathWinner, winningCopy } from "../../src/inventory/domain/toolNames.js"
 import { fromPathBytes, toPathBytes, Walker, type WalkResult } from "../../src/inventory/discover/Walker.js"
+import { inventoryOf } from "../support/inventory.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "walker-prop-")))),
@@ -122,5 +125,40 @@ describe("Walker properties over generated PATH trees", () => {
         expect(new Map(resolved)).toEqual(expected.winners)
       }).pipe(Effect.provide(Walker.layer)),
     { fastCheck: { numRuns: 100 } }
+  )
+
+  it.scopedLive.prop(
+    "the walker's shadowedBy, resolveOnPath, `query which` and the probes' winningCopy name the same winner for every name",
+    [pathTreeArbitrary({ maxDirs: 4, maxEntries: 8 })],
+    ([tree]) =>
+      Effect.gen(function*() {
+        const base = yield* tempDir
+        const laid = materializePathTree(base, tree)
+        const walker = yield* Walker
+        const roots = laid.pathEntries.map((path, pathIndex) => new Root({ path, kind: "path", depth: "one-level", pathIndex }))
+        const options = { os: "linux", pathExt: [], recursiveDepthCap: 3, cwd: base } as const
+        const result = yield* walker.walk(roots, options)
+        const tools = result.tools.map((tool) => new Tool({ ...tool, category: "other" }))
+        const inventory = new Inventory({
+          ...inventoryOf(tools),
+          host: new HostInfo({ os: "linux", arch: "x64", node: "v20.20.2", toolMap: "0.1.0" }),
+          path: result.roots
+        })
+        const copies = namedCopies(tools, result.roots, "linux")
+        const names = [...new Set(tools.flatMap((tool) => [tool.name, ...tool.alsoAt.map((alias) => NodePath.basename(alias))]))]
+        const resolved = yield* walker.resolveOnPath(roots, names, options)
+        for (const name of names) {
+          const winner = pathWinner(copiesNamed(copies, name, "linux"))?.path ?? null
+          expect(winner).not.toBe(null)
+          for (const tool of tools.filter((tool) => tool.name === name)) {
+            expect(tool.shadowedBy).toBe(tool.path === winner ? null : winner)
+          }
+          expect(resolved.get(name)).toBe(winner)
+          expect(whichTool(inventory, name).winner).toBe(winner)
+          expect(winningCopy(copiesNamed(copies, name, "linux"))?.path).toBe(winner)
+        }
+        expect(resolved.size).toBe(names.length)
+      }).pipe(Effect.provide(Walker.layer)),
+    { fastCheck: { numRuns: 60 } }
   )
 })

@@ -1,6 +1,9 @@
 import { Context, Effect, Either, Layer } from "effect"
 import * as NodePath from "node:path"
 import { Diagnostic, type Root, type RootKind, RootReport, type RootStatus } from "../domain/inventory.js"
+import type { OsFamily } from "../domain/machine.js"
+import { pathLookup, type PathPlace, runsBefore, windowsExtension } from "../domain/toolNames.js"
+import * as NodeWalkerFs from "../../platform/NodeWalkerFs.js"
 import {
   type DirEntry,
   type FileStat,
@@ -11,7 +14,6 @@ import {
   type WalkerFsError,
   type WalkerFsShape
 } from "./WalkerFs.js"
-import type { OsFamily } from "../../services/MachineEnvironment.js"
 
 export {
   type DirEntry,
@@ -93,7 +95,7 @@ export class Walker extends Context.Tag("tool-map/Walker")<Walker, {
     Effect.map(WalkerFs, (fs) => Walker.of({ walk: makeWalk(fs), resolveOnPath: makeResolveOnPath(fs) }))
   )
   /** The live walker over `node:fs`. */
-  static readonly layer: Layer.Layer<Walker> = this.layerWithoutFs.pipe(Layer.provide(WalkerFs.layer))
+  static readonly layer: Layer.Layer<Walker> = this.layerWithoutFs.pipe(Layer.provide(NodeWalkerFs.layer))
   /** A walker over an in-memory tree (see `MemoryTree`): any OS, injected faults. */
   static readonly layerTest = (tree: Parameters<typeof WalkerFs.layerMemory>[0]): Layer.Layer<Walker> =>
     this.layerWithoutFs.pipe(Layer.provide(WalkerFs.layerMemory(tree)))
@@ -225,12 +227,6 @@ export const canExecute = (stat: FileStat, user: UserIdentity | null): boolean =
   return (mode & 0o001) !== 0
 }
 
-/** The extension of a Windows file name, upper-cased with its dot, or "" when it has none. */
-const windowsExtension = (name: string): string => {
-  const dot = name.lastIndexOf(".")
-  return dot <= 0 ? "" : name.slice(dot).toUpperCase()
-}
-
 /**
  * The directory of a root as it is joined with names: separators unified and collapsed, `.`
  * segments and trailing separators dropped. `..` stays: across a symlink it is not lexical.
@@ -276,12 +272,18 @@ const makeResolveOnPath = (fs: WalkerFsShape) =>
       names.map((name) => ({ path: joinEntry(dir, name, options.os), realpath: false }))
     )
     const results = yield* fs.inspectAll(requests)
+    const winners = new Map<string, PathPlace & { readonly path: string }>()
     results.forEach((result, index) => {
-      const name = names[index % names.length]!
-      if (found.has(name) || Either.isLeft(result)) return
+      if (Either.isLeft(result)) return
       const { stat } = result.right
-      if (stat.kind === "file" && canExecute(stat, fs.user)) found.set(name, requests[index]!.path)
+      if (stat.kind !== "file" || !canExecute(stat, fs.user)) return
+      const name = names[index % names.length]!
+      // On POSIX one directory holds a name once: its rank is 0.
+      const copy = { path: requests[index]!.path, pathIndex: Math.floor(index / names.length), rank: 0 }
+      const earlier = winners.get(name)
+      if (earlier === undefined || runsBefore(copy, earlier)) winners.set(name, copy)
     })
+    for (const [name, winner] of winners) found.set(name, winner.path)
     return found
   })
 
@@ -299,8 +301,14 @@ const makeWalk = (fs: WalkerFsShape) =>
     const diagnostics: Array<Diagnostic> = []
     const directories: Array<string> = []
     const byInode = new InodeMap<ToolRecord>()
-    /** The winning path of each command name among the PATH roots. */
-    const winners = new Map<string, string>()
+    const lookup = pathLookup(options.os, options.pathExt)
+    /** The copy of each command name (by `lookup.key`) that runs, among the PATH roots walked so far. */
+    const winners = new Map<string, PathPlace & { readonly path: string }>()
+    /**
+     * The place of each PATH directory in the lookup: they are recorded in PATH order, and the
+     * walk's own count keeps that order for roots given without an index.
+     */
+    let pathDirectoriesRecorded = 0
     const seenRoots = new Map<string, Root>()
     /** What each one-level root's directory gave, by its real path. */
     const flatDirectories = new Map<string, DirectoryOutcome>()
@@ -313,11 +321,6 @@ const makeWalk = (fs: WalkerFsShape) =>
         `name is not valid UTF-8 (bytes ${hexBytes(toPathBytes(entry.name))}); ` +
           "each undecodable byte is shown as U+DC80..U+DCFF (surrogate escape, reversible)"
       )
-    const shadowKey = (name: string) => {
-      if (!win) return name
-      const dot = name.lastIndexOf(".")
-      return (dot <= 0 ? name : name.slice(0, dot)).toLowerCase()
-    }
     const isExecutable = (name: string, stat: FileStat) =>
       stat.kind === "file" && (win ? extensionRank.has(windowsExtension(name)) : canExecute(stat, fs.user))
 
@@ -338,33 +341,30 @@ const makeWalk = (fs: WalkerFsShape) =>
       })
 
     /**
-     * Dedupe by inode, then shadowing by command name among PATH roots: the first dir wins; on
-     * Windows, within one dir, PATHEXT order picks which of git.exe and git.cmd runs.
+     * Dedupe by inode, then shadowing by command name among PATH roots by the domain's rule
+     * (`runsBefore`): the first dir wins; on Windows, within one dir, PATHEXT order picks which
+     * of git.exe and git.cmd runs. The directory's winners are settled before any of its
+     * candidates is recorded, as a later name of the directory may win over an earlier one.
      */
     const record = (rootCtx: RootContext, candidates: ReadonlyArray<Candidate>) => {
       const onPath = rootCtx.root.kind === "path"
-      if (onPath && win && candidates.length > 1) {
-        const ranked = [...candidates].sort((a, b) =>
-          (extensionRank.get(windowsExtension(a.entry.name)) ?? 0) -
-          (extensionRank.get(windowsExtension(b.entry.name)) ?? 0)
-        )
-        for (const candidate of ranked) {
-          const key = shadowKey(candidate.entry.name)
-          if (!winners.has(key)) winners.set(key, candidate.path)
-        }
+      const keys = onPath ? candidates.map((candidate) => lookup.key(candidate.entry.name)) : []
+      if (onPath) {
+        const pathIndex = pathDirectoriesRecorded++
+        candidates.forEach((candidate, index) => {
+          const copy = { path: candidate.path, pathIndex, rank: lookup.rank(candidate.entry.name) }
+          const earlier = winners.get(keys[index]!)
+          if (earlier === undefined || runsBefore(copy, earlier)) winners.set(keys[index]!, copy)
+        })
       }
       /** This directory's records named by a symbolic link: a file of it they lead to renames them. */
       const linkRecords = new Set<ToolRecord>()
       const linkTargetOf = (candidate: Candidate) => (candidate.real === candidate.path ? null : candidate.real)
-      for (const candidate of candidates) {
+      for (let index = 0; index < candidates.length; index++) {
+        const candidate = candidates[index]!
         if (!candidate.entry.utf8) reportNonUtf8(candidate.entry, candidate.path)
-        let winner: string | null = null
-        if (onPath) {
-          const key = shadowKey(candidate.entry.name)
-          const earlier = winners.get(key)
-          if (earlier === undefined) winners.set(key, candidate.path)
-          else if (earlier !== candidate.path) winner = earlier
-        }
+        const runs = onPath ? winners.get(keys[index]!)!.path : candidate.path
+        const winner = runs === candidate.path ? null : runs
         const first = byInode.get(candidate.stat)
         if (first !== undefined) {
           if (linkRecords.has(first) && candidate.entry.kind !== "symlink") {

@@ -1,5 +1,5 @@
 import * as NodePath from "node:path"
-import type { MachineEnvironmentShape, OsFamily } from "../../services/MachineEnvironment.js"
+import type { MachineEnvironmentShape, OsFamily } from "./machine.js"
 import { Root } from "./inventory.js"
 
 /** How deep agent homes and Windows program trees are walked. */

@@ -5,7 +5,8 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { Root, type RootDepth } from "../../../src/inventory/domain/inventory.js"
-import { adaptiveInspectAll, type InspectRequest, type Inspected } from "../../../src/inventory/discover/WalkerFs.js"
+import type { InspectRequest, Inspected } from "../../../src/inventory/discover/WalkerFs.js"
+import * as NodeWalkerFs from "../../../src/platform/NodeWalkerFs.js"
 import {
   type FileStat,
   type FsFault,
@@ -15,7 +16,6 @@ import {
   toPathBytes,
   type WalkedTool,
   Walker,
-  WalkerFs,
   type WalkOptions,
   type WalkResult
 } from "../../../src/inventory/discover/Walker.js"
@@ -66,7 +66,7 @@ const statuses = (result: WalkResult) => result.roots.map((root) => [root.path, 
 const diagnostics = (result: WalkResult) => result.diagnostics.map((d) => [d.path, d.message])
 
 const withFaults = (faults: ReadonlyArray<FsFault>) =>
-  Walker.layerWithoutFs.pipe(Layer.provide(WalkerFs.layerWithFaults(faults)))
+  Walker.layerWithoutFs.pipe(Layer.provide(NodeWalkerFs.layerWithFaults(faults)))
 
 const ELOOP = "symlink loop or a chain longer than the OS limit (ELOOP); skipped"
 
@@ -321,10 +321,10 @@ describe("Walker over node:fs", () => {
       lay(base, spec)
       const roots = pathRoots([`${base}/bin`, `${base}/opt`])
       const viaSync = yield* walk(roots).pipe(
-        Effect.provide(Walker.layerWithoutFs.pipe(Layer.provide(WalkerFs.layerWith({ strategy: "sync" }))))
+        Effect.provide(Walker.layerWithoutFs.pipe(Layer.provide(NodeWalkerFs.layerWith({ strategy: "sync" }))))
       )
       const viaAsync = yield* walk(roots).pipe(
-        Effect.provide(Walker.layerWithoutFs.pipe(Layer.provide(WalkerFs.layerWith({ strategy: "async", concurrency: 8 }))))
+        Effect.provide(Walker.layerWithoutFs.pipe(Layer.provide(NodeWalkerFs.layerWith({ strategy: "async", concurrency: 8 }))))
       )
       expect(viaAsync).toEqual(viaSync)
       expect([viaSync.tools.length, viaSync.tools[0]!.alsoAt.length, viaSync.diagnostics.length]).toEqual([173, 100, 2])
@@ -403,7 +403,7 @@ describe("adaptiveInspectAll", () => {
   it.live("stays synchronous while calls are fast", () =>
     Effect.gen(function*() {
       const calls: Array<string> = []
-      const inspect = adaptiveInspectAll({ strategy: "auto", chunk: 4, inspectSync: sleepy(0, calls), inspectAsync: recordingAsync(calls) })
+      const inspect = NodeWalkerFs.adaptiveInspectAll({ strategy: "auto", chunk: 4, inspectSync: sleepy(0, calls), inspectAsync: recordingAsync(calls) })
       const results = yield* inspect(requests(10))
       yield* inspect(requests(2))
       expect(results.length).toBe(10)
@@ -413,7 +413,7 @@ describe("adaptiveInspectAll", () => {
   it.live("moves the rest of the batch and later batches to the async pool once a chunk is slow", () =>
     Effect.gen(function*() {
       const calls: Array<string> = []
-      const inspect = adaptiveInspectAll({ strategy: "auto", chunk: 8, inspectSync: sleepy(2, calls), inspectAsync: recordingAsync(calls) })
+      const inspect = NodeWalkerFs.adaptiveInspectAll({ strategy: "auto", chunk: 8, inspectSync: sleepy(2, calls), inspectAsync: recordingAsync(calls) })
       const first = yield* inspect(requests(10))
       yield* inspect(requests(1))
       expect(first.length).toBe(10)
@@ -428,7 +428,7 @@ describe("adaptiveInspectAll", () => {
   it.live("never switches under the sync strategy", () =>
     Effect.gen(function*() {
       const calls: Array<string> = []
-      const inspect = adaptiveInspectAll({ strategy: "sync", chunk: 8, inspectSync: sleepy(2, calls), inspectAsync: recordingAsync(calls) })
+      const inspect = NodeWalkerFs.adaptiveInspectAll({ strategy: "sync", chunk: 8, inspectSync: sleepy(2, calls), inspectAsync: recordingAsync(calls) })
       yield* inspect(requests(9))
       expect(calls.filter((call) => call.startsWith("async"))).toEqual([])
     }))
