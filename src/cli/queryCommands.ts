@@ -5,8 +5,8 @@ import type { Inventory, Tool } from "../inventory/domain/inventory.js"
 import { pathModule } from "../inventory/domain/roots.js"
 import { copiesNamed, namedCopies, pathWinner } from "../inventory/domain/toolNames.js"
 import { toOsFamily } from "../services/MachineEnvironment.js"
-import { InventoryStore } from "../inventory/query/InventoryStore.js"
-import { ScanProgram } from "../inventory/ScanProgram.js"
+import { Bundle } from "../inventory/bundle/Bundle.js"
+import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
 
@@ -68,7 +68,7 @@ const nameGlob = Options.text("name").pipe(
 
 const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {
-    const inventory = yield* (yield* InventoryStore).load(flags.from)
+    const inventory = yield* (yield* InventoryReader).load(flags.from)
     const tools = filterTools(inventory, flags)
     yield* printResult(flags.json, tools, (list) =>
       printTable(
@@ -82,7 +82,7 @@ const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jso
 
 const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }), json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {
-    const inventory = yield* (yield* InventoryStore).load(flags.from)
+    const inventory = yield* (yield* InventoryReader).load(flags.from)
     const answer = whichTool(inventory, flags.name)
     if (answer.copies.length === 0) return yield* new ToolNotFound({ name: flags.name })
     yield* printResult(flags.json, answer, (value) =>
@@ -103,7 +103,7 @@ const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }), 
 
 const versionsCommand = Command.make("versions", { json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {
-    const inventory = yield* (yield* InventoryStore).load(flags.from)
+    const inventory = yield* (yield* InventoryReader).load(flags.from)
     yield* printResult(flags.json, inventory.versions, (versions) =>
       printTable(
         ["tool", "version", "status", "ms", "path"],
@@ -116,8 +116,8 @@ const versionsCommand = Command.make("versions", { json: jsonOption, from: fromO
 
 const staleCommand = Command.make("stale", { json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {
-    const inventory = yield* (yield* InventoryStore).load(flags.from)
-    const reason = yield* (yield* ScanProgram).checkWatch(inventory.watch)
+    const inventory = yield* (yield* InventoryReader).load(flags.from)
+    const reason = yield* (yield* Bundle).changedSince(inventory.watch)
     const answer = { stale: Option.isSome(reason), reason: Option.getOrNull(reason), generation: inventory.generation, generatedAt: inventory.generatedAt }
     if (flags.json) return yield* printJson(answer)
     yield* printResult(false, answer, (value) =>
