@@ -1,13 +1,22 @@
 import { Effect, Layer, Option } from "effect"
-import { PlatformLayer } from "./PlatformLayer.js"
 import * as NodePath from "node:path"
+import { AgentRestrictions } from "../catalog/services/AgentRestrictions.js"
+import { AgentSessions } from "../catalog/services/AgentSessions.js"
+import { CatalogBuilder } from "../catalog/services/CatalogBuilder.js"
+import { CatalogBuilds } from "../catalog/services/CatalogBuilds.js"
+import { CatalogConfig } from "../catalog/services/CatalogConfig.js"
 import { CatalogEvents } from "../catalog/services/CatalogEvents.js"
-import { defaultDataDir } from "../inventory/bundle/location.js"
-import { Catalog } from "../catalog/services/CatalogBuilder.js"
-import { CatalogSettings, type CatalogSettingsBase } from "../catalog/stores/CatalogSettings.js"
-import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { CatalogLoads } from "../catalog/services/CatalogLoads.js"
+import { CatalogRegistry } from "../catalog/services/CatalogRegistry.js"
+import { CatalogViews } from "../catalog/services/CatalogViews.js"
+import { EntryTools } from "../catalog/services/EntryTools.js"
+import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
 import { ToolCatalog } from "../catalog/services/ToolCatalog.js"
+import { CatalogSettings, type CatalogSettingsBase } from "../catalog/stores/CatalogSettings.js"
 import { VisibilityStore } from "../catalog/stores/VisibilityStore.js"
+import { defaultDataDir } from "../inventory/bundle/location.js"
+import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { PlatformLayer } from "./PlatformLayer.js"
 
 /** Where the catalog keeps its files. */
 export interface CatalogFiles {
@@ -60,9 +69,12 @@ const fileOption = (
 }
 
 /**
- * The embeddable catalog: `ToolCatalog` (with `VisibilityStore`, `CatalogSettings`,
- * `CatalogEvents` and the `Catalog` builder) over the host's `HostPort`, the platform's
- * FileSystem and Path, and the `MachineEnvironment` (for the default data dir).
+ * The embeddable catalog over the host's `HostPort`, the platform's FileSystem and Path, and
+ * the `MachineEnvironment` (for the default data dir): `ToolCatalog` and the services behind it
+ * (each provided too, for hosts and tests that need one directly), from the stores and the
+ * event hub up — sessions and registry, builds, restrictions, loads, views, entry tools,
+ * config — with the manifest writer and the follower of the host's agent lifecycle running for
+ * as long as the layer lives. The agents alive when it starts are attached before it is ready.
  */
 export const HostLayer = (options: HostLayerOptions = {}) =>
   Layer.unwrapEffect(
@@ -71,16 +83,27 @@ export const HostLayer = (options: HostLayerOptions = {}) =>
       const dir = options.dir ?? defaultCatalogDir(environment.env, environment.homedir)
       const defaults = catalogFilesIn(dir)
       const file = (key: keyof CatalogFiles) => fileOption(options, defaults, key)
-      const stores = Layer.mergeAll(
+      const manifestFile = file("manifest")
+      const state = Layer.mergeAll(
         VisibilityStore.layer({ stateDir: file("stateDir") }),
         CatalogSettings.layer(
           { settings: file("settings"), metadata: file("metadata"), exemptions: file("exemptions") },
           options
         ),
-        Catalog.layer
+        CatalogBuilder.layer,
+        CatalogRegistry.layer,
+        AgentSessions.layer
       ).pipe(Layer.provideMerge(CatalogEvents.layer))
-      return ToolCatalog.layer({ reserved: options.reserved, manifestFile: file("manifest") }).pipe(
-        Layer.provideMerge(stores)
+      const restrictions = AgentRestrictions.layer.pipe(
+        Layer.provideMerge(CatalogBuilds.layer({ reserved: options.reserved })),
+        Layer.provideMerge(state)
+      )
+      const features = Layer.mergeAll(CatalogLoads.layer, CatalogViews.layer, CatalogConfig.layer({ manifestFile })).pipe(
+        Layer.provideMerge(restrictions)
+      )
+      const entry = EntryTools.layer.pipe(Layer.provideMerge(features))
+      return Layer.mergeAll(ToolCatalog.layer, ManifestWriter.layer(manifestFile), AgentRestrictions.followHost).pipe(
+        Layer.provideMerge(entry)
       )
     })
   )

@@ -1,5 +1,5 @@
 import { NodeContext } from "@effect/platform-node"
-import { Effect, FastCheck as fc, Layer, Option } from "effect"
+import { Effect, Exit, FastCheck as fc, Layer, Option, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ToolSchema } from "../../src/catalog/core/model.js"
 import { DEFAULT_PINNED, ENTRY_TOOLS } from "../../src/catalog/core/visibility.js"
@@ -60,13 +60,34 @@ const opsFor = (tools: ReadonlyArray<ToolSchema>) =>
 const agent: Agent = { id: "prop" }
 
 /** Runs `body` against a catalog embedded over a memory host with these tools (nothing persisted). */
-const run = <A>(tools: ReadonlyArray<ToolSchema>, body: Effect.Effect<A, never, ToolCatalog>): Promise<A> =>
+const run = <A>(tools: ReadonlyArray<ToolSchema>, body: Effect.Effect<A, never, ToolCatalog | Scope.Scope>): Promise<A> =>
   Effect.runPromise(
     Effect.gen(function*() {
       const host = yield* makeMemoryHost({ tools })
-      return yield* body.pipe(Effect.provide(HostLayer({ persist: false }).pipe(Layer.provide(host.port))))
+      return yield* body.pipe(Effect.scoped, Effect.provide(HostLayer({ persist: false }).pipe(Layer.provide(host.port))))
     }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({}))))
   )
+
+/** A risk gate switched on and off: registered in a scope of its own, closed to switch it off. */
+const switchableGate = Effect.gen(function*() {
+  const catalog = yield* ToolCatalog
+  let open: Scope.CloseableScope | undefined
+  return {
+    isOn: () => open !== undefined,
+    set: (on: boolean) =>
+      Effect.gen(function*() {
+        if (on && open === undefined) {
+          const scope = yield* Scope.make()
+          yield* Scope.extend(catalog.registerRiskGate({ name: "gate" }), scope)
+          open = scope
+        }
+        if (!on && open !== undefined) {
+          yield* Scope.close(open, Exit.void)
+          open = undefined
+        }
+      })
+  }
+})
 
 const allowOf = Effect.flatMap(ToolCatalog, (catalog) => Effect.map(catalog.allowFor(agent), Option.getOrThrow))
 
@@ -99,15 +120,11 @@ describe("visibility properties over generated catalogs", () => {
         ([tools, ops]) =>
           run(tools, Effect.gen(function*() {
             const catalog = yield* ToolCatalog
-            let dispose: Effect.Effect<void> | undefined
+            const gate = yield* switchableGate
             for (const op of ops) {
               const before = yield* allowOf
               if (op._tag === "gate") {
-                if (op.on && dispose === undefined) dispose = yield* catalog.registerRiskGate({ name: "gate" })
-                if (!op.on && dispose !== undefined) {
-                  yield* dispose
-                  dispose = undefined
-                }
+                yield* gate.set(op.on)
                 continue
               }
               if (op._tag === "load") {
@@ -138,19 +155,15 @@ describe("visibility properties over generated catalogs", () => {
             const risky = new Set(built.tools.filter((tool) => tool.highRisk).map((tool) => tool.name))
             // High-risk names loaded singly through a gate and not unloaded since.
             const granted = new Set<string>()
-            let dispose: Effect.Effect<void> | undefined
+            const gate = yield* switchableGate
             for (const op of ops) {
               if (op._tag === "gate") {
-                if (op.on && dispose === undefined) dispose = yield* catalog.registerRiskGate({ name: "gate" })
-                if (!op.on && dispose !== undefined) {
-                  yield* dispose
-                  dispose = undefined
-                }
+                yield* gate.set(op.on)
               } else if (op._tag === "load") {
                 const result = yield* catalog.load(agent, op.targets)
                 for (const name of result.added) {
                   if (risky.has(name)) {
-                    expect(dispose).toBeDefined()
+                    expect(gate.isOn()).toBe(true)
                     granted.add(name)
                   }
                 }

@@ -1,10 +1,10 @@
 /**
  * The manifest: the whole catalog index as one JSON file, for clients that receive their tool
- * list once per session and cannot browse with `tools_ls`. Written after every rebuild, so it
- * never drifts from what `tools_load` would answer.
+ * list once per session and cannot browse with `tools_ls`. Rewritten whenever the host's build
+ * changes (the `ManifestWriter` service), so it never drifts from what `tools_load` would answer.
+ * Pure: the shape, the content of a catalog, and the build key read back from a file's head.
  */
-import { Effect, Schema } from "effect"
-import { writeJsonAtomic } from "../stores/jsonFile.js"
+import { Option, Schema } from "effect"
 import type { Catalog, ToolEntry } from "./model.js"
 import { ENTRY_TOOLS } from "./visibility.js"
 
@@ -45,6 +45,8 @@ export const Manifest = Schema.Struct({
   schemaVersion: Schema.Literal(1),
   generatedAt: Schema.String,
   toolSetKey: Schema.String,
+  /** The build it shows (tool set and placement options): the same key, the same content. */
+  buildKey: Schema.optional(Schema.String),
   toolCount: Schema.Number,
   totalTokens: Schema.Number,
   /** How to use it: the entry tools load what the index lists. */
@@ -65,11 +67,12 @@ const toolOf = (tool: ToolEntry) => ({
   highRisk: tool.highRisk
 })
 
-/** The manifest of a catalog, stamped with `generatedAt` (ISO 8601). */
-export const manifestOf = (catalog: Catalog, generatedAt: string): Manifest => ({
+/** The manifest of a catalog, stamped with `generatedAt` (ISO 8601) and the key of its build when known. */
+export const manifestOf = (catalog: Catalog, generatedAt: string, buildKey?: string): Manifest => ({
   schemaVersion: 1,
   generatedAt,
   toolSetKey: catalog.toolSetKey,
+  ...(buildKey === undefined ? {} : { buildKey }),
   toolCount: catalog.tools.length,
   totalTokens: catalog.totalTokens,
   usage:
@@ -97,7 +100,9 @@ export const manifestOf = (catalog: Catalog, generatedAt: string): Manifest => (
   }))
 })
 
-/** Writes the manifest of a catalog atomically. */
-export const writeManifest = Effect.fn("writeManifest")(function*(path: string, catalog: Catalog, generatedAt: string) {
-  yield* writeJsonAtomic(Manifest, path, manifestOf(catalog, generatedAt))
-})
+/** How many bytes from the start of a manifest hold its `buildKey` (it comes fourth, after short fields). */
+export const MANIFEST_HEAD_BYTES = 1024
+
+/** The `buildKey` in the head of a manifest file, if it has one there. */
+export const buildKeyInHead = (head: string): Option.Option<string> =>
+  Option.fromNullable(/"buildKey"\s*:\s*"([^"\\]*)"/.exec(head)?.[1])

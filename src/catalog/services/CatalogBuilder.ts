@@ -1,5 +1,5 @@
 /**
- * The catalog service: builds the catalog tree lazily, on the first request for a tool set,
+ * The catalog builder: builds the catalog tree lazily, on the first request for a tool set,
  * and keeps the last few builds so agents with the same tools share one.
  *
  * The cache key is the tool set plus the build options:
@@ -11,14 +11,13 @@
  *   definitions, the high-risk list, the description cap. A classifier's code is not part of
  *   the key: one that changes its answers under the same id must be followed by
  *   `invalidate` (or get a new id).
- * The service emits no events: the host-facing `ToolCatalog` service does, from
- * `getWithStatus`'s `rebuilt`.
+ * The service emits no events: `CatalogBuilds` does, from `getWithStatus`'s `rebuilt`.
  */
 import { createHash } from "node:crypto"
 import { Context, Effect, Layer } from "effect"
 import { type BuildOptions, buildCatalog, toolSetKey } from "../core/catalog.js"
 import { canonicalJson } from "../core/definitions.js"
-import type { AnnotationSet, Catalog as CatalogTree, ToolMeta, ToolSchema } from "../core/model.js"
+import type { AnnotationSet, Catalog, ToolMeta, ToolSchema } from "../core/model.js"
 import { OVERRIDE_PRIORITY } from "../core/model.js"
 
 /** Cache counters, for tests and diagnostics. */
@@ -31,7 +30,7 @@ export interface CatalogCacheStats {
 
 /** A catalog and whether this request built it. */
 export interface CatalogLookup {
-  readonly catalog: CatalogTree
+  readonly catalog: Catalog
   readonly rebuilt: boolean
   readonly key: string
 }
@@ -66,11 +65,11 @@ export const optionsKey = (options: BuildOptions): string =>
 const make = (capacity: number) =>
   Effect.sync(() => {
     // Insertion order is recency: a hit moves its entry to the end, the oldest goes first.
-    const cache = new Map<string, CatalogTree>()
+    const cache = new Map<string, Catalog>()
     let hits = 0
     let builds = 0
 
-    const getWithStatus = Effect.fn("Catalog.getWithStatus")(function*(
+    const getWithStatus = Effect.fn("CatalogBuilder.getWithStatus")(function*(
       tools: ReadonlyArray<ToolSchema>,
       options: BuildOptions = {}
     ) {
@@ -91,24 +90,24 @@ const make = (capacity: number) =>
       return { catalog, rebuilt: true, key } satisfies CatalogLookup
     })
 
-    const get = Effect.fn("Catalog.get")(function*(tools: ReadonlyArray<ToolSchema>, options?: BuildOptions) {
+    const get = Effect.fn("CatalogBuilder.get")(function*(tools: ReadonlyArray<ToolSchema>, options?: BuildOptions) {
       const lookup = yield* getWithStatus(tools, options)
       return lookup.catalog
     })
 
-    return Catalog.of({
+    return CatalogBuilder.of({
       get,
       getWithStatus,
-      invalidate: Effect.sync(() => cache.clear()).pipe(Effect.withSpan("Catalog.invalidate")),
+      invalidate: Effect.sync(() => cache.clear()).pipe(Effect.withSpan("CatalogBuilder.invalidate")),
       stats: Effect.sync(() => ({ hits, builds, size: cache.size, capacity }))
     })
   })
 
 /** Builds catalogs on demand and caches them per distinct tool set and options. */
-export class Catalog extends Context.Tag("tool-map/Catalog")<Catalog, {
+export class CatalogBuilder extends Context.Tag("tool-map/CatalogBuilder")<CatalogBuilder, {
   /** The catalog of these tools, built now or taken from the cache. */
-  readonly get: (tools: ReadonlyArray<ToolSchema>, options?: BuildOptions) => Effect.Effect<CatalogTree>
-  /** As `get`, saying whether this call built it (the host service emits its rebuild event then). */
+  readonly get: (tools: ReadonlyArray<ToolSchema>, options?: BuildOptions) => Effect.Effect<Catalog>
+  /** As `get`, saying whether this call built it (`CatalogBuilds` publishes its rebuild event then). */
   readonly getWithStatus: (
     tools: ReadonlyArray<ToolSchema>,
     options?: BuildOptions
@@ -123,3 +122,9 @@ export class Catalog extends Context.Tag("tool-map/Catalog")<Catalog, {
   /** The service keeping at most `capacity` builds (at least one). */
   static readonly layerWithCapacity = (capacity: number) => Layer.effect(this, make(Math.max(1, Math.floor(capacity))))
 }
+
+/**
+ * @deprecated The builder's old name, kept only until `src/index.ts` exports `CatalogBuilder`
+ * ("Catalog" is the tree type's name).
+ */
+export { CatalogBuilder as Catalog }

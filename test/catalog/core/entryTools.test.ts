@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 import {
   ENTRY_TOOL_DEFINITIONS,
   renderRescueRefusal,
@@ -32,9 +32,9 @@ const TOOLS: ReadonlyArray<ToolSchema> = [
 
 const agent: Agent = { id: "main" }
 
-/** Runs `body` with the catalog embedded over a fresh memory host, categories defined. */
+/** Runs `body` with the catalog embedded over a fresh memory host, categories defined (registrations end with it). */
 const withCatalog = <A, E>(
-  body: Effect.Effect<A, E, ToolCatalog>,
+  body: Effect.Effect<A, E, ToolCatalog | Scope.Scope>,
   options: Partial<MemoryHostOptions> = {}
 ) =>
   Effect.gen(function*() {
@@ -44,7 +44,7 @@ const withCatalog = <A, E>(
       yield* catalog.defineCategory({ name: "code", description: "Source hosting and review", groups: ["github"] })
       yield* catalog.defineCategory({ name: "chat", description: "Team chat", groups: ["slack"] })
       return yield* body
-    }).pipe(Effect.provide(pluginLayer(host, { persist: false })))
+    }).pipe(Effect.scoped, Effect.provide(pluginLayer(host, { persist: false })))
   }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({}))))
 
 const ls = (args: unknown) => Effect.flatMap(ToolCatalog, (catalog) => catalog.callEntryTool(agent, "tools_ls", args))
@@ -161,12 +161,13 @@ describe("tools_load", () => {
         "mcp__github__delete_repository is high risk and no risk gate is registered to confirm it; not loaded"
       ].join("\n"))
       const catalog = yield* ToolCatalog
-      const dispose = yield* catalog.registerRiskGate({ name: "confirm" })
-      expect(yield* load({ targets: ["mcp__github__delete_repository"] })).toBe([
-        "Loaded 1 tool(s), ~35 tok; callable from your next step:",
-        "  mcp__github__delete_repository"
-      ].join("\n"))
-      yield* dispose
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* catalog.registerRiskGate({ name: "confirm" })
+        expect(yield* load({ targets: ["mcp__github__delete_repository"] })).toBe([
+          "Loaded 1 tool(s), ~35 tok; callable from your next step:",
+          "  mcp__github__delete_repository"
+        ].join("\n"))
+      }))
       expect(yield* catalog.riskGates).toEqual([])
     })))
 

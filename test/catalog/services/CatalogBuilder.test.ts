@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
-import { Catalog } from "../../../src/catalog/services/CatalogBuilder.js"
+import { CatalogBuilder } from "../../../src/catalog/services/CatalogBuilder.js"
 
 const tool = (name: string, description = `Does ${name}.`): ToolSchema => ({
   name,
@@ -11,10 +11,10 @@ const tool = (name: string, description = `Does ${name}.`): ToolSchema => ({
 
 const TOOLS = [tool("mcp__a__one"), tool("mcp__a__two"), tool("three")]
 
-describe("Catalog service", () => {
+describe("CatalogBuilder", () => {
   it.effect("builds lazily, once per distinct tool set, whatever the order", () =>
     Effect.gen(function*() {
-      const catalogs = yield* Catalog
+      const catalogs = yield* CatalogBuilder
       expect(yield* catalogs.stats).toEqual({ hits: 0, builds: 0, size: 0, capacity: 16 })
       const first = yield* catalogs.getWithStatus(TOOLS)
       expect(first.rebuilt).toBe(true)
@@ -27,11 +27,11 @@ describe("Catalog service", () => {
       expect(again).toEqual({ catalog: first.catalog, rebuilt: false, key: first.key })
       expect(yield* catalogs.get(TOOLS.map((t) => ({ ...t })))).toBe(first.catalog)
       expect(yield* catalogs.stats).toEqual({ hits: 2, builds: 1, size: 1, capacity: 16 })
-    }).pipe(Effect.provide(Catalog.layer)))
+    }).pipe(Effect.provide(CatalogBuilder.layer)))
 
   it.effect("rebuilds when a definition or an option changes", () =>
     Effect.gen(function*() {
-      const catalogs = yield* Catalog
+      const catalogs = yield* CatalogBuilder
       const base = yield* catalogs.get(TOOLS)
       const edited = yield* catalogs.getWithStatus([TOOLS[0]!, TOOLS[1]!, tool("three", "Does more now.")])
       expect(edited.rebuilt).toBe(true)
@@ -50,11 +50,11 @@ describe("Catalog service", () => {
       })
       expect(classified.rebuilt).toBe(true)
       expect(yield* catalogs.get(TOOLS)).toBe(base)
-    }).pipe(Effect.provide(Catalog.layer)))
+    }).pipe(Effect.provide(CatalogBuilder.layer)))
 
   it.effect("keeps at most `capacity` builds, dropping the least recently used", () =>
     Effect.gen(function*() {
-      const catalogs = yield* Catalog
+      const catalogs = yield* CatalogBuilder
       const a = yield* catalogs.get([tool("a")])
       yield* catalogs.get([tool("b")])
       expect(yield* catalogs.get([tool("a")])).toBe(a)
@@ -62,16 +62,16 @@ describe("Catalog service", () => {
       expect((yield* catalogs.getWithStatus([tool("a")])).rebuilt).toBe(false)
       expect((yield* catalogs.getWithStatus([tool("b")])).rebuilt).toBe(true)
       expect(yield* catalogs.stats).toEqual({ hits: 2, builds: 4, size: 2, capacity: 2 })
-    }).pipe(Effect.provide(Catalog.layerWithCapacity(2))))
+    }).pipe(Effect.provide(CatalogBuilder.layerWithCapacity(2))))
 
   it.effect("forgets every build on invalidate", () =>
     Effect.gen(function*() {
-      const catalogs = yield* Catalog
+      const catalogs = yield* CatalogBuilder
       const first = yield* catalogs.get(TOOLS)
       yield* catalogs.invalidate
       const second = yield* catalogs.getWithStatus(TOOLS)
       expect(second.rebuilt).toBe(true)
       expect(second.catalog).not.toBe(first)
       expect(second.catalog.toolSetKey).toBe(first.toolSetKey)
-    }).pipe(Effect.provide(Catalog.layer)))
+    }).pipe(Effect.provide(CatalogBuilder.layer)))
 })

@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Option, Queue, Schema } from "effect"
+import { Chunk, Effect, Layer, Option, Queue, Schedule, Schema, type Scope } from "effect"
 import { Manifest } from "../../../src/catalog/core/manifest.js"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
 import type { CatalogEvent } from "../../../src/catalog/services/CatalogEvents.js"
@@ -9,7 +9,7 @@ import type { HostLayerOptions } from "../../../src/layers/HostLayer.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import { type Agent, LoadVetoed, ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
 import { makeMemoryHost, type MemoryHost, type MemoryHostOptions } from "../../../examples/minimal-host/host.js"
-import { pluginLayer, startAgent } from "../../../examples/minimal-host/plugin.js"
+import { pluginLayer } from "../../../examples/minimal-host/plugin.js"
 
 const tool = (name: string, description = `Does ${name.replace(/_/g, " ")}.`): ToolSchema => ({
   name,
@@ -35,14 +35,14 @@ const main: Agent = { id: "main", sessionId: "s-main", provider: "anthropic" }
 
 const platform = Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({}))
 
-/** Runs `body` with the catalog embedded over a fresh memory host. */
+/** Runs `body` with the catalog embedded over a fresh memory host; its registrations end with it. */
 const withHost = <A, E>(
-  body: (host: MemoryHost) => Effect.Effect<A, E, ToolCatalog>,
+  body: (host: MemoryHost) => Effect.Effect<A, E, ToolCatalog | Scope.Scope>,
   options: { readonly host?: Partial<MemoryHostOptions>; readonly layer?: HostLayerOptions } = {}
 ) =>
   Effect.gen(function*() {
     const host = yield* makeMemoryHost({ tools: TOOLS, reserved: ["run_code"], ...options.host })
-    return yield* body(host).pipe(Effect.provide(pluginLayer(host, options.layer ?? { persist: false })))
+    return yield* body(host).pipe(Effect.scoped, Effect.provide(pluginLayer(host, options.layer ?? { persist: false })))
   }).pipe(Effect.provide(platform))
 
 const allowOf = (agent: Agent) =>
@@ -103,18 +103,23 @@ describe("ToolCatalog allow-list", () => {
       })
     ))
 
-  it.effect("visibility filters narrow the allow-list until disposed", () =>
-    withHost(() =>
+  it.effect("visibility filters narrow the allow-list until their scope closes, and the host hears of both", () =>
+    withHost((host) =>
       Effect.gen(function*() {
         const catalog = yield* ToolCatalog
         yield* catalog.load(main, ["slack"])
-        const dispose = yield* catalog.registerVisibilityFilter({
-          name: "no-posting",
-          keep: ({ name }) => !name.includes("post")
-        })
-        expect(yield* allowOf(main)).toEqual([...ALWAYS, "mcp__slack__list_channels"])
-        yield* dispose
-        expect(yield* allowOf(main)).toEqual([...ALWAYS, "mcp__slack__list_channels", "mcp__slack__post_message"])
+        const narrowed = [...ALWAYS, "mcp__slack__list_channels"]
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* catalog.registerVisibilityFilter({ name: "no-posting", keep: ({ name }) => !name.includes("post") })
+          expect(yield* allowOf(main)).toEqual(narrowed)
+          expect(yield* host.restrictionOf("main")).toEqual(Option.some(Option.some(narrowed)))
+          expect((yield* catalog.extensions).filters).toEqual(["no-posting"])
+        }))
+        // The allow-list only appends: the name the filter took out comes back at the end.
+        const restored = [...narrowed, "mcp__slack__post_message"]
+        expect(yield* allowOf(main)).toEqual(restored)
+        expect(yield* host.restrictionOf("main")).toEqual(Option.some(Option.some(restored)))
+        expect((yield* catalog.extensions).filters).toEqual([])
       })
     ))
 
@@ -187,13 +192,14 @@ describe("ToolCatalog direct calls of hidden tools", () => {
     withHost(() =>
       Effect.gen(function*() {
         const catalog = yield* ToolCatalog
-        const disposeFilter = yield* catalog.registerVisibilityFilter({ name: "no-fs", keep: ({ name }) => name !== "fs_tree" })
-        const filtered = yield* catalog.beforeCall(main, "fs_tree")
-        expect(filtered._tag === "Deny" && filtered.reason).toBe(
-          "\"fs_tree\" is not available in this session. Use tools_ls to see what is."
-        )
-        expect((yield* catalog.stateOf(main)).loaded).toEqual([])
-        yield* disposeFilter
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* catalog.registerVisibilityFilter({ name: "no-fs", keep: ({ name }) => name !== "fs_tree" })
+          const filtered = yield* catalog.beforeCall(main, "fs_tree")
+          expect(filtered._tag === "Deny" && filtered.reason).toBe(
+            "\"fs_tree\" is not available in this session. Use tools_ls to see what is."
+          )
+          expect((yield* catalog.stateOf(main)).loaded).toEqual([])
+        }))
         yield* catalog.registerBeforeLoad({
           name: "policy",
           check: (request) => request.rescue ? Effect.fail(new LoadVetoed({ hook: "policy", reason: "load it yourself" })) : Effect.void
@@ -276,14 +282,46 @@ describe("ToolCatalog subagents and lifecycle", () => {
       })
     ))
 
-  it.live("follows the host's agent lifecycle: a started agent is restricted, a stopped one forgotten", () =>
+  it.live("follows the host's agent lifecycle: a started agent is restricted once ready, a stopped one forgotten", () =>
     withHost((host) =>
       Effect.gen(function*() {
         const catalog = yield* ToolCatalog
-        yield* startAgent(host, main)
+        yield* host.startAgent(main)
+        yield* catalog.ready("main")
         expect(yield* host.restrictionOf("main")).toEqual(Option.some(Option.some(ALWAYS)))
+        expect(yield* catalog.agents).toEqual([main])
         yield* host.stopAgent("main")
-        yield* catalog.agents.pipe(Effect.repeat({ until: (agents) => agents.length === 0 }))
+        yield* catalog.agents.pipe(
+          Effect.repeat({ schedule: Schedule.spaced("1 millis"), until: (agents) => agents.length === 0 })
+        )
+        expect(yield* catalog.agents).toEqual([])
+      })
+    ))
+
+  it.live("ready waits for an agent the lifecycle reports later, and attach after the lifecycle only re-applies", () =>
+    withHost((host) =>
+      Effect.gen(function*() {
+        const catalog = yield* ToolCatalog
+        const waiting = yield* Effect.fork(catalog.ready("main"))
+        yield* host.startAgent(main)
+        yield* waiting.await
+        expect(yield* host.restrictionOf("main")).toEqual(Option.some(Option.some(ALWAYS)))
+        yield* catalog.attach(main)
+        expect(yield* host.restrictCalls("main")).toBe(1)
+        yield* catalog.ready("main")
+      })
+    ))
+
+  it.effect("attach returns with the restriction applied, and detach forgets the agent", () =>
+    withHost((host) =>
+      Effect.gen(function*() {
+        const catalog = yield* ToolCatalog
+        yield* catalog.attach(main)
+        expect(yield* host.restrictCalls("main")).toBe(1)
+        expect(yield* host.restrictionOf("main")).toEqual(Option.some(Option.some(ALWAYS)))
+        yield* catalog.attach(main)
+        expect(yield* host.restrictCalls("main")).toBe(1)
+        yield* catalog.detach("main")
         expect(yield* catalog.agents).toEqual([])
       })
     ))

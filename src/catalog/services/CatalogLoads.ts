@@ -1,0 +1,212 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { resolveTarget } from "../core/catalog.js"
+import {
+  renderLoad,
+  renderLoadRefused,
+  renderRescueRefusal,
+  renderUnload,
+  renderUnloadRefused,
+  type RescueRefusal
+} from "../core/entryTools.js"
+import type { Resolution, ToolEntry } from "../core/model.js"
+import { applyLoad, applyUnload, isUnloadAll, type LoadPlan, planLoad, plannedNames, type VisibilityNote } from "../core/visibility.js"
+import { VisibilityStore } from "../stores/VisibilityStore.js"
+import { type AgentContext, AgentRestrictions, naturalAllow } from "./AgentRestrictions.js"
+import { AgentSessions } from "./AgentSessions.js"
+import { CatalogEvents } from "./CatalogEvents.js"
+import { CatalogRegistry, type LoadVetoed, type RiskGate } from "./CatalogRegistry.js"
+import type { Agent } from "./HostPort.js"
+
+/** Options of a load. */
+export interface LoadOptions {
+  /** Also hand the targets to subagents started afterwards. */
+  readonly forSubagents?: boolean | undefined
+  /**
+   * The user asked for this load (a UI click): risk gates' `approve` is not asked. A gate must
+   * still be registered for a high-risk tool.
+   */
+  readonly consented?: boolean | undefined
+}
+
+/** What a load did, with the text the model sees. */
+export interface LoadResult {
+  readonly text: string
+  /** Names newly in the allow-list. */
+  readonly added: ReadonlyArray<string>
+  /** Of those, the ones the host hides anyway. */
+  readonly denied: ReadonlyArray<string>
+  readonly notes: ReadonlyArray<VisibilityNote>
+  /** The veto, when a hook refused the load. */
+  readonly refused: Option.Option<string>
+}
+
+/** What an unload did, with the text the model sees. */
+export interface UnloadResult {
+  readonly text: string
+  readonly removed: ReadonlyArray<string>
+  readonly notes: ReadonlyArray<VisibilityNote>
+  readonly refused: Option.Option<string>
+}
+
+/** What the host does with a call of a tool, decided before dispatch. */
+export type CallDecision =
+  | { readonly _tag: "Proceed" }
+  | { readonly _tag: "Deny"; readonly reason: string; readonly refusal: RescueRefusal }
+
+/**
+ * Loads and unloads for an agent: hooks first, then risk gates, then the state change, the
+ * restriction handed to the host and the event; and the on-the-spot load of a hidden tool
+ * called directly. Each runs under the sessions' lock.
+ */
+export class CatalogLoads extends Context.Tag("tool-map/CatalogLoads")<CatalogLoads, {
+  /** Loads targets (hooks, risk gates, persistence), answering with the text of `tools_load`. */
+  readonly load: (agent: Agent, targets: ReadonlyArray<string>, options?: LoadOptions) => Effect.Effect<LoadResult>
+  /** Unloads targets (hooks, persistence), answering with the text of `tools_unload`. */
+  readonly unload: (agent: Agent, targets: ReadonlyArray<string>) => Effect.Effect<UnloadResult>
+  /** A hidden catalog tool called directly: loaded on the spot, or refused with the reason to show. */
+  readonly beforeCall: (agent: Agent, name: string) => Effect.Effect<CallDecision>
+}>() {
+  static readonly layer = Layer.effect(this, Effect.suspend(() => make))
+}
+
+const planContext = (context: AgentContext) => ({
+  pinned: context.pinned,
+  reserved: context.reserved,
+  resolvePlain: (target: string) => resolveTarget(context.catalog, target)
+})
+
+/** The reason of the first veto, if a hook vetoed. */
+const runHooks = <R>(hooks: ReadonlyArray<{ readonly check: (request: R) => Effect.Effect<void, LoadVetoed> }>, request: R) =>
+  Effect.forEach(hooks, (hook) => hook.check(request), { discard: true }).pipe(
+    Effect.as(Option.none<string>()),
+    Effect.catchTag("LoadVetoed", (veto) => Effect.succeed(Option.some(veto.reason)))
+  )
+
+/** Drops high-risk single tools no gate lets through, with a note for each. */
+const gateRisky = Effect.fn("CatalogLoads.gateRisky")(function*(
+  riskGates: ReadonlyArray<RiskGate>,
+  agent: Agent,
+  plan: LoadPlan,
+  consented: boolean
+) {
+  const tools: Array<ToolEntry> = []
+  const notes: Array<VisibilityNote> = [...plan.notes]
+  for (const tool of plan.tools) {
+    if (!tool.highRisk) {
+      tools.push(tool)
+      continue
+    }
+    if (riskGates.length === 0) {
+      notes.push({ _tag: "NoRiskGate", tool: tool.name })
+      continue
+    }
+    let refusedBy: string | undefined
+    if (!consented) {
+      for (const gate of riskGates) {
+        if (gate.approve !== undefined && !(yield* gate.approve({ agent, tool }))) {
+          refusedBy = gate.name
+          break
+        }
+      }
+    }
+    if (refusedBy === undefined) tools.push(tool)
+    else notes.push({ _tag: "NotApproved", tool: tool.name, gate: refusedBy })
+  }
+  return { ...plan, tools, notes } satisfies LoadPlan
+})
+
+const make = Effect.gen(function*() {
+  const restrictions = yield* AgentRestrictions
+  const registry = yield* CatalogRegistry
+  const sessions = yield* AgentSessions
+  const store = yield* VisibilityStore
+  const events = yield* CatalogEvents
+
+  const load = Effect.fn("CatalogLoads.load")(function*(
+    agent: Agent,
+    targets: ReadonlyArray<string>,
+    options: LoadOptions = {}
+  ) {
+    const context = yield* restrictions.contextOf(agent)
+    const registries = yield* registry.current
+    const resolutions = targets.map((target) => resolveTarget(context.catalog, target, registries.resolvers))
+    const planned = planLoad(resolutions, planContext(context))
+    const veto = yield* runHooks(registries.beforeLoad, { agent, targets, names: plannedNames(planned), rescue: false })
+    if (Option.isSome(veto)) {
+      return { text: renderLoadRefused(veto.value), added: [], denied: [], notes: [], refused: veto } satisfies LoadResult
+    }
+    const plan = yield* gateRisky(registries.riskGates, agent, planned, options.consented === true)
+    const before = new Set(yield* restrictions.orderedAllow(agent, context))
+    yield* store.modify(agent.id, (record) =>
+      Effect.succeed([undefined, { ...record, state: applyLoad(record.state, plan, options.forSubagents === true) }] as const))
+    yield* restrictions.sync(agent, context)
+    const after = yield* restrictions.orderedAllow(agent, context)
+    const added = after.filter((name) => !before.has(name))
+    yield* events.publish({ _tag: "ToolsLoaded", agentId: agent.id, targets: [...targets], added })
+    const deniedSet = new Set(yield* restrictions.deniedIn(agent, context, added))
+    const denied = added.filter((name) => deniedSet.has(name))
+    const callable = added.filter((name) => !deniedSet.has(name))
+    const tokens = callable.reduce((sum, name) => sum + (context.catalog.byName.get(name)?.tokens ?? 0), 0)
+    return {
+      text: renderLoad({ callable, denied, tokens, notes: plan.notes }),
+      added,
+      denied,
+      notes: plan.notes,
+      refused: Option.none()
+    } satisfies LoadResult
+  }, sessions.exclusive)
+
+  const unload = Effect.fn("CatalogLoads.unload")(function*(agent: Agent, targets: ReadonlyArray<string>) {
+    const context = yield* restrictions.contextOf(agent)
+    const registries = yield* registry.current
+    const veto = yield* runHooks(registries.beforeUnload, { agent, targets })
+    if (Option.isSome(veto)) {
+      return { text: renderUnloadRefused(veto.value), removed: [], notes: [], refused: veto } satisfies UnloadResult
+    }
+    const resolutions = targets.map((target): Resolution =>
+      isUnloadAll(target)
+        ? { kind: "unknown", target, suggestions: [] }
+        : resolveTarget(context.catalog, target, registries.resolvers)
+    )
+    const before = yield* restrictions.orderedAllow(agent, context)
+    const notes = yield* store.modify(agent.id, (record) => {
+      const result = applyUnload(record.state, resolutions, planContext(context))
+      return Effect.succeed([result.notes, { ...record, state: result.state }] as const)
+    })
+    yield* restrictions.sync(agent, context)
+    const after = new Set(yield* restrictions.orderedAllow(agent, context))
+    const removed = before.filter((name) => !after.has(name))
+    yield* events.publish({ _tag: "ToolsUnloaded", agentId: agent.id, targets: [...targets], removed })
+    return { text: renderUnload(removed, notes), removed, notes, refused: Option.none() } satisfies UnloadResult
+  }, sessions.exclusive)
+
+  const beforeCall = Effect.fn("CatalogLoads.beforeCall")(function*(agent: Agent, name: string) {
+    const proceed: CallDecision = { _tag: "Proceed" }
+    if ((yield* restrictions.exemptionOf(agent)).exempt) return proceed
+    const context = yield* restrictions.contextOf(agent)
+    const tool = context.catalog.byName.get(name)
+    // Only catalog tools are ours: pinned, entry and reserved tools, and tools the host hides
+    // for its own reasons, are not rescued here.
+    if (tool === undefined) return proceed
+    const before = yield* restrictions.orderedAllow(agent, context)
+    if (before.includes(name)) return proceed
+    const deny = (refusal: RescueRefusal): CallDecision => ({ _tag: "Deny", reason: renderRescueRefusal(refusal), refusal })
+    if (tool.highRisk) return deny({ _tag: "HighRisk", name })
+    const hooks = (yield* registry.current).beforeLoad
+    const veto = yield* runHooks(hooks, { agent, targets: [name], names: [name], rescue: true })
+    if (Option.isSome(veto)) return deny({ _tag: "Vetoed", name, reason: veto.value })
+    const plan: LoadPlan = { groups: [], tools: [tool], notes: [] }
+    const next = applyLoad((yield* store.get(agent.id)).state, plan, false)
+    if (!naturalAllow(context, next).includes(name)) {
+      // A filter keeps it out: leave the state as it was, so a tool the session cannot see
+      // is not recorded (and persisted) as loaded.
+      return deny({ _tag: "Filtered", name })
+    }
+    yield* store.modify(agent.id, (record) => Effect.succeed([undefined, { ...record, state: next }] as const))
+    yield* restrictions.sync(agent, context)
+    yield* events.publish({ _tag: "ToolAutoLoaded", agentId: agent.id, name })
+    return proceed
+  }, sessions.exclusive)
+
+  return CatalogLoads.of({ load, unload, beforeCall })
+})

@@ -1,0 +1,79 @@
+import { FileSystem, type Path } from "@effect/platform"
+import { Clock, Effect, Layer, Option, Ref, Stream, SynchronizedRef } from "effect"
+import { buildKeyInHead, Manifest, MANIFEST_HEAD_BYTES, manifestOf } from "../core/manifest.js"
+import { jsonFileText, writeFileAtomic } from "../stores/jsonFile.js"
+import { readUpTo } from "../../services/fileRead.js"
+import { AgentSessions } from "./AgentSessions.js"
+import { CatalogBuilds } from "./CatalogBuilds.js"
+import { CatalogEvents } from "./CatalogEvents.js"
+
+/** The build key in the head of the manifest file; `None` when there is no file or no key in it. */
+const writtenBuildKey = (path: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, MANIFEST_HEAD_BYTES)))
+    return buildKeyInHead(new TextDecoder().decode(head))
+  }).pipe(
+    // A missing or unreadable file only means the next build is written.
+    Effect.catchAll(() => Effect.succeed(Option.none<string>())),
+    Effect.withSpan("ManifestWriter.writtenBuildKey")
+  )
+
+const make = (path: string) =>
+  Effect.gen(function*() {
+    const builds = yield* CatalogBuilds
+    const sessions = yield* AgentSessions
+    const events = yield* CatalogEvents
+    const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+    const written = yield* SynchronizedRef.make(yield* writtenBuildKey(path))
+    // The builds' revision the file was last brought up to, so the finalizer knows what is left.
+    const handled = yield* Ref.make(0)
+
+    const write = Effect.fn("ManifestWriter.write")(function*(last: Option.Option<string>) {
+      // Under the sessions' lock the host's build is not raced by a refresh building it too.
+      const build = yield* sessions.exclusive(builds.get(Option.none()))
+      if (Option.contains(last, build.buildKey)) return last
+      const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+      // Every field is a plain JSON value: the manifest is its own encoding, no Schema pass needed.
+      const encoded: typeof Manifest.Encoded = manifestOf(build.catalog, now, build.buildKey)
+      return yield* writeFileAtomic(path, jsonFileText(encoded)).pipe(
+        Effect.as(Option.some(build.buildKey)),
+        Effect.catchAll((error) =>
+          Effect.as(events.warn({ kind: "write-failed", subject: path, message: error.message }), last)
+        ),
+        Effect.provide(platform)
+      )
+    })
+
+    // Uninterruptible: closing the scope waits for a write under way instead of leaving a temp file.
+    const settle = (revision: number) =>
+      SynchronizedRef.updateEffect(written, write).pipe(Effect.zipRight(Ref.set(handled, revision)), Effect.uninterruptible)
+
+    yield* builds.revisions.pipe(
+      Stream.filter((revision) => revision > 0),
+      Stream.runForEach(settle),
+      Effect.forkScoped
+    )
+    // A build made just before the scope closes is written before it does.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        const revision = yield* builds.revision
+        if (revision > (yield* Ref.get(handled))) yield* settle(revision)
+      })
+    )
+  }).pipe(Effect.withSpan("ManifestWriter.make"))
+
+/**
+ * Keeps the manifest file in step with the whole host's catalog: follows the builds' revision
+ * (bumped when any scope's build changes, which is when `CatalogRebuilt` or `DefinitionsChanged`
+ * may have been published) and rewrites the file only when the host's build key differs from
+ * the one the file holds, read once from its head. A failed write is a warning, never a failure.
+ */
+export const ManifestWriter = {
+  /** The writer for `file`; `None` writes no manifest. */
+  layer: (file: Option.Option<string>): Layer.Layer<
+    never,
+    never,
+    CatalogBuilds | AgentSessions | CatalogEvents | FileSystem.FileSystem | Path.Path
+  > => Option.match(file, { onNone: () => Layer.empty, onSome: (path) => Layer.scopedDiscard(make(path)) })
+} as const
