@@ -212,7 +212,7 @@ const decodeWithEscapes = (bytes: Buffer): string => {
 }
 
 /** A batch built from single `stat`/`realpath` calls (the memory and fault layers use it). */
-export const inspectEach = (
+const inspectEach = (
   stat: WalkerFsShape["stat"],
   realpath: WalkerFsShape["realpath"],
   concurrency: number
