@@ -10,37 +10,6 @@ const PURE = "^src/(inventory/domain|catalog/core)/"
 /** Services, stores and platform shims: everything below the composed layers except the pure modules. */
 const SERVICES = "^src/(inventory|catalog/services|catalog/stores|services|platform)/"
 
-/**
- * Imports that still break a rule while the redesign of issue 9 moves them, each an exact
- * (from, to) pair: the rule keeps holding for every other import of the same file, and a new
- * violation there still fails. Delete a pair as soon as its import is gone.
- */
-const TEMPORARY_EXCEPTIONS = {
-  // The manifest builder still reads its file itself; the catalog stores take that IO over (issue 9, point 4).
-  "pure-imports-only-pure": [["src/catalog/core/manifest.ts", "src/catalog/stores/jsonFile.ts"]]
-}
-
-const exactly = (path) => `^${path.replace(/[.]/g, "[.]")}$`
-const asList = (pattern) => (pattern === undefined ? [] : Array.isArray(pattern) ? pattern : [pattern])
-
-/** The rule without its excepted sources, plus one copy per excepted pair that forbids all but that pair. */
-const withExceptions = (rule) => {
-  const pairs = TEMPORARY_EXCEPTIONS[rule.name] ?? []
-  if (pairs.length === 0) return [rule]
-  const sources = [...new Set(pairs.map(([from]) => from))]
-  return [
-    { ...rule, from: { ...rule.from, pathNot: [...asList(rule.from.pathNot), ...sources.map(exactly)] } },
-    ...sources.map((source) => ({
-      ...rule,
-      from: { path: exactly(source) },
-      to: {
-        ...rule.to,
-        pathNot: [...asList(rule.to.pathNot), ...pairs.filter(([from]) => from === source).map(([, to]) => exactly(to))]
-      }
-    }))
-  ]
-}
-
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
   forbidden: [
@@ -99,7 +68,7 @@ module.exports = {
       from: {},
       to: { couldNotResolve: true }
     }
-  ].flatMap(withExceptions),
+  ],
   options: {
     // Type-only imports are dependencies of the design too (a domain file importing a service's types).
     tsPreCompilationDeps: true,
