@@ -2,11 +2,13 @@
 // imports the whole catalog stack, so catalogCommands.ts loads it only when a catalog command
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Console, Context, Effect, Either, Layer, Option, ParseResult, Schema, Stream } from "effect"
+import { Clock, Console, Context, Effect, Either, Layer, Option, Schema, Stream } from "effect"
 import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff } from "../catalog/core/definitions.js"
 import { renderNote } from "../catalog/core/entryTools.js"
-import { type Catalog, type CatalogNode, type ToolEntry, type ToolSchema, ToolSchemaFromJson } from "../catalog/core/model.js"
-import { readJsonFile, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
+import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
+import { decodeSchemasText, KEY_HEAD_BYTES, keyInHead, schemasKey, snapshotText } from "../catalog/core/schemasFile.js"
+import { COMPACT_THRESHOLD, readJsonFile, readJsonFileWith, writeFileAtomic, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
+import { readUpTo } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, defaultCatalogDir, HostLayer } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { type Agent, HostPort, type LoadResult, registerScoped, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
@@ -75,48 +77,39 @@ const rejectFlags = (command: string, values: ReadonlyArray<string>) => {
     )
 }
 
-/** A schemas file: a JSON array of tool schemas, or an MCP `tools/list` result. */
-const SchemasArray = Schema.Array(ToolSchemaFromJson)
-const ToolsListResult = Schema.Struct({ tools: SchemasArray })
-
-const firstIssue = (error: ParseResult.ParseError, prefix: string): string => {
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-  if (issue === undefined) return "it does not match the expected shape"
-  const at = issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")
-  return `at ${prefix}${at}: ${issue.message}`
-}
-
 /** Decodes the text of a schemas file; the reason names the first problem and where it is. */
-export const decodeSchemasText = (text: string): Either.Either<ReadonlyArray<ToolSchema>, string> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(`it is not JSON (${error instanceof Error ? error.message : String(error)})`)
-  }
-  if (Array.isArray(json)) {
-    return Either.mapLeft(Schema.decodeUnknownEither(SchemasArray)(json), (error) => firstIssue(error, ""))
-  }
-  if (typeof json === "object" && json !== null && "tools" in json) {
-    return Either.mapLeft(
-      Either.map(Schema.decodeUnknownEither(ToolsListResult)(json), (result) => result.tools),
-      (error) => firstIssue(error, "")
-    )
-  }
-  return Either.left("expected a JSON array of tool schemas or an MCP tools/list result ({ \"tools\": [...] })")
-}
+export { decodeSchemasText } from "../catalog/core/schemasFile.js"
 
-/** The recorded definition hashes of the last build, for `catalog diff`. */
+/**
+ * The recorded definition hashes of the last build, for `catalog diff`; its `toolSetKey`
+ * (absent in records of earlier versions) comes first, so a run reads only the head of the
+ * file to know that its tool set is the one recorded.
+ */
 const RecordedBuild = Schema.Struct({
   version: Schema.Literal(1),
+  toolSetKey: Schema.optional(Schema.String),
   recordedAt: Schema.String,
   hashes: DefinitionHashesJson
 })
 
-/** The tool schemas the CLI's host hands to the catalog. */
-const SchemasSnapshot = Schema.Array(
-  Schema.Struct({ name: Schema.String, description: Schema.String, inputSchema: Schema.Unknown, annotations: Schema.optional(Schema.Unknown) })
-)
+/** The string member `member` in the first bytes of a file; `None` when the file or the member is not there. */
+const keyOfFile = (path: string, member: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, KEY_HEAD_BYTES)))
+    return keyInHead(new TextDecoder().decode(head), member)
+  }).pipe(
+    // Missing or unreadable: only means that the file is written again.
+    Effect.catchAll(() => Effect.succeedNone)
+  )
+
+/** Keeps `schemas` as the snapshot for later runs, unless the snapshot holds them already. */
+const keepSnapshot = (schemas: ReadonlyArray<ToolSchema>, snapshot: string) =>
+  Effect.gen(function*() {
+    const key = schemasKey(schemas)
+    if (Option.contains(yield* keyOfFile(snapshot, "key"), key)) return
+    yield* writeFileAtomic(snapshot, snapshotText(schemas, key, COMPACT_THRESHOLD))
+  })
 
 /** What one catalog command runs with: its agent, its schemas, and where the files are. */
 export class CatalogCliSession extends Context.Tag("tool-map/CatalogCliSession")<CatalogCliSession, {
@@ -138,12 +131,12 @@ const loadSchemas = (schemasFile: Option.Option<string>, snapshot: string) =>
         onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
         onRight: Effect.succeed
       })
-      yield* writeJsonAtomic(SchemasSnapshot, snapshot, schemas).pipe(
+      yield* keepSnapshot(schemas, snapshot).pipe(
         Effect.catchAll((error) => Console.error(`tool-map: warning: ${error.message}`))
       )
       return schemas
     }
-    const found = yield* readJsonFile(SchemasSnapshot, snapshot).pipe(
+    const found = yield* readJsonFileWith(decodeSchemasText, snapshot).pipe(
       Effect.mapError((error) => new SchemasFileInvalid({ path: snapshot, reason: error.reason }))
     )
     switch (found._tag) {
@@ -155,7 +148,7 @@ const loadSchemas = (schemasFile: Option.Option<string>, snapshot: string) =>
           reason: `it is not valid (${found.corrupt.reason}) and was kept as ${found.corrupt.keptAt}; pass --schemas FILE`
         })
       case "Found":
-        return found.value as ReadonlyArray<ToolSchema>
+        return found.value
     }
   })
 
@@ -191,13 +184,17 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
 
 /**
  * Records this run's definition hashes as the last build, warning on stderr about what
- * changed since the previous record (`catalog diff` shows it before a run records).
+ * changed since the previous record (`catalog diff` shows it before a run records). A tool
+ * set already recorded is left as it is: the run reads the head of the record and writes
+ * nothing.
  */
 const recordBuild = Effect.gen(function*() {
   const session = yield* CatalogCliSession
   const catalog = yield* (yield* ToolCatalog).get()
+  const path = session.files.definitions
+  if (Option.contains(yield* keyOfFile(path, "toolSetKey"), catalog.toolSetKey)) return
   const hashes = definitionHashes(catalog.tools)
-  const previous = yield* readJsonFile(RecordedBuild, session.files.definitions).pipe(Effect.option)
+  const previous = yield* readJsonFile(RecordedBuild, path).pipe(Effect.option)
   if (Option.isSome(previous) && previous.value._tag === "Found") {
     const diff = diffDefinitions(new Map(Object.entries(previous.value.value.hashes)), hashes)
     if (!isEmptyDiff(diff)) {
@@ -210,8 +207,9 @@ const recordBuild = Effect.gen(function*() {
     }
   }
   const recordedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-  yield* writeJsonAtomic(RecordedBuild, session.files.definitions, {
+  yield* writeJsonAtomic(RecordedBuild, path, {
     version: 1 as const,
+    toolSetKey: catalog.toolSetKey,
     recordedAt,
     hashes: Object.fromEntries(hashes)
   }).pipe(Effect.catchAll((error) => Console.error(`tool-map: warning: ${error.message}`)))

@@ -143,32 +143,39 @@ const quarantine = (path: string, reason: string) =>
   })
 
 /**
- * Reads a JSON file validated by `schema`. A missing file is `Missing`; a file that does not
- * parse or validate is renamed to `<file>.corrupt-<timestamp>` and returned as `Corrupt`, so
- * the caller reports it and nothing is silently dropped. Only a corrupt file takes the lock:
- * it is moved aside only while it is still the text that was found corrupt, never a file a
- * writer has replaced meanwhile.
+ * Reads a JSON file through `decode` (the text's value, or why it is not valid). A missing
+ * file is `Missing`; a file that does not decode is renamed to `<file>.corrupt-<timestamp>`
+ * and returned as `Corrupt`, so the caller reports it and nothing is silently dropped. Only a
+ * corrupt file takes the lock: it is moved aside only while it is still the text that was
+ * found corrupt, never a file a writer has replaced meanwhile.
  */
-export const readJsonFile = <A, I>(
-  schema: Schema.Schema<A, I>,
+export const readJsonFileWith = <A>(
+  decode: (text: string) => Either.Either<A, string>,
   path: string
 ): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const text = yield* readText(path)
     if (Option.isNone(text)) return { _tag: "Missing" } as JsonFileRead<A>
-    const decoded = decodeText(schema, text.value)
+    const decoded = decode(text.value)
     if (Either.isRight(decoded)) return { _tag: "Found", value: decoded.right } as JsonFileRead<A>
     return yield* underLock(
       path,
       Effect.gen(function*() {
         const again = yield* readText(path)
         if (Option.isNone(again)) return { _tag: "Missing" } as JsonFileRead<A>
-        const redecoded = again.value === text.value ? decoded : decodeText(schema, again.value)
+        const redecoded = again.value === text.value ? decoded : decode(again.value)
         if (Either.isRight(redecoded)) return { _tag: "Found", value: redecoded.right } as JsonFileRead<A>
         return { _tag: "Corrupt", corrupt: yield* quarantine(path, redecoded.left) } as JsonFileRead<A>
       })
     )
   }).pipe(Effect.withSpan("readJsonFile", { attributes: { path } }))
+
+/** `readJsonFileWith` for a file validated by `schema` (the reason is the schema's error). */
+export const readJsonFile = <A, I>(
+  schema: Schema.Schema<A, I>,
+  path: string
+): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
+  readJsonFileWith((text) => decodeText(schema, text), path)
 
 /** What `modifyJsonFile` did. */
 export interface JsonFileModified<A, B> {
