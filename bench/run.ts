@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { runAgentsBench } from "./agents.js"
 import { benchAgentHosts } from "./agentHosts.js"
 import { runCatalogBench } from "./catalog.js"
 import { benchScan } from "./scan.js"
@@ -24,6 +25,7 @@ const main = async () => {
   await section("Agent-host scan of generated Claude Code homes", () => benchAgentHosts({}))
   await section("Catalog build, listing and search", () => runCatalogBench())
   await section("Token estimate against o200k", () => runTokensBench())
+  await section("Attach and detach of 1,000 agents of 200 tools (heap after GC)", () => runAgentsBench())
   const load = os.loadavg().map((value) => value.toFixed(1)).join(" ")
   const text = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores, Node ${process.version}, load average at the end ${load}.`,
