@@ -5,8 +5,7 @@ import { measureAgentChurn } from "../../../bench/agents.js"
 // the heap by about 350 MB (each agent's last build, schemas and definition hashes were kept).
 describe("agent churn", () => {
   it("1,000 agents of 200 tools attached and detached leave nothing behind", async () => {
-    // The warm-up fills the builder's cache and the core's bounded name caches first.
-    const churn = await measureAgentChurn({ agents: 1_000, toolsPerAgent: 200, warmup: 300 })
+    const churn = await measureAgentChurn({ agents: 1_000, toolsPerAgent: 200 })
     expect(churn.sessions).toEqual({ agents: 0, memos: 0, waiting: 0 })
     expect(churn.storedAgents).toBe(0)
     expect(churn.heapGrowthMb).toBeLessThan(8)

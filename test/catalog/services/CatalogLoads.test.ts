@@ -1,0 +1,61 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { CatalogLoads } from "../../../src/catalog/services/CatalogLoads.js"
+import { LoadVetoed } from "../../../src/catalog/services/CatalogRegistry.js"
+import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
+import { withEmbedded } from "./embedded.js"
+
+const agent = { id: "a" }
+
+describe("CatalogLoads", () => {
+  it.effect("loads run one at a time: concurrent loads each report their own tools, and all stay loaded", () =>
+    withEmbedded((host) =>
+      Effect.gen(function*() {
+        const catalog = yield* ToolCatalog
+        const loads = yield* CatalogLoads
+        const targets = ["mcp__github__create_issue", "mcp__github__search_code", "mcp__slack__list_channels", "fs_tree"]
+        const results = yield* Effect.forEach(targets, (target) => loads.load(agent, [target]), { concurrency: "unbounded" })
+        expect(results.map((result) => result.added)).toEqual(targets.map((target) => [target]))
+        expect([...(yield* catalog.stateOf(agent)).loaded].sort()).toEqual([...targets].sort())
+        const restriction = Option.flatten(yield* host.restrictionOf("a"))
+        expect(Option.map(restriction, (names) => names.slice(4))).toEqual(Option.some(targets))
+      }), {
+      // A host that yields while restricting lets the other loads run in between, were they not serialized.
+      port: (port) => ({ ...port, restrict: (agent, allow) => Effect.zipRight(Effect.yieldNow(), port.restrict(agent, allow)) })
+    }))
+
+  it.effect("a veto leaves the state as it was and says why", () =>
+    withEmbedded(() =>
+      Effect.gen(function*() {
+        const catalog = yield* ToolCatalog
+        const loads = yield* CatalogLoads
+        yield* catalog.registerBeforeUnload({
+          name: "keep",
+          check: () => Effect.fail(new LoadVetoed({ hook: "keep", reason: "this session keeps its tools" }))
+        })
+        yield* loads.load(agent, ["slack"])
+        const result = yield* loads.unload(agent, ["slack"])
+        expect(result).toEqual({
+          text: "Unload refused: this session keeps its tools",
+          removed: [],
+          notes: [],
+          refused: Option.some("this session keeps its tools")
+        })
+        expect((yield* catalog.stateOf(agent)).groups).toEqual(["/uncategorized/slack"])
+      })
+    ))
+
+  it.effect("a high-risk tool loads on its own through a gate, and a rescue of it is refused", () =>
+    withEmbedded(() =>
+      Effect.gen(function*() {
+        const catalog = yield* ToolCatalog
+        const loads = yield* CatalogLoads
+        const decision = yield* loads.beforeCall(agent, "mcp__github__delete_repository")
+        expect(decision._tag === "Deny" && decision.refusal).toEqual({ _tag: "HighRisk", name: "mcp__github__delete_repository" })
+        yield* catalog.registerRiskGate({ name: "ask", approve: ({ tool }) => Effect.succeed(tool.name.endsWith("repository")) })
+        expect((yield* loads.load(agent, ["mcp__github__delete_repository"])).added).toEqual(["mcp__github__delete_repository"])
+        expect(yield* loads.beforeCall(agent, "fs_tree")).toEqual({ _tag: "Proceed" })
+        expect((yield* catalog.stateOf(agent)).loaded).toEqual(["mcp__github__delete_repository", "fs_tree"])
+      })
+    ))
+})
