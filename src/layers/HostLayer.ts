@@ -25,7 +25,7 @@ export interface CatalogFiles {
   readonly settings: string
   readonly metadata: string
   readonly exemptions: string
-  /** The whole index, rewritten after every rebuild. */
+  /** The whole index, rewritten when the host's build changes (`ManifestWriter`). */
   readonly manifest: string
   /** The definition hashes of the last recorded build (`tool-map catalog diff`). */
   readonly definitions: string

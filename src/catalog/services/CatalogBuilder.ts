@@ -14,7 +14,7 @@
  * The service emits no events: `CatalogBuilds` does, from `getWithStatus`'s `rebuilt`.
  */
 import { createHash } from "node:crypto"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Ref } from "effect"
 import { type BuildOptions, buildCatalog, toolSetKey } from "../core/catalog.js"
 import { canonicalJson } from "../core/definitions.js"
 import type { AnnotationSet, Catalog, ToolMeta, ToolSchema } from "../core/model.js"
@@ -62,12 +62,18 @@ export const optionsKey = (options: BuildOptions): string =>
     maxDescriptionLength: options.maxDescriptionLength ?? null
   })
 
+interface Cache {
+  /** Most recently used last: a hit moves its entry to the end, the oldest goes first. */
+  readonly entries: ReadonlyArray<readonly [string, Catalog]>
+  readonly hits: number
+  readonly builds: number
+}
+
+const emptyCache: Cache = { entries: [], hits: 0, builds: 0 }
+
 const make = (capacity: number) =>
-  Effect.sync(() => {
-    // Insertion order is recency: a hit moves its entry to the end, the oldest goes first.
-    const cache = new Map<string, Catalog>()
-    let hits = 0
-    let builds = 0
+  Effect.gen(function*() {
+    const cache = yield* Ref.make(emptyCache)
 
     const getWithStatus = Effect.fn("CatalogBuilder.getWithStatus")(function*(
       tools: ReadonlyArray<ToolSchema>,
@@ -75,18 +81,20 @@ const make = (capacity: number) =>
     ) {
       const setKey = toolSetKey(tools)
       const key = `${setKey}:${createHash("sha256").update(optionsKey(options)).digest("hex")}`
-      const cached = cache.get(key)
+      const cached = yield* Ref.modify(cache, (current): readonly [Catalog | undefined, Cache] => {
+        const entry = current.entries.find(([candidate]) => candidate === key)
+        if (entry === undefined) return [undefined, current]
+        const entries = [...current.entries.filter((other) => other !== entry), entry]
+        return [entry[1], { ...current, entries, hits: current.hits + 1 }]
+      })
       yield* Effect.annotateCurrentSpan({ tools: tools.length, cached: cached !== undefined })
-      if (cached !== undefined) {
-        hits += 1
-        cache.delete(key)
-        cache.set(key, cached)
-        return { catalog: cached, rebuilt: false, key } satisfies CatalogLookup
-      }
+      if (cached !== undefined) return { catalog: cached, rebuilt: false, key } satisfies CatalogLookup
       const catalog = buildCatalog(tools, options, setKey)
-      builds += 1
-      cache.set(key, catalog)
-      while (cache.size > capacity) cache.delete(cache.keys().next().value!)
+      yield* Ref.update(cache, (current) => ({
+        ...current,
+        entries: [...current.entries.filter(([candidate]) => candidate !== key), [key, catalog] as const].slice(-capacity),
+        builds: current.builds + 1
+      }))
       return { catalog, rebuilt: true, key } satisfies CatalogLookup
     })
 
@@ -98,8 +106,15 @@ const make = (capacity: number) =>
     return CatalogBuilder.of({
       get,
       getWithStatus,
-      invalidate: Effect.sync(() => cache.clear()).pipe(Effect.withSpan("CatalogBuilder.invalidate")),
-      stats: Effect.sync(() => ({ hits, builds, size: cache.size, capacity }))
+      invalidate: Ref.update(cache, (current) => ({ ...current, entries: [] })).pipe(
+        Effect.withSpan("CatalogBuilder.invalidate")
+      ),
+      stats: Effect.map(Ref.get(cache), (current) => ({
+        hits: current.hits,
+        builds: current.builds,
+        size: current.entries.length,
+        capacity
+      }))
     })
   })
 
