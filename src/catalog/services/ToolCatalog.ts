@@ -128,7 +128,8 @@ export class ToolCatalog extends Context.Tag("tool-map/ToolCatalog")<ToolCatalog
   readonly attach: (agent: Agent) => Effect.Effect<void>
   /**
    * Returns once the agent is attached and restricted, at once if it already is: a host that
-   * reports agents through `HostPort.lifecycle` waits on this instead of polling `agents`.
+   * reports agents through `HostPort.lifecycle` waits on this instead of polling `agents`. It
+   * waits for as long as no such agent comes; a host that may never start it adds a timeout.
    */
   readonly ready: (agentId: string) => Effect.Effect<void>
   /** An agent stopped: drop everything kept about it in memory (its state stays persisted). */
