@@ -3,10 +3,26 @@
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Context, Effect, Either, Layer, Option, Schema, Stream } from "effect"
+import { createHash } from "node:crypto"
 import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff } from "../catalog/core/definitions.js"
 import { renderNote } from "../catalog/core/entryTools.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
-import { decodeSchemasText, KEY_HEAD_BYTES, keyInHead, schemasKey, snapshotText } from "../catalog/core/schemasFile.js"
+import { factsOf, primeDefinitionFacts } from "../catalog/core/catalog.js"
+import {
+  decodeFactsFile,
+  decodeSchemasText,
+  FACTS_HEAD_BYTES,
+  FACTS_TEXTS_KEPT,
+  type FactsFile,
+  factsFileText,
+  type FactsHead,
+  factsHead,
+  factsModel,
+  KEY_HEAD_BYTES,
+  keyInHead,
+  schemasKey,
+  snapshotText
+} from "../catalog/core/schemasFile.js"
 import { COMPACT_THRESHOLD, readJsonFile, readJsonFileWith, writeFileAtomic, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
 import { readUpTo } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, defaultCatalogDir, HostLayer } from "../layers/HostLayer.js"
@@ -92,51 +108,125 @@ const RecordedBuild = Schema.Struct({
   hashes: DefinitionHashesJson
 })
 
-/** The string member `member` in the first bytes of a file; `None` when the file or the member is not there. */
-const keyOfFile = (path: string, member: string) =>
+/** The first `bytes` bytes of a file as text; `None` when it cannot be read. */
+const headOf = (path: string, bytes: number): Effect.Effect<Option.Option<string>, never, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, KEY_HEAD_BYTES)))
-    return keyInHead(new TextDecoder().decode(head), member)
+    const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, bytes)))
+    return Option.some(new TextDecoder().decode(head))
   }).pipe(
     // Missing or unreadable: only means that the file is written again.
     Effect.catchAll(() => Effect.succeedNone)
   )
 
-/** Keeps `schemas` as the snapshot for later runs, unless the snapshot holds them already. */
-const keepSnapshot = (schemas: ReadonlyArray<ToolSchema>, snapshot: string) =>
+/** The string member `member` in the first bytes of a file; `None` when the file or the member is not there. */
+const keyOfFile = (path: string, member: string) =>
+  Effect.map(headOf(path, KEY_HEAD_BYTES), Option.flatMap((head) => keyInHead(head, member)))
+
+/** Where a CLI run keeps the schemas for later runs, besides the catalog's own files. */
+interface SchemasFiles {
+  readonly schemasSnapshot: string
+  /** The definition facts of the snapshot's schemas (see `FactsFile`). */
+  readonly schemasFacts: string
+}
+
+/** Schemas as decoded from a text, and the SHA-256 of that text. */
+interface DecodedSchemas {
+  readonly schemas: ReadonlyArray<ToolSchema>
+  readonly textKey: string
+}
+
+/**
+ * The schemas in a file's text, with the SHA-256 of the text (as UTF-8). The text is hashed
+ * before it is parsed: its encoded copy is gone before the parsed schemas take their room.
+ */
+const decodeHashed = (text: string): Either.Either<DecodedSchemas, string> => {
+  const textKey = createHash("sha256").update(text, "utf8").digest("hex")
+  return Either.map(decodeSchemasText(text), (schemas) => ({ schemas, textKey }))
+}
+
+/**
+ * Takes the facts file's definition facts for `decoded` when the file names its text (its
+ * very bytes were decoded into these schemas before) under this build's model; `None` else.
+ */
+const primeFacts = (files: SchemasFiles, head: Option.Option<FactsHead>, decoded: DecodedSchemas) =>
   Effect.gen(function*() {
-    const key = schemasKey(schemas)
-    if (Option.contains(yield* keyOfFile(snapshot, "key"), key)) return
-    yield* writeFileAtomic(snapshot, snapshotText(schemas, key, COMPACT_THRESHOLD))
+    if (Option.isNone(head) || head.value.model !== factsModel() || !head.value.texts.includes(decoded.textKey)) {
+      return Option.none<FactsFile>()
+    }
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* Effect.option(fs.readFileString(files.schemasFacts))
+    const file = Option.filter(
+      Option.flatMap(text, decodeFactsFile),
+      (file) => file.key === head.value.key && file.model === head.value.model && file.facts.length === decoded.schemas.length
+    )
+    if (Option.isSome(file)) primeDefinitionFacts(decoded.schemas, file.value.facts)
+    return file
+  })
+
+/**
+ * Keeps what later runs reuse: the snapshot of the schemas, unless it holds them already, and
+ * the facts file, unless it names this text already. A run on an unchanged tool set writes
+ * neither. The facts of schemas not primed are computed here (the build needs them anyway).
+ */
+const keepSchemas = (
+  files: SchemasFiles,
+  decoded: DecodedSchemas,
+  head: Option.Option<FactsHead>,
+  primed: Option.Option<FactsFile>,
+  snapshot: "check" | "read"
+) =>
+  Effect.gen(function*() {
+    const { schemas, textKey } = decoded
+    const key = Option.match(primed, { onNone: () => schemasKey(schemas), onSome: (file) => file.key })
+    const texts = [textKey]
+    if (snapshot === "check" && !Option.contains(yield* keyOfFile(files.schemasSnapshot, "key"), key)) {
+      const text = snapshotText(schemas, key, COMPACT_THRESHOLD)
+      yield* writeFileAtomic(files.schemasSnapshot, text)
+      texts.push(createHash("sha256").update(text, "utf8").digest("hex"))
+    }
+    const model = factsModel()
+    const earlier = Option.isSome(head) && head.value.key === key && head.value.model === model ? head.value.texts : []
+    const next = [...new Set([...texts, ...earlier])].slice(0, FACTS_TEXTS_KEPT)
+    if (Option.isSome(primed) && next.length === earlier.length && next.every((text, i) => text === earlier[i])) return
+    yield* writeFileAtomic(files.schemasFacts, factsFileText({ model, key, texts: next, facts: schemas.map(factsOf) })).pipe(
+      // A cache: without it a later run computes the facts again.
+      Effect.ignore
+    )
   })
 
 /** What one catalog command runs with: its agent, its schemas, and where the files are. */
 export class CatalogCliSession extends Context.Tag("tool-map/CatalogCliSession")<CatalogCliSession, {
   readonly agent: Agent
   readonly schemas: ReadonlyArray<ToolSchema>
-  readonly files: CatalogFiles & { readonly schemasSnapshot: string }
+  readonly files: CatalogFiles & SchemasFiles
 }>() {}
 
-/** Reads `--schemas FILE` (and keeps a snapshot for later runs), or the snapshot of an earlier run. */
-const loadSchemas = (schemasFile: Option.Option<string>, snapshot: string) =>
+/**
+ * Reads `--schemas FILE` (and keeps a snapshot for later runs), or the snapshot of an earlier
+ * run, with the definition facts kept for that very text when there are some.
+ */
+const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
+    const head = Option.flatMap(yield* headOf(files.schemasFacts, FACTS_HEAD_BYTES), factsHead)
     if (Option.isSome(schemasFile)) {
       const path = schemasFile.value
       const text = yield* fs.readFileString(path).pipe(
         Effect.mapError((error) => new SchemasFileInvalid({ path, reason: `it cannot be read (${error.message})` }))
       )
-      const schemas = yield* Either.match(decodeSchemasText(text), {
+      const decoded = yield* Either.match(decodeHashed(text), {
         onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
         onRight: Effect.succeed
       })
-      yield* keepSnapshot(schemas, snapshot).pipe(
+      const primed = yield* primeFacts(files, head, decoded)
+      yield* keepSchemas(files, decoded, head, primed, "check").pipe(
         Effect.catchAll((error) => Console.error(`tool-map: warning: ${error.message}`))
       )
-      return schemas
+      return decoded.schemas
     }
-    const found = yield* readJsonFileWith(decodeSchemasText, snapshot).pipe(
+    const snapshot = files.schemasSnapshot
+    const found = yield* readJsonFileWith(decodeHashed, snapshot).pipe(
       Effect.mapError((error) => new SchemasFileInvalid({ path: snapshot, reason: error.reason }))
     )
     switch (found._tag) {
@@ -147,8 +237,11 @@ const loadSchemas = (schemasFile: Option.Option<string>, snapshot: string) =>
           path: snapshot,
           reason: `it is not valid (${found.corrupt.reason}) and was kept as ${found.corrupt.keptAt}; pass --schemas FILE`
         })
-      case "Found":
-        return found.value
+      case "Found": {
+        const primed = yield* primeFacts(files, head, found.value)
+        if (Option.isNone(primed)) yield* keepSchemas(files, found.value, head, primed, "read")
+        return found.value.schemas
+      }
     }
   })
 
@@ -170,8 +263,13 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
     Effect.gen(function*() {
       const environment = yield* MachineEnvironment
       const dir = defaultCatalogDir(environment.env, environment.homedir)
-      const files = { ...catalogFilesIn(dir), schemasSnapshot: (yield* Path.Path).join(dir, "schemas.json") }
-      const schemas = yield* loadSchemas(schemasFile, files.schemasSnapshot)
+      const path = yield* Path.Path
+      const files = {
+        ...catalogFilesIn(dir),
+        schemasSnapshot: path.join(dir, "schemas.json"),
+        schemasFacts: path.join(dir, "schemas.facts.json")
+      }
+      const schemas = yield* loadSchemas(schemasFile, files)
       const session = Layer.succeed(CatalogCliSession, { agent: { id: agentId, provider: "cli" }, schemas, files })
       // A person typing `catalog load NAME` confirms that single load: the command line is the
       // risk gate. Group loads still leave high-risk tools out.

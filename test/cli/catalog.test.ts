@@ -2,7 +2,7 @@ import { Command } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { type Console, Effect, Schema } from "effect"
+import { type Console, Effect, Option, Schema } from "effect"
 import { Manifest } from "../../src/catalog/core/manifest.js"
 import { catalogCommand } from "../../src/cli/catalogCommands.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
@@ -70,7 +70,7 @@ describe("tool-map catalog ls", () => {
       const { dir, schemas } = yield* setup
       const first = yield* runCatalog(dir, "ls", "--schemas", schemas)
       expect(first).toEqual({ stdout: ROOT_LISTING, stderr: "", error: undefined })
-      expect((yield* fs.readDirectory(`${dir}/catalog`)).sort()).toEqual(["definitions.json", "manifest.json", "schemas.json"])
+      expect((yield* fs.readDirectory(`${dir}/catalog`)).sort()).toEqual(["definitions.json", "manifest.json", "schemas.facts.json", "schemas.json"])
       const group = yield* runCatalog(dir, "ls", "/uncategorized/github")
       expect(group.stdout).toBe([
         "/uncategorized/github/",
@@ -198,6 +198,100 @@ describe("tool-map catalog load and unload", () => {
       ].join("\n"))
       expect(run.error?._tag).toBe("CatalogTargetNotFound")
       expect(run.error?.message).toBe("Not found in the catalog: nope; search with `tool-map catalog ls --query WORDS`.")
+    })))
+})
+
+/** Every file under `dir` with its content, mtime and inode (an atomic rewrite gets a new one). */
+const filesUnder = (dir: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const out: Record<string, { readonly content: string; readonly mtime: number; readonly ino: number }> = {}
+    for (const name of [...(yield* fs.readDirectory(dir, { recursive: true }))].sort()) {
+      const info = yield* fs.stat(`${dir}/${name}`)
+      if (info.type !== "File") continue
+      out[name] = {
+        content: yield* fs.readFileString(`${dir}/${name}`),
+        mtime: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0),
+        ino: Option.getOrElse(info.ino, () => 0)
+      }
+    }
+    return out
+  })
+
+/** `n` tools of one MCP server, about 250 bytes each. */
+const manyTools = (n: number, describe: (i: number) => string = (i) => `Reads record ${i} of the table.`) =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `mcp__db__read_${i}`,
+    description: describe(i),
+    inputSchema: { type: "object", properties: { id: { type: "string", description: "The record's id." } }, required: ["id"] }
+  }))
+
+describe("tool-map catalog: a read writes nothing", () => {
+  it.scoped("a listing of an unchanged catalog changes no file, with or without --schemas, listing or searching", () =>
+    withPlatform(Effect.gen(function*() {
+      const { dir, schemas } = yield* setup
+      yield* runCatalog(dir, "ls", "--schemas", schemas)
+      yield* runCatalog(dir, "load", "github", "--schemas", schemas)
+      const before = yield* filesUnder(`${dir}/catalog`)
+      expect(Object.keys(before)).toEqual(["definitions.json", "manifest.json", "schemas.facts.json", "schemas.json", "state/cli.json"])
+      for (const args of [["ls", "--schemas", schemas], ["ls"], ["ls", "github"], ["ls", "--query", "issue", "--json"], ["diff"]]) {
+        const run = yield* runCatalog(dir, ...args)
+        expect(run.error).toBeUndefined()
+        expect(yield* filesUnder(`${dir}/catalog`)).toEqual(before)
+      }
+    })))
+
+  it.scoped("a large snapshot is kept compact, and a load only writes the agent's state", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      yield* fs.writeFileString(`${dir}/many.json`, JSON.stringify(manyTools(1500)))
+      yield* runCatalog(dir, "ls", "--schemas", `${dir}/many.json`)
+      const before = yield* filesUnder(`${dir}/catalog`)
+      expect(before["schemas.json"]!.content.length).toBeGreaterThan(256 * 1024)
+      expect(before["schemas.json"]!.content.trimEnd().split("\n")).toHaveLength(1)
+      yield* runCatalog(dir, "load", "mcp__db__read_7")
+      const after = yield* filesUnder(`${dir}/catalog`)
+      expect(Object.keys(after)).toEqual([...Object.keys(before), "state/cli.json"])
+      expect({ ...after, "state/cli.json": undefined }).toEqual({ ...before, "state/cli.json": undefined })
+    })))
+})
+
+describe("tool-map catalog: the facts kept for a schemas text", () => {
+  const tokensOf = (run: Run): Array<[string, number]> =>
+    (JSON.parse(run.stdout) as { readonly tools: ReadonlyArray<{ readonly name: string; readonly tokens: number }> }).tools
+      .map((tool) => [tool.name, tool.tokens])
+
+  it.scoped("are taken only for that very text: a changed definition is estimated and hashed again", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      const file = `${dir}/many.json`
+      yield* fs.writeFileString(file, JSON.stringify(manyTools(40)))
+      const first = yield* runCatalog(dir, "ls", "/uncategorized/db", "--json", "--schemas", file)
+      // The same tools, one description much longer: same file size class, other facts.
+      yield* fs.writeFileString(file, JSON.stringify(manyTools(40, (i) => i === 3 ? `Reads record 3. ${"And more words. ".repeat(40)}` : `Reads record ${i} of the table.`)))
+      const changed = yield* runCatalog(dir, "ls", "/uncategorized/db", "--json", "--schemas", file)
+      expect(changed.stderr).toBe("tool-map: tool definitions differ from the last recorded build (changed: mcp__db__read_3)")
+      const before = new Map(tokensOf(first))
+      const after = new Map(tokensOf(changed))
+      expect(after.get("mcp__db__read_3")).toBeGreaterThan(before.get("mcp__db__read_3")! + 100)
+      expect([...after].filter(([name]) => name !== "mcp__db__read_3")).toEqual([...before].filter(([name]) => name !== "mcp__db__read_3"))
+      // Back to the first text: its facts are still the right ones, and the listing says so.
+      yield* fs.writeFileString(file, JSON.stringify(manyTools(40)))
+      expect(tokensOf(yield* runCatalog(dir, "ls", "/uncategorized/db", "--json", "--schemas", file))).toEqual(tokensOf(first))
+    })))
+
+  it.scoped("a facts file that is not one is ignored and written again", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir, schemas } = yield* setup
+      const first = yield* runCatalog(dir, "ls", "--schemas", schemas)
+      const facts = yield* fs.readFileString(`${dir}/catalog/schemas.facts.json`)
+      yield* fs.writeFileString(`${dir}/catalog/schemas.facts.json`, facts.slice(0, facts.length - 20))
+      const again = yield* runCatalog(dir, "ls", "--schemas", schemas)
+      expect(again).toEqual(first)
+      expect(yield* fs.readFileString(`${dir}/catalog/schemas.facts.json`)).toBe(facts)
     })))
 })
 

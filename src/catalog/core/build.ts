@@ -186,10 +186,39 @@ export const toolSetKey = (tools: ReadonlyArray<ToolSchema>): string => {
   for (const tool of tools) {
     if (tool.name.length === 0 || seen.has(tool.name)) continue
     seen.add(tool.name)
-    hashes.push(definitionFacts(tool).hash)
+    hashes.push(factsOf(tool).hash)
   }
-  return keyOfHashes(hashes)
+  // The same tools in the same order (the host's list, asked for again) skip the sort: the
+  // hashes in input order name the list exactly.
+  const ordered = sha256(hashes.join("\n"))
+  const known = setKeys.get(ordered)
+  if (known !== undefined) return known
+  const key = keyOfHashes(hashes)
+  if (setKeys.size >= SET_KEYS_KEPT) setKeys.clear()
+  setKeys.set(ordered, key)
+  return key
 }
+
+// A host asks for the key of a few lists (its whole tool set, an agent's), again and again.
+const SET_KEYS_KEPT = 16
+const setKeys = new Map<string, string>()
+
+const primedFacts = new WeakMap<ToolSchema, DefinitionFacts>()
+
+/**
+ * Hands over the `definitionFacts` of schema objects computed by an earlier run (a cache the
+ * caller kept next to the schemas), so that builds and tool-set keys take them instead of
+ * canonicalizing and hashing every definition again: at tens of thousands of tools that is
+ * most of a build. The caller vouches that `facts[i]` is `definitionFacts(schemas[i])`, e.g.
+ * because both came from a file whose exact bytes it checked. Kept as long as each object lives.
+ */
+export const primeDefinitionFacts = (schemas: ReadonlyArray<ToolSchema>, facts: ReadonlyArray<DefinitionFacts>): void => {
+  const n = Math.min(schemas.length, facts.length)
+  for (let i = 0; i < n; i++) primedFacts.set(schemas[i]!, facts[i]!)
+}
+
+/** The definition facts of a schema: primed ones first, else computed (and kept) by `definitionFacts`. */
+export const factsOf = (schema: ToolSchema): DefinitionFacts => primedFacts.get(schema) ?? definitionFacts(schema)
 
 /**
  * SHA-256 of definition hashes sorted (by code unit) and joined by newlines: the tool-set key
@@ -314,7 +343,7 @@ export const buildCatalog = (
       : summary(sanitizeDescription(meta.summary, maxDescription).text)
     drafts.push({
       schema,
-      facts: definitionFacts(schema),
+      facts: factsOf(schema),
       sanitized,
       summary: declaredSummary !== undefined && declaredSummary.length > 0 ? declaredSummary : summary(sanitized.text),
       risk: assessRisk({

@@ -13,7 +13,10 @@
  * got are the ones already kept, and writes the snapshot only when they are not.
  */
 import { Either, Option, ParseResult, Schema } from "effect"
-import { definitionHash, sha256 } from "./definitions.js"
+import { TOOL_MAP_VERSION } from "../../version.js"
+import { factsOf } from "./build.js"
+import { type DefinitionFacts, definitionFacts, sha256 } from "./definitions.js"
+import { TOKEN_MODEL } from "./tokens.js"
 import { type ToolAnnotations, type ToolSchema, ToolSchemaFromJson } from "./model.js"
 
 const SchemasArray = Schema.Array(ToolSchemaFromJson)
@@ -120,7 +123,7 @@ export const decodeSchemasText = (text: string): Either.Either<ReadonlyArray<Too
  */
 export const schemasKey = (schemas: ReadonlyArray<ToolSchema>): string => {
   const hashes = new Array<string>(schemas.length)
-  for (let i = 0; i < schemas.length; i++) hashes[i] = definitionHash(schemas[i]!)
+  for (let i = 0; i < schemas.length; i++) hashes[i] = factsOf(schemas[i]!).hash
   return sha256(`${schemas.length}\n${hashes.join("\n")}`)
 }
 
@@ -137,3 +140,92 @@ export const snapshotText = (schemas: ReadonlyArray<ToolSchema>, key: string, co
 /** The value of the string member `member` near the head of a JSON text, when it is there. */
 export const keyInHead = (head: string, member: string): Option.Option<string> =>
   Option.fromNullable(new RegExp(`^\\{\\s*(?:"[A-Za-z]+"\\s*:\\s*(?:\\d+|"[^"\\\\]*")\\s*,\\s*)*"${member}"\\s*:\\s*"([^"\\\\]*)"`).exec(head)?.[1])
+
+/**
+ * The facts file kept next to the snapshot: the definition facts (hash, token estimate) of
+ * the snapshot's schemas in order, and the SHA-256 of each file text (a `--schemas` file, the
+ * snapshot) known to hold exactly those schemas, first in the file. A run whose text is one of
+ * them takes the facts instead of computing them.
+ */
+export interface FactsFile {
+  /** `factsModel()` of the run that wrote it: facts of another model are not taken. */
+  readonly model: string
+  /** The `schemasKey` of the schemas. */
+  readonly key: string
+  /** SHA-256 (hex) of texts that decode to exactly these schemas, the newest first. */
+  readonly texts: ReadonlyArray<string>
+  readonly facts: ReadonlyArray<DefinitionFacts>
+}
+
+/** How many texts a facts file remembers. */
+export const FACTS_TEXTS_KEPT = 4
+
+/** How many bytes from the start of a facts file hold its model, key and texts. */
+export const FACTS_HEAD_BYTES = 256 + FACTS_TEXTS_KEPT * 72
+
+// A definition that exercises what the hash and the estimate look at: key order, nesting,
+// numbers, escapes, long words, text beyond ASCII, annotations.
+const PROBE: ToolSchema = {
+  name: "mcp__probe__read_file",
+  description: "Reads a file.\n\tThen returns \"its\" content — élan, 日本語, supercalifragilistic.",
+  inputSchema: { type: "object", required: ["path"], properties: { path: { type: "string", maxLength: 4096 }, depth: { type: "number", minimum: -1.5 } } },
+  annotations: { readOnlyHint: true, title: "Read" }
+}
+
+let model: string | undefined
+
+/**
+ * The identity of the facts' rules in this build of tool-map: its version, the token model,
+ * and the facts of a probe definition. Facts written under other rules are recomputed.
+ */
+export const factsModel = (): string =>
+  (model ??= sha256(JSON.stringify([TOOL_MAP_VERSION, TOKEN_MODEL, definitionFacts(PROBE)])).slice(0, 32))
+
+/** The text of a facts file: its key and texts first, then `[hash, tokens]` per schema. */
+export const factsFileText = (file: FactsFile): string => {
+  const facts = new Array<string>(file.facts.length)
+  for (let i = 0; i < file.facts.length; i++) facts[i] = `["${file.facts[i]!.hash}",${file.facts[i]!.tokens}]`
+  return `{"toolMapFacts":1,"model":${JSON.stringify(file.model)},"key":${JSON.stringify(file.key)},"texts":${JSON.stringify(file.texts.slice(0, FACTS_TEXTS_KEPT))},"facts":[${facts.join(",")}]}\n`
+}
+
+/** A lowercase hex SHA-256, checked without a regular expression (50,000 of them per file). */
+const isHex64 = (value: unknown): value is string => {
+  if (typeof value !== "string" || value.length !== 64) return false
+  for (let i = 0; i < 64; i++) {
+    const c = value.charCodeAt(i)
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
+  }
+  return true
+}
+
+/** What the head of a facts file says. */
+export type FactsHead = Omit<FactsFile, "facts">
+
+/** The model, key and texts in the head of a facts file, when they are there. */
+export const factsHead = (head: string): Option.Option<FactsHead> => {
+  const match = /^\{"toolMapFacts":1,"model":"([0-9a-f]{32})","key":"([0-9a-f]{64})","texts":\[((?:"[0-9a-f]{64}",?)*)\]/.exec(head)
+  if (match === null) return Option.none()
+  const texts = match[3]!.length === 0 ? [] : match[3]!.split(",").map((text) => text.slice(1, -1))
+  return Option.some({ model: match[1]!, key: match[2]!, texts })
+}
+
+/** A whole facts file, checked entry by entry; `None` when it is not one. */
+export const decodeFactsFile = (text: string): Option.Option<FactsFile> => {
+  const json = Either.getOrUndefined(Either.try((): unknown => JSON.parse(text)))
+  if (
+    !isRecord(json) || json.toolMapFacts !== 1 || typeof json.model !== "string" || typeof json.key !== "string" ||
+    !Array.isArray(json.texts) || !Array.isArray(json.facts)
+  ) {
+    return Option.none()
+  }
+  const texts = json.texts.filter(isHex64)
+  const facts = new Array<DefinitionFacts>(json.facts.length)
+  for (let i = 0; i < json.facts.length; i++) {
+    const item: unknown = json.facts[i]
+    if (!Array.isArray(item) || !isHex64(item[0]) || !Number.isSafeInteger(item[1])) {
+      return Option.none()
+    }
+    facts[i] = { hash: item[0], tokens: item[1] as number }
+  }
+  return Option.some({ model: json.model, key: json.key, texts, facts })
+}

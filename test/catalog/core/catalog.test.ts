@@ -2,9 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   buildCatalog,
   DEFAULT_CATEGORIES,
+  factsOf,
   keyOfHashes,
   MISC_GROUP,
   OVERRIDE_PRIORITY,
+  primeDefinitionFacts,
   resolveTarget,
   searchCatalog,
   shortName,
@@ -16,7 +18,7 @@ import {
 } from "../../../src/catalog/core/catalog.js"
 import type { BuildOptions } from "../../../src/catalog/core/catalog.js"
 import { mergeMeta } from "../../../src/catalog/core/classify.js"
-import { sha256 } from "../../../src/catalog/core/definitions.js"
+import { definitionFacts, sha256 } from "../../../src/catalog/core/definitions.js"
 import type { Catalog, Resolution, Resolver, ToolSchema } from "../../../src/catalog/core/model.js"
 
 const tool = (name: string, description = `Does ${name}.`, extra: Partial<ToolSchema> = {}): ToolSchema => ({
@@ -308,6 +310,36 @@ describe("buildCatalog", () => {
     expect(toolSetKey([...TOOLS].reverse())).toBe(CATALOG.toolSetKey)
     const changed = TOOLS.map((t, i) => (i === 0 ? { ...t, description: `${t.description} ` } : t))
     expect(toolSetKey(changed)).not.toBe(CATALOG.toolSetKey)
+  })
+})
+
+describe("primed definition facts", () => {
+  it("a build over primed facts is the build over computed ones", () => {
+    // Fresh objects, so nothing is cached for them yet.
+    const fresh = TOOLS.map((t) => ({ ...t }))
+    primeDefinitionFacts(fresh, TOOLS.map(definitionFacts))
+    expect(fresh.map(factsOf)).toEqual(TOOLS.map(definitionFacts))
+    const primed = buildCatalog(fresh)
+    const computed = buildCatalog(TOOLS)
+    expect(primed.toolSetKey).toBe(computed.toolSetKey)
+    expect(primed.tools.map((t) => [t.name, t.tokens, t.definitionHash])).toEqual(
+      computed.tools.map((t) => [t.name, t.tokens, t.definitionHash])
+    )
+  })
+
+  it("primed facts are taken as given: the caller vouches for them", () => {
+    const fresh = [{ ...TOOLS[0]! }]
+    primeDefinitionFacts(fresh, [{ hash: sha256("other"), tokens: 7 }])
+    expect(buildCatalog(fresh).tools[0]?.tokens).toBe(7)
+    expect(factsOf(fresh[0]!).hash).toBe(sha256("other"))
+  })
+
+  it("the tool-set key of a list asked for again is the same key, and a changed list gets its own", () => {
+    const list = TOOLS.map((t) => ({ ...t }))
+    const key = toolSetKey(list)
+    expect(toolSetKey([...list])).toBe(key)
+    expect(toolSetKey(list.slice(1))).not.toBe(key)
+    expect(toolSetKey(list.slice(1))).toBe(keyOfHashes(list.slice(1).map((t) => definitionFacts(t).hash)))
   })
 })
 

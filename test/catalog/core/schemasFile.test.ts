@@ -1,0 +1,123 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, FastCheck as fc, Option, ParseResult, Schema } from "effect"
+import { definitionFacts } from "../../../src/catalog/core/definitions.js"
+import { ToolSchemaFromJson } from "../../../src/catalog/core/model.js"
+import {
+  decodeFactsFile,
+  decodeSchemasJson,
+  decodeSchemasText,
+  factsFileText,
+  factsHead,
+  factsModel,
+  keyInHead,
+  schemasKey,
+  snapshotText
+} from "../../../src/catalog/core/schemasFile.js"
+
+/** What the Schema alone makes of a parsed file: the reference of the hand-checked path. */
+const bySchema = (json: unknown) => {
+  const issue = (error: ParseResult.ParseError) => {
+    const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]!
+    return `at ${first.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")}: ${first.message}`
+  }
+  if (Array.isArray(json)) return Either.mapLeft(Schema.decodeUnknownEither(Schema.Array(ToolSchemaFromJson))(json), issue)
+  return Either.mapLeft(
+    Either.map(Schema.decodeUnknownEither(Schema.Struct({ tools: Schema.Array(ToolSchemaFromJson) }))(json), (result) => result.tools),
+    issue
+  )
+}
+
+const jsonValue = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.string({ maxLength: 4 }), fc.constant({ type: "object" }))
+const annotationsArb = fc.oneof(
+  fc.record({ title: fc.string({ maxLength: 3 }), readOnlyHint: fc.boolean(), openWorldHint: fc.boolean(), extra: jsonValue }, { requiredKeys: [] }),
+  jsonValue
+)
+/** Entries a schemas file may hold: mostly valid tools, with every field sometimes missing or of another type. */
+const entryArb = fc.oneof(
+  fc.record({
+    description: fc.oneof(fc.string({ maxLength: 5 }), jsonValue),
+    name: fc.oneof(fc.string({ minLength: 1, maxLength: 5 }), fc.constant(""), jsonValue),
+    inputSchema: jsonValue,
+    annotations: annotationsArb,
+    other: jsonValue
+  }, { requiredKeys: ["name"] }),
+  jsonValue,
+  fc.array(jsonValue, { maxLength: 2 })
+)
+
+describe("decodeSchemasJson", () => {
+  it.prop("gives exactly what the schema gives, values and errors alike, for arrays and tools/list results", [
+    fc.array(entryArb, { maxLength: 6 }),
+    fc.boolean()
+  ], ([entries, wrapped]) => {
+    const json = wrapped ? { tools: entries } : entries
+    const fast = decodeSchemasJson(json)
+    const slow = bySchema(json)
+    expect(fast).toEqual(slow)
+    // Same key order too: the snapshot is written from these values.
+    if (Either.isRight(fast) && Either.isRight(slow)) expect(JSON.stringify(fast.right)).toBe(JSON.stringify(slow.right))
+  }, { fastCheck: { numRuns: 500 } })
+
+  it("names the problem of a file that is no schemas file at all", () => {
+    // The parser's own words differ between Node versions.
+    expect(Either.getLeft(decodeSchemasText("{")).pipe(Option.map((reason) => reason.startsWith("it is not JSON (")))).toEqual(Option.some(true))
+    expect(decodeSchemasText("{\"x\":1}")).toEqual(
+      Either.left("expected a JSON array of tool schemas or an MCP tools/list result ({ \"tools\": [...] })")
+    )
+    expect(decodeSchemasText("[{\"name\":\"a\"},{\"name\":3}]")).toEqual(Either.left("at [1].name: Expected string, actual 3"))
+  })
+})
+
+const TOOLS = [
+  { name: "a", description: "Reads.", inputSchema: { type: "object" } },
+  { name: "b", description: "", inputSchema: { type: "object", properties: { x: { type: "number" } } }, annotations: { readOnlyHint: true } }
+]
+
+describe("the snapshot", () => {
+  it("is a tools/list result with its key in the first bytes, and decodes to the schemas it was written from", () => {
+    const key = schemasKey(TOOLS)
+    const text = snapshotText(TOOLS, key, 1024)
+    expect(text.startsWith(`{"toolMapSnapshot":1,"key":"${key}","tools":[\n`)).toBe(true)
+    expect(keyInHead(text.slice(0, 256), "key")).toEqual(Option.some(key))
+    expect(decodeSchemasText(text)).toEqual(Either.right(TOOLS))
+    expect(snapshotText(TOOLS, key, 10)).toBe(`{"toolMapSnapshot":1,"key":"${key}","tools":${JSON.stringify(TOOLS)}}\n`)
+  })
+
+  it("has a key that follows order and every definition, and no other key in the head is taken for it", () => {
+    expect(schemasKey([...TOOLS].reverse())).not.toBe(schemasKey(TOOLS))
+    expect(schemasKey([TOOLS[0]!, { ...TOOLS[1]!, description: "x" }])).not.toBe(schemasKey(TOOLS))
+    expect(schemasKey(TOOLS.map((tool) => ({ ...tool })))).toBe(schemasKey(TOOLS))
+    expect(keyInHead("{\"version\":1,\"toolSetKey\":\"abc\",\"recordedAt\":\"x\"", "toolSetKey")).toEqual(Option.some("abc"))
+    expect(keyInHead("{\n  \"version\": 1,\n  \"toolSetKey\": \"abc\"", "toolSetKey")).toEqual(Option.some("abc"))
+    expect(keyInHead("{\"hashes\":{\"toolSetKey\":\"abc\"}}", "toolSetKey")).toEqual(Option.none())
+    expect(keyInHead("[{\"key\":\"abc\"}]", "key")).toEqual(Option.none())
+  })
+})
+
+describe("the facts file", () => {
+  const file = {
+    model: factsModel(),
+    key: schemasKey(TOOLS),
+    texts: ["1".repeat(64), "2".repeat(64)],
+    facts: TOOLS.map(definitionFacts)
+  }
+
+  it("reads back what was written, its model, key and texts from its head alone", () => {
+    const text = factsFileText(file)
+    expect(decodeFactsFile(text)).toEqual(Option.some(file))
+    expect(factsHead(text.slice(0, 600))).toEqual(Option.some({ model: file.model, key: file.key, texts: file.texts }))
+  })
+
+  it("is no facts file when any entry is not a hash and a count", () => {
+    const text = factsFileText(file)
+    expect(decodeFactsFile(text.replace(`"${file.facts[1]!.hash}"`, "\"XYZ\""))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(`,${file.facts[0]!.tokens}]`, ",1.5]"))).toEqual(Option.none())
+    expect(decodeFactsFile("{\"toolMapFacts\":2}")).toEqual(Option.none())
+    expect(factsHead("{\"toolMapFacts\":1,\"key\":\"x\"")).toEqual(Option.none())
+  })
+
+  it("has a model stamp of this build: the same in every call", () => {
+    expect(factsModel()).toMatch(/^[0-9a-f]{32}$/)
+    expect(factsModel()).toBe(file.model)
+  })
+})
