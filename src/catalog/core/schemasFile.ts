@@ -53,10 +53,24 @@ const annotationsOf = (value: unknown): ToolAnnotations | undefined => {
   return out
 }
 
+/** True when `record`'s own keys are exactly `keys`, in that order. */
+const hasExactly = (record: object, keys: ReadonlyArray<string>): boolean => {
+  let i = 0
+  for (const key in record) {
+    if (keys[i] !== key) return false
+    i += 1
+  }
+  return i === keys.length
+}
+
+const PLAIN_KEYS = ["name", "description", "inputSchema"]
+const ANNOTATED_KEYS = ["name", "description", "inputSchema", "annotations"]
+
 /**
  * One entry as `ToolSchemaFromJson` decodes it (a missing description is `""`, a missing
  * `inputSchema` an empty object schema, unknown keys dropped), or undefined when it does not
- * decode.
+ * decode. An entry that already is what the decode gives (the same keys in the same order) is
+ * kept as it is: tens of thousands of copies would only be garbage.
  */
 const toolSchemaOf = (value: unknown): ToolSchema | undefined => {
   if (!isRecord(value)) return undefined
@@ -68,9 +82,15 @@ const toolSchemaOf = (value: unknown): ToolSchema | undefined => {
     description = value.description
   }
   const inputSchema = has(value, "inputSchema") && value.inputSchema !== undefined ? value.inputSchema : { type: "object" }
-  if (!has(value, "annotations")) return { name, description, inputSchema }
+  const asGiven = value.description === description && value.inputSchema === inputSchema
+  if (!has(value, "annotations")) {
+    return asGiven && hasExactly(value, PLAIN_KEYS) ? value as unknown as ToolSchema : { name, description, inputSchema }
+  }
   const annotations = annotationsOf(value.annotations)
-  return annotations === undefined ? undefined : { name, description, inputSchema, annotations }
+  if (annotations === undefined) return undefined
+  return asGiven && hasExactly(value, ANNOTATED_KEYS) && hasExactly(value.annotations as object, Object.keys(annotations))
+    ? value as unknown as ToolSchema
+    : { name, description, inputSchema, annotations }
 }
 
 /** The schemas of a decoded array by hand, `None` when an entry does not pass (the schema then says why). */
@@ -181,22 +201,26 @@ let model: string | undefined
 export const factsModel = (): string =>
   (model ??= sha256(JSON.stringify([TOOL_MAP_VERSION, TOKEN_MODEL, definitionFacts(PROBE)])).slice(0, 32))
 
-/** The text of a facts file: its key and texts first, then `[hash, tokens]` per schema. */
+/**
+ * The text of a facts file: its model, key and texts first, then the hashes as one string of
+ * 64 hex digits each and the token estimates as one array, in the schemas' order (two values
+ * to parse instead of one array per schema).
+ */
 export const factsFileText = (file: FactsFile): string => {
-  const facts = new Array<string>(file.facts.length)
-  for (let i = 0; i < file.facts.length; i++) facts[i] = `["${file.facts[i]!.hash}",${file.facts[i]!.tokens}]`
-  return `{"toolMapFacts":1,"model":${JSON.stringify(file.model)},"key":${JSON.stringify(file.key)},"texts":${JSON.stringify(file.texts.slice(0, FACTS_TEXTS_KEPT))},"facts":[${facts.join(",")}]}\n`
+  const hashes = new Array<string>(file.facts.length)
+  const tokens = new Array<number>(file.facts.length)
+  for (let i = 0; i < file.facts.length; i++) {
+    hashes[i] = file.facts[i]!.hash
+    tokens[i] = file.facts[i]!.tokens
+  }
+  return `{"toolMapFacts":1,"model":${JSON.stringify(file.model)},"key":${JSON.stringify(file.key)},"texts":${
+    JSON.stringify(file.texts.slice(0, FACTS_TEXTS_KEPT))
+  },"hashes":"${hashes.join("")}","tokens":${JSON.stringify(tokens)}}\n`
 }
 
-/** A lowercase hex SHA-256, checked without a regular expression (50,000 of them per file). */
-const isHex64 = (value: unknown): value is string => {
-  if (typeof value !== "string" || value.length !== 64) return false
-  for (let i = 0; i < 64; i++) {
-    const c = value.charCodeAt(i)
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
-  }
-  return true
-}
+const HEX = /^[0-9a-f]*$/
+
+const isHex64 = (value: unknown): value is string => typeof value === "string" && value.length === 64 && HEX.test(value)
 
 /** What the head of a facts file says. */
 export type FactsHead = Omit<FactsFile, "facts">
@@ -209,23 +233,22 @@ export const factsHead = (head: string): Option.Option<FactsHead> => {
   return Option.some({ model: match[1]!, key: match[2]!, texts })
 }
 
-/** A whole facts file, checked entry by entry; `None` when it is not one. */
+/** A whole facts file, checked value by value; `None` when it is not one. */
 export const decodeFactsFile = (text: string): Option.Option<FactsFile> => {
   const json = Either.getOrUndefined(Either.try((): unknown => JSON.parse(text)))
   if (
     !isRecord(json) || json.toolMapFacts !== 1 || typeof json.model !== "string" || typeof json.key !== "string" ||
-    !Array.isArray(json.texts) || !Array.isArray(json.facts)
+    !Array.isArray(json.texts) || typeof json.hashes !== "string" || !Array.isArray(json.tokens)
   ) {
     return Option.none()
   }
-  const texts = json.texts.filter(isHex64)
-  const facts = new Array<DefinitionFacts>(json.facts.length)
-  for (let i = 0; i < json.facts.length; i++) {
-    const item: unknown = json.facts[i]
-    if (!Array.isArray(item) || !isHex64(item[0]) || !Number.isSafeInteger(item[1])) {
-      return Option.none()
-    }
-    facts[i] = { hash: item[0], tokens: item[1] as number }
+  const { hashes, tokens } = json
+  if (hashes.length !== tokens.length * 64 || !HEX.test(hashes)) return Option.none()
+  const facts = new Array<DefinitionFacts>(tokens.length)
+  for (let i = 0; i < tokens.length; i++) {
+    const estimate: unknown = tokens[i]
+    if (!Number.isSafeInteger(estimate)) return Option.none()
+    facts[i] = { hash: hashes.slice(i * 64, i * 64 + 64), tokens: estimate as number }
   }
-  return Option.some({ model: json.model, key: json.key, texts, facts })
+  return Option.some({ model: json.model, key: json.key, texts: json.texts.filter(isHex64), facts })
 }
