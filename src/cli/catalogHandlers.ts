@@ -27,7 +27,7 @@ import { COMPACT_THRESHOLD, readJsonFile, readJsonFileWith, writeFileAtomic, wri
 import { readUpTo } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, defaultCatalogDir, HostLayer } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
-import { type Agent, HostPort, type LoadResult, registerScoped, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
+import { type Agent, HostPort, type LoadResult, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
 import { printJson } from "./output.js"
 
 /** The `--schemas` file (or the snapshot of the last one) cannot be used. */
@@ -274,7 +274,7 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
       // A person typing `catalog load NAME` confirms that single load: the command line is the
       // risk gate. Group loads still leave high-risk tools out.
       const gate = Layer.scopedDiscard(
-        Effect.flatMap(ToolCatalog, (catalog) => registerScoped(catalog.registerRiskGate({ name: "command line" })))
+        Effect.flatMap(ToolCatalog, (catalog) => catalog.registerRiskGate({ name: "command line" }))
       )
       return Layer.merge(gate.pipe(Layer.provideMerge(HostLayer({ dir }).pipe(Layer.provide(cliPort(schemas))))), session)
     })
