@@ -4,8 +4,10 @@
  * `HostPort`, which is all a host needs to embed the catalog.
  */
 import { Effect, Layer, Option, Queue, Ref, Stream } from "effect"
-import type { ToolSchema } from "../../src/catalog/core/model.js"
-import { type Agent, type AgentLifecycle, HostPort } from "../../src/catalog/services/ToolCatalog.js"
+import { type Catalog, Host } from "../../src/index.js"
+
+type Agent = Host.Agent
+type ToolSchema = Catalog.ToolSchema
 
 /** How the host starts. */
 export interface MemoryHostOptions {
@@ -19,7 +21,7 @@ export interface MemoryHostOptions {
 /** The host's side: what tests and the example drive. */
 export interface MemoryHost {
   /** The port tool-map runs over. */
-  readonly port: Layer.Layer<HostPort>
+  readonly port: Layer.Layer<Host.HostPort>
   readonly addTool: (tool: ToolSchema) => Effect.Effect<void>
   readonly removeTool: (name: string) => Effect.Effect<void>
   readonly setTools: (tools: ReadonlyArray<ToolSchema>) => Effect.Effect<void>
@@ -40,7 +42,7 @@ export const makeMemoryHost = (options: MemoryHostOptions) =>
     const agents = yield* Ref.make<ReadonlyMap<string, Agent>>(new Map())
     const restrictions = yield* Ref.make<ReadonlyMap<string, Option.Option<ReadonlyArray<string>>>>(new Map())
     const calls = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
-    const lifecycle = yield* Queue.unbounded<AgentLifecycle>()
+    const lifecycle = yield* Queue.unbounded<Host.AgentLifecycle>()
     const reserved = options.reserved ?? []
     const hidden = new Set(options.hidden ?? [])
 
@@ -59,7 +61,7 @@ export const makeMemoryHost = (options: MemoryHostOptions) =>
           .filter((name) => !hidden.has(name))
       })
 
-    const port = Layer.succeed(HostPort, {
+    const port = Layer.succeed(Host.HostPort, {
       name: "minimal-host",
       reserved,
       tools: () => Ref.get(tools),

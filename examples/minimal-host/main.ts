@@ -10,8 +10,7 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
-import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
-import type { Agent } from "../../src/catalog/services/ToolCatalog.js"
+import { type Host, Inventory } from "../../src/index.js"
 import { makeMemoryHost } from "./host.js"
 import { allowLine, dispatch, EXAMPLE_TOOLS, pluginLayer, registerPlacements, startAgent } from "./plugin.js"
 
@@ -19,7 +18,7 @@ import { allowLine, dispatch, EXAMPLE_TOOLS, pluginLayer, registerPlacements, st
 export const session = (dir: string) =>
   Effect.gen(function*() {
     const host = yield* makeMemoryHost({ tools: EXAMPLE_TOOLS })
-    const agent: Agent = { id: "main", sessionId: "s-1", provider: "example" }
+    const agent: Host.Agent = { id: "main", sessionId: "s-1", provider: "example" }
     const transcript: Array<string> = []
     const step = (label: string, name: string, args: unknown) =>
       Effect.gen(function*() {
@@ -51,6 +50,6 @@ const main = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const dir = yield* fs.makeTempDirectoryScoped({ prefix: "tool-map-example-" })
   yield* Console.log(yield* session(dir))
-}).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layer)))
+}).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeContext.layer, Inventory.MachineEnvironment.layer)))
 
 if (import.meta.url === `file://${process.argv[1]}`) NodeRuntime.runMain(main)

@@ -4,60 +4,47 @@
  * the way a host does: entry tools go to the catalog, any other call passes `beforeCall`
  * first, so a hidden tool is loaded on the spot or refused with the reason.
  */
-import { Effect, Layer, Option, Schedule } from "effect"
-import type { ToolSchema } from "../../src/catalog/core/model.js"
-import { ENTRY_TOOL_DEFINITIONS } from "../../src/catalog/core/entryTools.js"
-import { ENTRY_TOOLS } from "../../src/catalog/core/visibility.js"
-import { HostLayer, type HostLayerOptions } from "../../src/layers/HostLayer.js"
-import { type Agent, ToolCatalog } from "../../src/catalog/services/ToolCatalog.js"
+import { Effect, Layer, Option } from "effect"
+import { Catalog, Host } from "../../src/index.js"
 import type { MemoryHost } from "./host.js"
+
+const { ToolCatalog } = Host
 
 /**
  * The catalog embedded over a host: the one layer a plugin adds. The entry tools are
  * registered with the host first, like any tool of a plugin.
  */
-export const pluginLayer = (host: MemoryHost, options: HostLayerOptions) =>
+export const pluginLayer = (host: MemoryHost, options: Host.HostLayerOptions) =>
   Layer.unwrapEffect(
     Effect.forEach(
-      ENTRY_TOOL_DEFINITIONS,
+      Catalog.ENTRY_TOOL_DEFINITIONS,
       (definition) => host.addTool({ name: definition.name, description: definition.description, inputSchema: definition.inputSchema }),
       { discard: true }
-    ).pipe(Effect.as(HostLayer(options).pipe(Layer.provide(host.port))))
+    ).pipe(Effect.as(Host.HostLayer(options).pipe(Layer.provide(host.port))))
   )
 
-/** What the plugin registers when it starts; undone when its scope closes. */
+/** What the plugin registers when it starts; each registration is undone when its scope closes. */
 export const registerPlacements = Effect.gen(function*() {
   const catalog = yield* ToolCatalog
-  yield* Effect.acquireRelease(
-    catalog.defineCategory({ name: "code", description: "Source hosting and code review", groups: ["github"] }),
-    (dispose) => dispose
-  )
-  yield* Effect.acquireRelease(
-    catalog.defineCategory({ name: "files", description: "Local files and directories" }),
-    (dispose) => dispose
-  )
-  yield* Effect.acquireRelease(
-    catalog.annotate({ match: /^fs_/, meta: { category: "files", group: "local" }, source: "minimal-host" }),
-    (dispose) => dispose
-  )
-  yield* Effect.acquireRelease(catalog.registerRiskGate({ name: "ask-the-user" }), (dispose) => dispose)
+  yield* catalog.defineCategory({ name: "code", description: "Source hosting and code review", groups: ["github"] })
+  yield* catalog.defineCategory({ name: "files", description: "Local files and directories" })
+  yield* catalog.annotate({ match: /^fs_/, meta: { category: "files", group: "local" }, source: "minimal-host" })
+  yield* catalog.registerRiskGate({ name: "ask-the-user" })
 })
 
-/** Starts an agent on the host and waits until the catalog has restricted it. */
-export const startAgent = (host: MemoryHost, agent: Agent) =>
+/** Starts an agent on the host; returns once the catalog has restricted it (no polling). */
+export const startAgent = (host: MemoryHost, agent: Host.Agent) =>
   Effect.gen(function*() {
     const catalog = yield* ToolCatalog
     yield* host.startAgent(agent)
-    yield* catalog.agents.pipe(
-      Effect.repeat({ schedule: Schedule.spaced("5 millis"), until: (agents) => agents.some((a) => a.id === agent.id) })
-    )
+    yield* catalog.ready(agent.id)
   })
 
 /** Runs one call of the model as the host would, returning the text the model gets back. */
-export const dispatch = (host: MemoryHost, agent: Agent, name: string, args: unknown) =>
+export const dispatch = (host: MemoryHost, agent: Host.Agent, name: string, args: unknown) =>
   Effect.gen(function*() {
     const catalog = yield* ToolCatalog
-    if (ENTRY_TOOLS.includes(name)) return yield* catalog.callEntryTool(agent, name, args)
+    if (Catalog.ENTRY_TOOLS.includes(name)) return yield* catalog.callEntryTool(agent, name, args)
     const decision = yield* catalog.beforeCall(agent, name)
     if (decision._tag === "Deny") return decision.reason
     const visible = yield* host.visibleTo(agent.id)
@@ -66,7 +53,7 @@ export const dispatch = (host: MemoryHost, agent: Agent, name: string, args: unk
   })
 
 /** The tools of the example. */
-export const EXAMPLE_TOOLS: ReadonlyArray<ToolSchema> = [
+export const EXAMPLE_TOOLS: ReadonlyArray<Catalog.ToolSchema> = [
   { name: "bash", description: "Run a shell command.", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
   { name: "read", description: "Read a file.", inputSchema: { type: "object", properties: { path: { type: "string" } } } },
   {
@@ -92,7 +79,7 @@ export const EXAMPLE_TOOLS: ReadonlyArray<ToolSchema> = [
 ]
 
 /** The allow-list as one line, for the transcript. */
-export const allowLine = (agent: Agent) =>
+export const allowLine = (agent: Host.Agent) =>
   Effect.gen(function*() {
     const catalog = yield* ToolCatalog
     const allow = yield* catalog.allowFor(agent)

@@ -30,7 +30,6 @@ import { type ProbeRequest, VersionProbe } from "./probe/VersionProbe.js"
 import { Walker } from "./discover/Walker.js"
 
 /** The redirect path given to `scan` does not name a markdown file (defined with the bundle's location). */
-export { RedirectPathInvalid } from "./bundle/errors.js"
 
 /** What `scan` was asked to do. */
 export interface ScanOptions {
@@ -44,6 +43,7 @@ export interface ScanOptions {
   readonly progress: boolean
 }
 
+/** How much a scan found, for its report. */
 export interface ScanCounts {
   readonly tools: number
   readonly shadowed: number
@@ -73,6 +73,7 @@ export type ScanOutcome =
       readonly reason: string
     }
 
+/** Why a scan wrote nothing: an unusable redirect path, a failed commit, or another scan holding the lock. */
 export type ScanError = RedirectPathInvalid | BundleWriteError | BundleLocked
 
 /** Every value below is built from typed parts: skip the run-time validation of the Schema classes. */

@@ -74,14 +74,14 @@ const LazyWalkServicesLayer = Layer.scopedContext(
   })
 )
 
-/** The whole graph for the CLI: live platform, live environment, progress on a terminal's stderr. */
-export const CliLayer = inventoryLayerOver(Layer.merge(LazyWalkServicesLayer, BundleServicesLayer)).pipe(
-  Layer.provideMerge(Layer.mergeAll(MachineEnvironment.layer, ScanProgress.layer)),
-  Layer.provideMerge(PlatformLayer)
-)
+/**
+ * ScanProgram and InventoryReader whose walk services are built on the first scan: a run or a
+ * host that only reads the bundle never builds them.
+ */
+export const LazyInventoryLayer = inventoryLayerOver(Layer.merge(LazyWalkServicesLayer, BundleServicesLayer))
 
-/** The inventory graph for embedding: live platform and environment, no progress output. */
-export const EmbeddedInventoryLayer = InventoryLayer.pipe(
-  Layer.provideMerge(Layer.mergeAll(MachineEnvironment.layer, ScanProgress.silent)),
+/** The whole graph for the CLI: live platform, live environment, progress on a terminal's stderr. */
+export const CliLayer = LazyInventoryLayer.pipe(
+  Layer.provideMerge(Layer.mergeAll(MachineEnvironment.layer, ScanProgress.layer)),
   Layer.provideMerge(PlatformLayer)
 )

@@ -16,6 +16,8 @@ import { CatalogSettings, type CatalogSettingsBase } from "../catalog/stores/Cat
 import { VisibilityStore } from "../catalog/stores/VisibilityStore.js"
 import { defaultDataDir } from "../inventory/bundle/location.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { ScanProgress } from "../inventory/ScanProgress.js"
+import { LazyInventoryLayer } from "./CoreLayer.js"
 import { PlatformLayer } from "./PlatformLayer.js"
 
 /** Where the catalog keeps its files. */
@@ -69,14 +71,14 @@ const fileOption = (
 }
 
 /**
- * The embeddable catalog over the host's `HostPort`, the platform's FileSystem and Path, and
+ * The catalog alone over the host's `HostPort`, the platform's FileSystem and Path, and
  * the `MachineEnvironment` (for the default data dir): `ToolCatalog` and the services behind it
  * (each provided too, for hosts and tests that need one directly), from the stores and the
  * event hub up — sessions and registry, builds, restrictions, loads, views, entry tools,
  * config — with the manifest writer and the follower of the host's agent lifecycle running for
  * as long as the layer lives. The agents alive when it starts are attached before it is ready.
  */
-export const HostLayer = (options: HostLayerOptions = {}) =>
+export const CatalogLayer = (options: HostLayerOptions = {}) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const environment = yield* MachineEnvironment
@@ -107,6 +109,15 @@ export const HostLayer = (options: HostLayerOptions = {}) =>
       )
     })
   )
+
+/**
+ * The one embedding graph: {@link CatalogLayer} (`ToolCatalog` over the host's `HostPort`) and
+ * the inventory (`ScanProgram`, `InventoryReader`, `Bundle`, `BundleWriter`; the walk services
+ * are built on the first scan), over the platform's FileSystem and Path and the
+ * `MachineEnvironment`. Scans report no progress.
+ */
+export const HostLayer = (options: HostLayerOptions = {}) =>
+  Layer.merge(CatalogLayer(options), LazyInventoryLayer.pipe(Layer.provideMerge(ScanProgress.silent)))
 
 /** `HostLayer` over Node's file system and the live environment: needs only the `HostPort`. */
 export const HostLayerNode = (options: HostLayerOptions = {}) =>

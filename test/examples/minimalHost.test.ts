@@ -3,6 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import { session } from "../../examples/minimal-host/main.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
@@ -68,5 +69,20 @@ describe("examples/minimal-host", () => {
     expect(result.stderr).toBe("")
     expect(result.status).toBe(0)
     expect(result.stdout).toBe(`${TRANSCRIPT}\n`)
+  })
+
+  it("imports tool-map only through its public API (src/index.ts)", () => {
+    const dir = NodePath.join(ROOT, "examples/minimal-host")
+    const imports = fs.readdirSync(dir).filter((name) => name.endsWith(".ts")).flatMap((name) =>
+      [...fs.readFileSync(NodePath.join(dir, name), "utf8").matchAll(/from "(\.[^"]+)"/g)].map((match) => `${name}: ${match[1]}`)
+    )
+    expect(imports.sort()).toEqual([
+      "host.ts: ../../src/index.js",
+      "main.ts: ../../src/index.js",
+      "main.ts: ./host.js",
+      "main.ts: ./plugin.js",
+      "plugin.ts: ../../src/index.js",
+      "plugin.ts: ./host.js"
+    ])
   })
 })

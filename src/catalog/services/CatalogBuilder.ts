@@ -138,8 +138,3 @@ export class CatalogBuilder extends Context.Tag("tool-map/CatalogBuilder")<Catal
   static readonly layerWithCapacity = (capacity: number) => Layer.effect(this, make(Math.max(1, Math.floor(capacity))))
 }
 
-/**
- * @deprecated The builder's old name, kept only until `src/index.ts` exports `CatalogBuilder`
- * ("Catalog" is the tree type's name).
- */
-export { CatalogBuilder as Catalog }

@@ -161,25 +161,6 @@ export class ToolCatalog extends Context.Tag("tool-map/ToolCatalog")<ToolCatalog
   static readonly layer = Layer.effect(this, Effect.suspend(() => make))
 }
 
-/**
- * @deprecated Registrations are scoped themselves now; this passes one through unchanged and
- * stays only until `src/cli/catalogHandlers.ts` calls `registerRiskGate` directly.
- */
-export const registerScoped = <E, R>(registration: Effect.Effect<void, E, R>): Effect.Effect<void, E, R> => registration
-
-/** @deprecated Registrations return nothing to undo them now; kept only until `src/index.ts` drops it. */
-export type Disposer = Effect.Effect<void>
-
-/**
- * @deprecated `ToolCatalog.layer` takes no options now (`CatalogBuilds.layer` takes the reserved
- * names, `CatalogConfig.layer` and `ManifestWriter.layer` the manifest file); kept only until
- * `src/index.ts` drops it.
- */
-export interface ToolCatalogOptions {
-  readonly reserved?: ReadonlyArray<string> | undefined
-  readonly manifestFile: Option.Option<string>
-}
-
 const make = Effect.gen(function*() {
   const registry = yield* CatalogRegistry
   const sessions = yield* AgentSessions

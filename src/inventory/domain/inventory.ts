@@ -73,6 +73,7 @@ export class Tool extends Schema.Class<Tool>("Tool")({
 export const ProbeStatus = Schema.Literal("ok", "missing", "timeout", "error", "refused")
 export type ProbeStatus = typeof ProbeStatus.Type
 
+/** One version probe of the scan: the name, the file run (or read), what it said and how it ended. */
 export class VersionReport extends Schema.Class<VersionReport>("VersionReport")({
   name: Schema.String,
   version: Schema.NullOr(Schema.String),
@@ -98,6 +99,7 @@ export class Diagnostic extends Schema.Class<Diagnostic>("Diagnostic")({
   message: Schema.String
 }) {}
 
+/** The machine the bundle was written on: OS, architecture, Node and tool-map versions. */
 export class HostInfo extends Schema.Class<HostInfo>("HostInfo")({
   os: Schema.String,
   arch: Schema.String,
@@ -112,6 +114,7 @@ export class WatchedInput extends Schema.Class<WatchedInput>("WatchedInput")({
   state: Schema.String
 }) {}
 
+/** What `--if-stale` compares: the tool-map version, digests of PATH and TOOL_MAP_ROOTS, and the watched inputs. */
 export class WatchSet extends Schema.Class<WatchSet>("WatchSet")({
   toolMapVersion: Schema.String,
   pathVariable: Schema.String,

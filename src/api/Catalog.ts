@@ -1,0 +1,35 @@
+/**
+ * The catalog's pure core: the tree `/category/group/tool` and its types, building it from
+ * tool schemas, resolving and searching it, the entry tools' definitions, the per-agent
+ * visibility state, token estimates, description sanitizing and the manifest's shape.
+ */
+export type * from "../catalog/core/model.js"
+export { MISC_GROUP, OVERRIDE_PRIORITY, ToolSchemaFromJson, UNCATEGORIZED } from "../catalog/core/model.js"
+export {
+  buildCatalog,
+  type BuildOptions,
+  DEFAULT_CATEGORIES,
+  resolveTarget,
+  searchCatalog,
+  type SearchOptions,
+  type SearchResult,
+  shortName,
+  structuralGroup,
+  summary,
+  toolSetKey,
+  toolsUnder
+} from "../catalog/core/catalog.js"
+export { mergeMeta } from "../catalog/core/classify.js"
+export { definitionHash, diffDefinitions } from "../catalog/core/definitions.js"
+export {
+  ENTRY_TOOL_DEFINITIONS,
+  type EntryToolDefinition,
+  type RescueRefusal,
+  TOOLS_LOAD,
+  TOOLS_LS,
+  TOOLS_UNLOAD
+} from "../catalog/core/entryTools.js"
+export { Manifest, manifestOf } from "../catalog/core/manifest.js"
+export { sanitizeDescription } from "../catalog/core/sanitize.js"
+export { estimateTokens } from "../catalog/core/tokens.js"
+export { AgentState, DEFAULT_PINNED, emptyAgentState, ENTRY_TOOLS, type VisibilityNote } from "../catalog/core/visibility.js"
