@@ -1,5 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Effect, Layer, type Option } from "effect"
 import { jsonOption } from "./options.js"
 
 /**
@@ -7,6 +7,13 @@ import { jsonOption } from "./options.js"
  * bundle evaluates them lazily, so a scan or a query does not pay for them at start-up.
  */
 const handlers = Effect.promise(() => import("./catalogHandlers.js"))
+
+/**
+ * The catalog graph of one run, built once per command from its --agent and --schemas (the
+ * handlers' module, and so the catalog stack, still loads only when a catalog command runs).
+ */
+const session = (flags: { readonly agent: string; readonly schemas: Option.Option<string> }) =>
+  Layer.unwrapEffect(Effect.map(handlers, (run) => run.catalogCliLayer(flags.agent, flags.schemas)))
 
 const agentOption = Options.text("agent").pipe(
   Options.withDescription("The agent whose loaded tools to use; its state is kept in the data dir."),
@@ -31,7 +38,8 @@ const lsCommand = Command.make(
   },
   (flags) => Effect.flatMap(handlers, (run) => run.ls(flags))
 ).pipe(
-  Command.withDescription("Browse the catalog: / lists categories, /CATEGORY its groups, /CATEGORY/GROUP its tools; --query searches.")
+  Command.withDescription("Browse the catalog: / lists categories, /CATEGORY its groups, /CATEGORY/GROUP its tools; --query searches."),
+  Command.provide((flags) => session(flags))
 )
 
 const loadCommand = Command.make(
@@ -45,7 +53,8 @@ const loadCommand = Command.make(
   },
   (flags) => Effect.flatMap(handlers, (run) => run.load(flags))
 ).pipe(
-  Command.withDescription("Load tools for an agent: a category, a group (path or name), or single tools by path or full name.")
+  Command.withDescription("Load tools for an agent: a category, a group (path or name), or single tools by path or full name."),
+  Command.provide((flags) => session(flags))
 )
 
 const unloadCommand = Command.make(
@@ -58,7 +67,8 @@ const unloadCommand = Command.make(
   },
   (flags) => Effect.flatMap(handlers, (run) => run.unload(flags))
 ).pipe(
-  Command.withDescription("Unload tools of an agent (same targets as load), or `all` to return to the always-on set.")
+  Command.withDescription("Unload tools of an agent (same targets as load), or `all` to return to the always-on set."),
+  Command.provide((flags) => session(flags))
 )
 
 const diffCommand = Command.make(
@@ -68,7 +78,8 @@ const diffCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "Compare the tool definitions of --schemas with the last recorded build (ls, load and unload record one): added, removed, changed."
-  )
+  ),
+  Command.provide((flags) => session(flags))
 )
 
 /** `tool-map catalog`: browse, load, unload and diff the tool catalog. */

@@ -25,7 +25,7 @@ import {
 } from "../catalog/core/schemasFile.js"
 import { COMPACT_THRESHOLD, readJsonFile, readJsonFileWith, writeFileAtomic, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
 import { readUpTo } from "../services/fileRead.js"
-import { type CatalogFiles, catalogFilesIn, defaultCatalogDir, HostLayer } from "../layers/HostLayer.js"
+import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { type Agent, HostPort, type LoadResult, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
 import { printJson } from "./output.js"
@@ -257,7 +257,11 @@ const cliPort = (schemas: ReadonlyArray<ToolSchema>) =>
     lifecycle: Stream.empty
   })
 
-/** The catalog of one CLI run: `HostLayer` over the schemas, its files in the data dir. */
+/**
+ * The catalog of one CLI run: the embedding graph's `CatalogLayer` over a port holding the
+ * schemas, its files in the data dir (the root of the CLI provides the inventory). The catalog
+ * commands provide it with `Command.provide`, so it is built once per run.
+ */
 export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<string>) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
@@ -276,7 +280,7 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
       const gate = Layer.scopedDiscard(
         Effect.flatMap(ToolCatalog, (catalog) => catalog.registerRiskGate({ name: "command line" }))
       )
-      return Layer.merge(gate.pipe(Layer.provideMerge(HostLayer({ dir }).pipe(Layer.provide(cliPort(schemas))))), session)
+      return Layer.merge(gate.pipe(Layer.provideMerge(CatalogLayer({ dir }).pipe(Layer.provide(cliPort(schemas))))), session)
     })
   )
 
@@ -424,13 +428,9 @@ export interface CatalogFlags {
   readonly json: boolean
 }
 
-/** Runs a catalog command in the session of its --agent and --schemas. */
-const inSession = <A, E, R>(flags: CatalogFlags, command: Effect.Effect<A, E, R>) =>
-  command.pipe(Effect.provide(catalogCliLayer(flags.agent, flags.schemas)))
-
 /** `catalog ls`. */
 export const ls = (flags: CatalogFlags & { readonly path: string; readonly query: Option.Option<string> }) =>
-  inSession(flags, Effect.gen(function*() {
+  Effect.gen(function*() {
     yield* rejectFlags("ls", [flags.path])
     const catalog = yield* ToolCatalog
     const { agent } = yield* CatalogCliSession
@@ -456,30 +456,30 @@ export const ls = (flags: CatalogFlags & { readonly path: string; readonly query
       return
     }
     yield* printJson(listingJson(built, resolution.node, loaded))
-  }))
+  })
 
 /** `catalog load`. */
 export const load = (flags: CatalogFlags & { readonly targets: ReadonlyArray<string>; readonly forSubagents: boolean }) =>
-  inSession(flags, changeLoaded(
+  changeLoaded(
     "load",
     flags,
     // The command line is the user's own request: risk gates need not ask again.
     (catalog, agent) => catalog.load(agent, flags.targets, { forSubagents: flags.forSubagents, consented: true }),
     (result) => ({ added: result.added, denied: result.denied })
-  ))
+  )
 
 /** `catalog unload`. */
 export const unload = (flags: CatalogFlags & { readonly targets: ReadonlyArray<string> }) =>
-  inSession(flags, changeLoaded(
+  changeLoaded(
     "unload",
     flags,
     (catalog, agent) => catalog.unload(agent, flags.targets),
     (result) => ({ removed: result.removed })
-  ))
+  )
 
 /** `catalog diff`. */
 export const diff = (flags: CatalogFlags) =>
-  inSession(flags, Effect.gen(function*() {
+  Effect.gen(function*() {
     const session = yield* CatalogCliSession
     const catalog = yield* (yield* ToolCatalog).get()
     const recorded = yield* readJsonFile(RecordedBuild, session.files.definitions).pipe(
@@ -495,4 +495,4 @@ export const diff = (flags: CatalogFlags) =>
     const recordedAt = previous?.recordedAt ?? null
     if (flags.json) yield* printJson({ recordedAt, ...diff })
     else yield* Console.log(renderDiff(recordedAt, diff))
-  }))
+  })
