@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { runAgentsBench } from "./agents.js"
 import { benchAgentHosts } from "./agentHosts.js"
 import { runCatalogBench } from "./catalog.js"
+import { benchCatalogCli } from "./catalogCli.js"
 import { benchScan } from "./scan.js"
 import { benchStartup } from "./startup.js"
 import { runTokensBench } from "./tokens.js"
@@ -24,6 +25,7 @@ const main = async () => {
   await section("Walk of synthetic PATH trees", async () => renderWalkTable(await benchWalk({})))
   await section("Agent-host scan of generated Claude Code homes", () => benchAgentHosts({}))
   await section("Catalog build, listing and search", () => runCatalogBench())
+  await section("Catalog listings through the CLI against a bare JSON.parse of the schemas file", () => benchCatalogCli())
   await section("Token estimate against o200k", () => runTokensBench())
   await section("Attach and detach of 1,000 agents of 200 tools (heap after GC)", () => runAgentsBench())
   const load = os.loadavg().map((value) => value.toFixed(1)).join(" ")
