@@ -1,5 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Either, Layer, Option, Ref, Schema } from "effect"
+import { Context, Effect, Either, HashMap, Layer, Option, Ref, Schema } from "effect"
 import { CatalogEvents } from "../services/CatalogEvents.js"
 import { FileLock } from "../../services/FileLock.js"
 import { catalogFileLock, modifyJsonFile, readJsonFile, writeJsonAtomic } from "./jsonFile.js"
@@ -181,7 +181,10 @@ export class VisibilityStore extends Context.Tag("tool-map/VisibilityStore")<Vis
 
 const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: ReadonlyArray<StateProvider>) {
   const events = yield* CatalogEvents
-  const records = new Map<string, AgentRecord>()
+  // The records of the agents this process knows, dropped by `forget` (an agent's detach).
+  const records = yield* Ref.make(HashMap.empty<string, AgentRecord>())
+  const remember = (agentId: string, record: AgentRecord) => Ref.update(records, HashMap.set(agentId, record))
+  const recordOf = (agentId: string) => Effect.map(Ref.get(records), HashMap.get(agentId))
   const providers = yield* Ref.make<ReadonlyArray<{ readonly provider: StateProvider }>>(
     initialProviders.map((provider) => ({ provider }))
   )
@@ -193,8 +196,8 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
     events.warn({ kind: "state-provider-failed", subject: error.provider, message: error.message })
 
   const load = Effect.fn("VisibilityStore.load")(function*(agentId: string) {
-    const known = records.get(agentId)
-    if (known !== undefined) return known
+    const known = yield* recordOf(agentId)
+    if (Option.isSome(known)) return known.value
     const provider = yield* inForce
     const found = Option.isNone(provider)
       ? Option.none<AgentRecord>()
@@ -202,7 +205,7 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
         Effect.catchAll((error) => Effect.as(warnProvider(error), Option.none<AgentRecord>()))
       )
     const record = Option.getOrElse(found, () => emptyAgentRecord)
-    records.set(agentId, record)
+    yield* remember(agentId, record)
     return record
   })
 
@@ -227,7 +230,7 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
       const [result, after] = yield* f(before)
       const applied: Applied<A> = { result, before, after }
       if (!changedRecord(applied)) return applied
-      records.set(agentId, after)
+      yield* remember(agentId, after)
       if (Option.isSome(provider)) yield* provider.value.save(agentId, after).pipe(Effect.catchAll(warnProvider))
       return applied
     })
@@ -240,12 +243,13 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
   ) =>
     Effect.gen(function*() {
       const context = yield* Effect.context<R>()
+      const inMemory = Option.getOrElse(yield* recordOf(agentId), () => emptyAgentRecord)
       let applied: Applied<A> | undefined
       let failed: { readonly error: E } | undefined
       const outcome = yield* atomic(agentId, (stored) =>
         Effect.gen(function*() {
           // No stored record: the memory copy, which holds what this process could not store.
-          const before = Option.getOrElse(stored, () => records.get(agentId) ?? emptyAgentRecord)
+          const before = Option.getOrElse(stored, () => inMemory)
           const ran = yield* Effect.either(Effect.provide(f(before), context))
           if (Either.isLeft(ran)) {
             failed = { error: ran.left }
@@ -259,13 +263,13 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
       if (Either.isLeft(outcome)) yield* warnProvider(outcome.left)
       if (applied === undefined) return yield* modifyInMemory(agentId, Option.none(), f)
       const done = applied
-      records.set(agentId, Either.isRight(outcome) ? Option.getOrElse(outcome.right[1], () => done.after) : done.after)
+      yield* remember(agentId, Either.isRight(outcome) ? Option.getOrElse(outcome.right[1], () => done.after) : done.after)
       return done
     })
 
   return VisibilityStore.of({
     get: (agentId) => lock.withPermits(1)(load(agentId)),
-    has: (agentId) => Effect.sync(() => records.has(agentId)),
+    has: (agentId) => Effect.map(Ref.get(records), HashMap.has(agentId)),
     modify: (agentId, f) =>
       lock.withPermits(1)(
         Effect.gen(function*() {
@@ -287,7 +291,7 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
         return Ref.update(providers, (all) => all.filter((candidate) => candidate !== entry))
       }),
     stateProviders: Effect.map(Ref.get(providers), (all) => all.map((entry) => entry.provider.name)),
-    forget: (agentId) => lock.withPermits(1)(Effect.sync(() => void records.delete(agentId))),
-    agents: Effect.sync(() => [...records.keys()])
+    forget: (agentId) => lock.withPermits(1)(Ref.update(records, HashMap.remove(agentId))),
+    agents: Effect.map(Ref.get(records), (all) => [...HashMap.keys(all)])
   })
 })
