@@ -56,12 +56,8 @@ export interface CatalogConfigOptions {
   readonly manifestFile: Option.Option<string>
 }
 
-/**
- * The settings and metadata as UIs see and edit them: snapshots of the configuration and of
- * one tool's metadata layers, and edits that are stored, announced (`SettingsChanged`,
- * `MetadataChanged`) and applied to every known agent before they return.
- */
-export class CatalogConfig extends Context.Tag("tool-map/CatalogConfig")<CatalogConfig, {
+/** What the configuration service offers; `ToolCatalog` hands the same members to hosts. */
+export interface CatalogConfigShape {
   readonly config: Effect.Effect<ConfigSnapshot>
   /** Stores edited settings (they win over config) and applies them at once. */
   readonly updateConfig: (patch: SettingsPatch) => Effect.Effect<ConfigSnapshot, CatalogFileError>
@@ -72,7 +68,14 @@ export class CatalogConfig extends Context.Tag("tool-map/CatalogConfig")<Catalog
   /** Edits a tool's metadata (wins over every declaration) and moves it at once. */
   readonly updateToolMeta: (name: string, meta: ToolMeta) => Effect.Effect<ToolMetaSnapshot, CatalogFileError>
   readonly clearToolMeta: (name: string) => Effect.Effect<ToolMetaSnapshot, CatalogFileError>
-}>() {
+}
+
+/**
+ * The settings and metadata as UIs see and edit them: snapshots of the configuration and of
+ * one tool's metadata layers, and edits that are stored, announced (`SettingsChanged`,
+ * `MetadataChanged`) and applied to every known agent before they return.
+ */
+export class CatalogConfig extends Context.Tag("tool-map/CatalogConfig")<CatalogConfig, CatalogConfigShape>() {
   static readonly layer = (options: CatalogConfigOptions) => Layer.effect(this, make(options))
 }
 

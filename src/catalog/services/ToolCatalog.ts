@@ -25,12 +25,11 @@ import type {
 } from "../core/model.js"
 import type { AgentState } from "../core/visibility.js"
 import type { Exemption, SettingsPatch } from "../stores/CatalogSettings.js"
-import type { CatalogFileError } from "../stores/jsonFile.js"
 import { type StateProvider, VisibilityStore } from "../stores/VisibilityStore.js"
 import { AgentRestrictions } from "./AgentRestrictions.js"
 import { AgentSessions } from "./AgentSessions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
-import { CatalogConfig, type ConfigSnapshot, type ToolMetaSnapshot } from "./CatalogConfig.js"
+import { CatalogConfig, type CatalogConfigShape } from "./CatalogConfig.js"
 import { type CatalogEvent, CatalogEvents, type CatalogWarning } from "./CatalogEvents.js"
 import { type CallDecision, CatalogLoads, type LoadOptions, type LoadResult, type UnloadResult } from "./CatalogLoads.js"
 import {
@@ -69,7 +68,7 @@ export { UnknownEntryTool } from "./EntryTools.js"
  * registrations' re-applying run one at a time (`AgentSessions.exclusive`), so a hook, gate or
  * filter must not load or register from inside its own call.
  */
-export class ToolCatalog extends Context.Tag("tool-map/ToolCatalog")<ToolCatalog, {
+export class ToolCatalog extends Context.Tag("tool-map/ToolCatalog")<ToolCatalog, CatalogConfigShape & {
   readonly registerClassifier: (classifier: Classifier) => Effect.Effect<void, never, Scope.Scope>
   /** Adds an annotation; `package` declarations sit under `runtime` ones, user edits over both. */
   readonly annotate: (annotation: Annotation, layer?: "package" | "runtime") => Effect.Effect<void, never, Scope.Scope>
@@ -140,16 +139,6 @@ export class ToolCatalog extends Context.Tag("tool-map/ToolCatalog")<ToolCatalog
   readonly find: (query: string, path?: string, agent?: Agent) => Effect.Effect<ReadonlyArray<FindHit>>
   /** Estimated schema tokens the agent is sent: its allow-list, or every tool when exempt. */
   readonly wireTokens: (agent: Agent) => Effect.Effect<number>
-  readonly config: Effect.Effect<ConfigSnapshot>
-  /** Stores edited settings (they win over config) and applies them at once. */
-  readonly updateConfig: (patch: SettingsPatch) => Effect.Effect<ConfigSnapshot, CatalogFileError>
-  /** Re-reads the settings, metadata and exemption files after an external edit. */
-  readonly reloadConfig: Effect.Effect<ConfigSnapshot, CatalogFileError>
-  readonly setExemptSession: (sessionId: string, exempt: boolean) => Effect.Effect<ConfigSnapshot, CatalogFileError>
-  readonly toolMeta: (name: string) => Effect.Effect<ToolMetaSnapshot>
-  /** Edits a tool's metadata (wins over every declaration) and moves it at once. */
-  readonly updateToolMeta: (name: string, meta: ToolMeta) => Effect.Effect<ToolMetaSnapshot, CatalogFileError>
-  readonly clearToolMeta: (name: string) => Effect.Effect<ToolMetaSnapshot, CatalogFileError>
   /** Events from the moment the stream starts. */
   readonly events: Stream.Stream<CatalogEvent>
   /** A subscription to every event from now on. */
