@@ -13,8 +13,10 @@ import { EntryTools } from "../catalog/services/EntryTools.js"
 import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
 import { ToolCatalog } from "../catalog/services/ToolCatalog.js"
 import { CatalogSettings, type CatalogSettingsBase } from "../catalog/stores/CatalogSettings.js"
+import { catalogFileLock } from "../catalog/stores/jsonFile.js"
 import { VisibilityStore } from "../catalog/stores/VisibilityStore.js"
 import { defaultDataDir } from "../inventory/bundle/location.js"
+import { FileLock } from "../services/FileLock.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { ScanProgress } from "../inventory/ScanProgress.js"
 import { LazyInventoryLayer } from "./CoreLayer.js"
@@ -71,6 +73,13 @@ const fileOption = (
 }
 
 /**
+ * The one lock service of the catalog's files (agent state, settings, metadata, exemptions),
+ * built once for both stores: the `FileLock` given to the layer if any, else one with
+ * `CATALOG_LOCK_OPTIONS` for the given `LockOwner` (tests simulate processes with it) or this process.
+ */
+const catalogLock = Layer.effect(FileLock, catalogFileLock)
+
+/**
  * The catalog alone over the host's `HostPort`, the platform's FileSystem and Path, and
  * the `MachineEnvironment` (for the default data dir): `ToolCatalog` and the services behind it
  * (each provided too, for hosts and tests that need one directly), from the stores and the
@@ -95,7 +104,7 @@ export const CatalogLayer = (options: HostLayerOptions = {}) =>
         CatalogBuilder.layer,
         CatalogRegistry.layer,
         AgentSessions.layer
-      ).pipe(Layer.provideMerge(CatalogEvents.layer))
+      ).pipe(Layer.provideMerge(CatalogEvents.layer), Layer.provide(catalogLock))
       const restrictions = AgentRestrictions.layer.pipe(
         Layer.provideMerge(CatalogBuilds.layer({ reserved: options.reserved })),
         Layer.provideMerge(state)

@@ -66,6 +66,11 @@ describe("the built CLI's catalog under concurrent processes", () => {
     )
     expect(runs.map((run) => run.status)).toEqual(Array.from({ length: N }, () => 0))
     expect(runs.map((run) => run.stderr)).toEqual(Array.from({ length: N }, () => ""))
+    // Each reports the one tool it loaded, not the ones other processes loaded meanwhile.
+    expect(runs.map((run) => run.stdout.split("\n").slice(1))).toEqual(
+      Array.from({ length: N }, (_, i) => [`  mcp__s__tool_${i}`, ""])
+    )
+    expect(runs.filter((run) => !run.stdout.startsWith("Loaded 1 tool(s), "))).toEqual([])
     const state = JSON.parse(fs.readFileSync(path.join(catalogDir, "state", "a.json"), "utf8"))
     expect([...state.state.loaded].sort()).toEqual(Array.from({ length: N }, (_, i) => `mcp__s__tool_${i}`).sort())
     // The allow-list order holds every load too, after the always-on tools, each once.

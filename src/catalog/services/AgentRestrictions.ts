@@ -10,7 +10,7 @@ import {
   isEmptyState
 } from "../core/visibility.js"
 import { CatalogSettings, type Exemption } from "../stores/CatalogSettings.js"
-import { VisibilityStore } from "../stores/VisibilityStore.js"
+import { type AgentRecord, VisibilityStore } from "../stores/VisibilityStore.js"
 import { AgentSessions, BuildScope } from "./AgentSessions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogRegistry } from "./CatalogRegistry.js"
@@ -36,6 +36,33 @@ export const naturalAllow = (context: AgentContext, state: AgentState): Readonly
     state,
     keep: context.keep
   })
+
+/** What giving an agent's record a new state changes, worked out from that record alone. */
+export interface StateChange {
+  /** The record with the new state and its allow-list's order (new names appended). */
+  readonly record: AgentRecord
+  /** Names newly in the allow-list, in its order. */
+  readonly added: ReadonlyArray<string>
+  /** Names no longer in it, in the order they had. */
+  readonly removed: ReadonlyArray<string>
+}
+
+/**
+ * `record` given `state` in a context. Pure, so a change runs it inside `VisibilityStore.modify`
+ * on the record as stored now: what it reports added or removed is what this change did, not
+ * what another process did meanwhile.
+ */
+export const changeState = (context: AgentContext, record: AgentRecord, state: AgentState): StateChange => {
+  const before = appendOnly(record.order, naturalAllow(context, record.state))
+  const order = appendOnly(record.order, naturalAllow(context, state))
+  const beforeSet = new Set(before)
+  const orderSet = new Set(order)
+  return {
+    record: { state, order },
+    added: order.filter((name) => !beforeSet.has(name)),
+    removed: before.filter((name) => !orderSet.has(name))
+  }
+}
 
 // The fingerprint of "no restriction": no allow-list joins to it, as names hold no NUL.
 const EXEMPT = "\u0000exempt"
@@ -130,17 +157,17 @@ const make = Effect.gen(function*() {
 
   const attach = Effect.fn("AgentRestrictions.attach")(function*(agent: Agent) {
     const isNew = yield* sessions.remember(agent)
-    if (isNew && agent.parentId !== undefined) {
-      const parent = yield* sessions.get(agent.parentId)
-      const record = yield* store.get(agent.id)
-      if (Option.isSome(parent) && isEmptyState(record.state)) {
-        const handed = handoffStateOf((yield* store.get(parent.value.id)).state)
-        if (!isEmptyState(handed)) {
-          yield* store.modify(agent.id, (current) => Effect.succeed([undefined, { ...current, state: handed }] as const))
-        }
-      }
+    const parent = isNew && agent.parentId !== undefined ? yield* sessions.get(agent.parentId) : Option.none<Agent>()
+    if (Option.isNone(parent)) return yield* syncFresh(agent)
+    const context = yield* contextOf(agent)
+    const handed = handoffStateOf((yield* store.get(parent.value.id)).state)
+    // Only an agent with nothing loaded takes the handoff, judged on its record as stored now:
+    // a load another process made for it meanwhile is kept, not overwritten.
+    if (!isEmptyState(handed)) {
+      yield* store.modify(agent.id, (record) =>
+        Effect.succeed([undefined, isEmptyState(record.state) ? changeState(context, record, handed).record : record] as const))
     }
-    yield* syncFresh(agent)
+    yield* sync(agent, context)
   }, sessions.exclusive)
 
   const detach = Effect.fn("AgentRestrictions.detach")(function*(agentId: string) {
@@ -150,8 +177,9 @@ const make = Effect.gen(function*() {
 
   const importState = Effect.fn("AgentRestrictions.importState")(function*(agent: Agent, state: Partial<AgentState>) {
     const next = Schema.decodeSync(AgentState)({ ...emptyAgentState, ...state })
-    yield* store.modify(agent.id, (record) => Effect.succeed([undefined, { ...record, state: next }] as const))
-    yield* syncFresh(agent)
+    const context = yield* contextOf(agent)
+    yield* store.modify(agent.id, (record) => Effect.succeed([undefined, changeState(context, record, next).record] as const))
+    yield* sync(agent, context)
   }, sessions.exclusive)
 
   const allowFor = Effect.fn("AgentRestrictions.allowFor")(function*(agent: Agent) {

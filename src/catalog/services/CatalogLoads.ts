@@ -9,9 +9,18 @@ import {
   type RescueRefusal
 } from "../core/entryTools.js"
 import type { Resolution, ToolEntry } from "../core/model.js"
-import { applyLoad, applyUnload, isUnloadAll, type LoadPlan, planLoad, plannedNames, type VisibilityNote } from "../core/visibility.js"
-import { VisibilityStore } from "../stores/VisibilityStore.js"
-import { type AgentContext, AgentRestrictions, naturalAllow } from "./AgentRestrictions.js"
+import {
+  type AgentState,
+  applyLoad,
+  applyUnload,
+  isUnloadAll,
+  type LoadPlan,
+  planLoad,
+  plannedNames,
+  type VisibilityNote
+} from "../core/visibility.js"
+import { type AgentRecord, VisibilityStore } from "../stores/VisibilityStore.js"
+import { type AgentContext, AgentRestrictions, changeState, naturalAllow } from "./AgentRestrictions.js"
 import { AgentSessions } from "./AgentSessions.js"
 import { CatalogEvents } from "./CatalogEvents.js"
 import { CatalogRegistry, type LoadVetoed, type RiskGate } from "./CatalogRegistry.js"
@@ -68,6 +77,9 @@ export class CatalogLoads extends Context.Tag("tool-map/CatalogLoads")<CatalogLo
 }>() {
   static readonly layer = Layer.effect(this, Effect.suspend(() => make))
 }
+
+/** What a rescue found on the record as stored: the tool already visible, kept out by a filter, or loaded now. */
+type Rescue = "Visible" | "Filtered" | "Loaded"
 
 const planContext = (context: AgentContext) => ({
   pinned: context.pinned,
@@ -136,12 +148,13 @@ const make = Effect.gen(function*() {
       return { text: renderLoadRefused(veto.value), added: [], denied: [], notes: [], refused: veto } satisfies LoadResult
     }
     const plan = yield* gateRisky(registries.riskGates, agent, planned, options.consented === true)
-    const before = new Set(yield* restrictions.orderedAllow(agent, context))
-    yield* store.modify(agent.id, (record) =>
-      Effect.succeed([undefined, { ...record, state: applyLoad(record.state, plan, options.forSubagents === true) }] as const))
+    // What this load added, judged on the record it changed (as stored now, under the lock):
+    // loads other processes made meanwhile are theirs to report.
+    const added = yield* store.modify(agent.id, (record) => {
+      const change = changeState(context, record, applyLoad(record.state, plan, options.forSubagents === true))
+      return Effect.succeed([change.added, change.record] as const)
+    })
     yield* restrictions.sync(agent, context)
-    const after = yield* restrictions.orderedAllow(agent, context)
-    const added = after.filter((name) => !before.has(name))
     yield* events.publish({ _tag: "ToolsLoaded", agentId: agent.id, targets: [...targets], added })
     const deniedSet = new Set(yield* restrictions.deniedIn(agent, context, added))
     const denied = added.filter((name) => deniedSet.has(name))
@@ -168,14 +181,12 @@ const make = Effect.gen(function*() {
         ? { kind: "unknown", target, suggestions: [] }
         : resolveTarget(context.catalog, target, registries.resolvers)
     )
-    const before = yield* restrictions.orderedAllow(agent, context)
-    const notes = yield* store.modify(agent.id, (record) => {
+    const { notes, removed } = yield* store.modify(agent.id, (record) => {
       const result = applyUnload(record.state, resolutions, planContext(context))
-      return Effect.succeed([result.notes, { ...record, state: result.state }] as const)
+      const change = changeState(context, record, result.state)
+      return Effect.succeed([{ notes: result.notes, removed: change.removed }, change.record] as const)
     })
     yield* restrictions.sync(agent, context)
-    const after = new Set(yield* restrictions.orderedAllow(agent, context))
-    const removed = before.filter((name) => !after.has(name))
     yield* events.publish({ _tag: "ToolsUnloaded", agentId: agent.id, targets: [...targets], removed })
     return { text: renderUnload(removed, notes), removed, notes, refused: Option.none() } satisfies UnloadResult
   }, sessions.exclusive)
@@ -188,23 +199,26 @@ const make = Effect.gen(function*() {
     // Only catalog tools are ours: pinned, entry and reserved tools, and tools the host hides
     // for its own reasons, are not rescued here.
     if (tool === undefined) return proceed
-    const before = yield* restrictions.orderedAllow(agent, context)
-    if (before.includes(name)) return proceed
+    const visible = (state: AgentState) => naturalAllow(context, state).includes(name)
+    if (visible((yield* store.get(agent.id)).state)) return proceed
     const deny = (refusal: RescueRefusal): CallDecision => ({ _tag: "Deny", reason: renderRescueRefusal(refusal), refusal })
     if (tool.highRisk) return deny({ _tag: "HighRisk", name })
     const hooks = (yield* registry.current).beforeLoad
     const veto = yield* runHooks(hooks, { agent, targets: [name], names: [name], rescue: true })
     if (Option.isSome(veto)) return deny({ _tag: "Vetoed", name, reason: veto.value })
     const plan: LoadPlan = { groups: [], tools: [tool], notes: [] }
-    const next = applyLoad((yield* store.get(agent.id)).state, plan, false)
-    if (!naturalAllow(context, next).includes(name)) {
-      // A filter keeps it out: leave the state as it was, so a tool the session cannot see
-      // is not recorded (and persisted) as loaded.
-      return deny({ _tag: "Filtered", name })
-    }
-    yield* store.modify(agent.id, (record) => Effect.succeed([undefined, { ...record, state: next }] as const))
+    const outcome = yield* store.modify(agent.id, (record): Effect.Effect<readonly [Rescue, AgentRecord]> => {
+      // Another process may have loaded it since this one last read the record.
+      if (visible(record.state)) return Effect.succeed(["Visible", record])
+      const next = applyLoad(record.state, plan, false)
+      // A filter keeps it out: leave the record as it was, so a tool the session cannot see is
+      // not recorded (and persisted) as loaded.
+      if (!visible(next)) return Effect.succeed(["Filtered", record])
+      return Effect.succeed(["Loaded", changeState(context, record, next).record])
+    })
+    if (outcome === "Filtered") return deny({ _tag: "Filtered", name })
     yield* restrictions.sync(agent, context)
-    yield* events.publish({ _tag: "ToolAutoLoaded", agentId: agent.id, name })
+    if (outcome === "Loaded") yield* events.publish({ _tag: "ToolAutoLoaded", agentId: agent.id, name })
     return proceed
   }, sessions.exclusive)
 
