@@ -107,6 +107,28 @@ const writeAtomically = (file, text, mode = 0o644) => {
   fs.renameSync(partial, file)
 }
 
+/**
+ * The tiny schemas file of the warm catalog commands, in the warm machine's dir (see
+ * makeWarmMachine; the catalog files go to its PLUGIN_DATA, never the user's data dir).
+ */
+const WARM_SCHEMAS = "$WARM/schemas.json"
+
+/** A few tool schemas for the warm catalog commands: MCP tools of two servers and a built-in. */
+const warmSchemas = () => JSON.stringify([
+  ...["read_file", "write_file", "list_directory"].map((name) => ({
+    name: `mcp__filesystem__${name}`,
+    description: `The ${name.replace("_", " ")} tool. Works on one path.`,
+    inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    annotations: { readOnlyHint: name !== "write_file" }
+  })),
+  ...["list_issues", "create_issue"].map((name) => ({
+    name: `mcp__github__${name}`,
+    description: `GitHub: ${name.replace("_", " ")}.`,
+    inputSchema: { type: "object", properties: { repo: { type: "string" }, state: { enum: ["open", "closed"] } } }
+  })),
+  { name: "Bash", description: "Runs a shell command.", inputSchema: { type: "object", properties: { command: { type: "string" } } } }
+])
+
 /** The commands run (in one process, one after the other) before the cache is taken. */
 const WARM_COMMANDS = [
   ["scan", "--force", "--quiet"],
@@ -116,7 +138,13 @@ const WARM_COMMANDS = [
   ["query", "which", "git"],
   ["query", "which", "git", "--json"],
   ["query", "tools", "--name", "g*"],
-  ["query", "versions", "--json"]
+  ["query", "versions", "--json"],
+  // The catalog: a first listing keeps the schemas, later ones reuse the kept snapshot.
+  ["catalog", "ls", "/", "--schemas", WARM_SCHEMAS],
+  ["catalog", "ls", "/", "--schemas", WARM_SCHEMAS],
+  ["catalog", "ls", "--query", "read file", "--schemas", WARM_SCHEMAS],
+  ["catalog", "ls", "/"],
+  ["catalog", "ls", "/", "--json"]
 ]
 
 /** A small fake machine for the warm runs: one PATH dir with a probe-able `git`, an empty home. */
@@ -128,6 +156,7 @@ const makeWarmMachine = () => {
   fs.mkdirSync(home)
   fs.writeFileSync(path.join(bin, "git"), "#!/bin/sh\necho 'git version 2.45.0'\n", { mode: 0o755 })
   fs.writeFileSync(path.join(bin, "tool"), "#!/bin/sh\nexit 0\n", { mode: 0o755 })
+  fs.writeFileSync(path.join(dir, "schemas.json"), warmSchemas())
   const env = { PATH: bin, HOME: home, PLUGIN_DATA: path.join(dir, "data"), LANG: "C.UTF-8" }
   return { dir, env }
 }
@@ -135,7 +164,8 @@ const makeWarmMachine = () => {
 /** The warm child: runs WARM_COMMANDS through the compiled script, then writes its code cache. */
 const warm = (cacheFile) => {
   const script = compile(undefined)
-  const commands = [...WARM_COMMANDS]
+  const dir = path.dirname(process.env.PLUGIN_DATA)
+  const commands = WARM_COMMANDS.map((args) => args.map((arg) => arg.replace("$WARM", dir)))
   let written = false
   const next = () => {
     if (commands.length === 0) {

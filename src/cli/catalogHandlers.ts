@@ -7,7 +7,7 @@ import { createHash } from "node:crypto"
 import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff } from "../catalog/core/definitions.js"
 import { renderNote } from "../catalog/core/entryTools.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
-import { factsOf, primeDefinitionFacts } from "../catalog/core/catalog.js"
+import { factsOf, primeDefinitionFacts, primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
 import {
   decodeFactsFile,
   decodeSchemasText,
@@ -23,7 +23,15 @@ import {
   schemasKey,
   snapshotText
 } from "../catalog/core/schemasFile.js"
-import { COMPACT_THRESHOLD, readJsonFile, readJsonFileWith, writeFileAtomic, writeJsonAtomic } from "../catalog/stores/jsonFile.js"
+import {
+  COMPACT_THRESHOLD,
+  type HashedText,
+  hashedText,
+  readHashedJsonFileWith,
+  readJsonFile,
+  writeFileAtomic,
+  writeJsonAtomic
+} from "../catalog/stores/jsonFile.js"
 import { readUpTo } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
@@ -136,14 +144,9 @@ interface DecodedSchemas {
   readonly textKey: string
 }
 
-/**
- * The schemas in a file's text, with the SHA-256 of the text (as UTF-8). The text is hashed
- * before it is parsed: its encoded copy is gone before the parsed schemas take their room.
- */
-const decodeHashed = (text: string): Either.Either<DecodedSchemas, string> => {
-  const textKey = createHash("sha256").update(text, "utf8").digest("hex")
-  return Either.map(decodeSchemasText(text), (schemas) => ({ schemas, textKey }))
-}
+/** The schemas in a file's text, with the SHA-256 of its bytes. */
+const decodeHashed = (file: HashedText): Either.Either<DecodedSchemas, string> =>
+  Either.map(decodeSchemasText(file.text), (schemas) => ({ schemas, textKey: file.sha256 }))
 
 /**
  * Takes the facts file's definition facts for `decoded` when the file names its text (its
@@ -160,7 +163,10 @@ const primeFacts = (files: SchemasFiles, head: Option.Option<FactsHead>, decoded
       Option.flatMap(text, decodeFactsFile),
       (file) => file.key === head.value.key && file.model === head.value.model && file.facts.length === decoded.schemas.length
     )
-    if (Option.isSome(file)) primeDefinitionFacts(decoded.schemas, file.value.facts)
+    if (Option.isSome(file)) {
+      primeDefinitionFacts(decoded.schemas, file.value.facts)
+      if (file.value.setKey !== undefined) primeToolSetKey(decoded.schemas, file.value.setKey)
+    }
     return file
   })
 
@@ -189,7 +195,10 @@ const keepSchemas = (
     const earlier = Option.isSome(head) && head.value.key === key && head.value.model === model ? head.value.texts : []
     const next = [...new Set([...texts, ...earlier])].slice(0, FACTS_TEXTS_KEPT)
     if (Option.isSome(primed) && next.length === earlier.length && next.every((text, i) => text === earlier[i])) return
-    yield* writeFileAtomic(files.schemasFacts, factsFileText({ model, key, texts: next, facts: schemas.map(factsOf) })).pipe(
+    // The build needs the tool-set key anyway: computed once here, kept for later runs.
+    const setKey = Option.getOrElse(Option.flatMapNullable(primed, (file) => file.setKey), () => toolSetKey(schemas))
+    primeToolSetKey(schemas, setKey)
+    yield* writeFileAtomic(files.schemasFacts, factsFileText({ model, key, texts: next, facts: schemas.map(factsOf), setKey })).pipe(
       // A cache: without it a later run computes the facts again.
       Effect.ignore
     )
@@ -212,10 +221,12 @@ const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
     const head = Option.flatMap(yield* headOf(files.schemasFacts, FACTS_HEAD_BYTES), factsHead)
     if (Option.isSome(schemasFile)) {
       const path = schemasFile.value
-      const text = yield* fs.readFileString(path).pipe(
+      const file = yield* fs.readFile(path).pipe(
+        // Only the text is kept: the bytes are garbage before the text is parsed.
+        Effect.map(hashedText),
         Effect.mapError((error) => new SchemasFileInvalid({ path, reason: `it cannot be read (${error.message})` }))
       )
-      const decoded = yield* Either.match(decodeHashed(text), {
+      const decoded = yield* Either.match(decodeHashed(file), {
         onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
         onRight: Effect.succeed
       })
@@ -226,7 +237,7 @@ const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
       return decoded.schemas
     }
     const snapshot = files.schemasSnapshot
-    const found = yield* readJsonFileWith(decodeHashed, snapshot).pipe(
+    const found = yield* readHashedJsonFileWith(decodeHashed, snapshot).pipe(
       Effect.mapError((error) => new SchemasFileInvalid({ path: snapshot, reason: error.reason }))
     )
     switch (found._tag) {

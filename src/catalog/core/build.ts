@@ -181,6 +181,8 @@ interface Draft {
  * by name (the first of a name wins, as in the build). Equal to `catalog.toolSetKey`.
  */
 export const toolSetKey = (tools: ReadonlyArray<ToolSchema>): string => {
+  const primed = primedSetKeys.get(tools)
+  if (primed !== undefined) return primed
   const seen = new Set<string>()
   const hashes: Array<string> = []
   for (const tool of tools) {
@@ -204,6 +206,17 @@ const SET_KEYS_KEPT = 16
 const setKeys = new Map<string, string>()
 
 const primedFacts = new WeakMap<ToolSchema, DefinitionFacts>()
+const primedSetKeys = new WeakMap<ReadonlyArray<ToolSchema>, string>()
+
+/**
+ * Hands over the `toolSetKey` of a list of schemas computed by an earlier run (kept with the
+ * primed facts), so that the build of that very list neither hashes nor sorts. The caller
+ * vouches that `key` is `toolSetKey(tools)` and that the list is not changed afterwards.
+ * Kept as long as the list lives.
+ */
+export const primeToolSetKey = (tools: ReadonlyArray<ToolSchema>, key: string): void => {
+  primedSetKeys.set(tools, key)
+}
 
 /**
  * Hands over the `definitionFacts` of schema objects computed by an earlier run (a cache the

@@ -11,6 +11,7 @@ export {
   factsOf,
   keyOfHashes,
   primeDefinitionFacts,
+  primeToolSetKey,
   shortName,
   structuralGroup,
   summary,

@@ -390,6 +390,42 @@ export const definitionHashes = (tools: Iterable<ToolEntry>): ReadonlyMap<string
   return out
 }
 
+/**
+ * `definitionHashes(catalog.tools)` as a view of the catalog's `byName` (the same names in
+ * the same order): nothing is copied until someone iterates it, and most builds are never
+ * compared with another.
+ */
+export const catalogDefinitionHashes = (catalog: { readonly byName: ReadonlyMap<string, ToolEntry> }): ReadonlyMap<string, string> =>
+  new DefinitionHashesView(catalog.byName)
+
+class DefinitionHashesView implements ReadonlyMap<string, string> {
+  constructor(private readonly byName: ReadonlyMap<string, ToolEntry>) {}
+  get size(): number {
+    return this.byName.size
+  }
+  get(name: string): string | undefined {
+    return this.byName.get(name)?.definitionHash
+  }
+  has(name: string): boolean {
+    return this.byName.has(name)
+  }
+  forEach(callback: (hash: string, name: string, map: ReadonlyMap<string, string>) => void, thisArg?: unknown): void {
+    for (const [name, entry] of this.byName) callback.call(thisArg, entry.definitionHash, name, this)
+  }
+  *entries(): MapIterator<[string, string]> {
+    for (const [name, entry] of this.byName) yield [name, entry.definitionHash]
+  }
+  keys(): MapIterator<string> {
+    return this.byName.keys()
+  }
+  *values(): MapIterator<string> {
+    for (const entry of this.byName.values()) yield entry.definitionHash
+  }
+  [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.entries()
+  }
+}
+
 /** Definition hashes as stored in a file: tool name → hash. */
 export const DefinitionHashesJson = Schema.Record({ key: Schema.String, value: Schema.String })
 

@@ -175,6 +175,8 @@ export interface FactsFile {
   /** SHA-256 (hex) of texts that decode to exactly these schemas, the newest first. */
   readonly texts: ReadonlyArray<string>
   readonly facts: ReadonlyArray<DefinitionFacts>
+  /** The `toolSetKey` of the schemas, when the run that wrote the file computed it. */
+  readonly setKey?: string | undefined
 }
 
 /** How many texts a facts file remembers. */
@@ -199,7 +201,10 @@ let model: string | undefined
  * and the facts of a probe definition. Facts written under other rules are recomputed.
  */
 export const factsModel = (): string =>
-  (model ??= sha256(JSON.stringify([TOOL_MAP_VERSION, TOKEN_MODEL, definitionFacts(PROBE)])).slice(0, 32))
+  (model ??= sha256(JSON.stringify([TOOL_MAP_VERSION, FACTS_FORMAT, TOKEN_MODEL, definitionFacts(PROBE)])).slice(0, 32))
+
+/** The layout of the facts file: files of another layout are written again. */
+const FACTS_FORMAT = 2
 
 /**
  * The text of a facts file: its model, key and texts first, then the hashes as one string of
@@ -215,7 +220,9 @@ export const factsFileText = (file: FactsFile): string => {
   }
   return `{"toolMapFacts":1,"model":${JSON.stringify(file.model)},"key":${JSON.stringify(file.key)},"texts":${
     JSON.stringify(file.texts.slice(0, FACTS_TEXTS_KEPT))
-  },"hashes":"${hashes.join("")}","tokens":${JSON.stringify(tokens)}}\n`
+  },"hashes":"${hashes.join("")}","tokens":${JSON.stringify(tokens)}${
+    file.setKey === undefined ? "" : `,"setKey":${JSON.stringify(file.setKey)}`
+  }}\n`
 }
 
 const HEX = /^[0-9a-f]*$/
@@ -250,5 +257,6 @@ export const decodeFactsFile = (text: string): Option.Option<FactsFile> => {
     if (!Number.isSafeInteger(estimate)) return Option.none()
     facts[i] = { hash: hashes.slice(i * 64, i * 64 + 64), tokens: estimate as number }
   }
-  return Option.some({ model: json.model, key: json.key, texts: json.texts.filter(isHex64), facts })
+  const setKey = isHex64(json.setKey) ? json.setKey : undefined
+  return Option.some({ model: json.model, key: json.key, texts: json.texts.filter(isHex64), facts, setKey })
 }

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Ref, type Stream, SubscriptionRef } from "effect"
-import { definitionHashes, diffDefinitions, isEmptyDiff } from "../core/definitions.js"
+import { catalogDefinitionHashes, diffDefinitions, isEmptyDiff } from "../core/definitions.js"
 import type { Catalog, ToolSchema } from "../core/model.js"
 import { DEFAULT_PINNED, ENTRY_TOOLS } from "../core/visibility.js"
 import { CatalogSettings } from "../stores/CatalogSettings.js"
@@ -95,7 +95,9 @@ const make = Effect.fn("CatalogBuilds.make")(function*(options: CatalogBuildsOpt
     if (Option.isSome(previous) && Option.exists(previous.value.inputs, (last) => sameInputs(last, inputs))) {
       return previous.value
     }
-    const managed = schemas.filter((schema) => !pinnedNames.has(schema.name) && !reserved.has(schema.name))
+    const filtered = schemas.filter((schema) => !pinnedNames.has(schema.name) && !reserved.has(schema.name))
+    // Nothing left out: the host's own list (whose tool-set key a caller may have primed).
+    const managed = filtered.length === schemas.length ? schemas : filtered
     const lookup = yield* builder.getWithStatus(managed, {
       classifiers: registries.classifiers,
       annotations: {
@@ -115,7 +117,7 @@ const make = Effect.fn("CatalogBuilds.make")(function*(options: CatalogBuildsOpt
       inputs: Option.some(inputs),
       catalog: lookup.catalog,
       buildKey: lookup.key,
-      hashes: definitionHashes(lookup.catalog.tools)
+      hashes: catalogDefinitionHashes(lookup.catalog)
     }
     yield* sessions.setMemo(scope, memo)
     if (lookup.rebuilt) {

@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Clock, Duration, Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { compileEncoder, type Encoder, UNDECIDED } from "../../platform/schemaFastPath.js"
 import { FileLock, type FileLocked, type FileLockError, type FileLockOptions, lockPathOf, LockOwner } from "../../services/FileLock.js"
 
@@ -142,6 +142,41 @@ const quarantine = (path: string, reason: string) =>
     return { path, keptAt, reason } satisfies CorruptFile
   })
 
+/** A file's text and the SHA-256 (hex) of its bytes. */
+export interface HashedText {
+  readonly text: string
+  readonly sha256: string
+}
+
+/** The text of a file and the hash of its bytes, `None` when it does not exist; the bytes are let go at once. */
+const readHashedText = (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    fs.readFile(path).pipe(
+      Effect.map((bytes) => Option.some(hashedText(bytes))),
+      Effect.catchIf(
+        (error) => error._tag === "SystemError" && error.reason === "NotFound",
+        () => Effect.succeed(Option.none<HashedText>())
+      ),
+      Effect.mapError(fileError(path, "read"))
+    ))
+
+/**
+ * The text of bytes (UTF-8, as `readFileString` decodes them) and the SHA-256 of the very
+ * bytes: they name the text, and hashing them needs no encoded copy of it (for a text this
+ * module wrote, the hash of its bytes is the hash of the text as UTF-8).
+ */
+export const hashedText = (bytes: Uint8Array): HashedText => ({
+  sha256: createHash("sha256").update(bytes).digest("hex"),
+  text: new TextDecoder().decode(bytes)
+})
+
+/** `readJsonFileWith` for a decoder that also wants the SHA-256 of the file's bytes (to know a text it met before). */
+export const readHashedJsonFileWith = <A>(
+  decode: (file: HashedText) => Either.Either<A, string>,
+  path: string
+): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
+  readDecoded(readHashedText, (a, b) => a.sha256 === b.sha256 && a.text === b.text, decode, path)
+
 /**
  * Reads a JSON file through `decode` (the text's value, or why it is not valid). A missing
  * file is `Missing`; a file that does not decode is renamed to `<file>.corrupt-<timestamp>`
@@ -153,17 +188,25 @@ export const readJsonFileWith = <A>(
   decode: (text: string) => Either.Either<A, string>,
   path: string
 ): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
+  readDecoded(readText, (a, b) => a === b, decode, path)
+
+const readDecoded = <T, A>(
+  read: (path: string) => Effect.Effect<Option.Option<T>, CatalogFileError, FileSystem.FileSystem>,
+  same: (a: T, b: T) => boolean,
+  decode: (content: T) => Either.Either<A, string>,
+  path: string
+): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const text = yield* readText(path)
+    const text = yield* read(path)
     if (Option.isNone(text)) return { _tag: "Missing" } as JsonFileRead<A>
     const decoded = decode(text.value)
     if (Either.isRight(decoded)) return { _tag: "Found", value: decoded.right } as JsonFileRead<A>
     return yield* underLock(
       path,
       Effect.gen(function*() {
-        const again = yield* readText(path)
+        const again = yield* read(path)
         if (Option.isNone(again)) return { _tag: "Missing" } as JsonFileRead<A>
-        const redecoded = again.value === text.value ? decoded : decode(again.value)
+        const redecoded = same(again.value, text.value) ? decoded : decode(again.value)
         if (Either.isRight(redecoded)) return { _tag: "Found", value: redecoded.right } as JsonFileRead<A>
         return { _tag: "Corrupt", corrupt: yield* quarantine(path, redecoded.left) } as JsonFileRead<A>
       })

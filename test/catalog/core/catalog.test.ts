@@ -7,6 +7,7 @@ import {
   MISC_GROUP,
   OVERRIDE_PRIORITY,
   primeDefinitionFacts,
+  primeToolSetKey,
   resolveTarget,
   searchCatalog,
   shortName,
@@ -340,6 +341,18 @@ describe("primed definition facts", () => {
     expect(toolSetKey([...list])).toBe(key)
     expect(toolSetKey(list.slice(1))).not.toBe(key)
     expect(toolSetKey(list.slice(1))).toBe(keyOfHashes(list.slice(1).map((t) => definitionFacts(t).hash)))
+  })
+
+  it("a primed tool-set key is the key of that very list, taken as given", () => {
+    const list = TOOLS.map((t) => ({ ...t }))
+    const key = toolSetKey(TOOLS)
+    primeToolSetKey(list, key)
+    expect(toolSetKey(list)).toBe(key)
+    expect(buildCatalog(list, {}, toolSetKey(list)).toolSetKey).toBe(buildCatalog(TOOLS).toolSetKey)
+    const other = [...list]
+    primeToolSetKey(other, sha256("vouched"))
+    expect(toolSetKey(other)).toBe(sha256("vouched"))
+    expect(toolSetKey([...list])).toBe(key)
   })
 })
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { buildCatalog } from "../../../src/catalog/core/catalog.js"
 import {
   canonicalJson,
+  catalogDefinitionHashes,
   definitionFacts,
   definitionHash,
   definitionHashes,
@@ -63,6 +64,22 @@ describe("definitions", () => {
     expect(diff).toEqual({ added: ["new"], removed: ["gone"], changed: ["read"] })
     expect(isEmptyDiff(diff)).toBe(false)
     expect(isEmptyDiff(diffDefinitions(definitionHashes(after.tools), definitionHashes(after.tools)))).toBe(true)
+    // The view of a catalog's hashes is the map of its tools' hashes, entry for entry.
+    for (const catalog of [before, after]) {
+      const view = catalogDefinitionHashes(catalog)
+      const map = definitionHashes(catalog.tools)
+      expect([...view]).toEqual([...map])
+      expect([...view.keys()]).toEqual([...map.keys()])
+      expect([...view.values()]).toEqual([...map.values()])
+      expect(view.size).toBe(map.size)
+      expect([...map.keys(), "absent"].map((name) => [view.has(name), view.get(name)])).toEqual(
+        [...map.keys(), "absent"].map((name) => [map.has(name), map.get(name)])
+      )
+      const seen: Array<[string, string]> = []
+      view.forEach((hash, name) => seen.push([name, hash]))
+      expect(seen).toEqual([...map])
+    }
+    expect(diffDefinitions(catalogDefinitionHashes(before), catalogDefinitionHashes(after))).toEqual(diff)
   })
 })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc, Option, ParseResult, Schema } from "effect"
+import { toolSetKey } from "../../../src/catalog/core/build.js"
 import { definitionFacts } from "../../../src/catalog/core/definitions.js"
 import { ToolSchemaFromJson } from "../../../src/catalog/core/model.js"
 import {
@@ -123,6 +124,14 @@ describe("the facts file", () => {
     const text = factsFileText(file)
     expect(decodeFactsFile(text)).toEqual(Option.some(file))
     expect(factsHead(text.slice(0, 600))).toEqual(Option.some({ model: file.model, key: file.key, texts: file.texts }))
+  })
+
+  it("keeps the tool-set key of the schemas last, when the writer knew it", () => {
+    const withKey = { ...file, setKey: toolSetKey(TOOLS) }
+    const text = factsFileText(withKey)
+    expect(decodeFactsFile(text)).toEqual(Option.some(withKey))
+    expect(factsHead(text.slice(0, 600))).toEqual(Option.some({ model: file.model, key: file.key, texts: file.texts }))
+    expect(Option.map(decodeFactsFile(text.replace(withKey.setKey, "nothex")), (read) => read.setKey)).toEqual(Option.some(undefined))
   })
 
   it("is no facts file when any entry is not a hash and a count", () => {
