@@ -95,9 +95,9 @@ const make = Effect.fn("CatalogBuilds.make")(function*(options: CatalogBuildsOpt
     if (Option.isSome(previous) && Option.exists(previous.value.inputs, (last) => sameInputs(last, inputs))) {
       return previous.value
     }
-    const filtered = schemas.filter((schema) => !pinnedNames.has(schema.name) && !reserved.has(schema.name))
-    // Nothing left out: the host's own list (whose tool-set key a caller may have primed).
-    const managed = filtered.length === schemas.length ? schemas : filtered
+    const kept = (schema: ToolSchema) => !pinnedNames.has(schema.name) && !reserved.has(schema.name)
+    // Nothing left out: the host's own list (whose tool-set key a caller may have primed), uncopied.
+    const managed = schemas.every(kept) ? schemas : schemas.filter(kept)
     const lookup = yield* builder.getWithStatus(managed, {
       classifiers: registries.classifiers,
       annotations: {
