@@ -60,6 +60,12 @@ export interface StateProvider {
     agentId: string,
     change: (stored: Option.Option<AgentRecord>) => Effect.Effect<readonly [A, Option.Option<AgentRecord>]>
   ) => Effect.Effect<readonly [A, Option.Option<AgentRecord>], StateProviderError>
+  /**
+   * A token that changes whenever the stored record does, whoever wrote it (another process
+   * included). With it, a read of an agent already in memory re-reads the record when the token
+   * moved; without it, the memory copy is read once per process.
+   */
+  readonly revision?: (agentId: string) => Effect.Effect<string>
 }
 
 /** A file name for an agent id: `[A-Za-z0-9_-]` kept, every other UTF-8 byte as `%XX`. */
@@ -95,8 +101,19 @@ export const fileStateProvider = (dir: string) =>
           `The state file of agent ${agentId} is not valid (${corrupt.reason}); it was kept as ${corrupt.keptAt} and the agent starts with nothing loaded`
       })
     const recordOf = (file: typeof AgentStateFile.Type): AgentRecord => ({ state: file.state, order: file.order })
+    const fs = yield* FileSystem.FileSystem
     const provider: StateProvider = {
       name: "file",
+      // Every write is a rename of a new file, so the inode changes with each one.
+      revision: (agentId) =>
+        fs.stat(fileOf(agentId)).pipe(
+          Effect.map((info) =>
+            `${Option.getOrElse(info.ino, () => 0)}:${info.size}:${Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0)}`
+          ),
+          Effect.catchAll((error) =>
+            Effect.succeed(error._tag === "SystemError" ? (error.reason === "NotFound" ? "missing" : `error:${error.reason}`) : "error")
+          )
+        ),
       load: (agentId) =>
         readJsonFile(AgentStateFile, fileOf(agentId)).pipe(
           Effect.mapError(fail(agentId, "load")),
@@ -184,6 +201,11 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
   // The records of the agents this process knows, dropped by `forget` (an agent's detach).
   const records = yield* Ref.make(HashMap.empty<string, AgentRecord>())
   const remember = (agentId: string, record: AgentRecord) => Ref.update(records, HashMap.set(agentId, record))
+  // The provider's revision of each record as last read; a change of ours drops it, so the next
+  // read takes the record as stored again.
+  const revisions = yield* Ref.make(HashMap.empty<string, string>())
+  const seenAt = (agentId: string, revision: string) => Ref.update(revisions, HashMap.set(agentId, revision))
+  const unseen = (agentId: string) => Ref.update(revisions, HashMap.remove(agentId))
   const recordOf = (agentId: string) => Effect.map(Ref.get(records), HashMap.get(agentId))
   const providers = yield* Ref.make<ReadonlyArray<{ readonly provider: StateProvider }>>(
     initialProviders.map((provider) => ({ provider }))
@@ -197,15 +219,24 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
 
   const load = Effect.fn("VisibilityStore.load")(function*(agentId: string) {
     const known = yield* recordOf(agentId)
-    if (Option.isSome(known)) return known.value
     const provider = yield* inForce
+    const revisionOf = Option.isSome(provider) ? provider.value.revision : undefined
+    if (Option.isSome(known) && revisionOf === undefined) return known.value
+    // Taken before the read: a write in between only makes the next read read again.
+    const revision = revisionOf === undefined ? undefined : yield* revisionOf(agentId)
+    if (Option.isSome(known) && revision !== undefined) {
+      const seen = HashMap.get(yield* Ref.get(revisions), agentId)
+      if (Option.isSome(seen) && seen.value === revision) return known.value
+    }
     const found = Option.isNone(provider)
       ? Option.none<AgentRecord>()
       : yield* provider.value.load(agentId).pipe(
         Effect.catchAll((error) => Effect.as(warnProvider(error), Option.none<AgentRecord>()))
       )
-    const record = Option.getOrElse(found, () => emptyAgentRecord)
+    // Nothing stored: the memory copy, which holds what this process could not store.
+    const record = Option.getOrElse(found, () => Option.getOrElse(known, () => emptyAgentRecord))
     yield* remember(agentId, record)
+    if (revision !== undefined) yield* seenAt(agentId, revision)
     return record
   })
 
@@ -231,6 +262,7 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
       const applied: Applied<A> = { result, before, after }
       if (!changedRecord(applied)) return applied
       yield* remember(agentId, after)
+      yield* unseen(agentId)
       if (Option.isSome(provider)) yield* provider.value.save(agentId, after).pipe(Effect.catchAll(warnProvider))
       return applied
     })
@@ -264,6 +296,7 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
       if (applied === undefined) return yield* modifyInMemory(agentId, Option.none(), f)
       const done = applied
       yield* remember(agentId, Either.isRight(outcome) ? Option.getOrElse(outcome.right[1], () => done.after) : done.after)
+      yield* unseen(agentId)
       return done
     })
 
@@ -291,7 +324,7 @@ const make = Effect.fn("VisibilityStore.make")(function*(initialProviders: Reado
         return Ref.update(providers, (all) => all.filter((candidate) => candidate !== entry))
       }),
     stateProviders: Effect.map(Ref.get(providers), (all) => all.map((entry) => entry.provider.name)),
-    forget: (agentId) => lock.withPermits(1)(Ref.update(records, HashMap.remove(agentId))),
+    forget: (agentId) => lock.withPermits(1)(Effect.zipRight(Ref.update(records, HashMap.remove(agentId)), unseen(agentId))),
     agents: Effect.map(Ref.get(records), (all) => [...HashMap.keys(all)])
   })
 })

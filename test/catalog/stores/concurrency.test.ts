@@ -183,6 +183,27 @@ describe("VisibilityStore under concurrent processes", () => {
       expect(result.state.loaded).toEqual(["other", "mine"])
     }).pipe(Effect.provide(NodeContext.layer), quiet))
 
+  it.scopedLive("a read of an agent already in memory sees a change another process stored since", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const processes = makeProcesses()
+      const load = (tool: string) => (record: { readonly state: typeof emptyAgentState; readonly order: ReadonlyArray<string> }) =>
+        Effect.succeed([undefined, { ...record, state: { ...record.state, loaded: [...record.state.loaded, tool] } }] as const)
+      const other = (change: Effect.Effect<void, never, VisibilityStore>) => change.pipe(Effect.provide(storeOf(dir, processes.spawn())))
+      const seen = yield* Effect.gen(function*() {
+        const store = yield* VisibilityStore
+        const loadedNow = Effect.map(store.get("a"), (record) => record.state.loaded)
+        const first = yield* loadedNow
+        yield* other(Effect.flatMap(VisibilityStore, (store) => store.modify("a", load("theirs"))))
+        const afterTheirs = yield* loadedNow
+        yield* store.modify("a", load("mine"))
+        const afterMine = yield* loadedNow
+        yield* other(Effect.flatMap(VisibilityStore, (store) => store.modify("a", load("later"))))
+        return [first, afterTheirs, afterMine, yield* loadedNow]
+      }).pipe(Effect.provide(storeOf(dir, processes.spawn())))
+      expect(seen).toEqual([[], ["theirs"], ["theirs", "mine"], ["theirs", "mine", "later"]])
+    }).pipe(Effect.provide(NodeContext.layer), quiet))
+
   it.scopedLive("a lock held by a live process past the wait is a warning: the change stays in memory", () =>
     Effect.gen(function*() {
       const path = yield* Path.Path
