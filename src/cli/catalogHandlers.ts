@@ -3,8 +3,7 @@
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Context, Effect, Either, Layer, Option, Schema, Stream } from "effect"
-import { createHash } from "node:crypto"
-import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff } from "../catalog/core/definitions.js"
+import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff, sha256 } from "../catalog/core/definitions.js"
 import { renderNote } from "../catalog/core/entryTools.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
 import { factsOf, primeDefinitionFacts, primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
@@ -189,7 +188,7 @@ const keepSchemas = (
     if (snapshot === "check" && !Option.contains(yield* keyOfFile(files.schemasSnapshot, "key"), key)) {
       const text = snapshotText(schemas, key, COMPACT_THRESHOLD)
       yield* writeFileAtomic(files.schemasSnapshot, text)
-      texts.push(createHash("sha256").update(text, "utf8").digest("hex"))
+      texts.push(sha256(text))
     }
     const model = factsModel()
     const earlier = Option.isSome(head) && head.value.key === key && head.value.model === model ? head.value.texts : []
