@@ -226,9 +226,10 @@ const make = Effect.gen(function*() {
       return yield* restrictions.allowFor(agent)
     }),
     deniedFor: Effect.fn("ToolCatalog.deniedFor")(function*(agent: Agent) {
-      const allow = yield* restrictions.allowFor(agent)
-      if (Option.isNone(allow)) return []
-      return yield* restrictions.deniedIn(agent, yield* restrictions.contextOf(agent), allow.value)
+      if ((yield* restrictions.exemptionOf(agent)).exempt) return []
+      // One context for the allow-list and the denial check: a second would build the agent's catalog again.
+      const context = yield* restrictions.contextOf(agent)
+      return yield* restrictions.deniedIn(agent, context, yield* restrictions.orderedAllow(agent, context))
     }),
     exemptionOf: Effect.fn("ToolCatalog.exemptionOf")(function*(agent: Agent) {
       return yield* restrictions.exemptionOf(agent)
