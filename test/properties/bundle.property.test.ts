@@ -5,7 +5,8 @@ import { Effect, Either, Exit, FastCheck as fc, Logger, LogLevel, type Scope } f
 import * as NodePath from "node:path"
 import { type BundlePaths, bundlePathsForRedirect } from "../../src/inventory/bundle/location.js"
 import { Fault, makeFaultyFileSystem } from "../../src/layers/FaultyFileSystem.js"
-import { type BundleFiles, BundleWriter, LockOwner, type LockOwnerShape } from "../../src/inventory/bundle/BundleWriter.js"
+import { type BundleFiles, BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
+import { LockOwner, type LockOwnerShape } from "../../src/services/FileLock.js"
 import { readGeneration } from "../../src/inventory/bundle/format.js"
 
 /** A directory's content: name → bytes as latin1, so that equality is byte equality. */

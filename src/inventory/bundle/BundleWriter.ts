@@ -16,9 +16,6 @@ import {
   LockOwner
 } from "../../services/FileLock.js"
 
-/** Who takes the lock (see `FileLock`); re-exported for the writer's callers. */
-export { LockOwner, type LockOwnerShape } from "../../services/FileLock.js"
-
 /** The steps of a commit and of a recovery, named in `BundleWriteError`. */
 export const BundleStep = Schema.Literal(
   "validate",

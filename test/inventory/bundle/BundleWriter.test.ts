@@ -17,10 +17,9 @@ import {
   BundleWriteError,
   BundleWriter,
   type BundleWriterOptions,
-  LockOwner,
-  type LockOwnerShape,
   RecoveryReport
 } from "../../../src/inventory/bundle/BundleWriter.js"
+import { LockOwner, type LockOwnerShape } from "../../../src/services/FileLock.js"
 import { readGeneration } from "../../../src/inventory/bundle/format.js"
 import { processStartTicks } from "../../../src/services/processIdentity.js"
 
