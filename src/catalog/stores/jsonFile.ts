@@ -118,17 +118,19 @@ const underLock = <A, E, R>(path: string, body: Effect.Effect<A, E, R>) =>
 /** A file-name-safe timestamp (no `:`), so the kept copy is valid on every OS. */
 const stamp = (millis: number) => new Date(millis).toISOString().replace(/[:.]/g, "-")
 
+/** What `read` of the file `path` gives, `None` when the file does not exist. */
+const unlessMissing = <T>(path: string, read: Effect.Effect<T, PlatformError>): Effect.Effect<Option.Option<T>, CatalogFileError> =>
+  read.pipe(
+    Effect.map(Option.some),
+    Effect.catchIf(
+      (error) => error._tag === "SystemError" && error.reason === "NotFound",
+      () => Effect.succeed(Option.none<T>())
+    ),
+    Effect.mapError(fileError(path, "read"))
+  )
+
 /** The text of a file, `None` when it does not exist. */
-const readText = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    fs.readFileString(path).pipe(
-      Effect.map(Option.some),
-      Effect.catchIf(
-        (error) => error._tag === "SystemError" && error.reason === "NotFound",
-        () => Effect.succeed(Option.none<string>())
-      ),
-      Effect.mapError(fileError(path, "read"))
-    ))
+const readText = (path: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => unlessMissing(path, fs.readFileString(path)))
 
 const decodeText = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> =>
   Either.mapLeft(Schema.decodeEither(Schema.parseJson(schema))(text), (error) => ParseResult.TreeFormatter.formatErrorSync(error))
@@ -150,15 +152,7 @@ export interface HashedText {
 
 /** The text of a file and the hash of its bytes, `None` when it does not exist; the bytes are let go at once. */
 const readHashedText = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    fs.readFile(path).pipe(
-      Effect.map((bytes) => Option.some(hashedText(bytes))),
-      Effect.catchIf(
-        (error) => error._tag === "SystemError" && error.reason === "NotFound",
-        () => Effect.succeed(Option.none<HashedText>())
-      ),
-      Effect.mapError(fileError(path, "read"))
-    ))
+  Effect.flatMap(FileSystem.FileSystem, (fs) => unlessMissing(path, Effect.map(fs.readFile(path), hashedText)))
 
 /**
  * The text of bytes (UTF-8, as `readFileString` decodes them) and the SHA-256 of the very
@@ -170,7 +164,7 @@ export const hashedText = (bytes: Uint8Array): HashedText => ({
   text: new TextDecoder().decode(bytes)
 })
 
-/** `readJsonFileWith` for a decoder that also wants the SHA-256 of the file's bytes (to know a text it met before). */
+/** `readJsonFile` for a decoder that also wants the SHA-256 of the file's bytes (to know a text it met before). */
 export const readHashedJsonFileWith = <A>(
   decode: (file: HashedText) => Either.Either<A, string>,
   path: string
@@ -178,18 +172,12 @@ export const readHashedJsonFileWith = <A>(
   readDecoded(readHashedText, (a, b) => a.sha256 === b.sha256 && a.text === b.text, decode, path)
 
 /**
- * Reads a JSON file through `decode` (the text's value, or why it is not valid). A missing
+ * Reads a file through `read` and `decode` (its value, or why it is not valid). A missing
  * file is `Missing`; a file that does not decode is renamed to `<file>.corrupt-<timestamp>`
  * and returned as `Corrupt`, so the caller reports it and nothing is silently dropped. Only a
  * corrupt file takes the lock: it is moved aside only while it is still the text that was
- * found corrupt, never a file a writer has replaced meanwhile.
+ * found corrupt (`same`), never a file a writer has replaced meanwhile.
  */
-export const readJsonFileWith = <A>(
-  decode: (text: string) => Either.Either<A, string>,
-  path: string
-): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
-  readDecoded(readText, (a, b) => a === b, decode, path)
-
 const readDecoded = <T, A>(
   read: (path: string) => Effect.Effect<Option.Option<T>, CatalogFileError, FileSystem.FileSystem>,
   same: (a: T, b: T) => boolean,
@@ -213,12 +201,12 @@ const readDecoded = <T, A>(
     )
   }).pipe(Effect.withSpan("readJsonFile", { attributes: { path } }))
 
-/** `readJsonFileWith` for a file validated by `schema` (the reason is the schema's error). */
+/** Reads a JSON file validated by `schema` (a corrupt file's reason is the schema's error); see `readDecoded`. */
 export const readJsonFile = <A, I>(
   schema: Schema.Schema<A, I>,
   path: string
 ): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
-  readJsonFileWith((text) => decodeText(schema, text), path)
+  readDecoded(readText, (a, b) => a === b, (text) => decodeText(schema, text), path)
 
 /** What `modifyJsonFile` did. */
 export interface JsonFileModified<A, B> {
