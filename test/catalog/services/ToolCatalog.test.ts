@@ -10,12 +10,7 @@ import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import { type Agent, LoadVetoed, ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
 import { makeMemoryHost, type MemoryHost, type MemoryHostOptions } from "../../../examples/minimal-host/host.js"
 import { pluginLayer } from "../../../examples/minimal-host/plugin.js"
-
-const tool = (name: string, description = `Does ${name.replace(/_/g, " ")}.`): ToolSchema => ({
-  name,
-  description,
-  inputSchema: { type: "object" }
-})
+import { tool } from "./embedded.js"
 
 const TOOLS: ReadonlyArray<ToolSchema> = [
   tool("bash"),
