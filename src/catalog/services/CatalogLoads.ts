@@ -156,8 +156,9 @@ const make = Effect.gen(function*() {
     })
     yield* restrictions.sync(agent, context)
     yield* events.publish({ _tag: "ToolsLoaded", agentId: agent.id, targets: [...targets], added })
-    const deniedSet = new Set(yield* restrictions.deniedIn(agent, context, added))
-    const denied = added.filter((name) => deniedSet.has(name))
+    // In `added`'s order already: the denied names are `added` filtered.
+    const denied = yield* restrictions.deniedIn(agent, context, added)
+    const deniedSet = new Set(denied)
     const callable = added.filter((name) => !deniedSet.has(name))
     const tokens = callable.reduce((sum, name) => sum + (context.catalog.byName.get(name)?.tokens ?? 0), 0)
     return {
