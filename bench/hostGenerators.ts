@@ -5,7 +5,8 @@ import { Effect, FastCheck as fc, Layer } from "effect"
 import * as NodePath from "node:path"
 import { type AgentHostScanResult, AgentHostScanner } from "../src/inventory/discover/AgentHostScanner.js"
 import { FrontmatterParser } from "../src/inventory/discover/FrontmatterParser.js"
-import { MachineEnvironment, type MachineEnvironmentShape } from "../src/services/MachineEnvironment.js"
+import type { MachineEnvironmentShape } from "../src/inventory/domain/machine.js"
+import { MachineEnvironment } from "../src/services/MachineEnvironment.js"
 
 /** A file tree: relative path to content (a string, or bytes for binary and invalid UTF-8). */
 export type Tree = Readonly<Record<string, string | Uint8Array>>

@@ -2,10 +2,6 @@ import { Context, Layer } from "effect"
 import * as NodeOs from "node:os"
 import { type MachineEnvironmentShape, toOsFamily } from "../inventory/domain/machine.js"
 
-// The shape and the OS family are pure facts (inventory/domain/machine.ts); they are named here too
-// so a module holding the service gets its shape from the same import.
-export { type MachineEnvironmentShape, type OsFamily, toOsFamily } from "../inventory/domain/machine.js"
-
 /**
  * Injected so that every OS-specific rule (roots, PATHEXT, batch shims) can be tested on any
  * machine with the platform of another.

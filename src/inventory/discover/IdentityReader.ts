@@ -5,7 +5,8 @@ import * as NodePath from "node:path"
 import { Diagnostic, Identity } from "../domain/inventory.js"
 import { looksSecret } from "../domain/secrets.js"
 import { readUpTo } from "../../services/fileRead.js"
-import { MachineEnvironment, type MachineEnvironmentShape } from "../../services/MachineEnvironment.js"
+import type { MachineEnvironmentShape } from "../domain/machine.js"
+import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 
 /** The identity facts and the problems met while reading them. */
 export interface IdentityResult {

@@ -4,7 +4,7 @@ import type { ProbeSpec } from "../domain/probeTable.js"
 import { pathModule } from "../domain/roots.js"
 import { looksSecret } from "../domain/secrets.js"
 import { readUpTo } from "../../services/fileRead.js"
-import type { MachineEnvironmentShape } from "../../services/MachineEnvironment.js"
+import type { MachineEnvironmentShape } from "../domain/machine.js"
 
 // The version sources of the probe table (see `VersionSource`): files that state exactly what
 // a program's `--version` prints. Every check is strict; anything unexpected is none, and

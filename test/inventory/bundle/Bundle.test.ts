@@ -10,7 +10,8 @@ import type { BundlePaths } from "../../../src/inventory/bundle/location.js"
 import { Inventory, type WatchSet } from "../../../src/inventory/domain/inventory.js"
 import { renderInventoryJson } from "../../../src/inventory/render/inventoryJson.js"
 import { renderSummary, renderToolsMarkdown } from "../../../src/inventory/render/inventoryMarkdown.js"
-import { MachineEnvironment, type MachineEnvironmentShape } from "../../../src/services/MachineEnvironment.js"
+import type { MachineEnvironmentShape } from "../../../src/inventory/domain/machine.js"
+import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import { inventoryOf, toolNamed } from "../../support/inventory.js"
 
 /** Runs `f` with a Bundle over the real file system and an environment of `overrides` (no variables unless given). */

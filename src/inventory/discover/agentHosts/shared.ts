@@ -12,7 +12,7 @@ import {
   type AgentItemScope
 } from "../../domain/agentHosts.js"
 import { redactSecrets } from "../../domain/secrets.js"
-import type { MachineEnvironmentShape } from "../../../services/MachineEnvironment.js"
+import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import {
   type FrontmatterFields,
   type FrontmatterParser,
