@@ -34,10 +34,22 @@ module.exports = {
       to: { path: ["^src/layers/", "^src/cli/", "^src/index[.]ts$"] }
     },
     {
+      name: "nothing-below-imports-mcp",
+      comment:
+        "src/mcp is a front end on the graph, like the CLI: it may import services and layers, but no " +
+        "pure module, service, store or platform shim may import it (they would carry the MCP SDK into " +
+        "every other front end and close a cycle through the server that uses them). Only the MCP " +
+        "layer, the CLI's mcp command and src/mcp itself import it.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/mcp/", "^src/layers/McpLayer[.]ts$", "^src/cli/mcpCommand[.]ts$"] },
+      to: { path: "^src/mcp/" }
+    },
+    {
       name: "only-cli-imports-cli",
       comment:
         "The CLI is one front end on the graph (the embedding host and the MCP server are others): " +
-        "nothing but the CLI itself and src/bin.ts may depend on its parsing, output or exit codes.",
+        "nothing but the CLI itself and src/bin.ts may depend on its parsing, output or exit codes " +
+        "(src/mcp neither: what it shares with the CLI lives in the services below both).",
       severity: "error",
       from: { path: "^src/", pathNot: ["^src/cli/", "^src/bin[.]ts$"] },
       to: { path: "^src/cli/" }

@@ -1,0 +1,54 @@
+import type {
+  ClientCapabilities,
+  ElicitRequestFormParams,
+  ElicitResult,
+  Implementation,
+  ProgressToken
+} from "@modelcontextprotocol/sdk/types.js"
+import { type Effect, type Option, Schema } from "effect"
+
+/** A request tool-map's server sent to the client (elicitation) failed, was refused or timed out. */
+export class McpClientRequestFailed extends Schema.TaggedError<McpClientRequestFailed>()("McpClientRequestFailed", {
+  /** The JSON-RPC method sent, e.g. `elicitation/create`. */
+  method: Schema.String,
+  reason: Schema.String
+}) {
+  get message() {
+    return `The MCP client did not answer ${this.method}: ${this.reason}`
+  }
+}
+
+/**
+ * One client connection of the MCP server, from its `initialize` on: the stdio connection,
+ * or one Streamable HTTP session. A provider keys per-client state (the gateway's agent
+ * state) by {@link McpSession.id}; it is dropped when the session's scope closes (see
+ * `McpToolProvider.attach`).
+ */
+export interface McpSession {
+  /** Unique within this server process: `stdio`, or the Streamable HTTP session id. */
+  readonly id: string
+  /** `clientInfo` of the client's `initialize` (untrusted: neutralize before printing it). */
+  readonly client: Option.Option<Implementation>
+  /** The capabilities the client declared in `initialize`. */
+  readonly capabilities: Option.Option<ClientCapabilities>
+  /** The protocol revision agreed in `initialize`. */
+  readonly protocolVersion: string
+  /**
+   * Asks the user through the client (`elicitation/create`, form mode). Fails with
+   * {@link McpClientRequestFailed} when the client declared no `elicitation` capability, or
+   * the request fails or times out. Interrupting the effect cancels the request.
+   */
+  readonly elicit: (params: ElicitRequestFormParams) => Effect.Effect<ElicitResult, McpClientRequestFailed>
+}
+
+/** What a `tools/call` comes with besides its name and arguments. */
+export interface McpCallContext {
+  readonly session: McpSession
+  /** The caller's `_meta.progressToken`, if it asked for progress. */
+  readonly progressToken: Option.Option<ProgressToken>
+  /**
+   * Sends `notifications/progress` for this call to the client (nothing when it gave no
+   * progress token). A proxy forwards a downstream server's progress through it.
+   */
+  readonly progress: (progress: number, total?: number, message?: string) => Effect.Effect<void>
+}
