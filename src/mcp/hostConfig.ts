@@ -1,0 +1,63 @@
+/**
+ * The configuration snippet each agent host needs to start tool-map's MCP server, as
+ * `tool-map mcp --print-config HOST` prints it: the first line a comment saying where the
+ * snippet goes, then the snippet. Pure: the caller gives the invocation of this install.
+ * Each shape was checked against the host's own CLI (`npm run conformance`): Claude Code
+ * 2.1.332 (`claude mcp add-json`), Codex 0.171.0 (`codex mcp add` writes this table),
+ * Gemini CLI 0.61.0 (`gemini mcp add -s user` writes this entry), opencode 1.18.33
+ * (`opencode mcp add` writes this entry).
+ */
+import { stringify as stringifyToml } from "smol-toml"
+import type { AgentHostName } from "../inventory/domain/agentHosts.js"
+
+/** How a host starts this install's server: an executable and its arguments, absolute paths. */
+export interface McpInvocation {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+}
+
+/** The name the server is registered under in every host. */
+export const MCP_SERVER_NAME = "tool-map"
+
+/** POSIX shell single quotes: nothing inside is expanded, and `'` is closed, escaped, reopened. */
+const shellQuote = (text: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`
+
+const json = (value: unknown): string => JSON.stringify(value, null, 2)
+
+const stdioEntry = (invocation: McpInvocation) => ({ command: invocation.command, args: [...invocation.args] })
+
+const snippets: Readonly<Record<AgentHostName, (invocation: McpInvocation) => readonly [comment: string, body: string]>> = {
+  "claude-code": (invocation) => [
+    "# Claude Code: run in a shell (-s user: every project; -s project writes the project's .mcp.json instead)",
+    ["claude", "mcp", "add-json", "-s", "user", MCP_SERVER_NAME, JSON.stringify({ type: "stdio", ...stdioEntry(invocation) })]
+      .map(shellQuote)
+      .join(" ")
+  ],
+  codex: (invocation) => [
+    "# Codex: add to ~/.codex/config.toml ($CODEX_HOME/config.toml)",
+    stringifyToml({ mcp_servers: { [MCP_SERVER_NAME]: stdioEntry(invocation) } }).trimEnd()
+  ],
+  cursor: (invocation) => [
+    "// Cursor: merge into ~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
+    json({ mcpServers: { [MCP_SERVER_NAME]: stdioEntry(invocation) } })
+  ],
+  gemini: (invocation) => [
+    "// Gemini CLI: merge into ~/.gemini/settings.json (or .gemini/settings.json in a project)",
+    json({ mcpServers: { [MCP_SERVER_NAME]: stdioEntry(invocation) } })
+  ],
+  opencode: (invocation) => [
+    "// opencode: merge into ~/.config/opencode/opencode.json (or opencode.json in a project)",
+    json({
+      $schema: "https://opencode.ai/config.json",
+      mcp: { [MCP_SERVER_NAME]: { type: "local", command: [invocation.command, ...invocation.args], enabled: true } }
+    })
+  ]
+}
+
+/** The snippet `host` needs to start `invocation` as its `tool-map` MCP server, ending in a newline. */
+export const hostConfigSnippet = (host: AgentHostName, invocation: McpInvocation): string => {
+  const [comment, body] = snippets[host](invocation)
+  return `${comment}\n${body}\n`
+}
+
