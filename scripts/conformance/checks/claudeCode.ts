@@ -1,0 +1,179 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { hostConfigSnippet } from "../../../src/mcp/hostConfig.js"
+import { type Check, type CheckContext, stripAnsi, succeeded, withSandbox } from "../check.js"
+import type { Sandbox } from "../sandbox.js"
+
+/** The plugin directory, relative to the repository root. */
+export const PLUGIN_DIR = "plugins/claude-code"
+
+interface Finding {
+  readonly message?: string
+  readonly path?: string
+}
+interface ValidationPart {
+  readonly errors?: ReadonlyArray<Finding>
+  readonly warnings?: ReadonlyArray<Finding>
+}
+/** The parts of `claude plugin validate --json` a verdict rests on (2.1.332). */
+interface ValidationReport {
+  readonly success: boolean
+  readonly manifest: ValidationPart | null
+  readonly contents: ReadonlyArray<ValidationPart & { readonly file?: string }>
+}
+
+const findingText = (finding: Finding) => [finding.path, finding.message].filter((part) => part !== undefined).join(": ")
+
+/** A validation report as a line: the verdict, the counts, and every finding's text. */
+const describeValidation = (report: ValidationReport): string => {
+  const parts = [report.manifest, ...report.contents].filter((part): part is ValidationPart => part !== null)
+  const errors = parts.flatMap((part) => part.errors ?? [])
+  const warnings = parts.flatMap((part) => part.warnings ?? [])
+  const findings = [...errors, ...warnings].map(findingText)
+  return `${report.success ? "passes" : "fails"} --strict: ${errors.length} errors, ${warnings.length} warnings${
+    findings.length > 0 ? `: ${findings.join("; ")}` : ""
+  }`
+}
+
+const PASSES = "passes --strict: 0 errors, 0 warnings"
+
+const validate = (context: CheckContext, target: string) =>
+  withSandbox(context, (sandbox) => {
+    // Exit 1 is the validator's "fails" answer, not a failure of the command: the JSON says which.
+    const result = context.runHost(sandbox, "claude", ["plugin", "validate", "--strict", "--json", path.join(context.root, target)])
+    if (result.status !== 0 && result.status !== 1) succeeded("claude plugin validate", result)
+    return { toolMap: PASSES, host: describeValidation(JSON.parse(result.stdout) as ValidationReport) }
+  })
+
+interface ListedPlugin {
+  readonly id: string
+  readonly version: string
+  readonly enabled: boolean
+  readonly mcpServers?: Readonly<Record<string, { readonly command?: string; readonly args?: ReadonlyArray<string> }>>
+}
+interface ToolMapPlugin {
+  readonly host: string
+  readonly name: string
+  readonly marketplace: string | null
+  readonly version: string | null
+  readonly enabled: boolean
+}
+interface ToolMapMcpServer {
+  readonly host: string
+  readonly name: string
+  readonly plugin: string | null
+  readonly command: string | null
+  readonly args: ReadonlyArray<string>
+  readonly enabled: boolean
+}
+
+/** One installed plugin as a line: id, version, state, and its MCP servers' command lines. */
+const describePlugin = (id: string, version: string | null, enabled: boolean, servers: ReadonlyArray<string>) =>
+  `${id} ${version ?? "(no version)"} ${enabled ? "enabled" : "disabled"}; mcp: ${servers.length === 0 ? "(none)" : servers.join(", ")}`
+
+/** Installs the plugin from the repository's marketplace (a local path: no network) into the sandbox's HOME. */
+const installPlugin = (context: CheckContext, sandbox: Sandbox) =>
+  succeeded(
+    "claude plugin install tool-map --marketplace <repo>",
+    context.runHost(sandbox, "claude", ["plugin", "install", "tool-map", "--marketplace", context.root, "--json"])
+  )
+
+/** A `tool-map` on PATH that runs this checkout's build, as `npm install -g` of it would. */
+const toolMapOnPath = (context: CheckContext, sandbox: Sandbox): string => {
+  const file = sandbox.write(
+    "bin/tool-map",
+    `#!/bin/sh\nexec ${[context.serverInvocation.command, ...context.serverInvocation.args.slice(0, -1)].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ")} "$@"\n`
+  )
+  fs.chmodSync(file, 0o755)
+  return path.dirname(file)
+}
+
+/**
+ * The status `claude mcp list` gives a server (2.1.332 prints `NAME: COMMAND - ✔ Connected`
+ * after starting each server for a health check), or why it is missing.
+ */
+const claudeMcpStatus = (stdout: string, name: string): string => {
+  const line = stripAnsi(stdout).split("\n").find((row) => row.startsWith(`${name}: `))
+  if (line === undefined) return `${name}: not listed`
+  return `${name}: ${line.slice(line.lastIndexOf(" - ") + 3).replace(/^[^\p{L}]+/u, "")}`
+}
+
+export const claudeCodeChecks: ReadonlyArray<Check> = [
+  {
+    id: "plugin-validate",
+    host: "claude",
+    title: `claude plugin validate --strict ${PLUGIN_DIR}`,
+    run: (context) => validate(context, PLUGIN_DIR)
+  },
+  {
+    id: "marketplace-validate",
+    host: "claude",
+    title: "claude plugin validate --strict . (the repository's marketplace.json)",
+    run: (context) => validate(context, ".")
+  },
+  {
+    id: "plugin-install-list",
+    host: "claude",
+    title: "claude plugin install from the repo's marketplace, then claude plugin list --json = tool-map query plugins + mcp",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        installPlugin(context, sandbox)
+        const listed = JSON.parse(
+          succeeded("claude plugin list --json", context.runHost(sandbox, "claude", ["plugin", "list", "--json"])).stdout
+        ) as ReadonlyArray<ListedPlugin>
+        const ours = listed.find((plugin) => plugin.id === "tool-map@tool-map")
+        const host =
+          ours === undefined
+            ? `not listed (listed: ${listed.map((plugin) => plugin.id).join(", ")})`
+            : describePlugin(
+              ours.id,
+              ours.version,
+              ours.enabled,
+              Object.entries(ours.mcpServers ?? {}).map(([name, server]) => `${name}=${[server.command, ...(server.args ?? [])].join(" ")}`)
+            )
+        const plugins = JSON.parse(
+          succeeded("tool-map query plugins --json", context.runToolMap(sandbox, ["query", "plugins", "--json"])).stdout
+        ) as ReadonlyArray<ToolMapPlugin>
+        const servers = JSON.parse(
+          succeeded("tool-map query mcp --json", context.runToolMap(sandbox, ["query", "mcp", "--json"])).stdout
+        ) as ReadonlyArray<ToolMapMcpServer>
+        const mine = plugins.find((plugin) => plugin.host === "claude-code" && plugin.name === "tool-map")
+        const toolMap =
+          mine === undefined
+            ? "not listed"
+            : describePlugin(
+              `${mine.name}@${mine.marketplace ?? "(none)"}`,
+              mine.version,
+              mine.enabled,
+              servers
+                .filter((server) => server.host === "claude-code" && server.plugin !== null && server.plugin.startsWith("tool-map@"))
+                .map((server) => `${server.name}=${[server.command, ...server.args].join(" ")}`)
+            )
+        return { toolMap, host }
+      })
+  },
+  {
+    id: "plugin-mcp-connected",
+    host: "claude",
+    title: "the installed plugin's server (tool-map mcp from PATH): claude mcp list says Connected",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        installPlugin(context, sandbox)
+        const list = succeeded("claude mcp list", context.runHost(sandbox, "claude", ["mcp", "list"], { path: [toolMapOnPath(context, sandbox)] }))
+        return { toolMap: "plugin:tool-map:tool-map: Connected", host: claudeMcpStatus(list.stdout, "plugin:tool-map:tool-map") }
+      })
+  },
+  {
+    id: "mcp-add-json-connected",
+    host: "claude",
+    title: "tool-map mcp --print-config claude-code run in sh, then claude mcp list says Connected",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        const snippet = hostConfigSnippet("claude-code", context.serverInvocation)
+        const claudeDir = path.dirname(context.hostBin("claude"))
+        succeeded("the claude-code snippet in sh", sandbox.run("/bin/sh", ["-c", snippet], { path: [claudeDir] }))
+        const list = succeeded("claude mcp list", context.runHost(sandbox, "claude", ["mcp", "list"]))
+        return { toolMap: "tool-map: Connected", host: claudeMcpStatus(list.stdout, "tool-map") }
+      })
+  }
+]

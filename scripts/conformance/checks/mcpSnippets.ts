@@ -1,0 +1,116 @@
+import * as path from "node:path"
+import { type AgentHostName } from "../../../src/inventory/domain/agentHosts.js"
+import { hostConfigSnippet, MCP_SERVER_NAME } from "../../../src/mcp/hostConfig.js"
+import { type Check, type CheckContext, stripAnsi, succeeded, withSandbox } from "../check.js"
+import type { Sandbox } from "../sandbox.js"
+
+/** The snippet as a user pastes it into the host's file: the comment line kept where the format has comments. */
+const fileText = (host: AgentHostName, context: CheckContext): string => {
+  const snippet = hostConfigSnippet(host, context.serverInvocation)
+  return host === "codex" ? snippet : snippet.slice(snippet.indexOf("\n") + 1)
+}
+
+/** A stdio server as a line, the same for every reader. */
+const describeServer = (name: string, command: string | null, args: ReadonlyArray<string>, enabled: boolean) =>
+  `${name}: stdio ${JSON.stringify([command, ...args])} ${enabled ? "enabled" : "disabled"}`
+
+interface ToolMapMcpServer {
+  readonly host: string
+  readonly name: string
+  readonly command: string | null
+  readonly args: ReadonlyArray<string>
+  readonly enabled: boolean
+  readonly disabledReason: string | null
+}
+
+/** tool-map's reading of the sandbox: the `tool-map` server of `host`, as {@link describeServer} puts it. */
+const toolMapServer = (context: CheckContext, sandbox: Sandbox, host: AgentHostName): string => {
+  const servers = JSON.parse(
+    succeeded("tool-map query mcp --json", context.runToolMap(sandbox, ["query", "mcp", "--json"])).stdout
+  ) as ReadonlyArray<ToolMapMcpServer>
+  const server = servers.find((item) => item.host === host && item.name === MCP_SERVER_NAME)
+  return server === undefined ? `${MCP_SERVER_NAME}: not listed` : describeServer(server.name, server.command, server.args, server.enabled)
+}
+
+/** `codex mcp list --json` (0.171.0): one object per server, `transport` holding the command. */
+interface CodexServer {
+  readonly name: string
+  readonly enabled: boolean
+  readonly transport: { readonly type: string; readonly command?: string; readonly args?: ReadonlyArray<string> }
+}
+
+const codexServer = (context: CheckContext, sandbox: Sandbox): string => {
+  sandbox.write("home/.codex/config.toml", fileText("codex", context))
+  const listed = JSON.parse(
+    succeeded("codex mcp list --json", context.runHost(sandbox, "codex", ["mcp", "list", "--json"])).stdout
+  ) as ReadonlyArray<CodexServer>
+  const server = listed.find((item) => item.name === MCP_SERVER_NAME)
+  if (server === undefined) return `${MCP_SERVER_NAME}: not listed`
+  if (server.transport.type !== "stdio") return `${MCP_SERVER_NAME}: ${server.transport.type}`
+  return describeServer(server.name, server.transport.command ?? null, server.transport.args ?? [], server.enabled)
+}
+
+/** Trusts the sandbox's project for Gemini CLI, which otherwise disables every MCP server there (0.61.0). */
+const trustProject = (sandbox: Sandbox) =>
+  sandbox.write("home/.gemini/trustedFolders.json", `${JSON.stringify({ [sandbox.project]: "TRUST_FOLDER" }, null, 2)}\n`)
+
+/** The status `gemini mcp list` (0.61.0) prints for a server: `✓ NAME: COMMAND (stdio) - Connected`. */
+const geminiStatus = (stdout: string, name: string): string => {
+  const line = stripAnsi(stdout).split("\n").map((row) => row.trim()).find((row) => row.replace(/^\S+\s+/, "").startsWith(`${name}: `))
+  return line === undefined ? `${name}: not listed` : `${name}: ${line.slice(line.lastIndexOf(" - ") + 3)}`
+}
+
+/** The status `opencode mcp list` (1.18.33) prints for a server: `●  ✓ NAME connected`. */
+const opencodeStatus = (stdout: string, name: string): string => {
+  for (const row of stripAnsi(stdout).split("\n")) {
+    const match = /^\S*\s+\S+\s+(\S+)\s+(.+)$/.exec(row.trim())
+    if (match !== null && match[1] === name) return `${name}: ${match[2]!.trim()}`
+  }
+  return `${name}: not listed`
+}
+
+export const mcpSnippetChecks: ReadonlyArray<Check> = [
+  {
+    id: "codex-snippet",
+    host: "codex",
+    title: "--print-config codex in ~/.codex/config.toml: codex mcp list --json reads this install's server",
+    run: (context) =>
+      withSandbox(context, (sandbox) => ({
+        toolMap: describeServer(MCP_SERVER_NAME, context.serverInvocation.command, context.serverInvocation.args, true),
+        host: codexServer(context, sandbox)
+      }))
+  },
+  {
+    id: "codex-query-mcp",
+    host: "codex",
+    title: "the same HOME: tool-map query mcp = codex mcp list --json",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        const host = codexServer(context, sandbox)
+        return { toolMap: toolMapServer(context, sandbox, "codex"), host }
+      })
+  },
+  {
+    id: "gemini-snippet-connected",
+    host: "gemini",
+    title: "--print-config gemini in ~/.gemini/settings.json, trusted project: gemini mcp list says Connected",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        sandbox.write("home/.gemini/settings.json", fileText("gemini", context))
+        trustProject(sandbox)
+        const list = succeeded("gemini mcp list", context.runHost(sandbox, "gemini", ["mcp", "list"]))
+        return { toolMap: `${MCP_SERVER_NAME}: Connected`, host: geminiStatus(`${list.stdout}\n${list.stderr}`, MCP_SERVER_NAME) }
+      })
+  },
+  {
+    id: "opencode-snippet-connected",
+    host: "opencode",
+    title: "--print-config opencode in ~/.config/opencode/opencode.json: opencode mcp list says connected",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        sandbox.write(path.join("home", ".config", "opencode", "opencode.json"), fileText("opencode", context))
+        const list = succeeded("opencode mcp list", context.runHost(sandbox, "opencode", ["mcp", "list"]))
+        return { toolMap: `${MCP_SERVER_NAME}: connected`, host: opencodeStatus(`${list.stdout}\n${list.stderr}`, MCP_SERVER_NAME) }
+      })
+  }
+]
