@@ -1,0 +1,185 @@
+/**
+ * The SDK `Transport` of a stdio downstream server, over `node:child_process`. The SDK's own
+ * `StdioClientTransport` spawns through cross-spawn without a process group and sends stderr
+ * to ours; this one starts the child in its own process group (`detached`), so that the child
+ * and anything it started are stopped together (SIGTERM to the group, SIGKILL after a grace
+ * period), and sends its stderr to a capped log file.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import { type ChildProcess, spawn } from "node:child_process"
+import type { StderrLog } from "./StderrLog.js"
+
+/** How the child is started. */
+export interface ChildTransportOptions {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** On top of the SDK's default inherited variables (HOME, PATH, …). */
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd?: string | undefined
+  readonly log: StderrLog
+  /** How long the group gets between SIGTERM and SIGKILL. */
+  readonly killGraceMs: number
+  /** Longest line read from stdout; a longer one is garbage and dropped. */
+  readonly maxLineBytes: number
+}
+
+// Process groups alive in this process: killed with SIGKILL if the process exits without
+// closing them (an uncaught exit), so no downstream server outlives the gateway.
+const liveGroups = new Set<number>()
+let exitHookInstalled = false
+
+const installExitHook = () => {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.on("exit", () => {
+    for (const pid of liveGroups) signalGroup(pid, "SIGKILL")
+  })
+}
+
+/** Sends `signal` to the process group `pid`; false when no process of it is left. */
+const signalGroup = (pid: number, signal: NodeJS.Signals): boolean => {
+  try {
+    process.kill(-pid, signal)
+    return true
+  } catch {
+    // ESRCH: the whole group is gone already.
+    return false
+  }
+}
+
+/** The first characters of a line that is not JSON-RPC, for an error message (neutralized by the caller). */
+const excerpt = (line: string): string => (line.length > 80 ? `${line.slice(0, 80)}…` : line)
+
+export class ChildTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
+
+  private child: ChildProcess | undefined
+  private chunks: Array<Buffer> = []
+  private buffered = 0
+  private closed = false
+  private exited: Promise<void> | undefined
+  /** The last line that was not a JSON-RPC message, to explain a server that answers nothing usable. */
+  lastGarbage: string | undefined
+
+  constructor(private readonly options: ChildTransportOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid
+  }
+
+  start(): Promise<void> {
+    installExitHook()
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.options.command, [...this.options.args], {
+        env: { ...getDefaultEnvironment(), ...this.options.env },
+        cwd: this.options.cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+        shell: false,
+        windowsHide: true
+      })
+      this.child = child
+      this.exited = new Promise((done) => child.once("close", () => done()))
+      child.once("error", (error) => {
+        this.options.log.note(`could not start: ${error.message}`)
+        reject(error)
+        this.finish()
+      })
+      child.once("spawn", () => {
+        if (child.pid !== undefined) liveGroups.add(child.pid)
+        this.options.log.note(`started, pid ${child.pid}`)
+        resolve()
+      })
+      child.once("close", (code, signal) => {
+        this.options.log.note(`exited${code === null ? "" : ` with code ${code}`}${signal === null ? "" : ` on ${signal}`}`)
+        this.finish()
+      })
+      child.stdout?.on("data", (chunk: Buffer) => this.read(chunk))
+      child.stderr?.on("data", (chunk: Buffer) => this.options.log.append(chunk))
+      child.stdin?.on("error", (error) => this.onerror?.(error))
+      child.stdout?.on("error", (error) => this.onerror?.(error))
+    })
+  }
+
+  private read(chunk: Buffer): void {
+    let start = 0
+    for (let index = chunk.indexOf(10); index >= 0; index = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, index)
+      const line = this.chunks.length === 0 ? piece : Buffer.concat([...this.chunks, piece])
+      this.chunks = []
+      this.buffered = 0
+      start = index + 1
+      this.dispatch(line.toString("utf8").replace(/\r$/, ""))
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start)
+      this.buffered += rest.length
+      if (this.buffered > this.options.maxLineBytes) {
+        this.chunks = []
+        this.buffered = 0
+        this.garbage(`a line longer than ${this.options.maxLineBytes} bytes`)
+        return
+      }
+      this.chunks.push(rest)
+    }
+  }
+
+  private dispatch(line: string): void {
+    if (line.trim() === "") return
+    let json: unknown
+    try {
+      json = JSON.parse(line)
+    } catch {
+      return this.garbage(excerpt(line))
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(json)
+    if (!parsed.success) return this.garbage(excerpt(line))
+    this.onmessage?.(parsed.data)
+  }
+
+  private garbage(what: string): void {
+    this.lastGarbage = what
+    this.options.log.note(`not a JSON-RPC message on stdout: ${what}`)
+    this.onerror?.(new Error(`not a JSON-RPC message: ${what}`))
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin
+      if (stdin === undefined || stdin === null || this.closed) return reject(new Error("Not connected"))
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve()
+      else stdin.once("drain", () => resolve())
+    })
+  }
+
+  /** Stops the child's whole process group: SIGTERM, then SIGKILL after the grace period. */
+  async close(): Promise<void> {
+    const child = this.child
+    if (child === undefined || child.pid === undefined) return this.finish()
+    const pid = child.pid
+    child.stdin?.end()
+    if (signalGroup(pid, "SIGTERM")) {
+      const grace = new Promise<void>((done) => setTimeout(done, this.options.killGraceMs).unref())
+      await Promise.race([this.exited, grace])
+      // The leader may be gone while members of its group live on: SIGKILL whatever is left.
+      signalGroup(pid, "SIGKILL")
+    }
+    await this.exited
+    this.finish()
+  }
+
+  private finish(): void {
+    if (this.child?.pid !== undefined) {
+      // The leader is gone; its group may not be. A group outliving its leader is killed now.
+      signalGroup(this.child.pid, "SIGKILL")
+      liveGroups.delete(this.child.pid)
+    }
+    if (this.closed) return
+    this.closed = true
+    this.onclose?.()
+  }
+}

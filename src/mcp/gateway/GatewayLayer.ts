@@ -1,0 +1,76 @@
+/**
+ * The gateway's graph: the downstream servers and their snapshots, the gateway's `HostPort`,
+ * the catalog over it (its state where the CLI keeps the catalog's, under the same lock), and
+ * the provider the MCP server serves. Everything the gateway starts is stopped with the layer.
+ */
+import type { FileSystem, Path } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import * as NodePath from "node:path"
+import { ToolCatalog } from "../../catalog/services/ToolCatalog.js"
+import type { CatalogFileError } from "../../catalog/stores/jsonFile.js"
+import { defaultDataDir } from "../../inventory/bundle/location.js"
+import { CatalogLayer, defaultCatalogDir } from "../../layers/HostLayer.js"
+import { MachineEnvironment } from "../../services/MachineEnvironment.js"
+import { McpProviders } from "../server/McpProviders.js"
+import type { DownstreamTimings } from "./Downstream.js"
+import { followServers, GatewayPort, GatewayRestrictions } from "./GatewayHost.js"
+import { makeGatewayProvider } from "./GatewayProvider.js"
+import { GatewayServers } from "./GatewayServers.js"
+import { LoadedDefinitions } from "./LoadedDefinitions.js"
+import type { ServerConfig } from "./ServerConfig.js"
+import { Snapshots } from "./Snapshots.js"
+
+/** The category the downstream servers' groups are placed in. */
+export const GATEWAY_CATEGORY = "mcp"
+
+/** How the gateway runs. */
+export interface GatewayLayerOptions {
+  readonly servers: ReadonlyArray<ServerConfig>
+  /** `--agent`: the agent every session runs as (default: the client's name). */
+  readonly agent: Option.Option<string>
+  /** The data dir (default: the inventory's, `$PLUGIN_DATA` …); the gateway's files go to `gateway/` under it. */
+  readonly dataDir?: string | undefined
+  /** The catalog's dir (default: the CLI's, `<data dir>/catalog`). */
+  readonly catalogDir?: string | undefined
+  readonly timings?: Partial<DownstreamTimings> | undefined
+}
+
+/** The gateway's files under the data dir. */
+export const gatewayDirOf = (dataDir: string): string => NodePath.join(dataDir, "gateway")
+
+/** `McpProviders` of the gateway, over the platform's FileSystem and Path and the machine's environment. */
+export const GatewayLayer = (
+  options: GatewayLayerOptions
+): Layer.Layer<McpProviders, CatalogFileError, FileSystem.FileSystem | Path.Path | MachineEnvironment> =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const environment = yield* MachineEnvironment
+      const dataDir = options.dataDir ?? defaultDataDir(environment.env, environment.homedir)
+      const dir = gatewayDirOf(dataDir)
+      const catalogDir = options.catalogDir ??
+        (options.dataDir === undefined ? defaultCatalogDir(environment.env, environment.homedir) : NodePath.join(dataDir, "catalog"))
+      const servers = GatewayServers.layer({ servers: options.servers, dir, timings: options.timings }).pipe(
+        Layer.provide(Snapshots.layer(NodePath.join(dir, "snapshots")))
+      )
+      const host = Layer.mergeAll(servers, GatewayRestrictions.layer, LoadedDefinitions.layer(NodePath.join(dir, "loaded")))
+      // The manifest is the gateway's own: the CLI's describes the CLI's schemas.
+      const catalog = CatalogLayer({ dir: catalogDir, files: { manifest: NodePath.join(dir, "manifest.json") } }).pipe(
+        Layer.provide(GatewayPort)
+      )
+      const providers = Layer.scoped(
+        McpProviders,
+        Effect.gen(function*() {
+          const toolCatalog = yield* ToolCatalog
+          yield* toolCatalog.defineCategory({
+            name: GATEWAY_CATEGORY,
+            description: "Tools of the MCP servers behind the gateway, one group per server",
+            groups: (yield* GatewayServers).servers.map((server) => server.segment)
+          })
+          yield* followServers(toolCatalog.refresh)
+          const provider = yield* makeGatewayProvider({ agent: options.agent })
+          return { tools: [provider], resources: [] }
+        })
+      )
+      return providers.pipe(Layer.provide(catalog), Layer.provide(host))
+    })
+  )

@@ -1,0 +1,263 @@
+/**
+ * The gateway's `McpToolProvider`: a session's `tools/list` is its agent's allow-list (the
+ * entry tools, the pinned tools, then the loaded tools in the order they were loaded, so a
+ * load only appends); `tools/call` of an entry tool runs it in the catalog, and of a
+ * downstream tool passes the catalog's `beforeCall` (a hidden tool is loaded on the spot, or
+ * refused with the load instruction when high risk) and is proxied to its server.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Option, Ref, Runtime, type Scope, Stream } from "effect"
+import { type EntryToolDefinition, TOOLS_LOAD, TOOLS_LS, TOOLS_UNLOAD } from "../../catalog/core/entryTools.js"
+import type { ToolEntry } from "../../catalog/core/model.js"
+import { sanitizeDescription } from "../../catalog/core/sanitize.js"
+import { ENTRY_TOOLS } from "../../catalog/core/visibility.js"
+import { type Agent, ToolCatalog } from "../../catalog/services/ToolCatalog.js"
+import { neutralize } from "../../inventory/render/text.js"
+import type { McpCallContext, McpSession } from "../server/McpSession.js"
+import type { McpToolCall, McpToolProvider } from "../server/McpToolProvider.js"
+import { GatewayRestrictions } from "./GatewayHost.js"
+import { type GatewayTool, GatewayServers, type ServerStatus } from "./GatewayServers.js"
+import { LoadedDefinitions } from "./LoadedDefinitions.js"
+
+/** An entry tool's definition in the SDK's shape (its schema is plain JSON Schema already). */
+const entryTool = (definition: EntryToolDefinition, extra: Readonly<Record<string, unknown>> = {}, note = ""): Tool => ({
+  name: definition.name,
+  description: `${definition.description}${note}`,
+  inputSchema: {
+    ...definition.inputSchema,
+    properties: { ...definition.inputSchema.properties, ...extra } as Record<string, object>,
+    required: [...definition.inputSchema.required]
+  }
+})
+
+/** `tools_ls` as the gateway lists it: the catalog's, with `refresh`. */
+export const GATEWAY_TOOLS_LS: Tool = entryTool(
+  TOOLS_LS,
+  { refresh: { type: "boolean", description: "Ask every MCP server for its tools again before listing (starts the servers)." } },
+  " Set refresh to take every MCP server's tool list again first."
+)
+
+/** The entry tools as `tools/list` shows them. */
+export const GATEWAY_ENTRY_TOOLS: ReadonlyArray<Tool> = [GATEWAY_TOOLS_LS, entryTool(TOOLS_LOAD), entryTool(TOOLS_UNLOAD)]
+
+const entryByName = new Map(GATEWAY_ENTRY_TOOLS.map((tool) => [tool.name, tool]))
+
+/** The risk gate's name, as the catalog's notes show it. */
+export const ELICITATION_GATE = "MCP elicitation"
+
+/** The agent id a session runs as when neither `--agent` nor the client's name gives one. */
+export const DEFAULT_AGENT_ID = "mcp-client"
+
+/** The agent of a session: `--agent`, else the client's name from `initialize`. */
+export const agentIdOf = (override: Option.Option<string>, session: McpSession): string =>
+  Option.getOrElse(
+    Option.orElse(
+      override,
+      () => Option.filter(Option.map(session.client, (client) => neutralize(client.name).trim()), (name) => name !== "")
+    ),
+    () => DEFAULT_AGENT_ID
+  )
+
+const text = (value: string, isError = false): CallToolResult => ({
+  content: [{ type: "text", text: value }],
+  ...(isError ? { isError: true } : {})
+})
+
+/** A downstream tool as a session's `tools/list` shows it: sanitized texts, the server's schemas as they are. */
+export const listedTool = (entry: ToolEntry, tool: GatewayTool): Tool => {
+  const { annotations, outputSchema, title } = tool.tool
+  const clean = (value: string) => sanitizeDescription(value).text
+  return {
+    name: entry.name,
+    ...(title === undefined ? {} : { title: clean(title) }),
+    description: entry.description,
+    inputSchema: tool.tool.inputSchema,
+    ...(outputSchema === undefined ? {} : { outputSchema }),
+    ...(annotations === undefined
+      ? {}
+      : { annotations: { ...annotations, ...(annotations.title === undefined ? {} : { title: clean(annotations.title) }) } })
+  }
+}
+
+/** The lines `tools_ls` adds about servers whose tools are not known. */
+const statusLines = (status: ReadonlyArray<ServerStatus>): ReadonlyArray<string> =>
+  status.flatMap((server) =>
+    Option.isSome(server.tools)
+      ? []
+      : [
+        `server ${neutralize(server.name)}: no tool list yet${
+          Option.match(server.lastError, { onNone: () => "", onSome: (error) => ` (${neutralize(error)})` })
+        }; try tools_ls with refresh`
+      ]
+  )
+
+/** What the gateway's provider needs to know. */
+export interface GatewayProviderOptions {
+  /** `--agent`: the agent every session runs as. */
+  readonly agent: Option.Option<string>
+}
+
+interface SessionEntry {
+  readonly agent: Agent
+  readonly session: McpSession
+}
+
+/** Builds the provider over the catalog and the gateway's services; the risk gate lives as long as the scope. */
+export const makeGatewayProvider = (
+  options: GatewayProviderOptions
+): Effect.Effect<McpToolProvider, never, ToolCatalog | GatewayServers | GatewayRestrictions | LoadedDefinitions | Scope.Scope> =>
+  Effect.gen(function*() {
+    const catalog = yield* ToolCatalog
+    const servers = yield* GatewayServers
+    const restrictions = yield* GatewayRestrictions
+    const loaded = yield* LoadedDefinitions
+    const runtime = yield* Effect.runtime<never>()
+    const sessions = yield* Ref.make<ReadonlyMap<string, SessionEntry>>(new Map())
+    // Why the elicitation gate refused a load, per agent, for the text of that `tools_load`.
+    const refusals = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<string>>>(new Map())
+
+    const refuse = (agentId: string, reason: string) =>
+      Ref.update(refusals, (all) => new Map(all).set(agentId, [...(all.get(agentId) ?? []), reason])).pipe(Effect.as(false))
+
+    yield* catalog.registerRiskGate({
+      name: ELICITATION_GATE,
+      approve: ({ agent, tool }) =>
+        Effect.gen(function*() {
+          const asking = [...(yield* Ref.get(sessions)).values()].find((entry) =>
+            entry.agent.id === agent.id && Option.exists(entry.session.capabilities, (c) => c.elicitation !== undefined)
+          )
+          if (asking === undefined) {
+            return yield* refuse(
+              agent.id,
+              `${tool.name} was not loaded: this MCP client cannot ask the user to confirm a high-risk tool (it declared no elicitation capability)`
+            )
+          }
+          const evidence = tool.riskEvidence.length > 0 ? ` Why it is high risk: ${tool.riskEvidence.join("; ")}.` : ""
+          const answer = yield* asking.session.elicit({
+            mode: "form",
+            message: `Let the agent use the high-risk tool ${tool.name}? ${tool.summary}${evidence}`,
+            requestedSchema: {
+              type: "object",
+              properties: { confirm: { type: "boolean", title: `Load ${tool.name}`, description: "Make this tool callable for the session." } },
+              required: ["confirm"]
+            }
+          }).pipe(Effect.either)
+          if (answer._tag === "Left") return yield* refuse(agent.id, `${tool.name} was not loaded: ${answer.left.message}`)
+          if (answer.right.action === "accept" && answer.right.content?.["confirm"] === true) return true
+          return yield* refuse(agent.id, `${tool.name} was not loaded: the user answered ${answer.right.action === "accept" ? "no" : answer.right.action}`)
+        })
+    })
+
+    const agentOf = (session: McpSession) =>
+      Effect.map(Ref.get(sessions), (all): Agent => all.get(session.id)?.agent ?? { id: agentIdOf(options.agent, session), sessionId: session.id })
+
+    const attach = (session: McpSession) =>
+      Effect.gen(function*() {
+        const agent: Agent = { id: agentIdOf(options.agent, session), sessionId: session.id }
+        yield* Ref.update(sessions, (all) => new Map(all).set(session.id, { agent, session }))
+        yield* Effect.addFinalizer(() =>
+          Effect.gen(function*() {
+            const rest = yield* Ref.updateAndGet(sessions, (all) => {
+              const next = new Map(all)
+              next.delete(session.id)
+              return next
+            })
+            if (![...rest.values()].some((entry) => entry.agent.id === agent.id)) yield* catalog.detach(agent.id)
+          })
+        )
+        yield* servers.initialized
+        yield* catalog.attach(agent)
+      }).pipe(Effect.withSpan("GatewayProvider.attach"))
+
+    const listTools = (session: McpSession) =>
+      Effect.gen(function*() {
+        const agent = yield* agentOf(session)
+        const built = yield* catalog.get(agent)
+        const allow = yield* catalog.allowFor(agent)
+        const names = Option.getOrElse(allow, () => [...ENTRY_TOOLS, ...built.tools.map((tool) => tool.name)])
+        const out: Array<Tool> = []
+        for (const name of names) {
+          const entry = entryByName.get(name)
+          if (entry !== undefined) {
+            out.push(entry)
+            continue
+          }
+          const catalogEntry = built.byName.get(name)
+          const tool = yield* servers.lookup(name)
+          if (catalogEntry !== undefined && Option.isSome(tool)) out.push(listedTool(catalogEntry, tool.value))
+        }
+        return out
+      }).pipe(Effect.withSpan("GatewayProvider.listTools"))
+
+    const definitionOf = (name: string) => Effect.map(servers.lookup(name), Option.map((tool) => tool.tool))
+
+    /** The warning lines of `tools_ls`: loaded tools changed since they were loaded. */
+    const rugPullLines = (agent: Agent) =>
+      Effect.gen(function*() {
+        const allow = Option.getOrElse(yield* catalog.allowFor(agent), () => [])
+        const definitions = new Map<string, Option.Option<Tool>>()
+        for (const name of allow) definitions.set(name, yield* definitionOf(name))
+        const changed = yield* loaded.changed(agent.id, (name) => definitions.get(name) ?? Option.none())
+        return changed.map((tool) =>
+          `warning: ${tool.name} changed since it was loaded (${tool.parts.join(", ")}); check it, then tools_unload and tools_load it again to accept the change`
+        )
+      })
+
+    const entryCall = (agent: Agent, name: string, args: Readonly<Record<string, unknown>>) =>
+      Effect.gen(function*() {
+        const extra: Array<string> = []
+        let forwarded: Readonly<Record<string, unknown>> = args
+        if (name === TOOLS_LS.name) {
+          const { refresh, ...rest } = args
+          forwarded = rest
+          if (refresh === true) {
+            for (const failure of yield* servers.refreshAll) extra.push(`refresh failed: ${failure.message}`)
+            yield* catalog.refresh
+          }
+        }
+        if (name === TOOLS_LOAD.name) yield* Ref.update(refusals, (all) => new Map(all).set(agent.id, []))
+        const answer = yield* catalog.callEntryTool(agent, name, forwarded).pipe(Effect.either)
+        if (answer._tag === "Left") return text(answer.left.message, true)
+        if (name === TOOLS_LS.name) {
+          extra.push(...(yield* rugPullLines(agent)), ...statusLines(yield* servers.status))
+        }
+        if (name === TOOLS_LOAD.name) extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
+        return text([answer.right, ...extra].join("\n"))
+      })
+
+    const proxy = (agent: Agent, call: McpToolCall, tool: GatewayTool, context: McpCallContext) =>
+      Effect.gen(function*() {
+        const decision = yield* catalog.beforeCall(agent, call.name)
+        if (decision._tag === "Deny") return text(decision.reason, true)
+        const allow = yield* catalog.allowFor(agent)
+        if (Option.isSome(allow) && !allow.value.includes(call.name)) {
+          return text(`"${call.name}" is not available in this session. Use tools_ls to see what is.`, true)
+        }
+        const onProgress = Option.isSome(context.progressToken)
+          ? (progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }) => {
+            Runtime.runFork(runtime)(context.progress(progress.progress, progress.total, progress.message))
+          }
+          : undefined
+        return yield* tool.server.downstream.call(tool.tool.name, call.arguments, { onProgress }).pipe(
+          Effect.catchTag("DownstreamFailed", (error) => Effect.succeed(text(error.message, true)))
+        )
+      })
+
+    const callTool = (call: McpToolCall, context: McpCallContext) =>
+      Effect.gen(function*() {
+        const agent = yield* agentOf(context.session)
+        if (entryByName.has(call.name)) return Option.some(yield* entryCall(agent, call.name, call.arguments))
+        const tool = yield* servers.lookup(call.name)
+        if (Option.isNone(tool)) return Option.none<CallToolResult>()
+        return Option.some(yield* proxy(agent, call, tool.value, context))
+      }).pipe(Effect.withSpan("GatewayProvider.callTool", { attributes: { tool: call.name } }))
+
+    return {
+      name: "gateway",
+      attach,
+      listTools,
+      callTool,
+      listChanged: (session) =>
+        Stream.unwrap(Effect.map(agentOf(session), (agent) => restrictions.changes(agent.id)))
+    } satisfies McpToolProvider
+  })

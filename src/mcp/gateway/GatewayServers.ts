@@ -1,0 +1,179 @@
+/**
+ * The downstream servers behind the gateway and the tools they offer: each server's tool list
+ * comes from its snapshot (no server started) or, when it has none, from the server itself at
+ * start-up; it is taken again when the server says its list changed, on `tools_ls` with
+ * `refresh`, and whenever the server is started anyway. The tools are named
+ * `mcp__<server>__<tool>`, one catalog group per server.
+ */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import { Clock, Context, Deferred, Effect, Layer, Option, PubSub, Ref, Runtime, type Scope, Stream } from "effect"
+import * as NodePath from "node:path"
+import type { ToolSchema } from "../../catalog/core/model.js"
+import { DEFAULT_TIMINGS, type Downstream, type DownstreamFailed, type DownstreamTimings, makeDownstream } from "./Downstream.js"
+import { configHash, gatewayToolName, type ServerConfig, uniqueSegments } from "./ServerConfig.js"
+import { Snapshots } from "./Snapshots.js"
+
+/** One downstream tool: the server it belongs to, and its definition as the server lists it. */
+export interface GatewayTool {
+  readonly name: string
+  readonly server: ServerEntry
+  readonly tool: Tool
+}
+
+/** A downstream server and the segment its tools are named with. */
+export interface ServerEntry {
+  readonly segment: string
+  readonly configHash: string
+  readonly downstream: Downstream
+}
+
+/** What is known about one server, for `tools_ls` and diagnostics. */
+export interface ServerStatus {
+  readonly name: string
+  readonly segment: string
+  /** How many tools its snapshot holds; `None` when it has none yet. */
+  readonly tools: Option.Option<number>
+  readonly running: boolean
+  /** Why its last start, list or call failed, if it is waiting for a restart. */
+  readonly lastError: Option.Option<string>
+}
+
+interface ToolSet {
+  /** Per segment: the server's tools, `None` until a snapshot is known. */
+  readonly bySegment: ReadonlyMap<string, ReadonlyArray<Tool>>
+  /** Every tool as the catalog gets it; a new array only when a server's list changed. */
+  readonly schemas: ReadonlyArray<ToolSchema>
+  readonly byName: ReadonlyMap<string, GatewayTool>
+}
+
+/** How the gateway runs its servers. */
+export interface GatewayServersOptions {
+  readonly servers: ReadonlyArray<ServerConfig>
+  /** `<data dir>/gateway`: snapshots and logs live under it. */
+  readonly dir: string
+  readonly timings?: Partial<DownstreamTimings> | undefined
+}
+
+/** The catalog's view of one downstream tool: the gateway's name and the server's definition. */
+const schemaOf = (name: string, tool: Tool): ToolSchema => ({
+  name,
+  description: tool.description ?? "",
+  inputSchema: tool.inputSchema,
+  ...(tool.annotations === undefined ? {} : { annotations: tool.annotations })
+})
+
+const buildSet = (entries: ReadonlyArray<ServerEntry>, bySegment: ReadonlyMap<string, ReadonlyArray<Tool>>): ToolSet => {
+  const schemas: Array<ToolSchema> = []
+  const byName = new Map<string, GatewayTool>()
+  for (const server of entries) {
+    for (const tool of bySegment.get(server.segment) ?? []) {
+      const name = gatewayToolName(server.segment, tool.name)
+      if (byName.has(name)) continue
+      byName.set(name, { name, server, tool })
+      schemas.push(schemaOf(name, tool))
+    }
+  }
+  return { bySegment, schemas, byName }
+}
+
+export class GatewayServers extends Context.Tag("tool-map/gateway/GatewayServers")<GatewayServers, {
+  readonly servers: ReadonlyArray<ServerEntry>
+  /** Every downstream tool as the catalog gets it (the same array while nothing changed). */
+  readonly schemas: Effect.Effect<ReadonlyArray<ToolSchema>>
+  readonly lookup: (name: string) => Effect.Effect<Option.Option<GatewayTool>>
+  /** Takes the tool list of every server again (starting each); the failures, one per server. */
+  readonly refreshAll: Effect.Effect<ReadonlyArray<DownstreamFailed>>
+  /** Waits until every server without a snapshot at start-up was listed once (or failed to be). */
+  readonly initialized: Effect.Effect<void>
+  /** One element each time a server's tool list changed. */
+  readonly changes: Stream.Stream<void>
+  readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
+}>() {
+  static readonly layer = (options: GatewayServersOptions) => Layer.scoped(this, make(options))
+}
+
+const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Type"], never, Snapshots | Scope.Scope> =>
+  Effect.gen(function*() {
+    const snapshots = yield* Snapshots
+    const timings: DownstreamTimings = { ...DEFAULT_TIMINGS, ...options.timings }
+    const runtime = yield* Effect.runtime<never>()
+    const changed = yield* Effect.acquireRelease(PubSub.unbounded<void>(), PubSub.shutdown)
+    const segments = uniqueSegments(options.servers)
+    // Filled right below: a server's list-changed handler refreshes it by its entry.
+    const entries: Array<ServerEntry> = []
+    const refreshOne = (server: ServerEntry) => refresh(server)
+    for (const [index, config] of options.servers.entries()) {
+      const segment = segments[index]!
+      const downstream = yield* makeDownstream({
+        config,
+        timings,
+        logPath: NodePath.join(options.dir, "logs", `${segment}.log`),
+        onListChanged: () => {
+          Runtime.runFork(runtime)(Effect.ignore(refreshOne(entries[index]!)))
+        }
+      })
+      entries.push({ segment, configHash: configHash(config), downstream })
+    }
+    yield* Effect.addFinalizer(() => Effect.forEach(entries, (entry) => entry.downstream.stop, { concurrency: "unbounded", discard: true }))
+
+    const initial = new Map<string, ReadonlyArray<Tool>>()
+    const missing: Array<ServerEntry> = []
+    for (const entry of entries) {
+      const snapshot = yield* snapshots.read(entry.configHash).pipe(
+        Effect.tapError((error) => Effect.logWarning(error.message)),
+        Effect.orElseSucceed(() => Option.none())
+      )
+      if (Option.isSome(snapshot)) initial.set(entry.segment, snapshot.value.tools)
+      else missing.push(entry)
+    }
+    const set = yield* Ref.make(buildSet(entries, initial))
+
+    /** Lists one server and keeps its list: in memory, and as its snapshot when it differs. */
+    const refresh = (server: ServerEntry): Effect.Effect<void, DownstreamFailed> =>
+      Effect.gen(function*() {
+        const tools = yield* server.downstream.listTools
+        const before = (yield* Ref.get(set)).bySegment.get(server.segment)
+        if (before !== undefined && JSON.stringify(before) === JSON.stringify(tools)) return
+        const takenAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+        yield* snapshots.write({ server: server.downstream.name, configHash: server.configHash, takenAt, tools }).pipe(
+          Effect.tapError((error) => Effect.logWarning(error.message)),
+          Effect.ignore
+        )
+        yield* Ref.update(set, (current) => buildSet(entries, new Map(current.bySegment).set(server.segment, tools)))
+        yield* PubSub.publish(changed, undefined)
+      }).pipe(Effect.withSpan("GatewayServers.refresh", { attributes: { server: server.downstream.name } }))
+
+    const refreshAll = Effect.forEach(entries, (entry) => Effect.flip(refresh(entry)).pipe(Effect.option), {
+      concurrency: "unbounded"
+    }).pipe(Effect.map((results) => results.flatMap((result) => Option.toArray(result))))
+
+    const ready = yield* Deferred.make<void>()
+    yield* Effect.forEach(missing, (entry) => Effect.ignore(refresh(entry)), { concurrency: "unbounded", discard: true }).pipe(
+      Effect.zipRight(Deferred.succeed(ready, undefined)),
+      Effect.forkScoped
+    )
+
+    const status = Effect.gen(function*() {
+      const current = yield* Ref.get(set)
+      return yield* Effect.forEach(entries, (entry) =>
+        Effect.gen(function*() {
+          return {
+            name: entry.downstream.name,
+            segment: entry.segment,
+            tools: Option.map(Option.fromNullable(current.bySegment.get(entry.segment)), (tools) => tools.length),
+            running: yield* entry.downstream.running,
+            lastError: yield* entry.downstream.lastError
+          } satisfies ServerStatus
+        }))
+    })
+
+    return GatewayServers.of({
+      servers: entries,
+      schemas: Effect.map(Ref.get(set), (current) => current.schemas),
+      lookup: (name) => Effect.map(Ref.get(set), (current) => Option.fromNullable(current.byName.get(name))),
+      refreshAll: refreshAll.pipe(Effect.withSpan("GatewayServers.refreshAll")),
+      initialized: Deferred.await(ready),
+      changes: Stream.fromPubSub(changed),
+      status
+    })
+  })
