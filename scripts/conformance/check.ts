@@ -78,15 +78,18 @@ export const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;?]
 
 const pad = (text: string, width: number) => text.padEnd(width)
 
-/** The table: one line per check (verdict, host and version, id, title), both answers under each disagreement, and a total. */
-export const renderTable = (outcomes: ReadonlyArray<CheckOutcome>): string => {
+/**
+ * The table: one line per check (verdict, host and version, id, title), both answers under each
+ * disagreement (under every check when `verbose`), and a total.
+ */
+export const renderTable = (outcomes: ReadonlyArray<CheckOutcome>, verbose = false): string => {
   const hostWidth = Math.max(4, ...outcomes.map((outcome) => `${outcome.check.host}@${outcome.hostVersion}`.length))
   const idWidth = Math.max(5, ...outcomes.map((outcome) => outcome.check.id.length))
   const lines = [`${pad("verdict", 8)}  ${pad("host", hostWidth)}  ${pad("check", idWidth)}  what`]
   for (const outcome of outcomes) {
     const host = `${outcome.check.host}@${outcome.hostVersion}`
     lines.push(`${pad(outcome.verdict, 8)}  ${pad(host, hostWidth)}  ${pad(outcome.check.id, idWidth)}  ${outcome.check.title}`)
-    if (outcome.verdict === "agree") continue
+    if (outcome.verdict === "agree" && !verbose) continue
     if ("error" in outcome.answers) {
       lines.push(`    error: ${outcome.answers.error}`)
     } else {

@@ -4,7 +4,9 @@
  * questions, and prints one line per check (agree, disagree, or could not be made) with the host
  * version, both answers under each disagreement, and a total. Exits 1 unless every check agrees.
  *
- *   tsx scripts/conformance/run.ts [--only ID,ID…] [--list]
+ *   tsx scripts/conformance/run.ts [--only ID,ID…] [--list] [--verbose]
+ *
+ * --verbose shows both answers under every check, not only under disagreements.
  *
  * The checks live in checks/*.ts, one module per subject, each exporting an array of {@link Check};
  * a new module is added to CHECKS below.
@@ -32,17 +34,19 @@ const builtBin = (): string => {
 const parseArgs = (argv: ReadonlyArray<string>) => {
   const only = new Set<string>()
   let list = false
+  let verbose = false
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!
     if (arg === "--list") list = true
+    else if (arg === "--verbose") verbose = true
     else if (arg === "--only" && argv[index + 1] !== undefined) for (const id of argv[++index]!.split(",")) only.add(id)
-    else throw new Error(`unknown argument ${arg} (use --only ID,ID… or --list)`)
+    else throw new Error(`unknown argument ${arg} (use --only ID,ID…, --list or --verbose)`)
   }
-  return { only, list }
+  return { only, list, verbose }
 }
 
 const main = async (): Promise<number> => {
-  const { only, list } = parseArgs(process.argv.slice(2))
+  const { only, list, verbose } = parseArgs(process.argv.slice(2))
   if (list) {
     for (const check of CHECKS) process.stdout.write(`${check.id}\t${check.host}\t${check.title}\n`)
     return 0
@@ -98,7 +102,7 @@ const main = async (): Promise<number> => {
       outcomes.push({ check, hostVersion, verdict: "error", answers: { error: error instanceof Error ? error.message : String(error) } })
     }
   }
-  process.stdout.write(renderTable(outcomes))
+  process.stdout.write(renderTable(outcomes, verbose))
   return outcomes.every((outcome) => outcome.verdict === "agree") ? 0 : 1
 }
 

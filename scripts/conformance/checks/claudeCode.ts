@@ -98,6 +98,34 @@ const claudeMcpStatus = (stdout: string, name: string): string => {
   return `${name}: ${line.slice(line.lastIndexOf(" - ") + 3).replace(/^[^\p{L}]+/u, "")}`
 }
 
+interface ToolMapItem {
+  readonly host: string
+  readonly name: string
+  readonly plugin: string | null
+}
+
+/** tool-map's items of one kind that a plugin brings, by name. */
+const pluginItems = (context: CheckContext, sandbox: Sandbox, kind: string, plugin: string): ReadonlyArray<string> =>
+  (JSON.parse(succeeded(`tool-map query ${kind} --json`, context.runToolMap(sandbox, ["query", kind, "--json"])).stdout) as ReadonlyArray<ToolMapItem>)
+    .filter((item) => item.host === "claude-code" && item.plugin === plugin)
+    .map((item) => item.name)
+
+const describeInventory = (skills: ReadonlyArray<string>, agents: ReadonlyArray<string>, servers: ReadonlyArray<string>) =>
+  [["skills", skills], ["agents", agents], ["mcp", servers]]
+    .map(([label, names]) => `${label}: ${names.length === 0 ? "-" : [...names].sort().join(", ")}`)
+    .join("; ")
+
+/**
+ * The names under a heading of `claude plugin details` (2.1.332): `  Skills (1)  tool-map`, the
+ * names after the count (comma-separated when several), none when the count is 0.
+ */
+const detailsNames = (stdout: string, heading: string): ReadonlyArray<string> => {
+  const line = stripAnsi(stdout).split("\n").find((row) => row.trimStart().startsWith(`${heading} (`))
+  if (line === undefined) return [`(no ${heading} line)`]
+  const names = line.trim().replace(/^[^)]*\)\s*/, "").replace(/\s{2,}\(.*$/, "")
+  return names === "" ? [] : names.split(/,\s*/)
+}
+
 export const claudeCodeChecks: ReadonlyArray<Check> = [
   {
     id: "plugin-validate",
@@ -150,6 +178,30 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
                 .map((server) => `${server.name}=${[server.command, ...server.args].join(" ")}`)
             )
         return { toolMap, host }
+      })
+  },
+  {
+    id: "plugin-details",
+    host: "claude",
+    title: "claude plugin details tool-map@tool-map: its skills, agents and MCP servers = tool-map's items of the plugin",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        installPlugin(context, sandbox)
+        const details = succeeded("claude plugin details", context.runHost(sandbox, "claude", ["plugin", "details", "tool-map@tool-map"]))
+        const plugin = "tool-map@tool-map"
+        return {
+          // Claude Code counts a plugin's commands among its skills (issue 12; 2.1.332).
+          toolMap: describeInventory(
+            [...pluginItems(context, sandbox, "skills", plugin), ...pluginItems(context, sandbox, "commands", plugin)],
+            pluginItems(context, sandbox, "agents", plugin),
+            pluginItems(context, sandbox, "mcp", plugin)
+          ),
+          host: describeInventory(
+            detailsNames(details.stdout, "Skills"),
+            detailsNames(details.stdout, "Agents"),
+            detailsNames(details.stdout, "MCP servers")
+          )
+        }
       })
   },
   {

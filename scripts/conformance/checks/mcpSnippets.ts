@@ -23,12 +23,15 @@ interface ToolMapMcpServer {
   readonly disabledReason: string | null
 }
 
+/** tool-map's `tool-map` server of `host` in the sandbox, disabled ones included. */
+const toolMapItem = (context: CheckContext, sandbox: Sandbox, host: AgentHostName): ToolMapMcpServer | undefined =>
+  (JSON.parse(
+    succeeded("tool-map query mcp --all --json", context.runToolMap(sandbox, ["query", "mcp", "--all", "--json"])).stdout
+  ) as ReadonlyArray<ToolMapMcpServer>).find((item) => item.host === host && item.name === MCP_SERVER_NAME)
+
 /** tool-map's reading of the sandbox: the `tool-map` server of `host`, as {@link describeServer} puts it. */
 const toolMapServer = (context: CheckContext, sandbox: Sandbox, host: AgentHostName): string => {
-  const servers = JSON.parse(
-    succeeded("tool-map query mcp --json", context.runToolMap(sandbox, ["query", "mcp", "--json"])).stdout
-  ) as ReadonlyArray<ToolMapMcpServer>
-  const server = servers.find((item) => item.host === host && item.name === MCP_SERVER_NAME)
+  const server = toolMapItem(context, sandbox, host)
   return server === undefined ? `${MCP_SERVER_NAME}: not listed` : describeServer(server.name, server.command, server.args, server.enabled)
 }
 
@@ -69,6 +72,23 @@ const opencodeStatus = (stdout: string, name: string): string => {
   return `${name}: not listed`
 }
 
+/**
+ * Whether Gemini CLI loads the snippet's server in the sandbox's project, by its own listing
+ * (0.61.0: `Disabled` when the folder is untrusted, else `Connected` or `Disconnected`), and
+ * whether tool-map says it does.
+ */
+const geminiLoads = (context: CheckContext, sandbox: Sandbox) => {
+  sandbox.write("home/.gemini/settings.json", fileText("gemini", context))
+  const list = succeeded("gemini mcp list", context.runHost(sandbox, "gemini", ["mcp", "list"]))
+  const status = geminiStatus(`${list.stdout}\n${list.stderr}`, MCP_SERVER_NAME)
+  const state = (enabled: boolean) => `${MCP_SERVER_NAME}: ${enabled ? "enabled" : "disabled"}`
+  const item = toolMapItem(context, sandbox, "gemini")
+  return {
+    toolMap: item === undefined ? `${MCP_SERVER_NAME}: not listed` : state(item.enabled),
+    host: status.endsWith(": not listed") ? status : state(!status.endsWith(": Disabled"))
+  }
+}
+
 export const mcpSnippetChecks: ReadonlyArray<Check> = [
   {
     id: "codex-snippet",
@@ -101,6 +121,22 @@ export const mcpSnippetChecks: ReadonlyArray<Check> = [
         const list = succeeded("gemini mcp list", context.runHost(sandbox, "gemini", ["mcp", "list"]))
         return { toolMap: `${MCP_SERVER_NAME}: Connected`, host: geminiStatus(`${list.stdout}\n${list.stderr}`, MCP_SERVER_NAME) }
       })
+  },
+  {
+    id: "gemini-trusted-enabled",
+    host: "gemini",
+    title: "a user-level server in a trusted project: gemini mcp list loads it = tool-map query mcp's enabled",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        trustProject(sandbox)
+        return geminiLoads(context, sandbox)
+      })
+  },
+  {
+    id: "gemini-untrusted-enabled",
+    host: "gemini",
+    title: "a user-level server in a project never trusted: gemini mcp list loads it = tool-map query mcp's enabled",
+    run: (context) => withSandbox(context, (sandbox) => geminiLoads(context, sandbox))
   },
   {
     id: "opencode-snippet-connected",
