@@ -14,14 +14,11 @@ import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { McpProviders } from "../server/McpProviders.js"
 import type { DownstreamTimings } from "./Downstream.js"
 import { followServers, GatewayPort, GatewayRestrictions } from "./GatewayHost.js"
-import { makeGatewayProvider } from "./GatewayProvider.js"
+import { GATEWAY_CATEGORY, makeGatewayProvider } from "./GatewayProvider.js"
 import { GatewayServers } from "./GatewayServers.js"
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { Snapshots } from "./Snapshots.js"
-
-/** The category the downstream servers' groups are placed in. */
-export const GATEWAY_CATEGORY = "mcp"
 
 /** How the gateway runs. */
 export interface GatewayLayerOptions {

@@ -42,6 +42,9 @@ export const GATEWAY_ENTRY_TOOLS: ReadonlyArray<Tool> = [GATEWAY_TOOLS_LS, entry
 
 const entryByName = new Map(GATEWAY_ENTRY_TOOLS.map((tool) => [tool.name, tool]))
 
+/** The category the downstream servers' groups are placed in. */
+export const GATEWAY_CATEGORY = "mcp"
+
 /** The risk gate's name, as the catalog's notes show it. */
 export const ELICITATION_GATE = "MCP elicitation"
 
@@ -132,10 +135,10 @@ export const makeGatewayProvider = (
               `${tool.name} was not loaded: this MCP client cannot ask the user to confirm a high-risk tool (it declared no elicitation capability)`
             )
           }
-          const evidence = tool.riskEvidence.length > 0 ? ` Why it is high risk: ${tool.riskEvidence.join("; ")}.` : ""
+          const evidence = tool.riskEvidence.length > 0 ? `\nWhy it is high risk: ${neutralize(tool.riskEvidence.join("; "))}` : ""
           const answer = yield* asking.session.elicit({
             mode: "form",
-            message: `Let the agent use the high-risk tool ${tool.name}? ${tool.summary}${evidence}`,
+            message: `Let the agent use the high-risk tool ${neutralize(tool.name)}?\n${neutralize(tool.summary)}${evidence}`,
             requestedSchema: {
               type: "object",
               properties: { confirm: { type: "boolean", title: `Load ${tool.name}`, description: "Make this tool callable for the session." } },
@@ -219,7 +222,10 @@ export const makeGatewayProvider = (
         const answer = yield* catalog.callEntryTool(agent, name, forwarded).pipe(Effect.either)
         if (answer._tag === "Left") return text(answer.left.message, true)
         if (name === TOOLS_LS.name) {
-          extra.push(...(yield* rugPullLines(agent)), ...statusLines(yield* servers.status))
+          extra.push(...(yield* rugPullLines(agent)))
+          // Servers without a tool list are news for the overview, not for every group listing.
+          const at = typeof forwarded["path"] === "string" ? forwarded["path"].trim().replace(/\/+$/, "") : ""
+          if (at === "" || at === `/${GATEWAY_CATEGORY}`) extra.push(...statusLines(yield* servers.status))
         }
         if (name === TOOLS_LOAD.name) extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
         return text([answer.right, ...extra].join("\n"))

@@ -101,7 +101,10 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
     const segments = uniqueSegments(options.servers)
     // Filled right below: a server's list-changed handler refreshes it by its entry.
     const entries: Array<ServerEntry> = []
-    const refreshOne = (server: ServerEntry) => refresh(server)
+    const ready = yield* Deferred.make<void>()
+    // A server may say its list changed right after start-up: that list is compared with the
+    // one start-up takes, once it is taken.
+    const refreshOne = (server: ServerEntry) => Effect.zipRight(Deferred.await(ready), refresh(server, true))
     for (const [index, config] of options.servers.entries()) {
       const segment = segments[index]!
       const downstream = yield* makeDownstream({
@@ -128,8 +131,11 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
     }
     const set = yield* Ref.make(buildSet(entries, initial))
 
-    /** Lists one server and keeps its list: in memory, and as its snapshot when it differs. */
-    const refresh = (server: ServerEntry): Effect.Effect<void, DownstreamFailed> =>
+    /**
+     * Lists one server and keeps its list: in memory, and as its snapshot when it differs. The
+     * first listing of servers at start-up is not announced: no session has seen a list yet.
+     */
+    const refresh = (server: ServerEntry, announce = true): Effect.Effect<void, DownstreamFailed> =>
       Effect.gen(function*() {
         const tools = yield* server.downstream.listTools
         const before = (yield* Ref.get(set)).bySegment.get(server.segment)
@@ -140,15 +146,14 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
           Effect.ignore
         )
         yield* Ref.update(set, (current) => buildSet(entries, new Map(current.bySegment).set(server.segment, tools)))
-        yield* PubSub.publish(changed, undefined)
+        if (announce) yield* PubSub.publish(changed, undefined)
       }).pipe(Effect.withSpan("GatewayServers.refresh", { attributes: { server: server.downstream.name } }))
 
-    const refreshAll = Effect.forEach(entries, (entry) => Effect.flip(refresh(entry)).pipe(Effect.option), {
+    const refreshAll = Effect.forEach(entries, (entry) => Effect.flip(refresh(entry, true)).pipe(Effect.option), {
       concurrency: "unbounded"
     }).pipe(Effect.map((results) => results.flatMap((result) => Option.toArray(result))))
 
-    const ready = yield* Deferred.make<void>()
-    yield* Effect.forEach(missing, (entry) => Effect.ignore(refresh(entry)), { concurrency: "unbounded", discard: true }).pipe(
+    yield* Effect.forEach(missing, (entry) => Effect.ignore(refresh(entry, false)), { concurrency: "unbounded", discard: true }).pipe(
       Effect.zipRight(Deferred.succeed(ready, undefined)),
       Effect.forkScoped
     )
