@@ -126,6 +126,29 @@ const detailsNames = (stdout: string, heading: string): ReadonlyArray<string> =>
   return names === "" ? [] : names.split(/,\s*/)
 }
 
+interface ToolMapMcpItem extends ToolMapMcpServer {
+  readonly scope: string
+  readonly transport: string
+}
+
+/** A server as `claude mcp get` shows it: scope, transport, and the command line (the host joins args with spaces). */
+const describeClaudeServer = (scope: string, transport: string, commandLine: string) => `${scope} ${transport}: ${commandLine}`
+
+/** `claude mcp get NAME` (2.1.332): `Scope: User config (…)`, `Type: stdio`, `Command: …`, `Args: …` lines. */
+const claudeGet = (stdout: string): string => {
+  const field = (label: string) =>
+    stripAnsi(stdout).split("\n").map((row) => row.trim()).find((row) => row.startsWith(`${label}: `))?.slice(label.length + 2) ?? ""
+  const scope = /^(User|Local|Project) config/.exec(field("Scope"))?.[1]?.toLowerCase() ?? `(scope ${field("Scope")})`
+  return describeClaudeServer(scope, field("Type"), [field("Command"), field("Args")].filter((part) => part !== "").join(" "))
+}
+
+/** Runs the claude-code snippet in sh, `claude` on PATH, in the sandbox. */
+const addWithSnippet = (context: CheckContext, sandbox: Sandbox) =>
+  succeeded(
+    "the claude-code snippet in sh",
+    sandbox.run("/bin/sh", ["-c", hostConfigSnippet("claude-code", context.serverInvocation)], { path: [path.dirname(context.hostBin("claude"))] })
+  )
+
 export const claudeCodeChecks: ReadonlyArray<Check> = [
   {
     id: "plugin-validate",
@@ -221,11 +244,27 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
     title: "tool-map mcp --print-config claude-code run in sh, then claude mcp list says Connected",
     run: (context) =>
       withSandbox(context, (sandbox) => {
-        const snippet = hostConfigSnippet("claude-code", context.serverInvocation)
-        const claudeDir = path.dirname(context.hostBin("claude"))
-        succeeded("the claude-code snippet in sh", sandbox.run("/bin/sh", ["-c", snippet], { path: [claudeDir] }))
+        addWithSnippet(context, sandbox)
         const list = succeeded("claude mcp list", context.runHost(sandbox, "claude", ["mcp", "list"]))
         return { toolMap: "tool-map: Connected", host: claudeMcpStatus(list.stdout, "tool-map") }
+      })
+  },
+  {
+    id: "claude-query-mcp",
+    host: "claude",
+    title: "after the claude-code snippet: claude mcp get tool-map = tool-map query mcp (scope, transport, command line)",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        addWithSnippet(context, sandbox)
+        const get = succeeded("claude mcp get tool-map", context.runHost(sandbox, "claude", ["mcp", "get", "tool-map"]))
+        const items = JSON.parse(
+          succeeded("tool-map query mcp --json", context.runToolMap(sandbox, ["query", "mcp", "--json"])).stdout
+        ) as ReadonlyArray<ToolMapMcpItem>
+        const item = items.find((server) => server.host === "claude-code" && server.name === "tool-map")
+        return {
+          toolMap: item === undefined ? "not listed" : describeClaudeServer(item.scope, item.transport, [item.command, ...item.args].join(" ")),
+          host: claudeGet(get.stdout)
+        }
       })
   }
 ]
