@@ -4,6 +4,7 @@ import { TOOL_MAP_VERSION } from "../version.js"
 import { agentQueryCommands, exportCommand } from "./agentCommands.js"
 import { catalogCommand } from "./catalogCommands.js"
 import { EXIT_CODES_HELP, ExitCode, exitCodeOf } from "./exitCodes.js"
+import { mcpCommand } from "./mcpCommand.js"
 import { inventoryQueryCommands } from "./queryCommands.js"
 import { scanCommand } from "./scanCommand.js"
 
@@ -17,7 +18,7 @@ export const rootCommand = Command.make("tool-map").pipe(
   Command.withDescription(
     `A fast, cached map of every tool an AI coding agent can reach: executables, MCP servers, subagents, skills and commands. ${EXIT_CODES_HELP}`
   ),
-  Command.withSubcommands([scanCommand, queryCommand, exportCommand, catalogCommand])
+  Command.withSubcommands([scanCommand, queryCommand, exportCommand, catalogCommand, mcpCommand])
 )
 
 /** Parses argv (`["node", "tool-map", ...]`) and runs the command. */

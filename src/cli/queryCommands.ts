@@ -1,63 +1,10 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
-import picomatch from "picomatch"
-import type { Inventory, Tool } from "../inventory/domain/inventory.js"
-import { pathModule } from "../inventory/domain/roots.js"
-import { copiesNamed, namedCopies, pathWinner } from "../inventory/domain/toolNames.js"
-import { toOsFamily } from "../inventory/domain/machine.js"
 import { Bundle } from "../inventory/bundle/Bundle.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
+import { filterTools, ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
-
-/** `query which NAME` found no tool of that name. */
-export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFound", {
-  name: Schema.String
-}) {
-  get message() {
-    return `No tool named ${this.name} is on PATH or in the scanned roots (run \`tool-map scan --force\` if it was just installed).`
-  }
-}
-
-/** The tools matching the filters of `query tools`, in walk order. */
-export const filterTools = (
-  inventory: Inventory,
-  filters: { readonly category: Option.Option<string>; readonly name: Option.Option<string> }
-): ReadonlyArray<Tool> => {
-  const matchName = Option.map(filters.name, (glob) => picomatch(glob, { nocase: inventory.host.os === "win32", dot: true }))
-  const basename = pathModule(toOsFamily(inventory.host.os)).basename
-  return inventory.tools.filter(
-    (tool) =>
-      Option.match(filters.category, { onNone: () => true, onSome: (category) => tool.category === category }) &&
-      Option.match(matchName, {
-        onNone: () => true,
-        // A file is also called by the names of its aliases (`python3` for `python3.12`).
-        onSome: (matches) => matches(tool.name) || tool.alsoAt.some((alias) => matches(basename(alias)))
-      })
-  )
-}
-
-/** Every copy of a name in PATH order (aliases of one file included), which one wins, and known versions. */
-export const whichTool = (inventory: Inventory, name: string) => {
-  const os = toOsFamily(inventory.host.os)
-  const copies = copiesNamed(namedCopies(inventory.tools, inventory.path, os), name, os)
-  const versions = new Map(inventory.versions.flatMap((report) => (report.path === null ? [] : [[report.path, report.version] as const])))
-  const winner = pathWinner(copies) ?? null
-  return {
-    name,
-    winner: winner?.path ?? null,
-    copies: copies.map((copy) => ({
-      path: copy.path,
-      // An alias's own link, if it is one, is not recorded: only that it is the same file.
-      linkTarget: copy.path === copy.tool.path ? copy.tool.linkTarget : null,
-      pathIndex: copy.pathIndex,
-      root: copy.tool.root,
-      sameFileAs: copy.path === copy.tool.path ? null : copy.tool.path,
-      version: versions.get(copy.path) ?? versions.get(copy.tool.path) ?? null,
-      wins: copy === winner
-    }))
-  }
-}
 
 const category = Options.text("category").pipe(Options.withDescription("Only tools of this category (e.g. runtimes, version-control, other)."), Options.optional)
 const nameGlob = Options.text("name").pipe(

@@ -1,6 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Schema } from "effect"
-import { type ScanOutcome, ScanProgram } from "../inventory/ScanProgram.js"
+import { describeOutcome, outcomeJson } from "../inventory/query/scanReport.js"
+import { ScanProgram } from "../inventory/ScanProgram.js"
 import { jsonOption } from "./options.js"
 import { printJson, printLines } from "./output.js"
 
@@ -20,33 +21,6 @@ export class UnknownFlag extends Schema.TaggedError<UnknownFlag>()("UnknownFlag"
   get message() {
     return `Unknown flag ${this.flag} (taken as the output path, which must end in .md). See \`tool-map scan --help\` for the flags.`
   }
-}
-
-const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
-
-/** The few lines a person reads after a scan. */
-export const describeOutcome = (outcome: ScanOutcome): ReadonlyArray<string> => {
-  if (outcome._tag === "Skipped") {
-    return [
-      `Up to date: ${outcome.reason} (generation ${outcome.generation}, checked in ${seconds(outcome.durationMs)}).`,
-      `Summary: ${outcome.paths.summary}. Use --force to rescan anyway.`
-    ]
-  }
-  const { counts } = outcome
-  return [
-    ...(outcome.reason === null ? [] : [`Rescanned because ${outcome.reason}.`]),
-    `Found ${counts.tools} tools (${counts.shadowed} shadowed) in ${counts.pathDirs} PATH dirs and ${counts.roots} other roots; ${counts.versions} versions; ${counts.agentHostItems} agent-host items; ${counts.diagnostics} diagnostics. Took ${seconds(outcome.durationMs)}.`,
-    `Wrote ${outcome.paths.summary}`,
-    `  and ${outcome.paths.markdown}, ${outcome.paths.json}`
-  ]
-}
-
-/** The JSON object `scan --json` prints. */
-export const outcomeJson = (outcome: ScanOutcome) => {
-  const files = { json: outcome.paths.json, markdown: outcome.paths.markdown, summary: outcome.paths.summary }
-  return outcome._tag === "Skipped"
-    ? { skipped: true, reason: outcome.reason, generation: outcome.generation, files, durationMs: outcome.durationMs }
-    : { skipped: false, generation: outcome.generation, files, counts: outcome.counts, durationMs: outcome.durationMs, rescanReason: outcome.reason }
 }
 
 const target = Args.text({ name: "PATH.md" }).pipe(

@@ -31,8 +31,6 @@ export interface McpSession {
   readonly client: Option.Option<Implementation>
   /** The capabilities the client declared in `initialize`. */
   readonly capabilities: Option.Option<ClientCapabilities>
-  /** The protocol revision agreed in `initialize`. */
-  readonly protocolVersion: string
   /**
    * Asks the user through the client (`elicitation/create`, form mode). Fails with
    * {@link McpClientRequestFailed} when the client declared no `elicitation` capability, or

@@ -1,0 +1,83 @@
+import { Command, Options } from "@effect/cli"
+import { Console, Effect, Option, Schema } from "effect"
+import * as NodePath from "node:path"
+import { AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
+import { hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
+import { gatewayRequested, type McpGatewayOptions, type McpServeOptions } from "../mcp/server/options.js"
+
+/** `--gateway` or `--servers` was given to a build whose gateway is not wired into the command yet. */
+export class McpGatewayUnavailable extends Schema.TaggedError<McpGatewayUnavailable>()("McpGatewayUnavailable", {}) {
+  get message() {
+    return "the MCP gateway (--gateway, --servers) is not wired into `tool-map mcp` in this build; run `tool-map mcp` without them for the inventory server."
+  }
+}
+
+const http = Options.integer("http").pipe(
+  Options.withDescription(
+    "Serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (0 picks a free port; the address is printed on stderr). Only this machine can connect: a request whose Origin or Host header is not localhost gets 403."
+  ),
+  Options.withSchema(Schema.Int.pipe(Schema.between(0, 65535, { message: () => "--http needs a port from 0 to 65535" }))),
+  Options.optional
+)
+const gateway = Options.boolean("gateway").pipe(
+  Options.withDescription(
+    "Act as a gateway in front of the MCP servers the host (--host) would load in this directory: the client sees a few entry tools (tools_ls, tools_load, tools_unload) and loads the downstream tools it needs."
+  )
+)
+const host = Options.choice("host", AGENT_HOSTS).pipe(
+  Options.withDescription("With --gateway: whose MCP servers to front (claude-code, codex, cursor, gemini, opencode)."),
+  Options.optional
+)
+const servers = Options.file("servers", { exists: "yes" }).pipe(
+  Options.withDescription("Front the servers of this file (the .mcp.json shape: {\"mcpServers\": {...}}) instead of a host's; implies --gateway."),
+  Options.optional
+)
+const agent = Options.text("agent").pipe(
+  Options.withDescription("With the gateway: the agent id whose catalog state (loaded tools) the sessions use (default: from the client's name)."),
+  Options.optional
+)
+const printConfig = Options.choice("print-config", AGENT_HOSTS).pipe(
+  Options.withDescription(
+    "Print the configuration snippet HOST needs to start this install's server (with the gateway flags given here) and exit, instead of serving."
+  ),
+  Options.optional
+)
+
+/** How a host starts this install: this Node and the absolute path of the CLI, then `mcp` and the gateway flags. */
+export const mcpInvocation = (options: McpGatewayOptions, cwd: string): McpInvocation => ({
+  command: process.execPath,
+  args: [
+    NodePath.resolve(process.argv[1] ?? "tool-map"),
+    "mcp",
+    ...(options.gateway ? ["--gateway"] : []),
+    ...Option.match(options.host, { onNone: () => [], onSome: (name) => ["--host", name] }),
+    ...Option.match(options.servers, { onNone: () => [], onSome: (file) => ["--servers", NodePath.resolve(cwd, file)] }),
+    ...Option.match(options.agent, { onNone: () => [], onSome: (id) => ["--agent", id] })
+  ]
+})
+
+/**
+ * `tool-map mcp`: the MCP server. The server's code (and the MCP SDK) is loaded only here, so
+ * that the other commands do not pay for it at start-up.
+ */
+export const mcpCommand = Command.make(
+  "mcp",
+  { http, gateway, host, servers, agent, printConfig },
+  (flags) =>
+    Effect.gen(function* () {
+      const options: McpServeOptions = {
+        transport: Option.match(flags.http, { onNone: () => ({ _tag: "Stdio" }) as const, onSome: (port) => ({ _tag: "Http", port }) as const }),
+        gateway: { gateway: flags.gateway, host: flags.host, servers: flags.servers, agent: flags.agent }
+      }
+      if (Option.isSome(flags.printConfig)) {
+        return yield* Console.log(hostConfigSnippet(flags.printConfig.value, mcpInvocation(options.gateway, process.cwd())).trimEnd())
+      }
+      const mcp = yield* Effect.promise(() => import("../layers/McpLayer.js"))
+      if (gatewayRequested(options.gateway)) return yield* new McpGatewayUnavailable()
+      yield* mcp.serveMcp(options.transport, mcp.InventoryProvidersLayer)
+    })
+).pipe(
+  Command.withDescription(
+    "Run tool-map as an MCP server (protocol 2025-11-25) for an agent host: over stdio by default (stdout carries only protocol messages, logs go to stderr), or Streamable HTTP with --http PORT. Tools: which, inventory_query, inventory_refresh; resources: the bundle's summary, tools.md and tools.json (subscribable, updated after a refresh). --print-config HOST prints the snippet a host needs."
+  )
+)

@@ -1,0 +1,81 @@
+import { Option, Schema } from "effect"
+import picomatch from "picomatch"
+import type { Inventory, Tool } from "../domain/inventory.js"
+import { toOsFamily } from "../domain/machine.js"
+import { pathModule } from "../domain/roots.js"
+import { copiesNamed, namedCopies, pathWinner } from "../domain/toolNames.js"
+
+/** No copy of a name is on PATH or in the scanned roots (`query which`, the MCP `which` tool). */
+export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFound", {
+  name: Schema.String
+}) {
+  get message() {
+    return `No tool named ${this.name} is on PATH or in the scanned roots (run \`tool-map scan --force\` if it was just installed).`
+  }
+}
+
+/** The filters of `query tools`. */
+export interface ToolFilters {
+  /** Only tools of this category. */
+  readonly category: Option.Option<string>
+  /** Only tools whose name (or an alias's) matches this glob. */
+  readonly name: Option.Option<string>
+}
+
+/** The tools matching the filters of `query tools`, in walk order. */
+export const filterTools = (inventory: Inventory, filters: ToolFilters): ReadonlyArray<Tool> => {
+  const matchName = Option.map(filters.name, (glob) => picomatch(glob, { nocase: inventory.host.os === "win32", dot: true }))
+  const basename = pathModule(toOsFamily(inventory.host.os)).basename
+  return inventory.tools.filter(
+    (tool) =>
+      Option.match(filters.category, { onNone: () => true, onSome: (category) => tool.category === category }) &&
+      Option.match(matchName, {
+        onNone: () => true,
+        // A file is also called by the names of its aliases (`python3` for `python3.12`).
+        onSome: (matches) => matches(tool.name) || tool.alsoAt.some((alias) => matches(basename(alias)))
+      })
+  )
+}
+
+/** One copy of a name in the answer of {@link whichTool}. */
+export interface WhichCopy {
+  readonly path: string
+  /** Where the link at `path` resolves to, or null when it is no link (or an alias of another path). */
+  readonly linkTarget: string | null
+  readonly pathIndex: number | null
+  readonly root: string
+  /** The path recorded for the same file when this copy is one of its aliases, else null. */
+  readonly sameFileAs: string | null
+  readonly version: string | null
+  readonly wins: boolean
+}
+
+/** The answer of `query which NAME`. */
+export interface WhichAnswer {
+  readonly name: string
+  /** The path that runs when NAME is typed, or null when no copy is on PATH. */
+  readonly winner: string | null
+  readonly copies: ReadonlyArray<WhichCopy>
+}
+
+/** Every copy of a name in PATH order (aliases of one file included), which one wins, and known versions. */
+export const whichTool = (inventory: Inventory, name: string): WhichAnswer => {
+  const os = toOsFamily(inventory.host.os)
+  const copies = copiesNamed(namedCopies(inventory.tools, inventory.path, os), name, os)
+  const versions = new Map(inventory.versions.flatMap((report) => (report.path === null ? [] : [[report.path, report.version] as const])))
+  const winner = pathWinner(copies) ?? null
+  return {
+    name,
+    winner: winner?.path ?? null,
+    copies: copies.map((copy) => ({
+      path: copy.path,
+      // An alias's own link, if it is one, is not recorded: only that it is the same file.
+      linkTarget: copy.path === copy.tool.path ? copy.tool.linkTarget : null,
+      pathIndex: copy.pathIndex,
+      root: copy.tool.root,
+      sameFileAs: copy.path === copy.tool.path ? null : copy.tool.path,
+      version: versions.get(copy.path) ?? versions.get(copy.tool.path) ?? null,
+      wins: copy === winner
+    }))
+  }
+}

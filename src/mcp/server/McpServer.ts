@@ -1,0 +1,228 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  type Tool,
+  UnsubscribeRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { Cause, Context, Deferred, Effect, Exit, HashSet, Layer, Option, Ref, Runtime, Schema, Scope, Stream } from "effect"
+import { neutralize } from "../../inventory/render/text.js"
+import { TOOL_MAP_VERSION } from "../../version.js"
+import { McpProviders } from "./McpProviders.js"
+import { McpClientRequestFailed, type McpCallContext, type McpSession } from "./McpSession.js"
+import type { McpToolProvider } from "./McpToolProvider.js"
+
+/** A request the server refuses with a JSON-RPC error (unknown tool, unknown resource). */
+export class McpProtocolError extends Schema.TaggedError<McpProtocolError>()("McpProtocolError", {
+  /** The JSON-RPC error code (`ErrorCode` of the SDK, or -32002 for a resource not found). */
+  code: Schema.Number,
+  reason: Schema.String
+}) {
+  get message() {
+    return this.reason
+  }
+}
+
+/** JSON-RPC error code of `resources/read` of an unknown URI (the spec's "Resource not found"). */
+export const RESOURCE_NOT_FOUND = -32002
+
+/** What the server tells a client about itself in `initialize`. */
+export const SERVER_INSTRUCTIONS =
+  "tool-map maps the tools this machine has: executables on PATH and the agent hosts' MCP servers, subagents, skills, commands and plugins. " +
+  "Read the resource tool-map://inventory/summary at the start of a session; use `which` to find which copy of a command runs, " +
+  "`inventory_query` for lists with filters, and `inventory_refresh` after installing or removing tools."
+
+/** One live connection: its session (after `initialize`) and a way to wait for its end. */
+export interface McpConnection {
+  /** The session, once the client has sent `initialize`. */
+  readonly session: Effect.Effect<McpSession>
+  /** Completes when the transport closes (the client left, or the server stopped it). */
+  readonly closed: Effect.Effect<void>
+}
+
+const toolListError = (provider: McpToolProvider, cause: { readonly message: string }) =>
+  new McpProtocolError({ code: ErrorCode.InternalError, reason: `${provider.name}: ${cause.message}` })
+
+const make = Effect.gen(function* () {
+  const providers = yield* McpProviders
+  const runtime = yield* Effect.runtime<never>()
+
+  /**
+   * Runs a handler's effect for the SDK: its typed failure becomes the JSON-RPC error the SDK
+   * sends, the request's abort signal (`notifications/cancelled`, the session's end) interrupts it.
+   */
+  const answer = <A>(effect: Effect.Effect<A, McpProtocolError>, signal: AbortSignal): Promise<A> =>
+    Runtime.runPromiseExit(runtime)(effect, { signal }).then((exit) => {
+      if (Exit.isSuccess(exit)) return exit.value
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isSome(failure)) throw new McpError(failure.value.code, failure.value.reason)
+      if (Cause.isInterruptedOnly(exit.cause)) throw new McpError(ErrorCode.RequestTimeout, "the request was cancelled")
+      throw new McpError(ErrorCode.InternalError, `tool-map: internal error: ${Cause.pretty(exit.cause)}`)
+    })
+
+  /** A notification to the client; one the transport cannot send any more (it closed) is only logged. */
+  const notify = (what: string, send: () => Promise<void>) =>
+    Effect.tryPromise(send).pipe(Effect.catchAll((error) => Effect.logDebug(`tool-map mcp: ${what} not sent: ${String(error.error)}`)))
+
+  const connect = Effect.fn("McpServer.connect")(function* (transport: Transport, id: string) {
+    const server = new Server(
+      { name: "tool-map", version: TOOL_MAP_VERSION },
+      {
+        capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+        instructions: SERVER_INSTRUCTIONS
+      }
+    )
+    const scope = yield* Scope.make()
+    const closed = yield* Deferred.make<void>()
+    const subscriptions = yield* Ref.make(HashSet.empty<string>())
+    const sessionSlot = yield* Deferred.make<McpSession>()
+    const sessionStarted = yield* Ref.make(false)
+
+    const elicit: McpSession["elicit"] = (params) =>
+      Effect.gen(function* () {
+        if (server.getClientCapabilities()?.elicitation === undefined) {
+          return yield* new McpClientRequestFailed({ method: "elicitation/create", reason: "the client declared no elicitation capability" })
+        }
+        return yield* Effect.tryPromise({
+          try: (signal) => server.elicitInput(params, { signal }),
+          catch: (error) => new McpClientRequestFailed({ method: "elicitation/create", reason: error instanceof Error ? error.message : String(error) })
+        })
+      })
+
+    /**
+     * The session from `initialize` on: attached to every provider and subscribed to their
+     * change streams once, by whichever comes first (the `initialized` notification or a request).
+     */
+    const startSession = Effect.gen(function* () {
+      if (yield* Ref.getAndSet(sessionStarted, true)) return yield* Deferred.await(sessionSlot)
+      const session: McpSession = {
+        id,
+        client: Option.fromNullable(server.getClientVersion()),
+        capabilities: Option.fromNullable(server.getClientCapabilities()),
+        elicit
+      }
+      yield* Effect.forEach(providers.tools, (provider) => provider.attach(session), { discard: true }).pipe(Scope.extend(scope))
+      for (const provider of providers.tools) {
+        yield* Stream.runForEach(provider.listChanged(session), () => notify("tools/list_changed", () => server.sendToolListChanged())).pipe(
+          Effect.forkIn(scope)
+        )
+      }
+      for (const provider of providers.resources) {
+        yield* Stream.runForEach(provider.changes, (change) =>
+          change._tag === "ListChanged"
+            ? notify("resources/list_changed", () => server.sendResourceListChanged())
+            : Effect.flatMap(Ref.get(subscriptions), (uris) =>
+                HashSet.has(uris, change.uri) ? notify("resources/updated", () => server.sendResourceUpdated({ uri: change.uri })) : Effect.void)
+        ).pipe(Effect.forkIn(scope))
+      }
+      yield* Deferred.succeed(sessionSlot, session)
+      return session
+    })
+
+    const listTools = Effect.gen(function* () {
+      const session = yield* startSession
+      const seen = new Set<string>()
+      const tools: Array<Tool> = []
+      for (const provider of providers.tools) {
+        const listed = yield* provider.listTools(session).pipe(Effect.mapError((error) => toolListError(provider, error)))
+        for (const tool of listed) {
+          if (seen.has(tool.name)) {
+            yield* Effect.logWarning(`tool-map mcp: ${provider.name} lists ${neutralize(tool.name)} again; the first one is kept`)
+            continue
+          }
+          seen.add(tool.name)
+          tools.push(tool)
+        }
+      }
+      return { tools }
+    })
+
+    const callTool = (name: string, args: Readonly<Record<string, unknown>>, context: Omit<McpCallContext, "session">) =>
+      Effect.gen(function* () {
+        const session = yield* startSession
+        for (const provider of providers.tools) {
+          const answered = yield* provider.callTool({ name, arguments: args }, { ...context, session }).pipe(
+            Effect.catchTag("McpProviderError", (error) =>
+              Effect.succeed(Option.some<CallToolResult>({ content: [{ type: "text", text: neutralize(error.message) }], isError: true })))
+          )
+          if (Option.isSome(answered)) return answered.value
+        }
+        return yield* new McpProtocolError({ code: ErrorCode.InvalidParams, reason: `Unknown tool: ${neutralize(name)}` })
+      })
+
+    const listResources = Effect.gen(function* () {
+      const session = yield* startSession
+      const lists = yield* Effect.forEach(providers.resources, (provider) =>
+        provider.listResources(session).pipe(
+          Effect.mapError((error) => new McpProtocolError({ code: ErrorCode.InternalError, reason: error.message }))
+        ))
+      return { resources: lists.flat() }
+    })
+
+    const readResource = (uri: string) =>
+      Effect.gen(function* () {
+        const session = yield* startSession
+        for (const provider of providers.resources) {
+          const read = yield* provider.readResource(uri, session).pipe(
+            Effect.mapError((error) => new McpProtocolError({ code: ErrorCode.InternalError, reason: error.message }))
+          )
+          if (Option.isSome(read)) return read.value
+        }
+        return yield* new McpProtocolError({ code: RESOURCE_NOT_FOUND, reason: `Resource not found: ${neutralize(uri)}` })
+      })
+
+    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => answer(listTools, extra.signal))
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const progressToken = Option.fromNullable(request.params._meta?.progressToken)
+      const progress = (value: number, total?: number, message?: string) =>
+        Option.match(progressToken, {
+          onNone: () => Effect.void,
+          onSome: (token) =>
+            notify("progress", () =>
+              extra.sendNotification({
+                method: "notifications/progress",
+                params: { progressToken: token, progress: value, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
+              }))
+        })
+      return answer(callTool(request.params.name, request.params.arguments ?? {}, { progressToken, progress }), extra.signal)
+    })
+    server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => answer(listResources, extra.signal))
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => answer(readResource(request.params.uri), extra.signal))
+    server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
+      answer(Effect.as(Ref.update(subscriptions, HashSet.add(request.params.uri)), {}), extra.signal))
+    server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
+      answer(Effect.as(Ref.update(subscriptions, HashSet.remove(request.params.uri)), {}), extra.signal))
+    server.oninitialized = () => Runtime.runFork(runtime)(startSession)
+    server.onclose = () => Runtime.runFork(runtime)(Deferred.succeed(closed, undefined))
+
+    yield* Effect.acquireRelease(
+      Effect.promise(() => server.connect(transport)),
+      () => Effect.promise(() => server.close()).pipe(Effect.zipRight(Scope.close(scope, Exit.void)))
+    )
+    return { session: Deferred.await(sessionSlot), closed: Deferred.await(closed) } satisfies McpConnection
+  })
+
+  return McpServer.of({ connect })
+})
+
+/**
+ * tool-map's MCP server: the SDK's low-level `Server` over one transport per client, answering
+ * from the providers of {@link McpProviders} (see McpToolProvider.ts for how they compose).
+ */
+export class McpServer extends Context.Tag("tool-map/McpServer")<McpServer, {
+  /**
+   * Serves one client over `transport` (connected here) as the session `id`. The connection
+   * lives until its scope closes, which closes the transport and ends the session's provider
+   * state; `closed` completes when the client goes away first.
+   */
+  readonly connect: (transport: Transport, id: string) => Effect.Effect<McpConnection, never, Scope.Scope>
+}>() {
+  static readonly layer = Layer.effect(this, make)
+}
