@@ -73,6 +73,12 @@ export const succeeded = (what: string, result: CommandResult): CommandResult =>
   return result
 }
 
+/** The JSON a `tool-map query KIND [flags] --json` prints for the sandbox, the type the caller expects of it. */
+export const toolMapQuery = <A>(context: CheckContext, sandbox: Sandbox, args: ReadonlyArray<string>): A => {
+  const argv = ["query", ...args, "--json"]
+  return JSON.parse(succeeded(`tool-map ${argv.join(" ")}`, context.runToolMap(sandbox, argv)).stdout) as A
+}
+
 /** Colour and cursor escapes, which some hosts print even with NO_COLOR and TERM=dumb. */
 export const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")
 

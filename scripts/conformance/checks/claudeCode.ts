@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { hostConfigSnippet } from "../../../src/mcp/hostConfig.js"
-import { type Check, type CheckContext, stripAnsi, succeeded, withSandbox } from "../check.js"
+import { type Check, type CheckContext, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
 import type { Sandbox } from "../sandbox.js"
 
 /** The plugin directory, relative to the repository root. */
@@ -106,7 +106,7 @@ interface ToolMapItem {
 
 /** tool-map's items of one kind that a plugin brings, by name. */
 const pluginItems = (context: CheckContext, sandbox: Sandbox, kind: string, plugin: string): ReadonlyArray<string> =>
-  (JSON.parse(succeeded(`tool-map query ${kind} --json`, context.runToolMap(sandbox, ["query", kind, "--json"])).stdout) as ReadonlyArray<ToolMapItem>)
+  toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, [kind])
     .filter((item) => item.host === "claude-code" && item.plugin === plugin)
     .map((item) => item.name)
 
@@ -182,12 +182,8 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
               ours.enabled,
               Object.entries(ours.mcpServers ?? {}).map(([name, server]) => `${name}=${[server.command, ...(server.args ?? [])].join(" ")}`)
             )
-        const plugins = JSON.parse(
-          succeeded("tool-map query plugins --json", context.runToolMap(sandbox, ["query", "plugins", "--json"])).stdout
-        ) as ReadonlyArray<ToolMapPlugin>
-        const servers = JSON.parse(
-          succeeded("tool-map query mcp --json", context.runToolMap(sandbox, ["query", "mcp", "--json"])).stdout
-        ) as ReadonlyArray<ToolMapMcpServer>
+        const plugins = toolMapQuery<ReadonlyArray<ToolMapPlugin>>(context, sandbox, ["plugins"])
+        const servers = toolMapQuery<ReadonlyArray<ToolMapMcpServer>>(context, sandbox, ["mcp"])
         const mine = plugins.find((plugin) => plugin.host === "claude-code" && plugin.name === "tool-map")
         const toolMap =
           mine === undefined
@@ -257,9 +253,7 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
       withSandbox(context, (sandbox) => {
         addWithSnippet(context, sandbox)
         const get = succeeded("claude mcp get tool-map", context.runHost(sandbox, "claude", ["mcp", "get", "tool-map"]))
-        const items = JSON.parse(
-          succeeded("tool-map query mcp --json", context.runToolMap(sandbox, ["query", "mcp", "--json"])).stdout
-        ) as ReadonlyArray<ToolMapMcpItem>
+        const items = toolMapQuery<ReadonlyArray<ToolMapMcpItem>>(context, sandbox, ["mcp"])
         const item = items.find((server) => server.host === "claude-code" && server.name === "tool-map")
         return {
           toolMap: item === undefined ? "not listed" : describeClaudeServer(item.scope, item.transport, [item.command, ...item.args].join(" ")),
