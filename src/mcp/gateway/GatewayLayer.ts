@@ -11,13 +11,18 @@ import type { CatalogFileError } from "../../catalog/stores/jsonFile.js"
 import { defaultDataDir } from "../../inventory/bundle/location.js"
 import { CatalogLayer, defaultCatalogDir } from "../../layers/HostLayer.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
+import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
+import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
+import { neutralize } from "../../inventory/render/text.js"
 import { McpProviders } from "../server/McpProviders.js"
+import type { McpGatewayOptions } from "../server/options.js"
 import type { DownstreamTimings } from "./Downstream.js"
 import { followServers, GatewayPort, GatewayRestrictions } from "./GatewayHost.js"
 import { GATEWAY_CATEGORY, makeGatewayProvider } from "./GatewayProvider.js"
 import { GatewayServers } from "./GatewayServers.js"
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
-import type { ServerConfig } from "./ServerConfig.js"
+import { hostServers } from "./hostServers.js"
+import { readServersFile, type ServerConfig } from "./ServerConfig.js"
 import { Snapshots } from "./Snapshots.js"
 
 /** How the gateway runs. */
@@ -69,5 +74,28 @@ export const GatewayLayer = (
         })
       )
       return providers.pipe(Layer.provide(catalog), Layer.provide(host))
+    })
+  )
+
+/** The host whose servers `--gateway` fronts when no `--host` is given. */
+export const DEFAULT_GATEWAY_HOST: AgentHostName = "claude-code"
+
+/**
+ * The gateway of `tool-map mcp --gateway`: over the servers of `--servers FILE`, else those
+ * `--host` (default Claude Code) would load in the working directory. Servers left out (a
+ * transport the gateway does not speak) are named in a warning on stderr.
+ */
+export const GatewayFromOptions = (options: McpGatewayOptions) =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      if (Option.isSome(options.servers)) {
+        return GatewayLayer({ servers: yield* readServersFile(options.servers.value), agent: options.agent })
+      }
+      const host = Option.getOrElse(options.host, () => DEFAULT_GATEWAY_HOST)
+      const found = yield* hostServers(host).pipe(Effect.provide(FrontmatterParser.layer))
+      for (const skipped of found.skipped) {
+        yield* Effect.logWarning(`tool-map mcp --gateway: ${neutralize(skipped.name)} of ${host} left out: ${neutralize(skipped.reason)}`)
+      }
+      return GatewayLayer({ servers: found.servers, agent: options.agent })
     })
   )
