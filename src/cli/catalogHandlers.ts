@@ -3,31 +3,36 @@
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Context, Effect, Either, Layer, Option, Schema, Stream } from "effect"
+import * as NodeFs from "node:fs"
 import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff, sha256 } from "../catalog/core/definitions.js"
 import { renderNote } from "../catalog/core/entryTools.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
-import { factsOf, primeDefinitionFacts, primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
+import { primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
 import {
   decodeFactsFile,
   decodeSchemasText,
   FACTS_HEAD_BYTES,
   FACTS_TEXTS_KEPT,
   type FactsFile,
+  factsFileOf,
   factsFileText,
   type FactsHead,
   factsHead,
   factsModel,
   KEY_HEAD_BYTES,
   keyInHead,
+  leanSchemas,
   schemasKey,
   snapshotText
 } from "../catalog/core/schemasFile.js"
 import {
   COMPACT_THRESHOLD,
-  type HashedText,
-  hashedText,
+  type HashedBytes,
+  hashedBytes,
+  hashOfFile,
   readHashedJsonFileWith,
   readJsonFile,
+  textOf,
   writeFileAtomic,
   writeJsonAtomic
 } from "../catalog/stores/jsonFile.js"
@@ -143,31 +148,54 @@ interface DecodedSchemas {
   readonly textKey: string
 }
 
-/** The schemas in a file's text, with the SHA-256 of its bytes. */
-const decodeHashed = (file: HashedText): Either.Either<DecodedSchemas, string> =>
-  Either.map(decodeSchemasText(file.text), (schemas) => ({ schemas, textKey: file.sha256 }))
+/** The schemas in a file's bytes, with their SHA-256. */
+const decodeHashed = (file: HashedBytes): Either.Either<DecodedSchemas, string> =>
+  Either.map(decodeSchemasText(textOf(file.bytes)), (schemas) => ({ schemas, textKey: file.sha256 }))
+
+/** Schemas of a text the facts file names, and that file. */
+interface KnownSchemas {
+  readonly decoded: DecodedSchemas
+  readonly facts: FactsFile
+}
 
 /**
- * Takes the facts file's definition facts for `decoded` when the file names its text (its
- * very bytes were decoded into these schemas before) under this build's model; `None` else.
+ * The decode of the file `path` whose bytes hash to `textKey`, read again synchronously: the
+ * input schemas of `leanSchemas` are read in a getter, which cannot wait. The CLI's commands
+ * read none (no classifier runs in them); a snapshot written again does. Bytes other than the
+ * ones the run checked (the file replaced meanwhile) are a defect, never other schemas.
  */
-const primeFacts = (files: SchemasFiles, head: Option.Option<FactsHead>, decoded: DecodedSchemas) =>
+const decodeAgain = (path: string, textKey: string) => (): ReadonlyArray<ToolSchema> => {
+  const file = hashedBytes(NodeFs.readFileSync(path))
+  if (file.sha256 !== textKey) throw new Error(`the schemas file ${path} changed during the run`)
+  return Either.getOrThrowWith(decodeSchemasText(textOf(file.bytes)), (reason) => new Error(`${path} does not decode any more: ${reason}`))
+}
+
+/**
+ * The schemas of the file `path` when the facts file names the SHA-256 of its bytes under this
+ * build's model (its very bytes were decoded into these schemas before): taken from the facts
+ * file with their facts primed, the file only hashed, a chunk at a time (see `leanSchemas`).
+ * `None` when the head does not name the text, or the facts file is not the one its head promised.
+ */
+const knownSchemas = (files: SchemasFiles, head: Option.Option<FactsHead>, path: string) =>
   Effect.gen(function*() {
-    if (Option.isNone(head) || head.value.model !== factsModel() || !head.value.texts.includes(decoded.textKey)) {
-      return Option.none<FactsFile>()
-    }
+    const model = factsModel()
+    if (Option.isNone(head) || head.value.model !== model) return Option.none<KnownSchemas>()
+    const textKey = yield* hashOfFile(path)
+    if (Option.isNone(textKey) || !head.value.texts.includes(textKey.value)) return Option.none<KnownSchemas>()
     const fs = yield* FileSystem.FileSystem
     const text = yield* Effect.option(fs.readFileString(files.schemasFacts))
-    const file = Option.filter(
+    const facts = Option.filter(
       Option.flatMap(text, decodeFactsFile),
-      (file) => file.key === head.value.key && file.model === head.value.model && file.facts.length === decoded.schemas.length
+      (facts) => facts.key === head.value.key && facts.model === model && facts.texts.includes(textKey.value)
     )
-    if (Option.isSome(file)) {
-      primeDefinitionFacts(decoded.schemas, file.value.facts)
-      if (file.value.setKey !== undefined) primeToolSetKey(decoded.schemas, file.value.setKey)
-    }
-    return file
-  })
+    return Option.map(facts, (facts): KnownSchemas => ({
+      decoded: { schemas: leanSchemas(facts, decodeAgain(path, textKey.value)), textKey: textKey.value },
+      facts
+    }))
+  }).pipe(
+    // Unreadable here: the full read that follows says why.
+    Effect.orElseSucceed(() => Option.none<KnownSchemas>())
+  )
 
 /**
  * Keeps what later runs reuse: the snapshot of the schemas, unless it holds them already, and
@@ -197,7 +225,7 @@ const keepSchemas = (
     // The build needs the tool-set key anyway: computed once here, kept for later runs.
     const setKey = Option.getOrElse(Option.flatMapNullable(primed, (file) => file.setKey), () => toolSetKey(schemas))
     primeToolSetKey(schemas, setKey)
-    yield* writeFileAtomic(files.schemasFacts, factsFileText({ model, key, texts: next, facts: schemas.map(factsOf), setKey })).pipe(
+    yield* writeFileAtomic(files.schemasFacts, factsFileText(factsFileOf({ model, key, texts: next, setKey }, schemas))).pipe(
       // A cache: without it a later run computes the facts again.
       Effect.ignore
     )
@@ -212,7 +240,7 @@ export class CatalogCliSession extends Context.Tag("tool-map/CatalogCliSession")
 
 /**
  * Reads `--schemas FILE` (and keeps a snapshot for later runs), or the snapshot of an earlier
- * run, with the definition facts kept for that very text when there are some.
+ * run. A text the facts file names is taken from it, not parsed (see `knownSchemas`).
  */
 const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
   Effect.gen(function*() {
@@ -220,22 +248,24 @@ const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
     const head = Option.flatMap(yield* headOf(files.schemasFacts, FACTS_HEAD_BYTES), factsHead)
     if (Option.isSome(schemasFile)) {
       const path = schemasFile.value
-      const file = yield* fs.readFile(path).pipe(
-        // Only the text is kept: the bytes are garbage before the text is parsed.
-        Effect.map(hashedText),
-        Effect.mapError((error) => new SchemasFileInvalid({ path, reason: `it cannot be read (${error.message})` }))
+      const known = yield* knownSchemas(files, head, path)
+      const decoded = Option.isSome(known) ? known.value.decoded : yield* fs.readFile(path).pipe(
+        Effect.mapError((error) => new SchemasFileInvalid({ path, reason: `it cannot be read (${error.message})` })),
+        Effect.flatMap((bytes) =>
+          Either.match(decodeHashed(hashedBytes(bytes)), {
+            onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
+            onRight: Effect.succeed
+          })
+        )
       )
-      const decoded = yield* Either.match(decodeHashed(file), {
-        onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
-        onRight: Effect.succeed
-      })
-      const primed = yield* primeFacts(files, head, decoded)
-      yield* keepSchemas(files, decoded, head, primed, "check").pipe(
+      yield* keepSchemas(files, decoded, head, Option.map(known, (found) => found.facts), "check").pipe(
         Effect.catchAll((error) => Console.error(`tool-map: warning: ${error.message}`))
       )
       return decoded.schemas
     }
     const snapshot = files.schemasSnapshot
+    const known = yield* knownSchemas(files, head, snapshot)
+    if (Option.isSome(known)) return known.value.decoded.schemas
     const found = yield* readHashedJsonFileWith(decodeHashed, snapshot).pipe(
       Effect.mapError((error) => new SchemasFileInvalid({ path: snapshot, reason: error.reason }))
     )
@@ -247,11 +277,9 @@ const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
           path: snapshot,
           reason: `it is not valid (${found.corrupt.reason}) and was kept as ${found.corrupt.keptAt}; pass --schemas FILE`
         })
-      case "Found": {
-        const primed = yield* primeFacts(files, head, found.value)
-        if (Option.isNone(primed)) yield* keepSchemas(files, found.value, head, primed, "read")
+      case "Found":
+        yield* keepSchemas(files, found.value, head, Option.none(), "read")
         return found.value.schemas
-      }
     }
   })
 

@@ -295,6 +295,79 @@ describe("tool-map catalog: the facts kept for a schemas text", () => {
     })))
 })
 
+describe("tool-map catalog: a known text taken from its facts file, not parsed", () => {
+  /** Tools with what the facts file carries besides the facts: annotations, an empty and a missing description, a duplicate. */
+  const MIXED = [
+    ...manyTools(30),
+    { name: "mcp__db__drop_table", description: "Drops a table.", inputSchema: { type: "object" }, annotations: { title: "Drop", destructiveHint: true } },
+    { name: "mcp__db__peek", inputSchema: { type: "object", properties: { n: { type: "number" } } }, annotations: { readOnlyHint: true } },
+    { name: "bash", description: "", extra: 1 },
+    { name: "mcp__db__read_3", description: "A second tool of this name.", inputSchema: {} }
+  ]
+  const COMMANDS: ReadonlyArray<ReadonlyArray<string>> = [
+    ["ls"],
+    ["ls", "--json"],
+    ["ls", "/uncategorized/db", "--json"],
+    ["ls", "mcp__db__drop_table", "--json"],
+    ["ls", "mcp__db__peek"],
+    ["ls", "--query", "record table", "--json"],
+    ["ls", "--query", "drop"],
+    ["ls", "/nowhere"],
+    ["diff", "--json"]
+  ]
+
+  it.scoped("answers every command as the decoded text does, from --schemas FILE and from the snapshot", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      const file = `${dir}/mixed.json`
+      yield* fs.writeFileString(file, JSON.stringify({ tools: MIXED }))
+      const facts = `${dir}/catalog/schemas.facts.json`
+      for (const args of COMMANDS) {
+        for (const source of [["--schemas", file], []]) {
+          // The reference: without a facts file the text is decoded (and the facts file written again).
+          yield* fs.remove(facts, { force: true })
+          const decoded = yield* runCatalog(dir, ...args, ...source)
+          expect(yield* fs.exists(facts)).toBe(true)
+          const before = yield* filesUnder(`${dir}/catalog`)
+          const known = yield* runCatalog(dir, ...args, ...source)
+          expect(known).toEqual(decoded)
+          expect(yield* filesUnder(`${dir}/catalog`)).toEqual(before)
+        }
+      }
+    })))
+
+  it.scoped("writes a missing snapshot again from a known text, byte for byte", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      const file = `${dir}/mixed.json`
+      yield* fs.writeFileString(file, JSON.stringify(MIXED))
+      const first = yield* runCatalog(dir, "ls", "--schemas", file)
+      const snapshot = yield* fs.readFileString(`${dir}/catalog/schemas.json`)
+      yield* fs.remove(`${dir}/catalog/schemas.json`)
+      expect(yield* runCatalog(dir, "ls", "--schemas", file)).toEqual(first)
+      expect(yield* fs.readFileString(`${dir}/catalog/schemas.json`)).toBe(snapshot)
+      expect(yield* runCatalog(dir, "ls")).toEqual(first)
+    })))
+
+  it.scoped("decodes a snapshot the facts file does not name, and reports one that does not decode", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir, schemas } = yield* setup
+      const first = yield* runCatalog(dir, "ls", "--schemas", schemas)
+      const snapshot = `${dir}/catalog/schemas.json`
+      yield* fs.writeFileString(snapshot, JSON.stringify(MIXED))
+      const other = yield* runCatalog(dir, "ls")
+      expect(other.stdout).not.toBe(first.stdout)
+      expect(other.stdout).toContain("uncategorized/  32 tools  0 loaded  ~1.5k tok")
+      yield* fs.writeFileString(snapshot, "[{\"name\":3}]")
+      const broken = yield* runCatalog(dir, "ls")
+      expect(broken.error?._tag).toBe("SchemasFileInvalid")
+      expect(broken.error?.message).toMatch(/^The tool schemas file .*schemas\.json cannot be used: it is not valid \(at \[0\]\.name: Expected string, actual 3\) and was kept as .*schemas\.json\.corrupt-/)
+    })))
+})
+
 describe("tool-map catalog usage errors", () => {
   it.scoped("an unknown option where a target belongs is a usage error naming it", () =>
     withPlatform(Effect.gen(function*() {

@@ -14,7 +14,7 @@
  */
 import { Either, Option, ParseResult, Schema } from "effect"
 import { TOOL_MAP_VERSION } from "../../version.js"
-import { factsOf } from "./build.js"
+import { factsOf, primeDefinitionFacts, primeToolSetKey } from "./build.js"
 import { type DefinitionFacts, definitionFacts, sha256 } from "./definitions.js"
 import { TOKEN_MODEL } from "./tokens.js"
 import { type ToolAnnotations, type ToolSchema, ToolSchemaFromJson } from "./model.js"
@@ -163,9 +163,11 @@ export const keyInHead = (head: string, member: string): Option.Option<string> =
 
 /**
  * The facts file kept next to the snapshot: the definition facts (hash, token estimate) of
- * the snapshot's schemas in order, and the SHA-256 of each file text (a `--schemas` file, the
- * snapshot) known to hold exactly those schemas, first in the file. A run whose text is one of
- * them takes the facts instead of computing them.
+ * the snapshot's schemas in order, what a build reads of each schema besides its input schema
+ * (name, description, annotations, as decoded), and the SHA-256 of each file text (a
+ * `--schemas` file, the snapshot) known to hold exactly those schemas, first in the file. A
+ * run whose text is one of them takes the facts instead of computing them, and the rest
+ * instead of parsing the text (see `leanSchemas`).
  */
 export interface FactsFile {
   /** `factsModel()` of the run that wrote it: facts of another model are not taken. */
@@ -175,8 +177,32 @@ export interface FactsFile {
   /** SHA-256 (hex) of texts that decode to exactly these schemas, the newest first. */
   readonly texts: ReadonlyArray<string>
   readonly facts: ReadonlyArray<DefinitionFacts>
+  /** Each schema's `name`, `description` and `annotations` (null when it has none), in order. */
+  readonly names: ReadonlyArray<string>
+  readonly descriptions: ReadonlyArray<string>
+  readonly annotations: ReadonlyArray<ToolAnnotations | null>
   /** The `toolSetKey` of the schemas, when the run that wrote the file computed it. */
   readonly setKey?: string | undefined
+}
+
+/** The facts file of decoded `schemas` (their facts computed now, unless kept per object). */
+export const factsFileOf = (
+  head: Omit<FactsFile, "facts" | "names" | "descriptions" | "annotations">,
+  schemas: ReadonlyArray<ToolSchema>
+): FactsFile => {
+  const n = schemas.length
+  const facts = new Array<DefinitionFacts>(n)
+  const names = new Array<string>(n)
+  const descriptions = new Array<string>(n)
+  const annotations = new Array<ToolAnnotations | null>(n)
+  for (let i = 0; i < n; i++) {
+    const schema = schemas[i]!
+    facts[i] = factsOf(schema)
+    names[i] = schema.name
+    descriptions[i] = schema.description
+    annotations[i] = schema.annotations ?? null
+  }
+  return { ...head, facts, names, descriptions, annotations }
 }
 
 /** How many texts a facts file remembers. */
@@ -204,12 +230,12 @@ export const factsModel = (): string =>
   (model ??= sha256(JSON.stringify([TOOL_MAP_VERSION, FACTS_FORMAT, TOKEN_MODEL, definitionFacts(PROBE)])).slice(0, 32))
 
 /** The layout of the facts file: files of another layout are written again. */
-const FACTS_FORMAT = 2
+const FACTS_FORMAT = 3
 
 /**
  * The text of a facts file: its model, key and texts first, then the hashes as one string of
- * 64 hex digits each and the token estimates as one array, in the schemas' order (two values
- * to parse instead of one array per schema).
+ * 64 hex digits each, the token estimates, the names, the descriptions and the annotations as
+ * one array each, in the schemas' order (a few values to parse instead of one object per schema).
  */
 export const factsFileText = (file: FactsFile): string => {
   const hashes = new Array<string>(file.facts.length)
@@ -220,7 +246,9 @@ export const factsFileText = (file: FactsFile): string => {
   }
   return `{"toolMapFacts":1,"model":${JSON.stringify(file.model)},"key":${JSON.stringify(file.key)},"texts":${
     JSON.stringify(file.texts.slice(0, FACTS_TEXTS_KEPT))
-  },"hashes":"${hashes.join("")}","tokens":${JSON.stringify(tokens)}${
+  },"hashes":"${hashes.join("")}","tokens":${JSON.stringify(tokens)},"names":${JSON.stringify(file.names)},"descriptions":${
+    JSON.stringify(file.descriptions)
+  },"annotations":${JSON.stringify(file.annotations)}${
     file.setKey === undefined ? "" : `,"setKey":${JSON.stringify(file.setKey)}`
   }}\n`
 }
@@ -239,7 +267,7 @@ const isLowerHex = (text: string): boolean => {
 const isHex64 = (value: unknown): value is string => typeof value === "string" && value.length === 64 && HEX.test(value)
 
 /** What the head of a facts file says. */
-export type FactsHead = Omit<FactsFile, "facts">
+export type FactsHead = Pick<FactsFile, "model" | "key" | "texts">
 
 /** The model, key and texts in the head of a facts file, when they are there. */
 export const factsHead = (head: string): Option.Option<FactsHead> => {
@@ -254,18 +282,88 @@ export const decodeFactsFile = (text: string): Option.Option<FactsFile> => {
   const json = Either.getOrUndefined(Either.try((): unknown => JSON.parse(text)))
   if (
     !isRecord(json) || json.toolMapFacts !== 1 || typeof json.model !== "string" || typeof json.key !== "string" ||
-    !Array.isArray(json.texts) || typeof json.hashes !== "string" || !Array.isArray(json.tokens)
+    !Array.isArray(json.texts) || typeof json.hashes !== "string" || !Array.isArray(json.tokens) ||
+    !Array.isArray(json.names) || !Array.isArray(json.descriptions) || !Array.isArray(json.annotations)
   ) {
     return Option.none()
   }
-  const { hashes, tokens } = json
-  if (hashes.length !== tokens.length * 64 || !isLowerHex(hashes)) return Option.none()
-  const facts = new Array<DefinitionFacts>(tokens.length)
-  for (let i = 0; i < tokens.length; i++) {
+  const { hashes, tokens, names, descriptions } = json
+  const n = tokens.length
+  if (hashes.length !== n * 64 || names.length !== n || descriptions.length !== n || json.annotations.length !== n) return Option.none()
+  if (!isLowerHex(hashes)) return Option.none()
+  const facts = new Array<DefinitionFacts>(n)
+  const annotations = new Array<ToolAnnotations | null>(n)
+  for (let i = 0; i < n; i++) {
     const estimate: unknown = tokens[i]
-    if (!Number.isSafeInteger(estimate)) return Option.none()
+    const name: unknown = names[i]
+    if (!Number.isSafeInteger(estimate) || typeof name !== "string" || name.length === 0 || typeof descriptions[i] !== "string") {
+      return Option.none()
+    }
     facts[i] = { hash: hashes.slice(i * 64, i * 64 + 64), tokens: estimate as number }
+    const given: unknown = json.annotations[i]
+    if (given === null) {
+      annotations[i] = null
+      continue
+    }
+    // As the decode gives them: known keys only, in the schema's order.
+    const decoded = annotationsOf(given)
+    if (decoded === undefined || !hasExactly(given as object, Object.keys(decoded))) return Option.none()
+    annotations[i] = decoded
   }
   const setKey = isHex64(json.setKey) ? json.setKey : undefined
-  return Option.some({ model: json.model, key: json.key, texts: json.texts.filter(isHex64), facts, setKey })
+  return Option.some({
+    model: json.model,
+    key: json.key,
+    texts: json.texts.filter(isHex64),
+    facts,
+    names: names as Array<string>,
+    descriptions: descriptions as Array<string>,
+    annotations,
+    setKey
+  })
+}
+
+/**
+ * The schemas a facts file describes, without parsing their text: each is what the decode of
+ * that text gives (the same keys in the same order, the same values), except that its
+ * `inputSchema` is read on first use, from `full()`, the decode of the whole text. Builds read
+ * every field but the input schema (its hash and token estimate are the facts, primed here
+ * with the tool-set key when the file has it), so a listing never parses the tens of
+ * megabytes that input schemas are; anything that reads one (a classifier, a new snapshot)
+ * gets the very value. The caller vouches that the text `full` decodes is one of the file's
+ * `texts`; `full` is called at most once, and its schemas must have the file's names.
+ */
+export const leanSchemas = (file: FactsFile, full: () => ReadonlyArray<ToolSchema>): ReadonlyArray<ToolSchema> => {
+  const n = file.names.length
+  const out = new Array<ToolSchema>(n)
+  // Built on the first read of an input schema: no per-schema index member to copy or compare.
+  let inputs: Map<object, unknown> | undefined
+  const inputsOf = (): Map<object, unknown> => {
+    if (inputs !== undefined) return inputs
+    const schemas = full()
+    if (schemas.length !== n || schemas.some((schema, i) => schema.name !== file.names[i])) {
+      throw new Error("leanSchemas: the schemas text does not hold the schemas of its facts file")
+    }
+    const map = new Map<object, unknown>()
+    for (let i = 0; i < n; i++) map.set(out[i]!, schemas[i]!.inputSchema)
+    return inputs = map
+  }
+  // One descriptor, one getter for every schema of the list: the objects share their shape.
+  const inputSchema: PropertyDescriptor = {
+    get(this: object): unknown {
+      return inputsOf().get(this)
+    },
+    enumerable: true,
+    configurable: true
+  }
+  for (let i = 0; i < n; i++) {
+    const schema = { name: file.names[i]!, description: file.descriptions[i]! }
+    Object.defineProperty(schema, "inputSchema", inputSchema)
+    const annotations = file.annotations[i]
+    if (annotations !== null && annotations !== undefined) (schema as { annotations?: ToolAnnotations }).annotations = annotations
+    out[i] = schema as unknown as ToolSchema
+  }
+  primeDefinitionFacts(out, file.facts)
+  if (file.setKey !== undefined) primeToolSetKey(out, file.setKey)
+  return out
 }

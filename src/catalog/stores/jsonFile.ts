@@ -144,32 +144,56 @@ const quarantine = (path: string, reason: string) =>
     return { path, keptAt, reason } satisfies CorruptFile
   })
 
-/** A file's text and the SHA-256 (hex) of its bytes. */
-export interface HashedText {
-  readonly text: string
+/** A file's bytes and their SHA-256 (hex), which names the text they hold. */
+export interface HashedBytes {
+  readonly bytes: Uint8Array
   readonly sha256: string
 }
 
-/** The text of a file and the hash of its bytes, `None` when it does not exist; the bytes are let go at once. */
-const readHashedText = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => unlessMissing(path, Effect.map(fs.readFile(path), hashedText)))
+/** The bytes of a file and their hash, `None` when it does not exist. */
+const readHashedBytes = (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => unlessMissing(path, Effect.map(fs.readFile(path), hashedBytes)))
 
 /**
- * The text of bytes (UTF-8, as `readFileString` decodes them) and the SHA-256 of the very
- * bytes: they name the text, and hashing them needs no encoded copy of it (for a text this
- * module wrote, the hash of its bytes is the hash of the text as UTF-8).
+ * Bytes with their SHA-256: it names their text, and hashing them needs no encoded copy of it
+ * (for a text this module wrote, the hash of its bytes is the hash of the text as UTF-8).
  */
-export const hashedText = (bytes: Uint8Array): HashedText => ({
-  sha256: createHash("sha256").update(bytes).digest("hex"),
-  text: new TextDecoder().decode(bytes)
-})
+export const hashedBytes = (bytes: Uint8Array): HashedBytes => ({ bytes, sha256: createHash("sha256").update(bytes).digest("hex") })
 
-/** `readJsonFile` for a decoder that also wants the SHA-256 of the file's bytes (to know a text it met before). */
+/** How many bytes `hashOfFile` reads at a time. */
+const HASH_CHUNK = 1 << 20
+
+/**
+ * The SHA-256 (hex) of a file's bytes, read a chunk at a time into one buffer (a file of tens
+ * of megabytes is never held whole); `None` when the file does not exist.
+ */
+export const hashOfFile = (path: string): Effect.Effect<Option.Option<string>, CatalogFileError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    unlessMissing(
+      path,
+      Effect.scoped(Effect.gen(function*() {
+        const file = yield* fs.open(path, { flag: "r" })
+        const hash = createHash("sha256")
+        const buffer = new Uint8Array(HASH_CHUNK)
+        for (let size = Number(yield* file.read(buffer)); size > 0; size = Number(yield* file.read(buffer))) {
+          hash.update(buffer.subarray(0, size))
+        }
+        return hash.digest("hex")
+      }))
+    ))
+
+/** The text of bytes, UTF-8 as `readFileString` decodes it. */
+export const textOf = (bytes: Uint8Array): string => new TextDecoder().decode(bytes)
+
+/**
+ * `readJsonFile` for a decoder of the file's bytes and their hash (to know a text it met
+ * before, and to decode only a text it did not).
+ */
 export const readHashedJsonFileWith = <A>(
-  decode: (file: HashedText) => Either.Either<A, string>,
+  decode: (file: HashedBytes) => Either.Either<A, string>,
   path: string
 ): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
-  readDecoded(readHashedText, (a, b) => a.sha256 === b.sha256 && a.text === b.text, decode, path)
+  readDecoded(readHashedBytes, (a, b) => a.sha256 === b.sha256 && a.bytes.length === b.bytes.length, decode, path)
 
 /**
  * Reads a file through `read` and `decode` (its value, or why it is not valid). A missing

@@ -1,16 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc, Option, ParseResult, Schema } from "effect"
-import { toolSetKey } from "../../../src/catalog/core/build.js"
-import { definitionFacts } from "../../../src/catalog/core/definitions.js"
-import { ToolSchemaFromJson } from "../../../src/catalog/core/model.js"
+import { generateTools } from "../../../bench/catalogGenerators.js"
+import { buildCatalog, toolSetKey } from "../../../src/catalog/core/build.js"
+import { definitionFacts, definitionJson } from "../../../src/catalog/core/definitions.js"
+import { type Classifier, ToolSchemaFromJson } from "../../../src/catalog/core/model.js"
 import {
   decodeFactsFile,
   decodeSchemasJson,
   decodeSchemasText,
+  factsFileOf,
   factsFileText,
   factsHead,
   factsModel,
   keyInHead,
+  leanSchemas,
   schemasKey,
   snapshotText
 } from "../../../src/catalog/core/schemasFile.js"
@@ -113,12 +116,14 @@ describe("the snapshot", () => {
 })
 
 describe("the facts file", () => {
-  const file = {
-    model: factsModel(),
-    key: schemasKey(TOOLS),
-    texts: ["1".repeat(64), "2".repeat(64)],
-    facts: TOOLS.map(definitionFacts)
-  }
+  const file = factsFileOf({ model: factsModel(), key: schemasKey(TOOLS), texts: ["1".repeat(64), "2".repeat(64)] }, TOOLS)
+
+  it("holds the facts, names, descriptions and annotations of the schemas in order", () => {
+    expect(file.facts).toEqual(TOOLS.map(definitionFacts))
+    expect(file.names).toEqual(["a", "b"])
+    expect(file.descriptions).toEqual(["Reads.", ""])
+    expect(file.annotations).toEqual([null, { readOnlyHint: true }])
+  })
 
   it("reads back what was written, its model, key and texts from its head alone", () => {
     const text = factsFileText(file)
@@ -134,11 +139,17 @@ describe("the facts file", () => {
     expect(Option.map(decodeFactsFile(text.replace(withKey.setKey, "nothex")), (read) => read.setKey)).toEqual(Option.some(undefined))
   })
 
-  it("is no facts file when any entry is not a hash and a count", () => {
+  it("is no facts file when any entry is not a hash and a count, a name, a description and annotations as decoded", () => {
     const text = factsFileText(file)
     expect(decodeFactsFile(text.replace(file.facts[1]!.hash, "X".repeat(64)))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace(file.facts[1]!.hash, file.facts[1]!.hash.slice(1)))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace(`[${file.facts[0]!.tokens},`, "[1.5,"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace("\"names\":[\"a\",", "\"names\":[\"\","))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace("\"names\":[\"a\",", "\"names\":[1,"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace("\"descriptions\":[\"Reads.\",", "\"descriptions\":[null,"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace("{\"readOnlyHint\":true}", "{\"readOnlyHint\":1}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace("{\"readOnlyHint\":true}", "{\"readOnlyHint\":true,\"x\":1}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace("\"annotations\":[null,", "\"annotations\":["))).toEqual(Option.none())
     expect(decodeFactsFile("{\"toolMapFacts\":2}")).toEqual(Option.none())
     expect(factsHead("{\"toolMapFacts\":1,\"key\":\"x\"")).toEqual(Option.none())
   })
@@ -146,5 +157,69 @@ describe("the facts file", () => {
   it("has a model stamp of this build: the same in every call", () => {
     expect(factsModel()).toMatch(/^[0-9a-f]{32}$/)
     expect(factsModel()).toBe(file.model)
+  })
+})
+
+/** Decodable schemas files: the entries of `entryArb` the decode takes, sometimes wrapped as a tools/list result. */
+const schemasTextArb = fc.tuple(fc.array(entryArb, { maxLength: 8 }), fc.boolean()).map(([entries, wrapped]) => {
+  const valid = entries.filter((entry) => Either.isRight(decodeSchemasJson([entry])))
+  return JSON.stringify(wrapped ? { tools: valid } : valid)
+})
+
+describe("leanSchemas: the schemas of a known text, from its facts file", () => {
+  /** The reference (the text decoded) and the lean schemas of its facts file, with a count of full decodes. */
+  const both = (text: string, options?: { readonly setKey?: boolean }) => {
+    const decoded = Either.getOrThrow(decodeSchemasText(text))
+    const written = factsFileOf({ model: factsModel(), key: schemasKey(decoded), texts: ["1".repeat(64)] }, decoded)
+    const file = Option.getOrThrow(decodeFactsFile(factsFileText(options?.setKey === true ? { ...written, setKey: toolSetKey(decoded) } : written)))
+    let decodes = 0
+    const lean = leanSchemas(file, () => {
+      decodes += 1
+      return Either.getOrThrow(decodeSchemasText(text))
+    })
+    return { decoded, lean, decodes: () => decodes }
+  }
+
+  it.prop("build the very catalog the decoded text builds, without decoding the text", [schemasTextArb, fc.boolean()], ([text, setKey]) => {
+    const { decoded, decodes, lean } = both(text, { setKey })
+    expect(lean.map((schema) => Object.keys(schema))).toEqual(decoded.map((schema) => Object.keys(schema)))
+    expect(lean.map(({ annotations, description, name }) => [name, description, annotations])).toEqual(
+      decoded.map(({ annotations, description, name }) => [name, description, annotations])
+    )
+    expect(toolSetKey(lean)).toBe(toolSetKey(decoded))
+    expect(schemasKey(lean)).toBe(schemasKey(decoded))
+    expect(buildCatalog(lean)).toEqual(buildCatalog(decoded))
+    expect(buildCatalog(lean, { highRisk: decoded.slice(0, 1).map((schema) => schema.name) })).toEqual(
+      buildCatalog(decoded, { highRisk: decoded.slice(0, 1).map((schema) => schema.name) })
+    )
+    expect(decodes()).toBe(0)
+  }, { fastCheck: { numRuns: 300 } })
+
+  it.prop("are the decoded schemas for whatever reads them whole: JSON, canonical JSON, a snapshot, a classifier", [schemasTextArb], ([text]) => {
+    const { decoded, decodes, lean } = both(text)
+    expect(JSON.stringify(lean)).toBe(JSON.stringify(decoded))
+    expect(lean.map(definitionJson)).toEqual(decoded.map(definitionJson))
+    expect(lean.map((schema) => definitionFacts({ ...schema }))).toEqual(decoded.map(definitionFacts))
+    expect(snapshotText(lean, "k", 1 << 20)).toBe(snapshotText(decoded, "k", 1 << 20))
+    expect(lean).toEqual(decoded)
+    // A classifier that looks at input schemas places the tools alike.
+    const byInput: Classifier = {
+      id: "by-input",
+      classify: (tool) => ({ group: typeof tool.inputSchema === "object" && tool.inputSchema !== null ? "objects" : "others" })
+    }
+    expect(buildCatalog(lean, { classifiers: [byInput] })).toEqual(buildCatalog(decoded, { classifiers: [byInput] }))
+    expect(decodes()).toBe(lean.length === 0 ? 0 : 1)
+  }, { fastCheck: { numRuns: 200 } })
+
+  it("on realistic tool sets too, and a text that does not hold the file's schemas is a defect, not other schemas", () => {
+    const text = JSON.stringify(generateTools(300))
+    const { decoded, decodes, lean } = both(text)
+    expect(buildCatalog(lean)).toEqual(buildCatalog(decoded))
+    expect(decodes()).toBe(0)
+    expect(JSON.stringify(lean)).toBe(text)
+    expect(decodes()).toBe(1)
+    const file = Option.getOrThrow(decodeFactsFile(factsFileText(factsFileOf({ model: factsModel(), key: "k", texts: [] }, decoded))))
+    const other = leanSchemas(file, () => decoded.slice(1))
+    expect(() => other[0]!.inputSchema).toThrow("leanSchemas: the schemas text does not hold the schemas of its facts file")
   })
 })
