@@ -1,4 +1,5 @@
 import type { CommandResult, Isolation, RunOptions, Sandbox } from "./sandbox.js"
+import type { AgentHostName } from "../../src/inventory/domain/agentHosts.js"
 import type { HostName } from "./hosts.js"
 
 /** What a check compares: tool-map's answer (or what its files say) and the host's own. */
@@ -78,6 +79,13 @@ export const toolMapQuery = <A>(context: CheckContext, sandbox: Sandbox, args: R
   const argv = ["query", ...args, "--json"]
   return JSON.parse(succeeded(`tool-map ${argv.join(" ")}`, context.runToolMap(sandbox, argv)).stdout) as A
 }
+
+/**
+ * What `tool-map mcp --print-config HOST` prints in the sandbox: the snippet a user copies, with
+ * the invocation the built CLI computes for itself (the checks expect {@link CheckContext.serverInvocation}).
+ */
+export const printConfig = (context: CheckContext, sandbox: Sandbox, host: AgentHostName): string =>
+  succeeded(`tool-map mcp --print-config ${host}`, context.runToolMap(sandbox, ["mcp", "--print-config", host])).stdout
 
 /** Colour and cursor escapes, which some hosts print even with NO_COLOR and TERM=dumb. */
 export const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")

@@ -1,7 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { hostConfigSnippet } from "../../../src/mcp/hostConfig.js"
-import { type Check, type CheckContext, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
+import { type Check, type CheckContext, printConfig, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
 import type { Sandbox } from "../sandbox.js"
 
 /** The plugin directory, relative to the repository root. */
@@ -142,11 +141,11 @@ const claudeGet = (stdout: string): string => {
   return describeClaudeServer(scope, field("Type"), [field("Command"), field("Args")].filter((part) => part !== "").join(" "))
 }
 
-/** Runs the claude-code snippet in sh, `claude` on PATH, in the sandbox. */
+/** Runs the printed claude-code snippet in sh, `claude` on PATH, in the sandbox. */
 const addWithSnippet = (context: CheckContext, sandbox: Sandbox) =>
   succeeded(
     "the claude-code snippet in sh",
-    sandbox.run("/bin/sh", ["-c", hostConfigSnippet("claude-code", context.serverInvocation)], { path: [path.dirname(context.hostBin("claude"))] })
+    sandbox.run("/bin/sh", ["-c", printConfig(context, sandbox, "claude-code")], { path: [path.dirname(context.hostBin("claude"))] })
   )
 
 export const claudeCodeChecks: ReadonlyArray<Check> = [

@@ -1,12 +1,12 @@
 import * as path from "node:path"
 import { type AgentHostName } from "../../../src/inventory/domain/agentHosts.js"
-import { hostConfigSnippet, MCP_SERVER_NAME } from "../../../src/mcp/hostConfig.js"
-import { type Check, type CheckContext, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
+import { MCP_SERVER_NAME } from "../../../src/mcp/hostConfig.js"
+import { type Check, type CheckContext, printConfig, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
 import type { Sandbox } from "../sandbox.js"
 
-/** The snippet as a user pastes it into the host's file: the comment line kept where the format has comments. */
-const fileText = (host: AgentHostName, context: CheckContext): string => {
-  const snippet = hostConfigSnippet(host, context.serverInvocation)
+/** The printed snippet as a user pastes it into the host's file: the comment line kept where the format has comments. */
+const fileText = (context: CheckContext, sandbox: Sandbox, host: AgentHostName): string => {
+  const snippet = printConfig(context, sandbox, host)
   return host === "codex" ? snippet : snippet.slice(snippet.indexOf("\n") + 1)
 }
 
@@ -41,7 +41,7 @@ interface CodexServer {
 }
 
 const codexServer = (context: CheckContext, sandbox: Sandbox): string => {
-  sandbox.write("home/.codex/config.toml", fileText("codex", context))
+  sandbox.write("home/.codex/config.toml", fileText(context, sandbox, "codex"))
   const listed = JSON.parse(
     succeeded("codex mcp list --json", context.runHost(sandbox, "codex", ["mcp", "list", "--json"])).stdout
   ) as ReadonlyArray<CodexServer>
@@ -76,7 +76,7 @@ const opencodeStatus = (stdout: string, name: string): string => {
  * whether tool-map says it does.
  */
 const geminiLoads = (context: CheckContext, sandbox: Sandbox) => {
-  sandbox.write("home/.gemini/settings.json", fileText("gemini", context))
+  sandbox.write("home/.gemini/settings.json", fileText(context, sandbox, "gemini"))
   const list = succeeded("gemini mcp list", context.runHost(sandbox, "gemini", ["mcp", "list"]))
   const status = geminiStatus(`${list.stdout}\n${list.stderr}`, MCP_SERVER_NAME)
   const state = (enabled: boolean) => `${MCP_SERVER_NAME}: ${enabled ? "enabled" : "disabled"}`
@@ -114,7 +114,7 @@ export const mcpSnippetChecks: ReadonlyArray<Check> = [
     title: "--print-config gemini in ~/.gemini/settings.json, trusted project: gemini mcp list says Connected",
     run: (context) =>
       withSandbox(context, (sandbox) => {
-        sandbox.write("home/.gemini/settings.json", fileText("gemini", context))
+        sandbox.write("home/.gemini/settings.json", fileText(context, sandbox, "gemini"))
         trustProject(sandbox)
         const list = succeeded("gemini mcp list", context.runHost(sandbox, "gemini", ["mcp", "list"]))
         return { toolMap: `${MCP_SERVER_NAME}: Connected`, host: geminiStatus(`${list.stdout}\n${list.stderr}`, MCP_SERVER_NAME) }
@@ -142,7 +142,7 @@ export const mcpSnippetChecks: ReadonlyArray<Check> = [
     title: "--print-config opencode in ~/.config/opencode/opencode.json: opencode mcp list says connected",
     run: (context) =>
       withSandbox(context, (sandbox) => {
-        sandbox.write(path.join("home", ".config", "opencode", "opencode.json"), fileText("opencode", context))
+        sandbox.write(path.join("home", ".config", "opencode", "opencode.json"), fileText(context, sandbox, "opencode"))
         const list = succeeded("opencode mcp list", context.runHost(sandbox, "opencode", ["mcp", "list"]))
         return { toolMap: `${MCP_SERVER_NAME}: connected`, host: opencodeStatus(`${list.stdout}\n${list.stderr}`, MCP_SERVER_NAME) }
       })
