@@ -5,13 +5,6 @@ import { AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
 import { hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
 import { gatewayRequested, type McpGatewayOptions, type McpServeOptions } from "../mcp/server/options.js"
 
-/** `--gateway` or `--servers` was given to a build whose gateway is not wired into the command yet. */
-export class McpGatewayUnavailable extends Schema.TaggedError<McpGatewayUnavailable>()("McpGatewayUnavailable", {}) {
-  get message() {
-    return "the MCP gateway (--gateway, --servers) is not wired into `tool-map mcp` in this build; run `tool-map mcp` without them for the inventory server."
-  }
-}
-
 const http = Options.integer("http").pipe(
   Options.withDescription(
     "Serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (0 picks a free port; the address is printed on stderr). Only this machine can connect: a request whose Origin or Host header is not localhost gets 403."
@@ -73,7 +66,10 @@ export const mcpCommand = Command.make(
         return yield* Console.log(hostConfigSnippet(flags.printConfig.value, mcpInvocation(options.gateway, process.cwd())).trimEnd())
       }
       const mcp = yield* Effect.promise(() => import("../layers/McpLayer.js"))
-      if (gatewayRequested(options.gateway)) return yield* new McpGatewayUnavailable()
+      if (gatewayRequested(options.gateway)) {
+        const { GatewayFromOptions } = yield* Effect.promise(() => import("../mcp/gateway/GatewayLayer.js"))
+        return yield* mcp.serveMcp(options.transport, GatewayFromOptions(options.gateway))
+      }
       yield* mcp.serveMcp(options.transport, mcp.InventoryProvidersLayer)
     })
 ).pipe(
