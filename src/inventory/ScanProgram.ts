@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto"
 import type { BundlePaths } from "./bundle/location.js"
 import { categorize } from "./domain/categories.js"
 import {
-  Diagnostic,
   HostInfo,
   Inventory,
   RootReport,
@@ -14,7 +13,7 @@ import {
 import { probeNames } from "./domain/probeTable.js"
 import { copiesNamed, namedCopies, winningCopy } from "./domain/toolNames.js"
 import { computeRoots, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "./domain/roots.js"
-import { redactSecrets } from "./domain/secrets.js"
+import { cleanInventory, cleanTools } from "./domain/cleanInventory.js"
 import { encodeTools, type EncodedTools, renderInventoryJson } from "./render/inventoryJson.js"
 import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkdown } from "./render/inventoryMarkdown.js"
 import { TOOL_MAP_VERSION } from "../version.js"
@@ -167,7 +166,9 @@ const make = Effect.gen(function* () {
     const [walked, identity, hosts] = yield* Effect.all([walker.walk(roots, walkOptions), identityReader.read, agentHosts.scan], {
       concurrency: "unbounded"
     })
-    const tools = toTools(walked.tools)
+    // The boundary: from here on, every string read from the machine is cleaned (the tools
+    // first, as the bulk of the files is rendered from them ahead).
+    const tools = cleanTools(toTools(walked.tools))
     yield* step(`found ${tools.length} tools; waiting for the version probes`)
     const requests = options.probes ? probeRequests(tools, walked.roots, host.os) : []
     const identityInputs = [pathModule(host.os).join(host.homedir, ".gitconfig"), pathModule(host.os).join(host.homedir, ".ssh")]
@@ -186,25 +187,20 @@ const make = Effect.gen(function* () {
       ...identityInputs,
       ...hosts.watched
     ])
-    const redactRoot = (root: RootReport): RootReport => new RootReport({ ...root, path: redactSecrets(root.path) }, TYPED)
-    const pathReports = walked.roots.filter((root) => root.kind === "path").map(redactRoot)
-    const otherRoots = walked.roots.filter((root) => root.kind !== "path").map(redactRoot)
-    const inventory = new Inventory({
+    const inventory = cleanInventory(new Inventory({
       schemaVersion: SCHEMA_VERSION,
       generation,
       generatedAt: now.toISOString(),
       host: new HostInfo({ os: host.os, arch: host.arch, node: host.nodeVersion, toolMap: TOOL_MAP_VERSION }),
-      path: pathReports,
-      roots: otherRoots,
+      path: walked.roots.filter((root) => root.kind === "path"),
+      roots: walked.roots.filter((root) => root.kind !== "path"),
       tools,
       versions,
       identity: identity.identity,
       agentHosts: hosts.inventory,
-      diagnostics: [...walked.diagnostics, ...identity.diagnostics].map((diagnostic) =>
-        new Diagnostic({ ...diagnostic, message: redactSecrets(diagnostic.message) })
-      ),
+      diagnostics: [...walked.diagnostics, ...identity.diagnostics],
       watch
-    }, TYPED)
+    }, TYPED))
     return { inventory, prepared }
   })
 

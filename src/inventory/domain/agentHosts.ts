@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Argv } from "./untrusted.js"
 
 /** The agent hosts whose configuration tool-map reads (SPEC section 4). */
 export const AgentHostName = Schema.Literal("claude-code", "codex", "cursor", "gemini", "opencode")
@@ -100,7 +101,7 @@ export class McpServerItem extends Schema.Class<McpServerItem>("McpServerItem")(
   /** The executable of a stdio server (secret-looking text redacted). */
   command: Schema.NullOr(Schema.String),
   /** Its arguments (secret-looking values and values of secret-named flags redacted). */
-  args: Schema.Array(Schema.String),
+  args: Argv,
   /** The URL of a remote server, without credentials or query values. */
   url: Schema.NullOr(Schema.String),
   /** Names of the environment variables it is given or reads. */

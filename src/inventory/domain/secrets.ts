@@ -1,14 +1,17 @@
 /**
- * What a secret looks like, as data: each rule is a pattern and the replacement of a match.
- * A rule that keeps part of its match (the scheme of a URL) says so with `$1`.
+ * What a secret looks like, as data: each rule is a pattern and what a match becomes. A rule
+ * keeps the parts of its match that say where a secret was (a URL's scheme, a flag's name) and
+ * drops only the value.
  */
 interface SecretRule {
   readonly name: string
   readonly pattern: RegExp
-  readonly replacement: string
+  /** The replacement of one match (`groups` are the pattern's capture groups, `before` the text ahead of it). */
+  readonly replace: (match: string, groups: ReadonlyArray<string | undefined>, before: string) => string
 }
 
-const REDACTED = "[redacted]"
+/** What a secret value is replaced by. */
+export const REDACTED = "[redacted]"
 
 // A name segment ending in one of these words names a secret (`DB_PASS`, `PGPASSWORD`, `api-key`).
 const SECRET_WORD = "password|passwd|passphrase|pass|pwd|secret|token|apikey|key|auth|authorization|credentials?|session"
@@ -17,7 +20,12 @@ const SECRET_WORD = "password|passwd|passphrase|pass|pwd|secret|token|apikey|key
 const SECRET_FLAG = `-{1,2}(?![-_]|no[-_])(?:[A-Za-z0-9]+[-_.]+)*[A-Za-z0-9]*(?:${SECRET_WORD})`
 // Any segment decides for an assignment name (`AWS_SECRET_ACCESS_KEY`, `TOKEN_FILE`).
 const SECRET_NAME = `_*(?:[A-Za-z0-9]+[-_.]+)*[A-Za-z0-9]*(?:${SECRET_WORD})(?:[-_.][-_.A-Za-z0-9]*)?`
+// The name of a header or a `name: value` pair that holds a secret (`X-Auth-Key`, `Cookie`,
+// `password`); a bare `key:` or `session:` is too common in prose to count.
+const SECRET_LABEL = "(?:[A-Za-z0-9]+[-_.])*(?:password|passwd|passphrase|pwd|secret|token|api[-_]?key|[A-Za-z0-9]+-key|auth|authorization|cookie|credentials?)"
 // A bare `${NAME}` or `$NAME` reference says where the secret comes from without being it.
+// The authentication scheme before a credential (`Authorization: Bearer X`): it stays.
+const SCHEME = "Bearer|Basic|Token|Digest"
 const REFERENCE = `\\$\\{?[A-Za-z_][A-Za-z0-9_]*\\}?`
 const NOT_A_REFERENCE = `(?!${REFERENCE}(?![^\\s"']))`
 const SECRET_VALUE = `${NOT_A_REFERENCE}(?:"[^"]*"|'[^']*'|[^\\s"']+)`
@@ -26,53 +34,108 @@ const ONLY_A_REFERENCE = new RegExp(`^${REFERENCE}$`)
 /** True when `value` is nothing but a `${NAME}` or `$NAME` reference (where a secret comes from, not the secret). */
 export const isOnlyReference = (value: string): boolean => ONLY_A_REFERENCE.test(value)
 
+/** How many more `(` than `)` `text` holds. */
+const openParens = (text: string): number => {
+  let open = 0
+  for (const char of text) {
+    if (char === "(") open++
+    else if (char === ")" && open > 0) open--
+  }
+  return open
+}
+
+/**
+ * `[redacted]` for `value`, with the closing parentheses at its end that close one opened before
+ * it kept: `Bash(export TOKEN=X)` keeps its `)`.
+ */
+const redactValue = (value: string, before: string): string => {
+  const open = openParens(before)
+  let kept = 0
+  while (kept < open && kept < value.length - 1 && value[value.length - 1 - kept] === ")") kept++
+  return `${REDACTED}${")".repeat(kept)}`
+}
+
+const whole = (): string => REDACTED
+
 // Lookbehinds keep a prefix from matching inside a word (`risk-free`, `task-runner-…`).
 const SECRET_RULES: ReadonlyArray<SecretRule> = [
   {
     name: "pem-block",
     // An unterminated block (cut by an output cap) is redacted to the end of the text.
     pattern: /-----BEGIN [A-Z0-9 ]{1,40}-----(?:[\s\S]*?-----END [A-Z0-9 ]{1,40}-----|[\s\S]*$)/,
-    replacement: REDACTED
+    replace: whole
   },
   {
     name: "url-credentials",
     // The user may be empty (`redis://:pw@host`); the password runs to the last `@` before the path,
     // since an unencoded `@` in it is common (`postgres://admin:p@ss@db`).
     pattern: /\b([a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/)[^\s/?#@:]*:[^\s/?#]*@/,
-    replacement: `$1${REDACTED}@`
+    replace: (_match, [scheme]) => `${scheme}${REDACTED}@`
   },
-  { name: "github-token", pattern: /(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{10,}/, replacement: REDACTED },
-  { name: "github-pat", pattern: /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{10,}/, replacement: REDACTED },
-  { name: "openai-anthropic-key", pattern: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}/, replacement: REDACTED },
-  { name: "stripe-key", pattern: /(?<![A-Za-z0-9])[rs]k_(?:live|test)_[A-Za-z0-9]{10,}/, replacement: REDACTED },
-  { name: "slack-token", pattern: /(?<![A-Za-z0-9])xox[a-z]-[A-Za-z0-9-]{10,}/, replacement: REDACTED },
-  { name: "npm-token", pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{20,}/, replacement: REDACTED },
-  { name: "aws-access-key", pattern: /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/, replacement: REDACTED },
-  { name: "gitlab-token", pattern: /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{10,}/, replacement: REDACTED },
-  { name: "google-api-key", pattern: /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{30,}/, replacement: REDACTED },
+  {
+    name: "url-user",
+    // A user alone is a token as often as a name (`https://TOKEN@github.com`); an ssh login is a name.
+    pattern: /\b((?!(?:ssh|sftp|git\+ssh|ssh\+git):)[a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/)[^\s/?#@:]+@/,
+    replace: (_match, [scheme]) => `${scheme}${REDACTED}@`
+  },
+  { name: "github-token", pattern: /(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{10,}/, replace: whole },
+  { name: "github-pat", pattern: /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{10,}/, replace: whole },
+  { name: "openai-anthropic-key", pattern: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{10,}/, replace: whole },
+  { name: "stripe-key", pattern: /(?<![A-Za-z0-9])[rs]k_(?:live|test)_[A-Za-z0-9]{10,}/, replace: whole },
+  { name: "slack-token", pattern: /(?<![A-Za-z0-9])xox[a-z]-[A-Za-z0-9-]{10,}/, replace: whole },
+  { name: "npm-token", pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{20,}/, replace: whole },
+  { name: "aws-access-key", pattern: /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/, replace: whole },
+  { name: "gitlab-token", pattern: /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{10,}/, replace: whole },
+  { name: "google-api-key", pattern: /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{30,}/, replace: whole },
   {
     name: "jwt",
     pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/,
-    replacement: REDACTED
+    replace: whole
+  },
+  {
+    name: "secret-default",
+    // `${DB_PASSWORD:-X}`: the default of a secret-named variable is the secret itself.
+    pattern: new RegExp(`\\$\\{(${SECRET_NAME})(:?[-=?+])[^}]*\\}`, "i"),
+    replace: (_match, [name, operator]) => `\${${name}${operator}${REDACTED}}`
   },
   {
     name: "secret-flag-value",
     // The value after `=` or a blank; after a blank, a word starting with `-` is the next flag.
-    pattern: new RegExp(`(?<![A-Za-z0-9_-])(${SECRET_FLAG})(=|[ \\t]+(?=[^\\s-]))${SECRET_VALUE}`, "i"),
-    replacement: `$1$2${REDACTED}`
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])(${SECRET_FLAG})(=|[ \\t]+(?=[^\\s-]))(${SECRET_VALUE})`, "i"),
+    replace: (_match, [flag, separator, value], before) => `${flag}${separator}${redactValue(value ?? "", before)}`
   },
   {
     name: "secret-assignment",
-    pattern: new RegExp(`(?<![A-Za-z0-9_.-])(${SECRET_NAME})=${SECRET_VALUE}`, "i"),
-    replacement: `$1=${REDACTED}`
+    pattern: new RegExp(`(?<![A-Za-z0-9_.-])(${SECRET_NAME})=(${SECRET_VALUE})`, "i"),
+    replace: (_match, [name, value], before) => `${name}=${redactValue(value ?? "", before)}`
+  },
+  {
+    name: "secret-label",
+    // `Authorization: Bearer X`, `X-Auth-Key: X`, `"password": "X"`, `password:X`: the scheme word stays.
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9_{$-])(${SECRET_LABEL})(["']?[ \\t]*:(?![-=?+])[ \\t]*)(?:(${SCHEME})[ \\t]+|(?!(?:${SCHEME})[ \\t]))(${SECRET_VALUE})`,
+      "i"
+    ),
+    replace: (_match, [label, separator, scheme, value], before) =>
+      `${label}${separator}${scheme === undefined ? "" : `${scheme} `}${redactValue(value ?? "", before)}`
+  },
+  {
+    name: "bearer-credential",
+    // A credential after its scheme word; prose (`Bearer authentication`) has no digit or capital in it.
+    pattern: /\b([Bb]earer|[Bb]asic|BEARER|BASIC)[ \t]+(?=[A-Za-z0-9._~+/=-]*[0-9A-Z_~+/=])[A-Za-z0-9._~+/=-]{8,}/,
+    replace: (_match, [scheme]) => `${scheme} ${REDACTED}`
   }
 ]
 
 // `test` on a global regex is stateful (lastIndex), so detection and replacement use separate copies.
 const GLOBAL_RULES = SECRET_RULES.map((rule) => ({
   pattern: new RegExp(rule.pattern.source, `${rule.pattern.flags}g`),
-  replacement: rule.replacement
+  replace: rule.replace
 }))
+
+// Every rule needs one of these in the text: most strings (paths, names) pass no rule at all.
+const MAY_HOLD_SECRET =
+  /pass|pwd|secret|token|key|auth|credential|session|cookie|gh[pousr]_|github_pat_|sk-|k_live_|k_test_|xox|npm_|akia|asia|glpat-|aiza|eyj|-----begin|@|bearer|basic/i
 
 const SECRET_FLAG_ALONE = new RegExp(`^${SECRET_FLAG}$`, "i")
 const SECRET_NAME_ALONE = new RegExp(`^${SECRET_NAME}$`, "i")
@@ -83,13 +146,53 @@ export const namesSecret = (name: string): boolean =>
 
 /**
  * True when `value` holds anything that looks like a token, key, PEM block, JWT, URL credential,
- * the value of a secret-named flag (`--api-key X`) or of a secret-named assignment (`DB_PASS=X`).
+ * the value of a secret-named flag (`--api-key X`), assignment (`DB_PASS=X`), header or label
+ * (`Authorization: Bearer X`, `password: X`), or the default of a secret-named variable.
  */
-export const looksSecret = (value: string): boolean => SECRET_RULES.some((rule) => rule.pattern.test(value))
+export const looksSecret = (value: string): boolean =>
+  MAY_HOLD_SECRET.test(value) && SECRET_RULES.some((rule) => rule.pattern.test(value))
 
 /**
- * `text` with every secret-looking substring replaced by `[redacted]` (a URL keeps its scheme and
- * host, a flag or assignment its name).
+ * `text` with every secret-looking value replaced by `[redacted]`; what says where it was stays
+ * (a URL's scheme and host, a flag's, variable's or header's name, the text around it).
  */
-export const redactSecrets = (text: string): string =>
-  GLOBAL_RULES.reduce((acc, rule) => acc.replace(rule.pattern, rule.replacement), text)
+export const redactSecrets = (text: string): string => {
+  if (!MAY_HOLD_SECRET.test(text)) return text
+  let out = text
+  for (const rule of GLOBAL_RULES) {
+    out = out.replace(rule.pattern, (...args: Array<unknown>) => {
+      // (match, ...groups, offset, whole): no rule uses named groups.
+      const match = args[0] as string
+      const offset = args[args.length - 2] as number
+      const whole = args[args.length - 1] as string
+      const groups = args.slice(1, -2) as ReadonlyArray<string | undefined>
+      return rule.replace(match, groups, whole.slice(0, offset))
+    })
+  }
+  return out
+}
+
+// A flag after which the next argument is a script run by a shell or an interpreter: text, not one value.
+const SCRIPT_FLAG = /^(?:-[A-Za-z]*c|\/[cC]|-[Cc]ommand|-e|--eval)$/
+const WHOLE_ASSIGNMENT = /^(-{0,2}[A-Za-z0-9_.-]+)=(.+)$/s
+const WHOLE_LABEL = new RegExp(`^(${SECRET_LABEL})([ \\t]*:[ \\t]*)(?:(${SCHEME})[ \\t]+)?(\\S.*)$`, "is")
+
+/**
+ * An argument vector with its secrets redacted: the argument after a secret-named flag
+ * (`--api-key X`, two arguments), all of one argument's value after `--token=` or `API_KEY=`
+ * (blanks and quotes included), all of a header argument's value, and the text rule in the
+ * rest. A script after `sh -c` is text: only its values go.
+ */
+export const redactArgv = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
+  args.map((arg, index) => {
+    const previous = index > 0 ? args[index - 1]! : ""
+    if (previous.startsWith("-") && namesSecret(previous) && !arg.startsWith("-")) return REDACTED
+    if (SCRIPT_FLAG.test(previous)) return redactSecrets(arg)
+    const assignment = WHOLE_ASSIGNMENT.exec(arg)
+    if (assignment !== null && namesSecret(assignment[1]!) && !isOnlyReference(assignment[2]!)) {
+      return `${assignment[1]}=${REDACTED}`
+    }
+    const label = WHOLE_LABEL.exec(arg)
+    if (label !== null && !isOnlyReference(label[4]!)) return `${label[1]}${label[2]}${label[3] === undefined ? "" : `${label[3]} `}${REDACTED}`
+    return redactSecrets(arg)
+  })

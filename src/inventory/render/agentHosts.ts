@@ -8,6 +8,7 @@ import {
   type AgentItem,
   isEffective
 } from "../domain/agentHosts.js"
+import { cleanAgentHosts } from "../domain/cleanInventory.js"
 import { effectiveToolNames } from "../query/agentQueries.js"
 import { byteLength, mdCell, mdCellFit, mdCode, truncateChars, utf16Length } from "./text.js"
 
@@ -95,7 +96,8 @@ const plural = (count: number, one: string, many = `${one}s`): string => `${coun
 
 
 /** The "## Agent hosts" part of tools.md: per host, the locations read, a table per kind, diagnostics. */
-export const renderAgentHostsMarkdown = (inventory: AgentHostsInventory): string => {
+export const renderAgentHostsMarkdown = (raw: AgentHostsInventory): string => {
+  const inventory = cleanAgentHosts(raw)
   const lines: Array<string> = ["## Agent hosts", ""]
   const byId = new Map(inventory.items.map((item) => [item.id, item] as const))
   const reports = orderedReports(inventory)
@@ -183,7 +185,8 @@ const totalBytes = (lines: ReadonlyArray<string>): number => lines.reduce((sum, 
  * A few lines per detected host (counts, then the notable names of what it loads), within
  * `maxBytes` counting a newline per line: names are cut first (`… and N more`), then hosts.
  */
-export const summarizeAgentHosts = (inventory: AgentHostsInventory, maxBytes: number): ReadonlyArray<string> => {
+export const summarizeAgentHosts = (raw: AgentHostsInventory, maxBytes: number): ReadonlyArray<string> => {
+  const inventory = cleanAgentHosts(raw)
   const detected = orderedReports(inventory).filter((report) => report.detected).map((report) => report.host)
   const missing = orderedReports(inventory).filter((report) => !report.detected).map((report) => AGENT_HOST_TITLES[report.host])
   const tail = missing.length === 0 ? [] : [`- Not found: ${missing.join(", ")}`]

@@ -1,4 +1,5 @@
 import { CATEGORY_ORDER, categoryTitle } from "../domain/categories.js"
+import { cleanInventory, cleanTools } from "../domain/cleanInventory.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
 import { renderAgentHostsMarkdown, summarizeAgentHosts } from "./agentHosts.js"
 import { generationMarker } from "../bundle/format.js"
@@ -56,7 +57,7 @@ const toolRowCells = (tool: Tool): ToolRowCells => {
  * {@link renderToolsMarkdown} (a scan does it while the last version probes run).
  */
 export const prepareToolRows = (tools: ReadonlyArray<Tool>): PreparedToolRows =>
-  new Map(tools.map((tool) => [tool, toolRowCells(tool)] as const))
+  new Map(cleanTools(tools).map((tool) => [tool, toolRowCells(tool)] as const))
 
 const toolRow = (tool: Tool, versions: ReadonlyMap<string, string>, prepared: PreparedToolRows | undefined): string => {
   const cells = prepared?.get(tool) ?? toolRowCells(tool)
@@ -67,7 +68,8 @@ const toolRow = (tool: Tool, versions: ReadonlyMap<string, string>, prepared: Pr
  * `tools.md`: every tool grouped by category with size, mtime and absolute path, then the facts
  * of the scan. `prepared` rows (of these very tools) are used as they are; any other is rendered.
  */
-export const renderToolsMarkdown = (inventory: Inventory, prepared?: PreparedToolRows): string => {
+export const renderToolsMarkdown = (raw: Inventory, prepared?: PreparedToolRows): string => {
+  const inventory = cleanInventory(raw)
   const versions = new Map(
     inventory.versions.flatMap((report) => (report.version !== null && report.path !== null ? [[report.path, report.version] as const] : []))
   )
@@ -131,7 +133,8 @@ const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name
  * {@link SUMMARY_MAX_BYTES} bytes whatever the machine holds: every list is cut with
  * `… and N more`, and every untrusted string is escaped as in tools.md (see `text.ts`) and length-capped.
  */
-export const renderSummary = (inventory: Inventory, location: BundleLocation): string => {
+export const renderSummary = (raw: Inventory, location: BundleLocation): string => {
+  const inventory = cleanInventory(raw)
   const winners = inventory.tools.filter((tool) => tool.shadowedBy === null)
   const pathDirs = inventory.path.filter((root) => root.status === "ok").length
   const head = [

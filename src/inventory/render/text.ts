@@ -1,19 +1,9 @@
 /** Helpers for putting untrusted text (file names, paths, descriptions) into markdown and text tables. */
 
-/**
- * What is never printed as it is from untrusted text, in markdown and in the text tables alike:
- * the C0 controls (tab, newline and ESC included), DEL, the C1 controls, the line and paragraph
- * separators, the bidi controls (embeddings and overrides U+202A–U+202E, isolates U+2066–U+2069,
- * and the marks U+061C, U+200E, U+200F) and lone surrogates. Each becomes one U+FFFD, so the
- * text keeps its length in characters and shows where something was.
- */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+import { neutralize } from "../domain/untrusted.js"
 
-/** What an unsafe character is shown as: U+FFFD REPLACEMENT CHARACTER. */
-const REPLACEMENT = "\uFFFD"
-
-/** Untrusted text with every unsafe character (see {@link UNSAFE}) shown as U+FFFD; nothing else changes. */
-export const neutralize = (text: string): string => text.replace(UNSAFE, REPLACEMENT)
+/** Untrusted text with every unsafe character shown as U+FFFD (the rule lives with the bundle's boundary, `domain/untrusted.ts`). */
+export { neutralize }
 
 /** One line of untrusted text, safe inside a markdown table cell. */
 export const mdCell = (text: string): string =>

@@ -119,7 +119,8 @@ describe("tools.summary.md with hostile names", () => {
       "",
       "## By category",
       "- Version control (1): git",
-      `- Other (4): ${FFFD}[2J${FFFD}[Hclear, &lt;!-- tool-map generation=FAKE -->, aa${FFFD}${FFFD}## Core ver…\\| git \\| 9.9.9 \\|, ab${FFFD}gnp.exe`,
+      // Names are neutralized at the boundary, before they are sorted: U+FFFD sorts last.
+      `- Other (4): &lt;!-- tool-map generation=FAKE -->, aa${FFFD}${FFFD}## Core ver…\\| git \\| 9.9.9 \\|, ab${FFFD}gnp.exe, ${FFFD}[2J${FFFD}[Hclear`,
       "",
       "## Agent hosts",
       "- No agent host scanned.",

@@ -1,5 +1,5 @@
 import type { AgentItemScope } from "../../domain/agentHosts.js"
-import { isOnlyReference, namesSecret, redactSecrets } from "../../domain/secrets.js"
+import { REDACTED, redactArgv, redactSecrets } from "../../domain/secrets.js"
 import type { ItemDraft } from "./precedence.js"
 import { asBoolean, asRecord, asString, asStringArray, type HostCollector, own, sha256 } from "./shared.js"
 
@@ -32,29 +32,13 @@ export interface McpPublicFields {
   readonly sha256: string
 }
 
-const REDACTED = "[redacted]"
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g
 
 /** Names of the variables a string refers to with `${NAME}` or `${NAME:-default}`. */
 const referencedNames = (text: string): ReadonlyArray<string> => Array.from(text.matchAll(REFERENCE), (match) => match[1]!)
 
-/**
- * Arguments with secrets removed: secret-looking values, the value after a secret-named flag
- * (`--api-key X`, two arguments), and the value of `--token=X` or `API_KEY=X`.
- */
-export const redactArgs = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
-  args.map((arg, index) => {
-    const previous = index > 0 ? args[index - 1]! : ""
-    if (previous.startsWith("-") && namesSecret(previous) && !arg.startsWith("-")) return REDACTED
-    // One argument is one value, blanks and quotes included, which the text rules would cut short.
-    const assignment = /^(-{0,2}[A-Za-z0-9_.-]+)=(.+)$/s.exec(arg)
-    if (assignment !== null && namesSecret(assignment[1]!) && !isOnlyReference(assignment[2]!)) {
-      return `${assignment[1]}=${REDACTED}`
-    }
-    const header = /^([A-Za-z0-9-]*(authorization|api-key|token)[A-Za-z0-9-]*)\s*:\s*\S/i.exec(arg)
-    if (header !== null) return `${header[1]}: ${REDACTED}`
-    return redactSecrets(arg).replace(/\b(Bearer|Basic|Token)\s+[^\s"']+/g, `$1 ${REDACTED}`)
-  })
+/** An MCP server's arguments with their secrets redacted: the argument-vector rule of `domain/secrets.ts`. */
+export const redactArgs = redactArgv
 
 /** A URL without credentials and with every query value replaced. */
 export const redactUrl = (text: string): string => {
@@ -150,10 +134,12 @@ export const normalizeMcpEntry = (raw: unknown, dialect: McpDialect): McpPublicF
     }
   }
   const referenced = [command ?? "", ...args, url ?? "", ...valueTexts].flatMap(referencedNames)
+  // Redacted here already (the bundle's boundary cleans them again) so that the hash of an
+  // entry never depends on a secret: a rotated token does not show as a change.
   const fields = {
     transport,
     command: command === null ? null : redactSecrets(command),
-    args: redactArgs(args),
+    args: redactArgv(args),
     url: url === null ? null : redactUrl(url),
     envVars: sortedUnique([...envNames, ...referenced]),
     headerNames: sortedUnique(headerNames),
