@@ -204,16 +204,24 @@ const parseYamlBlock = (source: string, limits: FrontmatterLimits, lineOffset: n
   const document = documents[0]
   if (document === undefined) return null
   const error = document.errors[0]
-  if (error !== undefined) return new Failure(lineOf(error.pos[0]), `invalid YAML: ${shortMessage(error.message)}`)
+  if (error !== undefined) return new Failure(lineOf(error.pos[0]), `invalid YAML: ${shortMessage(error)}`)
   const contents = document.contents as YamlNode | null
   return contents === null ? null : new ValueBuilder(limits, lineOf).build(contents, 0)
 }
 
-// The composer's messages can quote the source; keep the first sentence, capped.
-const shortMessage = (message: string): string => {
-  const first = message.split("\n")[0] ?? message
+// Messages of these codes quote the file (`Unresolved tag: !x`, `Invalid escape sequence \\x`):
+// their code is said in words instead.
+const QUOTING_CODES = new Set(["UNEXPECTED_TOKEN", "BAD_PROP_ORDER", "TAG_RESOLVE_FAILED", "BAD_SCALAR_START", "BAD_DQ_ESCAPE", "BAD_COLLECTION_TYPE"])
+
+// The rest keep their first sentence (the excerpt of the source follows it), capped.
+const shortMessage = (error: { readonly code: string; readonly message: string }): string => {
+  if (QUOTING_CODES.has(error.code)) return error.code.toLowerCase().replace(/_/g, " ")
+  const first = error.message.split("\n")[0] ?? error.message
   return first.length > 160 ? `${first.slice(0, 157)}...` : first
 }
+
+/** A tag as a diagnostic names it: a tag of the YAML namespace by its name, any other (file text) only by its kind. */
+const tagName = (tag: string): string => (/^tag:yaml\.org,2002:[a-z/]{1,24}$/.test(tag) ? `tag ${tag}` : "a custom tag")
 
 /** The offset of the first collection nested deeper than `max`, or null. Iterative. */
 const deepestCollection = (tokens: ReadonlyArray<CST.Token>, max: number): number | null => {
@@ -256,7 +264,7 @@ class ValueBuilder {
     }
     const tag = node.tag
     if (tag !== undefined && !ALLOWED_TAGS.has(tag)) {
-      return new Failure(line, `tag ${tag.length > 60 ? `${tag.slice(0, 57)}...` : tag} is not allowed (only plain YAML values are read)`)
+      return new Failure(line, `${tagName(tag)} is not allowed (only plain YAML values are read)`)
     }
     const value = this.buildInner(node, depth)
     // Registered after the node is built, so a node cannot refer to itself.
@@ -318,7 +326,7 @@ class ValueBuilder {
     }
     if (!isScalar(node)) return new Failure(this.lineOf(node.range?.[0] ?? 0), "a mapping key must be a plain value")
     if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
-      return new Failure(this.lineOf(node.range?.[0] ?? 0), `tag ${node.tag.slice(0, 60)} is not allowed`)
+      return new Failure(this.lineOf(node.range?.[0] ?? 0), `${tagName(node.tag)} is not allowed`)
     }
     if (node.anchor !== undefined && node.anchor !== null) this.anchors.set(node.anchor, node)
     return String(node.value)

@@ -86,13 +86,24 @@ describe("FrontmatterParser: hostile frontmatter", () => {
       expect((globalThis as Record<string, unknown>)["__toolMapPwned"]).toBeUndefined()
     }))
 
+  it.effect("a diagnostic never quotes the file: a custom tag, a bad escape, an unexpected token", () =>
+    Effect.gen(function* () {
+      expect(yield* outcome("---\nname: !CANARY_SECRET_tag1 x\n---\n")).toEqual({
+        error: [2, "a custom tag is not allowed (only plain YAML values are read)"]
+      })
+      expect(yield* outcome("---\nname: !<tag:yaml.org,2002:CANARY_SECRET_tag2> x\n---\n")).toEqual({
+        error: [2, "a custom tag is not allowed (only plain YAML values are read)"]
+      })
+      expect(yield* outcome('---\nname: "CANARY_SECRET_esc \\q"\n---\n')).toEqual({ error: [2, "invalid YAML: bad dq escape"] })
+    }))
+
   it.effect("!!js/function and unknown tags are diagnostics, never executed", () =>
     Effect.gen(function* () {
       expect(yield* outcome("---\nname: x\ntools: !!js/function 'function () { return 1 }'\n---\n")).toEqual({
         error: [3, "tag tag:yaml.org,2002:js/function is not allowed (only plain YAML values are read)"]
       })
       expect(yield* outcome("---\nname: !shell rm -rf /\n---\n")).toEqual({
-        error: [2, "tag !shell is not allowed (only plain YAML values are read)"]
+        error: [2, "a custom tag is not allowed (only plain YAML values are read)"]
       })
       expect(yield* outcome("---\nname: !!binary aGVsbG8=\n---\n")).toEqual({
         error: [2, "tag tag:yaml.org,2002:binary is not allowed (only plain YAML values are read)"]
