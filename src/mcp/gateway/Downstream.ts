@@ -4,7 +4,6 @@
  * its own state and lock, so a server that hangs or dies holds up only its own calls.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   type CallToolResult,
@@ -20,6 +19,7 @@ import { Clock, Duration, Effect, Option, Ref, Schema } from "effect"
 import { neutralize } from "../../inventory/render/text.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { ChildTransport } from "./ChildTransport.js"
+import { HttpTransport } from "./HttpTransport.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { StderrLog } from "./StderrLog.js"
 
@@ -153,7 +153,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
     const transportOf = (): { readonly transport: Transport; readonly child: Option.Option<ChildTransport> } => {
       if (config._tag === "Http") {
         return {
-          transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } }),
+          transport: new HttpTransport(new URL(config.url), config.headers),
           child: Option.none()
         }
       }
