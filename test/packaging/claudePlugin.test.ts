@@ -3,6 +3,9 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse as parseYaml } from "yaml"
 import { ENTRY_TOOL_DEFINITIONS } from "../../src/catalog/core/entryTools.js"
+import { INVENTORY_RESOURCE_URIS } from "../../src/mcp/server/inventory/InventoryResources.js"
+import { INVENTORY_TOOLS } from "../../src/mcp/server/inventory/InventoryTools.js"
+import { QueryKind } from "../../src/mcp/server/inventory/schemas.js"
 import { makeTempDir, requireBuiltCli, runCli } from "../support/cli.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
@@ -70,20 +73,20 @@ describe("the Claude Code plugin directory", () => {
     })
   })
 
-  it("has a skill named after its directory whose text names every entry tool and its arguments", () => {
+  it("has a skill named after its directory whose text names every tool of the server and the gateway, and its arguments", () => {
     const { frontmatter, body } = readSkill(path.join(PLUGIN, "skills", "tool-map", "SKILL.md"))
     expect(Object.keys(frontmatter)).toEqual(["name", "description"])
     expect(frontmatter["name"]).toBe("tool-map")
     const description = frontmatter["description"]
     expect(typeof description).toBe("string")
     expect((description as string).length).toBeLessThanOrEqual(1024)
-    for (const tool of ENTRY_TOOL_DEFINITIONS) {
+    for (const tool of [...INVENTORY_TOOLS, ...ENTRY_TOOL_DEFINITIONS]) {
       expect(body).toContain(`\`${tool.name}\``)
-      for (const argument of Object.keys(tool.inputSchema.properties)) expect(body).toContain(`\`${argument}\``)
+      for (const argument of Object.keys(tool.inputSchema.properties ?? {})) expect(body).toContain(`\`${argument}\``)
     }
-    for (const name of ["which", "inventory_query", "inventory_refresh", "force: true", HOOK_COMMAND]) {
-      expect(body).toContain(name)
-    }
+    for (const kind of QueryKind.literals) expect(body).toContain(`\`${kind}\``)
+    for (const uri of Object.values(INVENTORY_RESOURCE_URIS)) expect(body).toContain(`\`${uri}\``)
+    expect(body).toContain(`\`${HOOK_COMMAND}\``)
   })
 
   it("is listed by the repository's marketplace under its own name and directory", () => {
