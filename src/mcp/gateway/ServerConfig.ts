@@ -59,31 +59,40 @@ const HttpEntry = Schema.Struct({
   headers: Schema.optionalWith(StringMap, { default: () => ({}) })
 })
 
-/** The `.mcp.json` shape: `{ "mcpServers": { name: stdio entry | http entry } }`. */
-export const ServersFile = Schema.Struct({
-  mcpServers: Schema.Record({ key: Schema.String, value: Schema.Union(StdioEntry, HttpEntry) })
-})
-
 /** How large a servers file may be: a configuration, not a data set. */
 export const SERVERS_FILE_MAX_BYTES = 1024 * 1024
 
-/** The configurations of a decoded servers file, in the file's order. */
-export const configsOfFile = (file: typeof ServersFile.Type): ReadonlyArray<ServerConfig> =>
-  Object.entries(file.mcpServers).map(([name, entry]): ServerConfig =>
-    "url" in entry
-      ? { _tag: "Http", name, url: entry.url, headers: entry.headers }
-      : { _tag: "Stdio", name, command: entry.command, args: entry.args, env: entry.env, cwd: entry.cwd }
-  )
+const firstProblem = (error: ParseResult.ParseError, prefix: ReadonlyArray<PropertyKey>): string => {
+  const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const path = [...prefix, ...(first?.path ?? [])]
+  return `${path.length === 0 ? "" : `at ${path.join(".")}: `}${first?.message ?? "it is not valid"}`
+}
 
-/** Decodes the text of a servers file; the reason names the first problem. */
+/** The `.mcp.json` shape: `{ "mcpServers": { name: stdio entry | http entry } }`, its entries decoded one by one. */
+const Shape = Schema.Struct({ mcpServers: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+
+/**
+ * Decodes the text of a servers file; the reason names the first problem and where it is. An
+ * entry with a `url` is read as an http entry, any other as a stdio one, so the problem named is
+ * that of the kind meant. JSON errors are not quoted: V8's quote the text, and it holds secrets.
+ */
 export const decodeServersText = (text: string): Either.Either<ReadonlyArray<ServerConfig>, string> =>
-  Either.map(
-    Either.mapLeft(
-      Schema.decodeEither(Schema.parseJson(ServersFile))(text),
-      (error) => ParseResult.TreeFormatter.formatErrorSync(error)
-    ),
-    configsOfFile
-  )
+  Either.gen(function*() {
+    const json = yield* Either.try({ try: () => JSON.parse(text) as unknown, catch: () => "it is not valid JSON" })
+    const shape = yield* Either.mapLeft(Schema.decodeUnknownEither(Shape)(json), (error) => firstProblem(error, []))
+    const configs: Array<ServerConfig> = []
+    for (const [name, raw] of Object.entries(shape.mcpServers)) {
+      const at = ["mcpServers", name]
+      if (typeof raw === "object" && raw !== null && "url" in raw) {
+        const entry = yield* Either.mapLeft(Schema.decodeUnknownEither(HttpEntry)(raw), (error) => firstProblem(error, at))
+        configs.push({ _tag: "Http", name, url: entry.url, headers: entry.headers })
+      } else {
+        const entry = yield* Either.mapLeft(Schema.decodeUnknownEither(StdioEntry)(raw), (error) => firstProblem(error, at))
+        configs.push({ _tag: "Stdio", name, command: entry.command, args: entry.args, env: entry.env, cwd: entry.cwd })
+      }
+    }
+    return configs
+  })
 
 /** Reads a servers file: a regular file of at most {@link SERVERS_FILE_MAX_BYTES}. */
 export const readServersFile = Effect.fn("readServersFile")(function*(path: string) {
