@@ -27,7 +27,7 @@ const startedPids = (dataDir: string) =>
 
 const running = (pid: number) => fs.existsSync(`/proc/${pid}/stat`) && fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0] !== "Z"
 
-const connect = async (serversFile: string, home: string) => {
+const connect = async (serversFile: string, home: string, onTransport: (transport: StdioClientTransport) => void = () => {}) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, "mcp", "--servers", serversFile, "--agent", "e2e"],
@@ -35,6 +35,7 @@ const connect = async (serversFile: string, home: string) => {
     cwd: home,
     stderr: "pipe"
   })
+  onTransport(transport)
   const client = new Client({ name: "e2e-client", version: "1.0.0" })
   await client.connect(transport)
   return client
@@ -66,6 +67,26 @@ it("fronts the reference servers: entry tools first, a load, a proxied call equa
   expect(namesOf((await again.listTools()).tools).length).toBe(9)
   await again.close()
   expect(startedPids(dataDir).length).toBe(3)
+})
+
+it("stops every downstream server, with its process group, when the gateway gets SIGTERM", async () => {
+  const home = path.join(dir, "home")
+  fs.mkdirSync(home)
+  const pidsFile = path.join(dir, "pids")
+  const file = path.join(dir, "servers.json")
+  const script = path.resolve(import.meta.dirname, "../mcp/fixtures/dies.mjs")
+  fs.writeFileSync(file, JSON.stringify({ mcpServers: { dies: { command: process.execPath, args: [script, pidsFile] } } }))
+  let transport: StdioClientTransport | undefined
+  const client = await connect(file, home, (t) => (transport = t))
+  expect(await client.callTool({ name: "mcp__dies__ping", arguments: {} })).toEqual({ content: [{ type: "text", text: "pong" }] })
+  const gateway = transport!.pid!
+  const children = fs.readFileSync(pidsFile, "utf8").trim().split(/\s+/).map(Number)
+  expect(children.filter(running).length).toBe(2)
+  process.kill(gateway, "SIGTERM")
+  const deadline = Date.now() + 5000
+  while ((running(gateway) || children.some(running)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  expect([gateway, ...children].filter(running)).toEqual([])
+  await client.close()
 })
 
 it("refuses a servers file that is not the .mcp.json shape, naming the file", () => {

@@ -4,7 +4,7 @@
  * the provider the MCP server serves. Everything the gateway starts is stopped with the layer.
  */
 import type { FileSystem, Path } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Queue } from "effect"
 import * as NodePath from "node:path"
 import { ToolCatalog } from "../../catalog/services/ToolCatalog.js"
 import type { CatalogFileError } from "../../catalog/stores/jsonFile.js"
@@ -40,6 +40,22 @@ export interface GatewayLayerOptions {
 /** The gateway's files under the data dir. */
 export const gatewayDirOf = (dataDir: string): string => NodePath.join(dataDir, "gateway")
 
+/** Says on stderr which downstream tools a server added, removed or changed (a changed one may be a rug pull). */
+const reportDefinitionChanges = (catalog: ToolCatalog["Type"]) =>
+  Effect.gen(function*() {
+    const events = yield* catalog.subscribe
+    yield* Queue.take(events).pipe(
+      Effect.flatMap((event) => {
+        if (event._tag !== "DefinitionsChanged") return Effect.void
+        const parts = [["changed", event.changed], ["added", event.added], ["removed", event.removed]] as const
+        const text = parts.filter(([, names]) => names.length > 0).map(([label, names]) => `${label}: ${names.map(neutralize).join(", ")}`)
+        return Effect.logWarning(`tool-map mcp --gateway: downstream tool definitions changed (${text.join("; ")})`)
+      }),
+      Effect.forever,
+      Effect.forkScoped
+    )
+  })
+
 /** `McpProviders` of the gateway, over the platform's FileSystem and Path and the machine's environment. */
 export const GatewayLayer = (
   options: GatewayLayerOptions
@@ -69,6 +85,7 @@ export const GatewayLayer = (
             groups: (yield* GatewayServers).servers.map((server) => server.segment)
           })
           yield* followServers(toolCatalog.refresh)
+          yield* reportDefinitionChanges(toolCatalog)
           const provider = yield* makeGatewayProvider({ agent: options.agent })
           return { tools: [provider], resources: [] }
         })
