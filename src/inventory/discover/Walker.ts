@@ -195,16 +195,16 @@ export const isoTimestamp = (ms: number): string => {
   }Z`
 }
 
-/** Values keyed by device and inode, without building a string key per file. */
-class InodeMap<A> {
+/** Values keyed by device and inode, without building a string key per file (also the agent-host readers' loop guard). */
+export class InodeMap<A> {
   private readonly devices = new Map<number, Map<number, A>>()
-  get(stat: FileStat): A | undefined {
+  get(stat: Pick<FileStat, "dev" | "ino">): A | undefined {
     return this.devices.get(stat.dev)?.get(stat.ino)
   }
-  has(stat: FileStat): boolean {
+  has(stat: Pick<FileStat, "dev" | "ino">): boolean {
     return this.get(stat) !== undefined
   }
-  set(stat: FileStat, value: A): void {
+  set(stat: Pick<FileStat, "dev" | "ino">, value: A): void {
     const inodes = this.devices.get(stat.dev)
     if (inodes === undefined) this.devices.set(stat.dev, new Map([[stat.ino, value]]))
     else inodes.set(stat.ino, value)
