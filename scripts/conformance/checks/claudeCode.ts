@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type Check, type CheckContext, printConfig, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
+import { INVENTORY_TOOL_NAMES } from "../../../src/mcp/server/inventory/InventoryTools.js"
+import { type Check, type CheckContext, HostCommandFailed, printConfig, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
 import type { Sandbox } from "../sandbox.js"
 
 /** The plugin directory, relative to the repository root. */
@@ -148,6 +149,25 @@ const addWithSnippet = (context: CheckContext, sandbox: Sandbox) =>
     sandbox.run("/bin/sh", ["-c", printConfig(context, sandbox, "claude-code")], { path: [path.dirname(context.hostBin("claude"))] })
   )
 
+/** The events of `claude -p --output-format stream-json --verbose --include-hook-events` (2.1.332) a session-start check reads. */
+interface StreamEvent {
+  readonly type: string
+  readonly subtype?: string
+  readonly hook_name?: string
+  readonly exit_code?: number
+  readonly output?: string
+  readonly mcp_servers?: ReadonlyArray<{ readonly name: string; readonly status: string }>
+  readonly tools?: ReadonlyArray<string>
+  readonly skills?: ReadonlyArray<string>
+}
+
+/** The plugin's part of a session start, as a line: its hook's run, its server's status and tools, its skills. */
+const describeSessionStart = (hook: string, server: string, tools: ReadonlyArray<string>, skills: ReadonlyArray<string>) =>
+  `hook ${hook}; server ${server}; tools ${[...tools].sort().join(", ")}; skills ${[...skills].sort().join(", ")}`
+
+/** What Claude Code names a plugin server's tool: `mcp__plugin_<plugin>_<server>__<tool>`. */
+const PLUGIN_TOOL_PREFIX = "mcp__plugin_tool-map_tool-map__"
+
 export const claudeCodeChecks: ReadonlyArray<Check> = [
   {
     id: "plugin-validate",
@@ -257,6 +277,43 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
         return {
           toolMap: item === undefined ? "not listed" : describeClaudeServer(item.scope, item.transport, [item.command, ...item.args].join(" ")),
           host: claudeGet(get.stdout)
+        }
+      })
+  },
+  {
+    id: "plugin-session-start",
+    host: "claude",
+    title: "a claude -p session (no login, no network) with the plugin: the SessionStart hook writes the bundle silently, the server connects with its tools, the skill loads",
+    run: (context) =>
+      withSandbox(context, (sandbox) => {
+        installPlugin(context, sandbox)
+        // Without a login the prompt fails, after the session started: hooks, servers and skills are up by then.
+        const session = context.runHost(
+          sandbox,
+          "claude",
+          ["-p", "hello", "--output-format", "stream-json", "--verbose", "--include-hook-events"],
+          { path: [toolMapOnPath(context, sandbox)] }
+        )
+        const events = session.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as StreamEvent)
+        const hook = events.find((event) => event.subtype === "hook_response" && event.hook_name === "SessionStart:startup")
+        const init = events.find((event) => event.type === "system" && event.subtype === "init")
+        if (init === undefined) throw new HostCommandFailed("claude -p (no init event)", session)
+        const bundle = fs.existsSync(path.join(sandbox.home, ".local", "share", "tool-map", "tools.json"))
+        return {
+          toolMap: describeSessionStart(
+            "exit 0, no output, bundle written",
+            "connected",
+            INVENTORY_TOOL_NAMES.map((name) => `${PLUGIN_TOOL_PREFIX}${name}`),
+            fs.readdirSync(path.join(context.root, PLUGIN_DIR, "skills")).map((name) => `tool-map:${name}`)
+          ),
+          host: describeSessionStart(
+            hook === undefined
+              ? "did not run"
+              : `exit ${hook.exit_code}, ${hook.output === "" ? "no output" : `output ${JSON.stringify(hook.output)}`}, ${bundle ? "bundle written" : "no bundle"}`,
+            init.mcp_servers?.find((server) => server.name === "plugin:tool-map:tool-map")?.status ?? "not listed",
+            (init.tools ?? []).filter((tool) => tool.startsWith(PLUGIN_TOOL_PREFIX)),
+            (init.skills ?? []).filter((skill) => skill.startsWith("tool-map:"))
+          )
         }
       })
   }
