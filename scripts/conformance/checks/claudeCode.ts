@@ -78,6 +78,13 @@ const installPlugin = (context: CheckContext, sandbox: Sandbox) =>
     context.runHost(sandbox, "claude", ["plugin", "install", "tool-map", "--marketplace", context.root, "--json"])
   )
 
+/** Runs `body` in a fresh sandbox whose HOME has the plugin installed. */
+const withInstalledPlugin = <A>(context: CheckContext, body: (sandbox: Sandbox) => A): A =>
+  withSandbox(context, (sandbox) => {
+    installPlugin(context, sandbox)
+    return body(sandbox)
+  })
+
 /** A `tool-map` on PATH that runs this checkout's build, as `npm install -g` of it would. */
 const toolMapOnPath = (context: CheckContext, sandbox: Sandbox): string => {
   const file = sandbox.write(
@@ -186,8 +193,7 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
     host: "claude",
     title: "claude plugin install from the repo's marketplace, then claude plugin list --json = tool-map query plugins + mcp",
     run: (context) =>
-      withSandbox(context, (sandbox) => {
-        installPlugin(context, sandbox)
+      withInstalledPlugin(context, (sandbox) => {
         const listed = JSON.parse(
           succeeded("claude plugin list --json", context.runHost(sandbox, "claude", ["plugin", "list", "--json"])).stdout
         ) as ReadonlyArray<ListedPlugin>
@@ -223,8 +229,7 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
     host: "claude",
     title: "claude plugin details tool-map@tool-map: its skills, agents and MCP servers = tool-map's items of the plugin",
     run: (context) =>
-      withSandbox(context, (sandbox) => {
-        installPlugin(context, sandbox)
+      withInstalledPlugin(context, (sandbox) => {
         const details = succeeded("claude plugin details", context.runHost(sandbox, "claude", ["plugin", "details", "tool-map@tool-map"]))
         const plugin = "tool-map@tool-map"
         return {
@@ -247,8 +252,7 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
     host: "claude",
     title: "the installed plugin's server (tool-map mcp from PATH): claude mcp list says Connected",
     run: (context) =>
-      withSandbox(context, (sandbox) => {
-        installPlugin(context, sandbox)
+      withInstalledPlugin(context, (sandbox) => {
         const list = succeeded("claude mcp list", context.runHost(sandbox, "claude", ["mcp", "list"], { path: [toolMapOnPath(context, sandbox)] }))
         return { toolMap: "plugin:tool-map:tool-map: Connected", host: claudeMcpStatus(list.stdout, "plugin:tool-map:tool-map") }
       })
@@ -285,8 +289,7 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
     host: "claude",
     title: "a claude -p session (no login, no network) with the plugin: the SessionStart hook writes the bundle silently, the server connects with its tools, the skill loads",
     run: (context) =>
-      withSandbox(context, (sandbox) => {
-        installPlugin(context, sandbox)
+      withInstalledPlugin(context, (sandbox) => {
         // Without a login the prompt fails, after the session started: hooks, servers and skills are up by then.
         const session = context.runHost(
           sandbox,
