@@ -231,13 +231,20 @@ export const makeGatewayProvider = (
         return text([answer.right, ...extra].join("\n"))
       })
 
+    /** True when the restriction the catalog last handed over lets the agent call `name` (the usual case, answered without the catalog). */
+    const allowedNow = (agent: Agent, name: string) =>
+      Effect.map(restrictions.allowOf(agent.id), (restriction) =>
+        Option.match(restriction, { onNone: () => false, onSome: Option.match({ onNone: () => true, onSome: (allow) => allow.includes(name) }) }))
+
     const proxy = (agent: Agent, call: McpToolCall, tool: GatewayTool, context: McpCallContext) =>
       Effect.gen(function*() {
-        const decision = yield* catalog.beforeCall(agent, call.name)
-        if (decision._tag === "Deny") return text(decision.reason, true)
-        const allow = yield* catalog.allowFor(agent)
-        if (Option.isSome(allow) && !allow.value.includes(call.name)) {
-          return text(`"${call.name}" is not available in this session. Use tools_ls to see what is.`, true)
+        if (!(yield* allowedNow(agent, call.name))) {
+          const decision = yield* catalog.beforeCall(agent, call.name)
+          if (decision._tag === "Deny") return text(decision.reason, true)
+          const allow = yield* catalog.allowFor(agent)
+          if (Option.isSome(allow) && !allow.value.includes(call.name)) {
+            return text(`"${call.name}" is not available in this session. Use tools_ls to see what is.`, true)
+          }
         }
         const onProgress = Option.isSome(context.progressToken)
           ? (progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }) => {
