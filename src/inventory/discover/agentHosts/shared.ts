@@ -1,6 +1,6 @@
 import type { FileSystem } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { parse as parseJsonc, type ParseError as JsoncParseError, printParseErrorCode } from "jsonc-parser"
+import { printParseErrorCode, visit } from "jsonc-parser"
 import { createHash } from "node:crypto"
 import * as NodePath from "node:path"
 import { parse as parseToml, TomlError } from "smol-toml"
@@ -13,6 +13,7 @@ import {
 } from "../../domain/agentHosts.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
+import { InodeMap } from "../Walker.js"
 import {
   type FrontmatterFields,
   type FrontmatterParser,
@@ -222,13 +223,26 @@ export class HostCollector {
   /**
    * Files with `extension` under `dir` (recursively up to the depth cap, sorted, files of a
    * directory before its subdirectories), with the directory recorded as a root. Entries are not
-   * stat-ed: a name with the extension is read (the read checks it is a file), any other name
-   * is tried as a subdirectory.
+   * stat-ed as files: a name with the extension is read (the read checks it is a file), any
+   * other name is tried as a subdirectory. A directory already entered (by device and inode, as
+   * the walker guards its roots) is not entered again: a link to `.` or to a parent is a loop.
    */
   filesWithExtension(dir: string, role: string | null, recursive: boolean, extension = ".md"): Effect.Effect<ReadonlyArray<string>> {
     const self = this
+    const entered = new InodeMap<true>()
+    // True when `path` is a directory not entered yet (one whose inode the platform does not tell is entered).
+    const enter = (path: string): Effect.Effect<boolean> =>
+      Effect.map(Effect.option(self.ctx.fs.stat(path)), (info) => {
+        if (Option.isNone(info) || info.value.type !== "Directory") return Option.isNone(info)
+        if (Option.isNone(info.value.ino)) return true
+        const key = { dev: info.value.dev, ino: info.value.ino.value }
+        if (entered.has(key)) return false
+        entered.set(key, true)
+        return true
+      })
     const walk = (path: string, depth: number, rootRole: string | null, assume: boolean): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function* () {
+        if (recursive && !(yield* enter(path))) return []
         const names = yield* self.listNames(path, rootRole, assume)
         if (Option.isNone(names)) return []
         const matches = (name: string) => name.toLowerCase().endsWith(extension)
@@ -283,20 +297,20 @@ export class HostCollector {
   ): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly value: unknown }>> {
     return this.readParsed(path, role, options.maxBytes ?? this.ctx.limits.maxConfigBytes, (text) => {
       const source = text.startsWith("\uFEFF") ? text.slice(1) : text
-      return options.jsonc ? parseJsoncText(source) : parseJsonText(source)
+      return options.jsonc ? parseJsoncConfig(source) : Effect.map(parseJsonText(source), (value) => ({ value, tooDeep: [] }))
     })
   }
 
   /** Reads a TOML file into a value; errors as in `readJson`. */
   readToml(path: string, role: string | null): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly value: unknown }>> {
-    return this.readParsed(path, role, this.ctx.limits.maxConfigBytes, parseTomlText)
+    return this.readParsed(path, role, this.ctx.limits.maxConfigBytes, (text) => Effect.map(parseTomlText(text), (value) => ({ value, tooDeep: [] })))
   }
 
   private readParsed(
     path: string,
     role: string | null,
     maxBytes: number,
-    parse: (text: string) => Effect.Effect<unknown, ParseProblem>
+    parse: (text: string) => Effect.Effect<ParsedConfig, ParseProblem>
   ): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly value: unknown }>> {
     const self = this
     return Effect.gen(function* () {
@@ -304,7 +318,8 @@ export class HostCollector {
       if (Option.isNone(file)) return Option.none()
       const parsed = yield* Effect.either(Effect.flatMap(decodeUtf8(file.value.bytes), parse))
       if (parsed._tag === "Left") return self.invalid(path, role, parsed.left.line, parsed.left.reason)
-      return Option.some({ file: file.value, value: parsed.right })
+      for (const line of parsed.right.tooDeep) self.diagnostic(path, line, `a value nests deeper than ${MAX_JSONC_DEPTH} levels; it is read as null`)
+      return Option.some({ file: file.value, value: parsed.right.value })
     })
   }
 
@@ -416,18 +431,71 @@ export const parseJsonText = (text: string): Effect.Effect<unknown, ParseProblem
     }
   })
 
-/** JSON with comments and trailing commas (opencode, Gemini CLI). */
+/** How deep a JSONC value may nest; a deeper one is read as null (a hash or a render of it would exhaust the stack). */
+export const MAX_JSONC_DEPTH = 64
+
+/** A parsed config: the value, and the lines of values nested too deep (each read as null). */
+export interface ParsedConfig {
+  readonly value: unknown
+  readonly tooDeep: ReadonlyArray<number>
+}
+
+/**
+ * JSON with comments and trailing commas (opencode, Gemini CLI), built into null-prototype
+ * objects: a `__proto__` key is a key like any other (jsonc-parser's own `parse` sets the
+ * prototype instead). A value nested deeper than {@link MAX_JSONC_DEPTH} is read as null and
+ * reported, so one bad field does not cost the rest of the file.
+ */
+export const parseJsoncConfig = (text: string): Effect.Effect<ParsedConfig, ParseProblem> =>
+  Effect.try({
+    try: () => buildJsonc(text),
+    catch: () => new ParseProblem(null, "invalid JSONC (nesting too deep)")
+  }).pipe(Effect.flatMap((built) => (built instanceof ParseProblem ? Effect.fail(built) : Effect.succeed(built))))
+
+const buildJsonc = (text: string): ParsedConfig | ParseProblem => {
+  const stack: Array<{ readonly container: Record<string, unknown> | Array<unknown>; key: string }> = []
+  const tooDeep: Array<number> = []
+  let root: unknown = undefined
+  let depth = 0
+  let problem: ParseProblem | null = null
+  const put = (value: unknown) => {
+    const top = stack[stack.length - 1]
+    if (top === undefined) root = value
+    else if (Array.isArray(top.container)) top.container.push(value)
+    else top.container[top.key] = value
+  }
+  const begin = (container: () => Record<string, unknown> | Array<unknown>) => (_offset: number, _length: number, line: number) => {
+    depth++
+    if (depth === MAX_JSONC_DEPTH + 1) tooDeep.push(line + 1)
+    if (depth <= MAX_JSONC_DEPTH) stack.push({ container: container(), key: "" })
+  }
+  const end = () => {
+    if (depth === MAX_JSONC_DEPTH + 1) put(null)
+    else if (depth <= MAX_JSONC_DEPTH) put(stack.pop()!.container)
+    depth--
+  }
+  visit(text, {
+    onObjectBegin: begin(() => Object.create(null) as Record<string, unknown>),
+    onObjectEnd: end,
+    onArrayBegin: begin(() => []),
+    onArrayEnd: end,
+    onObjectProperty: (name) => {
+      const top = stack[stack.length - 1]
+      if (depth <= MAX_JSONC_DEPTH && top !== undefined) top.key = name
+    },
+    onLiteralValue: (value: unknown) => {
+      if (depth <= MAX_JSONC_DEPTH) put(value)
+    },
+    onError: (error, offset) => {
+      problem ??= new ParseProblem(lineAt(text, offset), `invalid JSONC: ${printParseErrorCode(error)}`)
+    }
+  }, { allowTrailingComma: true, disallowComments: false })
+  return problem ?? { value: root, tooDeep }
+}
+
+/** The value of {@link parseJsoncConfig}, for readers that need no report of what was too deep. */
 export const parseJsoncText = (text: string): Effect.Effect<unknown, ParseProblem> =>
-  Effect.gen(function* () {
-    const errors: Array<JsoncParseError> = []
-    const value = yield* Effect.try({
-      try: () => parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown,
-      catch: () => new ParseProblem(null, "invalid JSONC (nesting too deep)")
-    })
-    const first = errors[0]
-    if (first !== undefined) return yield* Effect.fail(new ParseProblem(lineAt(text, first.offset), `invalid JSONC: ${printParseErrorCode(first.error)}`))
-    return value
-  })
+  Effect.map(parseJsoncConfig(text), (parsed) => parsed.value)
 
 /** TOML through smol-toml; its messages quote the text, so only line and column are kept. */
 export const parseTomlText = (text: string): Effect.Effect<unknown, ParseProblem> =>
