@@ -168,6 +168,24 @@ interface StreamEvent {
   readonly skills?: ReadonlyArray<string>
 }
 
+/**
+ * A Claude Code session start in the sandbox: `claude -p` with stream-json events. Without a
+ * login the prompt fails after the session started, so its hooks, servers and skills are up and
+ * reported (the `init` event) by then.
+ */
+export const claudeSession = (context: CheckContext, sandbox: Sandbox, pathDirs: ReadonlyArray<string> = []) => {
+  const session = context.runHost(
+    sandbox,
+    "claude",
+    ["-p", "hello", "--output-format", "stream-json", "--verbose", "--include-hook-events"],
+    { path: pathDirs }
+  )
+  const events = session.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as StreamEvent)
+  const init = events.find((event) => event.type === "system" && event.subtype === "init")
+  if (init === undefined) throw new HostCommandFailed("claude -p (no init event)", session)
+  return { events, init }
+}
+
 /** The plugin's part of a session start, as a line: its hook's run, its server's status and tools, its skills. */
 const describeSessionStart = (hook: string, server: string, tools: ReadonlyArray<string>, skills: ReadonlyArray<string>) =>
   `hook ${hook}; server ${server}; tools ${[...tools].sort().join(", ")}; skills ${[...skills].sort().join(", ")}`
@@ -290,17 +308,8 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
     title: "a claude -p session (no login, no network) with the plugin: the SessionStart hook writes the bundle silently, the server connects with its tools, the skill loads",
     run: (context) =>
       withInstalledPlugin(context, (sandbox) => {
-        // Without a login the prompt fails, after the session started: hooks, servers and skills are up by then.
-        const session = context.runHost(
-          sandbox,
-          "claude",
-          ["-p", "hello", "--output-format", "stream-json", "--verbose", "--include-hook-events"],
-          { path: [toolMapOnPath(context, sandbox)] }
-        )
-        const events = session.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as StreamEvent)
+        const { events, init } = claudeSession(context, sandbox, [toolMapOnPath(context, sandbox)])
         const hook = events.find((event) => event.subtype === "hook_response" && event.hook_name === "SessionStart:startup")
-        const init = events.find((event) => event.type === "system" && event.subtype === "init")
-        if (init === undefined) throw new HostCommandFailed("claude -p (no init event)", session)
         const bundle = fs.existsSync(path.join(sandbox.home, ".local", "share", "tool-map", "tools.json"))
         return {
           toolMap: describeSessionStart(
