@@ -20,7 +20,7 @@ import { neutralize } from "../../inventory/render/text.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { ChildTransport } from "./ChildTransport.js"
 import { HttpTransport } from "./HttpTransport.js"
-import type { ServerConfig } from "./ServerConfig.js"
+import { describeServer, type ServerConfig } from "./ServerConfig.js"
 import { StderrLog } from "./StderrLog.js"
 
 /** How the gateway treats its downstream servers. */
@@ -185,7 +185,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           ? `did not answer initialize within ${startMs} ms`
           : error instanceof McpError && error.code === ErrorCode.ConnectionClosed
           ? "exited before it answered initialize"
-          : `could not be started: ${errorText(error)}`
+          : `could not be started (${describeServer(config)}): ${errorText(error)}`
         yield* closeConnection(connection)
         const full = `${reason}${garbageNote(Option.some(connection))}`
         yield* fail(Option.none(), full)

@@ -116,6 +116,21 @@ describe("hostile downstream servers", () => {
     })
   })
 
+  it("fails the call of a server whose command does not exist, naming the command without its secrets", async () => {
+    const missing: StdioServerConfig = { _tag: "Stdio", name: "missing", command: path.join(dir, "no-such-server"), args: ["--token", "sk-live-1"], env: { TOKEN: "sk-live-2" } }
+    plantSnapshot(missing, [{ name: "go" }])
+    await withGateway({ servers: [missing], dataDir: dir }, async ({ client }) => {
+      expect(await client.callTool({ name: "mcp__missing__go", arguments: {} })).toEqual({
+        content: [{
+          type: "text",
+          text: `The MCP server "missing" could not be started (${path.join(dir, "no-such-server")} --token [redacted]): spawn ${path.join(dir, "no-such-server")} ENOENT (its stderr is logged in ${logOf("missing")}).`
+        }],
+        isError: true
+      })
+    })
+    expect(fs.readFileSync(logOf("missing"), "utf8")).not.toContain("sk-live")
+  })
+
   it("says at session start which servers have no tool list, and why", async () => {
     const timings = { ...TEST_TIMINGS, startTimeout: Duration.seconds(1) }
     await withGateway({ servers: [fixture("silent", "silent.mjs"), fixture("poisoned", "poisoned.mjs")], dataDir: dir, timings }, async ({ client }) => {
