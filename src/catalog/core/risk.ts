@@ -104,8 +104,10 @@ export const assessRisk = (input: RiskInput): RiskAssessment => {
   if (highRisk && input.hints?.readOnlyHint === true) {
     evidence.push("MCP readOnlyHint=true ignored: an untrusted hint never lowers risk")
   }
-  // Most tools have no evidence at all: they share one empty list.
-  return { highRisk, evidence: evidence.length === 0 ? NO_EVIDENCE : evidence }
+  // Most tools have no evidence at all: they share one assessment.
+  if (evidence.length === 0) return highRisk ? { highRisk, evidence: NO_EVIDENCE } : NO_RISK
+  return { highRisk, evidence }
 }
 
 const NO_EVIDENCE: ReadonlyArray<string> = Object.freeze([])
+const NO_RISK: RiskAssessment = Object.freeze({ highRisk: false, evidence: NO_EVIDENCE })

@@ -250,14 +250,17 @@ const truncate = (text: string, max: number): string => {
  * length capped; `flags` says what was done.
  */
 export const sanitizeDescription = (text: string, maxLength: number = MAX_DESCRIPTION_LENGTH): Sanitized => {
-  const found = new Set<SanitizeFlag>()
-  let out = SUSPECT.test(text) ? clean(text, found) : text
+  // Most descriptions need no cleaning: no set of flags is made for them.
+  let found: Set<SanitizeFlag> | undefined
+  let out = text
+  if (SUSPECT.test(text)) out = clean(text, found = new Set())
   out = out.trim()
   if (out.length > maxLength) {
     out = truncate(out, maxLength)
-    found.add("truncated")
+    ;(found ??= new Set()).add("truncated")
   }
-  return { text: out, flags: found.size === 0 ? NO_FLAGS : FLAG_ORDER.filter((flag) => found.has(flag)) }
+  const flags = found
+  return { text: out, flags: flags === undefined || flags.size === 0 ? NO_FLAGS : FLAG_ORDER.filter((flag) => flags.has(flag)) }
 }
 
 const NO_FLAGS: ReadonlyArray<SanitizeFlag> = []

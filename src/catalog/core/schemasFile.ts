@@ -234,8 +234,10 @@ const FACTS_FORMAT = 3
 
 /**
  * The text of a facts file: its model, key and texts first, then the hashes as one string of
- * 64 hex digits each, the token estimates, the names, the descriptions and the annotations as
- * one array each, in the schemas' order (a few values to parse instead of one object per schema).
+ * 64 hex digits each, the token estimates, the names and the descriptions each as one string
+ * with the lengths of its parts, and the annotations as one array, in the schemas' order: a few
+ * values to parse instead of one object per schema, and each name and description a slice of
+ * one large string instead of a string of its own that the young generation copies.
  */
 export const factsFileText = (file: FactsFile): string => {
   const hashes = new Array<string>(file.facts.length)
@@ -246,11 +248,30 @@ export const factsFileText = (file: FactsFile): string => {
   }
   return `{"toolMapFacts":1,"model":${JSON.stringify(file.model)},"key":${JSON.stringify(file.key)},"texts":${
     JSON.stringify(file.texts.slice(0, FACTS_TEXTS_KEPT))
-  },"hashes":"${hashes.join("")}","tokens":${JSON.stringify(tokens)},"names":${JSON.stringify(file.names)},"descriptions":${
-    JSON.stringify(file.descriptions)
-  },"annotations":${JSON.stringify(file.annotations)}${
+  },"hashes":"${hashes.join("")}","tokens":${JSON.stringify(tokens)},"names":${packed(file.names)},"descriptions":${packed(file.descriptions)},"annotations":${JSON.stringify(file.annotations)}${
     file.setKey === undefined ? "" : `,"setKey":${JSON.stringify(file.setKey)}`
   }}\n`
+}
+
+/** Strings as `{"text":…,"lengths":[…]}`: their concatenation, and each one's length. */
+const packed = (parts: ReadonlyArray<string>): string => {
+  const lengths = new Array<number>(parts.length)
+  for (let i = 0; i < parts.length; i++) lengths[i] = parts[i]!.length
+  return `{"text":${JSON.stringify(parts.join(""))},"lengths":${JSON.stringify(lengths)}}`
+}
+
+/** The `n` strings of a parsed `packed` value, `undefined` when it is not one. */
+const unpacked = (value: unknown, n: number): Array<string> | undefined => {
+  if (!isRecord(value) || typeof value.text !== "string" || !Array.isArray(value.lengths) || value.lengths.length !== n) return undefined
+  const { lengths, text } = value
+  const out = new Array<string>(n)
+  let at = 0
+  for (let i = 0; i < n; i++) {
+    const length: unknown = lengths[i]
+    if (!Number.isSafeInteger(length) || (length as number) < 0 || at + (length as number) > text.length) return undefined
+    out[i] = text.slice(at, at += length as number)
+  }
+  return at === text.length ? out : undefined
 }
 
 const HEX = /^[0-9a-f]*$/
@@ -282,23 +303,21 @@ export const decodeFactsFile = (text: string): Option.Option<FactsFile> => {
   const json = Either.getOrUndefined(Either.try((): unknown => JSON.parse(text)))
   if (
     !isRecord(json) || json.toolMapFacts !== 1 || typeof json.model !== "string" || typeof json.key !== "string" ||
-    !Array.isArray(json.texts) || typeof json.hashes !== "string" || !Array.isArray(json.tokens) ||
-    !Array.isArray(json.names) || !Array.isArray(json.descriptions) || !Array.isArray(json.annotations)
+    !Array.isArray(json.texts) || typeof json.hashes !== "string" || !Array.isArray(json.tokens) || !Array.isArray(json.annotations)
   ) {
     return Option.none()
   }
-  const { hashes, tokens, names, descriptions } = json
+  const { hashes, tokens } = json
   const n = tokens.length
-  if (hashes.length !== n * 64 || names.length !== n || descriptions.length !== n || json.annotations.length !== n) return Option.none()
-  if (!isLowerHex(hashes)) return Option.none()
+  if (hashes.length !== n * 64 || json.annotations.length !== n || !isLowerHex(hashes)) return Option.none()
+  const names = unpacked(json.names, n)
+  const descriptions = unpacked(json.descriptions, n)
+  if (names === undefined || descriptions === undefined) return Option.none()
   const facts = new Array<DefinitionFacts>(n)
   const annotations = new Array<ToolAnnotations | null>(n)
   for (let i = 0; i < n; i++) {
     const estimate: unknown = tokens[i]
-    const name: unknown = names[i]
-    if (!Number.isSafeInteger(estimate) || typeof name !== "string" || name.length === 0 || typeof descriptions[i] !== "string") {
-      return Option.none()
-    }
+    if (!Number.isSafeInteger(estimate) || names[i]!.length === 0) return Option.none()
     facts[i] = { hash: hashes.slice(i * 64, i * 64 + 64), tokens: estimate as number }
     const given: unknown = json.annotations[i]
     if (given === null) {
@@ -316,8 +335,8 @@ export const decodeFactsFile = (text: string): Option.Option<FactsFile> => {
     key: json.key,
     texts: json.texts.filter(isHex64),
     facts,
-    names: names as Array<string>,
-    descriptions: descriptions as Array<string>,
+    names,
+    descriptions,
     annotations,
     setKey
   })

@@ -144,14 +144,31 @@ describe("the facts file", () => {
     expect(decodeFactsFile(text.replace(file.facts[1]!.hash, "X".repeat(64)))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace(file.facts[1]!.hash, file.facts[1]!.hash.slice(1)))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace(`[${file.facts[0]!.tokens},`, "[1.5,"))).toEqual(Option.none())
-    expect(decodeFactsFile(text.replace("\"names\":[\"a\",", "\"names\":[\"\","))).toEqual(Option.none())
-    expect(decodeFactsFile(text.replace("\"names\":[\"a\",", "\"names\":[1,"))).toEqual(Option.none())
-    expect(decodeFactsFile(text.replace("\"descriptions\":[\"Reads.\",", "\"descriptions\":[null,"))).toEqual(Option.none())
+    const names = "\"names\":{\"text\":\"ab\",\"lengths\":[1,1]}"
+    const descriptions = "\"descriptions\":{\"text\":\"Reads.\",\"lengths\":[6,0]}"
+    expect(text).toContain(`${names},${descriptions}`)
+    expect(decodeFactsFile(text.replace(names, "\"names\":{\"text\":\"ab\",\"lengths\":[0,2]}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(names, "\"names\":{\"text\":3,\"lengths\":[1,1]}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(names, "\"names\":{\"text\":\"abc\",\"lengths\":[1,1]}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(names, "\"names\":{\"text\":\"ab\",\"lengths\":[2]}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":{\"text\":\"Reads.\",\"lengths\":[6,1]}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":{\"text\":\"Reads.\",\"lengths\":[7,-1]}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":[\"Reads.\",\"\"]"))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace("{\"readOnlyHint\":true}", "{\"readOnlyHint\":1}"))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace("{\"readOnlyHint\":true}", "{\"readOnlyHint\":true,\"x\":1}"))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace("\"annotations\":[null,", "\"annotations\":["))).toEqual(Option.none())
     expect(decodeFactsFile("{\"toolMapFacts\":2}")).toEqual(Option.none())
     expect(factsHead("{\"toolMapFacts\":1,\"key\":\"x\"")).toEqual(Option.none())
+  })
+
+  it.prop("gives back every name and description as written, surrogates and escapes included", [
+    fc.array(fc.tuple(fc.string({ minLength: 1, maxLength: 6, unit: "binary" }), fc.string({ maxLength: 6, unit: "binary" })), { maxLength: 6 })
+  ], ([pairs]) => {
+    const schemas = pairs.map(([name, description]) => ({ name, description, inputSchema: { type: "object" } }))
+    const written = factsFileOf({ model: factsModel(), key: schemasKey(schemas), texts: [] }, schemas)
+    const read = Option.getOrThrow(decodeFactsFile(factsFileText(written)))
+    expect(read.names).toEqual(pairs.map(([name]) => name))
+    expect(read.descriptions).toEqual(pairs.map(([, description]) => description))
   })
 
   it("has a model stamp of this build: the same in every call", () => {
