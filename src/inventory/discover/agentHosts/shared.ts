@@ -80,6 +80,9 @@ type Probe =
   | { readonly _tag: "missing" }
   | { readonly _tag: "unreadable"; readonly reason: string }
 
+/** How long a host reader runs at most before it lets the event loop run (signals, timers). */
+const BREATH_MS = 50
+
 /** SHA-256 of bytes or text, hex. */
 export const sha256 = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex")
 
@@ -92,8 +95,25 @@ export class HostCollector {
   readonly roots: Array<AgentHostRoot> = []
   readonly diagnostics: Array<AgentHostDiagnostic> = []
   private readonly watchedPaths = new Set<string>()
+  private lastBreath = Date.now()
 
   constructor(readonly host: AgentHostName, readonly ctx: HostReadContext) {}
+
+  /**
+   * Lets the event loop run when this reader has held it for {@link BREATH_MS}: over the CLI's
+   * synchronous file system a read of 20,000 files never leaves the microtask queue, so neither
+   * SIGTERM nor a timer would be seen until it ends. Called before every file system access.
+   */
+  breathe(): Effect.Effect<void> {
+    if (Date.now() - this.lastBreath < BREATH_MS) return Effect.void
+    return Effect.async<void>((resume) => {
+      const handle = setImmediate(() => {
+        this.lastBreath = Date.now()
+        resume(Effect.void)
+      })
+      return Effect.sync(() => clearImmediate(handle))
+    })
+  }
 
   get env(): MachineEnvironmentShape {
     return this.ctx.env
@@ -132,7 +152,7 @@ export class HostCollector {
   /** What is at `path` (links followed); recorded as watched. */
   probe(path: string): Effect.Effect<Probe> {
     this.watch(path)
-    return this.ctx.fs.stat(path).pipe(
+    return Effect.zipRight(this.breathe(), this.ctx.fs.stat(path)).pipe(
       Effect.map((info): Probe =>
         info.type === "File"
           ? { _tag: "file", size: Number(info.size), mtime: Option.match(info.mtime, { onNone: () => null, onSome: (date) => date.toISOString() }) }
@@ -179,6 +199,7 @@ export class HostCollector {
       } else {
         self.watch(path)
       }
+      yield* self.breathe()
       const names = yield* Effect.either(self.ctx.fs.readDirectory(path))
       if (names._tag === "Left") {
         const error = names.left
@@ -204,7 +225,7 @@ export class HostCollector {
               (name) => {
                 const full = self.path.join(path, name)
                 return Effect.map(
-                  self.ctx.fs.stat(full).pipe(Effect.option),
+                  Effect.zipRight(self.breathe(), self.ctx.fs.stat(full)).pipe(Effect.option),
                   (info): DirEntry => ({
                     name,
                     path: full,
@@ -232,7 +253,7 @@ export class HostCollector {
     const entered = new InodeMap<true>()
     // True when `path` is a directory not entered yet (one whose inode the platform does not tell is entered).
     const enter = (path: string): Effect.Effect<boolean> =>
-      Effect.map(Effect.option(self.ctx.fs.stat(path)), (info) => {
+      Effect.map(Effect.option(Effect.zipRight(self.breathe(), self.ctx.fs.stat(path))), (info) => {
         if (Option.isNone(info) || info.value.type !== "Directory") return Option.isNone(info)
         if (Option.isNone(info.value.ino)) return true
         const key = { dev: info.value.dev, ino: info.value.ino.value }
