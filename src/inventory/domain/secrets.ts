@@ -28,7 +28,8 @@ const SECRET_LABEL = "(?:[A-Za-z0-9]+[-_.])*(?:password|passwd|passphrase|pwd|se
 const SCHEME = "Bearer|Basic|Token|Digest"
 const REFERENCE = `\\$\\{?[A-Za-z_][A-Za-z0-9_]*\\}?`
 const NOT_A_REFERENCE = `(?!${REFERENCE}(?![^\\s"']))`
-const SECRET_VALUE = `${NOT_A_REFERENCE}(?:"[^"]*"|'[^']*'|[^\\s"']+)`
+// A value already redacted is left as it is, so the rule can run twice over the same text.
+const SECRET_VALUE = `${NOT_A_REFERENCE}(?!\\[redacted\\])(?:"[^"]*"|'[^']*'|[^\\s"']+)`
 const ONLY_A_REFERENCE = new RegExp(`^${REFERENCE}$`)
 
 /** True when `value` is nothing but a `${NAME}` or `$NAME` reference (where a secret comes from, not the secret). */
@@ -45,14 +46,15 @@ const openParens = (text: string): number => {
 }
 
 /**
- * `[redacted]` for `value`, with the closing parentheses at its end that close one opened before
- * it kept: `Bash(export TOKEN=X)` keeps its `)`.
+ * `[redacted]` for `value`, with the closing parentheses (and the `,` or `;` after them) at its
+ * end kept when they close one opened before it: `Bash(export TOKEN=X), Read` keeps `), `.
  */
 const redactValue = (value: string, before: string): string => {
   const open = openParens(before)
-  let kept = 0
-  while (kept < open && kept < value.length - 1 && value[value.length - 1 - kept] === ")") kept++
-  return `${REDACTED}${")".repeat(kept)}`
+  if (open === 0) return REDACTED
+  const tail = /\)[),;]*$/.exec(value.slice(1))?.[0] ?? ""
+  const closes = tail.split(")").length - 1
+  return closes <= open ? `${REDACTED}${tail}` : REDACTED
 }
 
 const whole = (): string => REDACTED
