@@ -7,8 +7,9 @@
  * A lock is stale when its writer is gone: a dead pid, or a pid now held by a process started
  * at another time; a lock written under another pid scope (another host or container sharing
  * the directory) when it is older than `foreignLockMaxAge`; a lock file that names no pid
- * (its writer was killed between creating and writing it) after `unreadableLockGrace`; a
- * dangling symbolic link at once. A stale lock is broken through a break marker named after
+ * after `unreadableLockGrace` (tool-map links a lock into place with its content, so only an
+ * earlier version, or a file system without hard links, leaves one empty); a dangling
+ * symbolic link at once. A stale lock is broken through a break marker named after
  * its holder, so two processes breaking it at once never remove a lock taken meanwhile. The
  * release removes the lock only while it still holds this taker's nonce.
  */
@@ -69,8 +70,9 @@ export interface FileLockOptions {
   /** The pause between two attempts to take a held lock. */
   readonly lockRetryInterval: Duration.DurationInput
   /**
-   * How long a lock file that names no pid (its writer was killed between creating and
-   * writing it) is left alone before it is treated as stale.
+   * How long a lock file that names no pid (left by an earlier version, or on a file system
+   * without hard links, by a writer killed between creating and writing it) is left alone
+   * before it is treated as stale.
    */
   readonly unreadableLockGrace: Duration.DurationInput
   /**
@@ -126,6 +128,15 @@ export interface HeldLock {
 
 /** The break marker of a stale lock, named after its holder: `<lock>.<holder id>.break`. */
 export const breakMarkerPath = (lockPath: string, holderId: string): string => `${lockPath}.${holderId}.break`
+
+/**
+ * The temp file a lock (or break marker) is written to before it is linked into place:
+ * `<lock>.<nonce>.tmp`. A taker killed between the two leaves it behind.
+ */
+export const lockTempPath = (lockPath: string, nonce: string): string => `${lockPath}.${nonce}.tmp`
+
+/** The errno codes of a file system where a hard link is impossible (FAT, some network mounts). */
+export const NO_HARD_LINKS: ReadonlySet<string> = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS"])
 
 /** The errno code of a platform error (`ENOENT` …), when the system gave one. */
 export const errnoCode = (error: PlatformError): string | null => {
@@ -246,8 +257,8 @@ const makeFileLock = (options: FileLockOptions) =>
         return !(yield* owner.isAlive(holder.pid, holder.startTicks))
       })
 
-    /** Creates `path` exclusively with `content`; false when it already exists. */
-    const createExclusive = (path: string, content: string) =>
+    /** Creates `path` by opening it exclusively, then writing `content`: a gap in which it is empty. */
+    const openExclusive = (path: string, content: string) =>
       Effect.scoped(
         Effect.gen(function*() {
           const file = yield* fs.open(path, { flag: "wx" })
@@ -255,11 +266,31 @@ const makeFileLock = (options: FileLockOptions) =>
             Effect.tapError(() => Effect.ignore(fs.remove(path, { force: true })))
           )
         })
+      )
+
+    /**
+     * Creates `path` exclusively, already holding `content`: written to a temp file next to it,
+     * then hard-linked into place, so the file never exists empty (a writer stopped between
+     * creating and writing a lock would lose it to a taker that breaks nameless locks). False
+     * when `path` already exists, or when a repair removed the temp file meanwhile. Where hard
+     * links are impossible, an exclusive open and a write.
+     */
+    const createExclusive = (path: string, content: string) => {
+      const temp = lockTempPath(path, newNonce())
+      return Effect.acquireUseRelease(
+        fs.writeFile(temp, encoder.encode(content), { flag: "wx" }),
+        () =>
+          fs.link(temp, path).pipe(
+            Effect.as(true),
+            Effect.catchIf((error) => isAlreadyExists(error) || isNotFound(error), () => Effect.succeed(false)),
+            Effect.catchIf((error) => NO_HARD_LINKS.has(errnoCode(error) ?? ""), () => Effect.as(openExclusive(path, content), true))
+          ),
+        () => Effect.ignore(fs.remove(temp, { force: true }))
       ).pipe(
-        Effect.as(true),
         Effect.catchIf(isAlreadyExists, () => Effect.succeed(false)),
         Effect.mapError(fail("create", path))
       )
+    }
 
     const lockContent = (nonce: string, now: number) =>
       JSON.stringify({

@@ -1,8 +1,9 @@
 import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Logger, LogLevel, type Scope } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber, Logger, LogLevel, type Scope } from "effect"
 import * as NodePath from "node:path"
+import { Fault, makeFaultyFileSystem } from "../../src/layers/FaultyFileSystem.js"
 import {
   breakMarkerPath,
   FileLock,
@@ -171,5 +172,57 @@ describe("FileLock", () => {
       })))
       expect(Exit.isSuccess(exit)).toBe(true)
       expect(JSON.parse(yield* fs.readFileString(lockPath)).nonce).toBe("theirs")
+    })))
+
+  it.scopedLive("a taker stopped at any step of taking the lock never loses it: the lock file never exists without its holder", () =>
+    onDisk(Effect.gen(function*() {
+      const { dir, fs, lockPath } = yield* setup
+      const processes = makeProcesses()
+      // A dry run counts the file-system calls of one acquisition.
+      const counted = makeFaultyFileSystem(fs)
+      const dryRun = yield* lockFor(processes.owner(processes.spawn())).pipe(Effect.provideService(FileSystem.FileSystem, counted.fs))
+      const calls = yield* Effect.scoped(Effect.zipRight(dryRun.acquire(lockPath), counted.controller.calls))
+      expect(calls).toBeGreaterThan(0)
+      const outcomes: Array<string> = []
+      for (let at = 1; at <= calls; at++) {
+        // Taker A is stopped (SIGSTOP) before its call `at`; taker B, which breaks a lock that names
+        // no pid at once, tries meanwhile. Whoever gets the lock, the other must not.
+        const stopped = yield* Deferred.make<void>()
+        const reached = yield* Deferred.make<void>()
+        const faulty = makeFaultyFileSystem(fs, Fault.hook(at, Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(stopped))))
+        const a = processes.spawn()
+        const takerA = yield* lockFor(processes.owner(a)).pipe(Effect.provideService(FileSystem.FileSystem, faulty.fs))
+        const b = processes.spawn()
+        const takerB = yield* lockFor(processes.owner(b), { ...FAST, lockWait: 0, unreadableLockGrace: 0 })
+        const aHeld = yield* Deferred.make<void>()
+        const aDone = yield* Deferred.make<void>()
+        const fiberA = yield* Effect.fork(Effect.either(takerA.withLock(lockPath, Effect.zipRight(Deferred.succeed(aHeld, undefined), Deferred.await(aDone)))))
+        yield* Deferred.await(reached)
+        const resultB = yield* Effect.either(Effect.scoped(Effect.gen(function*() {
+          yield* takerB.acquire(lockPath)
+          // B holds the lock: A, resumed, must not get it.
+          yield* Deferred.succeed(stopped, undefined)
+          const outcome = yield* Effect.raceFirst(
+            Effect.as(Deferred.await(aHeld), "both held"),
+            Effect.map(Fiber.join(fiberA), (resultA) =>
+              Either.isLeft(resultA) && resultA.left._tag === "FileLocked" && resultA.left.pid === b ? "B held, A refused" : "A failed")
+          )
+          yield* Deferred.succeed(aDone, undefined)
+          yield* Fiber.join(fiberA)
+          return outcome
+        })))
+        if (Either.isRight(resultB)) {
+          outcomes.push(resultB.right)
+          continue
+        }
+        expect(resultB.left).toEqual(new FileLocked({ path: lockPath, pid: a, since: resultB.left.since }))
+        yield* Deferred.succeed(stopped, undefined)
+        yield* Deferred.await(aHeld)
+        yield* Deferred.succeed(aDone, undefined)
+        outcomes.push(Either.isRight(yield* Fiber.join(fiberA)) ? "A held, B refused" : "A failed")
+      }
+      // Before the lock is linked into place B takes it; from then on it names A.
+      expect(outcomes).toEqual(["B held, A refused", "B held, A refused", "A held, B refused"])
+      expect(yield* fs.readDirectory(dir)).toEqual([])
     })))
 })

@@ -13,7 +13,8 @@ import {
   type FileLockError,
   type FileLocked,
   type FileLockOptions,
-  LockOwner
+  LockOwner,
+  NO_HARD_LINKS
 } from "../../services/FileLock.js"
 
 /** The steps of a commit and of a recovery, named in `BundleWriteError`. */
@@ -125,7 +126,7 @@ export const auxNames = (paths: BundlePaths): AuxNames => ({
   backup: (target, generation) => `.${target}.${generation}.bak`
 })
 
-type AuxKind = "lock" | "break-marker" | "journal" | "journal-tmp" | "stage" | "backup"
+type AuxKind = "lock" | "break-marker" | "lock-temp" | "journal" | "journal-tmp" | "stage" | "backup"
 
 interface AuxEntry {
   readonly name: string
@@ -143,11 +144,14 @@ const auxClassifier = (paths: BundlePaths) => {
   const targets = Object.values(targetNames(paths)).map(escapeRegExp).join("|")
   const stagedOrBackup = new RegExp(`^\\.(?:${targets})\\.[A-Za-z0-9_-]{1,128}\\.(stage|bak)$`)
   const marker = new RegExp(`^\\.${escapeRegExp(paths.stem)}\\.lock\\.[A-Za-z0-9_-]{1,128}\\.break$`)
+  // The temp file a lock or break marker is written to before it is linked into place.
+  const lockTemp = new RegExp(`^\\.${escapeRegExp(paths.stem)}\\.lock(?:\\.[A-Za-z0-9_-]{1,128}\\.break)?\\.[A-Za-z0-9_-]{1,128}\\.tmp$`)
   return (name: string): AuxKind | null => {
     if (name === names.lock) return "lock"
     if (name === names.journal) return "journal"
     if (name === names.journalTmp) return "journal-tmp"
     if (marker.test(name)) return "break-marker"
+    if (lockTemp.test(name)) return "lock-temp"
     const match = stagedOrBackup.exec(name)
     if (match !== null) return match[1] === "stage" ? "stage" : "backup"
     return null
@@ -177,8 +181,6 @@ const dirAdvice = (dir: string) =>
 const isNotFound = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
 /** Platforms that cannot fsync a directory refuse with one of these; nothing is lost by skipping it. */
 const DIR_SYNC_REFUSALS = new Set(["EISDIR", "EINVAL", "EPERM", "ENOTSUP", "EBADF"])
-/** A hard link is impossible here (FAT, some network mounts): a copy makes the backup instead. */
-const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS"])
 
 const encoder = new TextEncoder()
 
