@@ -6,14 +6,13 @@ import {
   ErrorCode,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   type Tool,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Context, Deferred, Effect, Exit, HashSet, Layer, Option, Ref, Runtime, Schema, Scope, Stream } from "effect"
-import { neutralize } from "../../inventory/render/text.js"
+import { cleanText } from "../../inventory/domain/untrusted.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { McpProviders } from "./McpProviders.js"
 import { McpClientRequestFailed, type McpCallContext, type McpSession } from "./McpSession.js"
@@ -62,9 +61,10 @@ const make = Effect.gen(function* () {
     Runtime.runPromiseExit(runtime)(effect, { signal }).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
       const failure = Cause.failureOption(exit.cause)
-      if (Option.isSome(failure)) throw new McpError(failure.value.code, failure.value.reason)
-      if (Cause.isInterruptedOnly(exit.cause)) throw new McpError(ErrorCode.RequestTimeout, "the request was cancelled")
-      throw new McpError(ErrorCode.InternalError, `tool-map: internal error: ${Cause.pretty(exit.cause)}`)
+      // The SDK answers with the thrown error's `code` and `message`.
+      if (Option.isSome(failure)) throw failure.value
+      if (Cause.isInterruptedOnly(exit.cause)) throw new McpProtocolError({ code: ErrorCode.RequestTimeout, reason: "the request was cancelled" })
+      throw new McpProtocolError({ code: ErrorCode.InternalError, reason: `tool-map: internal error: ${Cause.pretty(exit.cause)}` })
     })
 
   /** A notification to the client; one the transport cannot send any more (it closed) is only logged. */
@@ -134,7 +134,7 @@ const make = Effect.gen(function* () {
         const listed = yield* provider.listTools(session).pipe(Effect.mapError((error) => toolListError(provider, error)))
         for (const tool of listed) {
           if (seen.has(tool.name)) {
-            yield* Effect.logWarning(`tool-map mcp: ${provider.name} lists ${neutralize(tool.name)} again; the first one is kept`)
+            yield* Effect.logWarning(`tool-map mcp: ${provider.name} lists ${cleanText(tool.name)} again; the first one is kept`)
             continue
           }
           seen.add(tool.name)
@@ -150,11 +150,11 @@ const make = Effect.gen(function* () {
         for (const provider of providers.tools) {
           const answered = yield* provider.callTool({ name, arguments: args }, { ...context, session }).pipe(
             Effect.catchTag("McpProviderError", (error) =>
-              Effect.succeed(Option.some<CallToolResult>({ content: [{ type: "text", text: neutralize(error.message) }], isError: true })))
+              Effect.succeed(Option.some<CallToolResult>({ content: [{ type: "text", text: cleanText(error.message) }], isError: true })))
           )
           if (Option.isSome(answered)) return answered.value
         }
-        return yield* new McpProtocolError({ code: ErrorCode.InvalidParams, reason: `Unknown tool: ${neutralize(name)}` })
+        return yield* new McpProtocolError({ code: ErrorCode.InvalidParams, reason: `Unknown tool: ${cleanText(name)}` })
       })
 
     const listResources = Effect.gen(function* () {
@@ -175,7 +175,7 @@ const make = Effect.gen(function* () {
           )
           if (Option.isSome(read)) return read.value
         }
-        return yield* new McpProtocolError({ code: RESOURCE_NOT_FOUND, reason: `Resource not found: ${neutralize(uri)}` })
+        return yield* new McpProtocolError({ code: RESOURCE_NOT_FOUND, reason: `Resource not found: ${cleanText(uri)}` })
       })
 
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => answer(listTools, extra.signal))

@@ -1,0 +1,125 @@
+import { FileSystem } from "@effect/platform"
+import { NodeFileSystem } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer, Option, Ref, Stream } from "effect"
+import * as NodePath from "node:path"
+import { Bundle } from "../../../src/inventory/bundle/Bundle.js"
+import { bundlePathsForDir } from "../../../src/inventory/bundle/location.js"
+import { VersionReport } from "../../../src/inventory/domain/inventory.js"
+import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
+import { InventoryReader } from "../../../src/inventory/query/InventoryReader.js"
+import { type ScanOptions, type ScanOutcome, ScanProgram } from "../../../src/inventory/ScanProgram.js"
+import { InventoryProvidersLayer } from "../../../src/mcp/server/inventory/InventoryProviders.js"
+import { McpProviders } from "../../../src/mcp/server/McpProviders.js"
+import type { McpCallContext, McpSession } from "../../../src/mcp/server/McpSession.js"
+import { untrustedJson } from "../../../src/mcp/server/untrusted.js"
+import { inventoryOf, toolNamed } from "../../support/inventory.js"
+
+const session: McpSession = { id: "unit", client: Option.none(), capabilities: Option.none(), elicit: () => Effect.die("no elicitation in this test") }
+const context: McpCallContext = { session, progressToken: Option.none(), progress: () => Effect.void }
+
+const inventory = inventoryOf(
+  [
+    toolNamed("git", { path: "/bin/git" }),
+    toolNamed("git", { path: "/opt/bin/git", root: "/opt/bin", pathIndex: 1, shadowedBy: "/bin/git" }),
+    toolNamed("node", { category: "runtimes" })
+  ],
+  { versions: [new VersionReport({ name: "git", version: "2.45.0", path: "/bin/git", status: "ok", durationMs: 3, detail: null })] }
+)
+
+const outcome = (tag: "Written" | "Skipped", dir: string): ScanOutcome =>
+  tag === "Written"
+    ? { _tag: "Written", generation: "gen-2", paths: bundlePathsForDir(dir), counts: { tools: 3, shadowed: 1, pathDirs: 1, roots: 0, versions: 1, agentHostItems: 0, diagnostics: 0 }, durationMs: 12, reason: "a PATH dir changed" }
+    : { _tag: "Skipped", generation: "gen-1", paths: bundlePathsForDir(dir), durationMs: 2, reason: "no watched input changed since the last scan" }
+
+/** The inventory's providers over a fixed inventory, a scanner that answers `next` and records its options, and a bundle in `dir`. */
+const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>) =>
+  InventoryProvidersLayer.pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        Layer.succeed(InventoryReader, InventoryReader.of({ load: () => Effect.succeed(inventory) })),
+        Layer.succeed(ScanProgram, ScanProgram.of({
+          run: (options) => Effect.zipRight(Ref.update(scans, (list) => [...list, options]), Effect.map(Ref.get(next), (tag) => outcome(tag, dir)))
+        })),
+        Bundle.layer.pipe(Layer.provide(MachineEnvironment.layerTest({ env: { PLUGIN_DATA: dir }, homedir: dir, cwd: dir })))
+      )
+    )
+  )
+
+/** The providers, built in the test's scope (their change hub lives as long as it). */
+const providersIn = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>) =>
+  Effect.map(Layer.build(providersOver(dir, next, scans)), Context.get(McpProviders))
+
+describe("the inventory's MCP providers", () => {
+  it.scoped("which answers as query which --json, plus the winner's version; another name is not theirs", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const { tools } = yield* providersIn(dir, yield* Ref.make<"Written" | "Skipped">("Skipped"), yield* Ref.make<ReadonlyArray<ScanOptions>>([]))
+      const provider = tools[0]!
+      const answer = yield* provider.callTool({ name: "which", arguments: { name: "git" } }, context)
+      expect(Option.getOrThrow(answer)).toEqual({
+        content: [{ type: "text", text: "git runs /bin/git (version 2.45.0).\nalso /opt/bin/git (shadowed)" }],
+        structuredContent: {
+          name: "git",
+          winner: "/bin/git",
+          version: "2.45.0",
+          copies: [
+            { path: "/bin/git", linkTarget: null, pathIndex: 0, root: "/bin", sameFileAs: null, version: "2.45.0", wins: true },
+            { path: "/opt/bin/git", linkTarget: null, pathIndex: 1, root: "/opt/bin", sameFileAs: null, version: null, wins: false }
+          ]
+        }
+      })
+      expect(yield* provider.callTool({ name: "tools_ls", arguments: {} }, context)).toEqual(Option.none())
+      const invalid = yield* Effect.flip(provider.callTool({ name: "which", arguments: { name: "" } }, context))
+      expect(invalid.message).toBe(
+        "tools/call which failed in inventory: invalid arguments: { readonly name: nonEmptyString }\n└─ [\"name\"]\n   └─ nonEmptyString\n      └─ Predicate refinement failure\n         └─ Expected The command name as typed in a shell, e.g. git or python3., actual \"\""
+      )
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it.live("inventory_query filters as query tools; inventory_refresh runs the --if-stale scan, and a written generation updates the three resources", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const next = yield* Ref.make<"Written" | "Skipped">("Skipped")
+      const scans = yield* Ref.make<ReadonlyArray<ScanOptions>>([])
+      const { tools, resources } = yield* providersIn(dir, next, scans)
+      const [provider, docs] = [tools[0]!, resources[0]!]
+      const query = yield* provider.callTool({ name: "inventory_query", arguments: { kind: "tools", category: "runtimes" } }, context)
+      expect(Option.getOrThrow(query).structuredContent).toEqual({ kind: "tools", generation: inventory.generation, count: 1, items: [untrustedJson(inventory.tools[2])] })
+
+      const updates = yield* Stream.runCollect(Stream.take(docs.changes, 3)).pipe(Effect.fork)
+      yield* Effect.sleep("100 millis") // the fork subscribes to the changes
+      const skipped = yield* provider.callTool({ name: "inventory_refresh", arguments: {} }, context)
+      expect(Option.getOrThrow(skipped).structuredContent).toMatchObject({ skipped: true, generation: "gen-1" })
+      yield* Ref.set(next, "Written")
+      const written = yield* provider.callTool({ name: "inventory_refresh", arguments: { force: true } }, context)
+      expect(Option.getOrThrow(written).structuredContent).toEqual({
+        skipped: false,
+        generation: "gen-2",
+        files: { json: NodePath.join(dir, "tools.json"), markdown: NodePath.join(dir, "tools.md"), summary: NodePath.join(dir, "tools.summary.md") },
+        counts: { tools: 3, shadowed: 1, pathDirs: 1, roots: 0, versions: 1, agentHostItems: 0, diagnostics: 0 },
+        durationMs: 12,
+        rescanReason: "a PATH dir changed"
+      })
+      expect((yield* Ref.get(scans)).map((options) => [options.ifStale, options.probes, options.progress])).toEqual([[true, true, false], [false, true, false]])
+      expect([...(yield* updates.await.pipe(Effect.flatten))].map((change) => change._tag === "Updated" && change.uri)).toEqual([
+        "tool-map://inventory/summary",
+        "tool-map://inventory/tools.md",
+        "tool-map://inventory/tools.json"
+      ])
+    }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer)))
+})
+
+describe("untrustedJson", () => {
+  it("cleans every string, and a description of tag and zero-width characters too", () => {
+    expect(untrustedJson({ name: "a\u001b[2Jb", description: "read\u{E0041}\u200Bme\u202E", nested: [{ path: "x\u2028y" }], n: 1, ok: true, none: null, gone: undefined })).toEqual({
+      name: "a\uFFFD[2Jb",
+      description: "readme",
+      nested: [{ path: "x\uFFFDy" }],
+      n: 1,
+      ok: true,
+      none: null
+    })
+  })
+})
