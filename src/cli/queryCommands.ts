@@ -2,21 +2,29 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { Bundle } from "../inventory/bundle/Bundle.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
-import { filterTools, ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
+import { MAX_NAME_GLOB_LENGTH } from "../inventory/query/nameGlob.js"
+import { filterToolsInterruptibly, ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
 
 const category = Options.text("category").pipe(Options.withDescription("Only tools of this category (e.g. runtimes, version-control, other)."), Options.optional)
 const nameGlob = Options.text("name").pipe(
-  Options.withDescription("Only tools whose name matches this glob (e.g. 'python*')."),
-  Options.withSchema(Schema.String.pipe(Schema.minLength(1, { message: () => "--name needs a non-empty glob, e.g. --name 'python*'" }))),
+  Options.withDescription(
+    "Only tools whose name (or an alias's) matches this glob, e.g. 'python*': * any run of characters, ? one, [a-z] or [!a-z] a class, {a,b} alternatives, \\ makes the next character literal."
+  ),
+  Options.withSchema(Schema.String.pipe(
+    Schema.minLength(1, { message: () => "--name needs a non-empty glob, e.g. --name 'python*'" }),
+    Schema.filter((glob) => Array.from(glob).length <= MAX_NAME_GLOB_LENGTH, {
+      message: () => `--name takes a glob of at most ${MAX_NAME_GLOB_LENGTH} characters`
+    })
+  )),
   Options.optional
 )
 
 const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryReader).load(flags.from)
-    const tools = filterTools(inventory, flags)
+    const tools = yield* filterToolsInterruptibly(inventory, flags)
     yield* printResult(flags.json, tools, (list) =>
       printTable(
         ["name", "category", "path", "shadowed by"],

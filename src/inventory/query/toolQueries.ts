@@ -1,9 +1,10 @@
-import { Option, Schema } from "effect"
-import picomatch from "picomatch"
+import { Effect, Option, Schema } from "effect"
+import { forEachSliced } from "../../services/eventLoop.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
 import { toOsFamily } from "../domain/machine.js"
 import { pathModule } from "../domain/roots.js"
 import { copiesNamed, namedCopies, pathWinner } from "../domain/toolNames.js"
+import { compileNameGlob } from "./nameGlob.js"
 
 /** No copy of a name is on PATH or in the scanned roots (`query which`, the MCP `which` tool). */
 export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFound", {
@@ -22,20 +23,35 @@ export interface ToolFilters {
   readonly name: Option.Option<string>
 }
 
-/** The tools matching the filters of `query tools`, in walk order. */
-export const filterTools = (inventory: Inventory, filters: ToolFilters): ReadonlyArray<Tool> => {
-  const matchName = Option.map(filters.name, (glob) => picomatch(glob, { nocase: inventory.host.os === "win32", dot: true }))
+/** Whether a tool passes the filters of `query tools`; the name glob is matched without backtracking (`nameGlob.ts`). */
+const toolFilter = (inventory: Inventory, filters: ToolFilters): (tool: Tool) => boolean => {
+  const matchName = Option.map(filters.name, (glob) => compileNameGlob(glob, { caseInsensitive: inventory.host.os === "win32" }))
   const basename = pathModule(toOsFamily(inventory.host.os)).basename
-  return inventory.tools.filter(
-    (tool) =>
-      Option.match(filters.category, { onNone: () => true, onSome: (category) => tool.category === category }) &&
-      Option.match(matchName, {
-        onNone: () => true,
-        // A file is also called by the names of its aliases (`python3` for `python3.12`).
-        onSome: (matches) => matches(tool.name) || tool.alsoAt.some((alias) => matches(basename(alias)))
-      })
-  )
+  return (tool) =>
+    Option.match(filters.category, { onNone: () => true, onSome: (category) => tool.category === category }) &&
+    Option.match(matchName, {
+      onNone: () => true,
+      // A file is also called by the names of its aliases (`python3` for `python3.12`).
+      onSome: (matches) => matches(tool.name) || tool.alsoAt.some((alias) => matches(basename(alias)))
+    })
 }
+
+/** The tools matching the filters of `query tools`, in walk order. */
+export const filterTools = (inventory: Inventory, filters: ToolFilters): ReadonlyArray<Tool> =>
+  inventory.tools.filter(toolFilter(inventory, filters))
+
+/**
+ * {@link filterTools} as an effect that lets the event loop run every 50 ms, so that SIGTERM
+ * stops a long filter of a large inventory (a long glob over long names) at once.
+ */
+export const filterToolsInterruptibly = (inventory: Inventory, filters: ToolFilters): Effect.Effect<ReadonlyArray<Tool>> =>
+  Effect.suspend(() => {
+    const keep = toolFilter(inventory, filters)
+    const kept: Array<Tool> = []
+    return Effect.as(forEachSliced(inventory.tools, (tool) => {
+      if (keep(tool)) kept.push(tool)
+    }), kept)
+  })
 
 /** One copy of a name in the answer of {@link whichTool}. */
 export interface WhichCopy {
