@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser } from "yaml"
 import type { CST, Node as YamlNode } from "yaml"
+import { redactSecrets } from "../domain/secrets.js"
 
 /** A value of untrusted frontmatter: JSON-like, maps are null-prototype objects. */
 export type FrontmatterValue =
@@ -375,7 +376,9 @@ export type ToolListField =
 /** Reads a tool-list field: a YAML list of strings or a comma-separated string. */
 export const readToolList = (value: FrontmatterValue | undefined): ToolListField => {
   if (value === undefined || value === null) return { _tag: "absent" }
-  if (typeof value === "string") return { _tag: "list", tools: splitToolList(value) }
+  // Redacted before it is split: `Authorization: Bearer X` split on blanks is three words, and
+  // the value, alone in its entry, would no longer look like one.
+  if (typeof value === "string") return { _tag: "list", tools: splitToolList(redactSecrets(value)) }
   if (Array.isArray(value)) {
     const entries = value as ReadonlyArray<FrontmatterValue>
     if (entries.every((entry) => typeof entry === "string")) {

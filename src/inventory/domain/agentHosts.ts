@@ -61,13 +61,13 @@ export class AgentItem extends Schema.Class<AgentItem>("AgentItem")({
   ...itemFields,
   description: Schema.NullOr(Schema.String),
   /** The `tools` allowlist as written; null when absent (the agent inherits every tool). */
-  tools: Schema.NullOr(Schema.Array(Schema.String)),
-  disallowedTools: Schema.Array(Schema.String),
+  tools: Schema.NullOr(Argv),
+  disallowedTools: Argv,
   model: Schema.NullOr(Schema.String),
   background: Schema.Boolean,
   maxTurns: Schema.NullOr(Schema.Number),
   /** MCP server names the agent declares (inline definitions by their key), or null when none. */
-  mcpServers: Schema.NullOr(Schema.Array(Schema.String)),
+  mcpServers: Schema.NullOr(Argv),
   source: AgentSource
 }) {}
 
@@ -77,7 +77,7 @@ export class SkillItem extends Schema.Class<SkillItem>("SkillItem")({
   ...itemFields,
   description: Schema.NullOr(Schema.String),
   /** `allowed-tools` as written; null when absent. */
-  allowedTools: Schema.NullOr(Schema.Array(Schema.String)),
+  allowedTools: Schema.NullOr(Argv),
   /** The skill directory ships code (a `scripts/` directory or script files). */
   hasScripts: Schema.Boolean
 }) {}
@@ -88,7 +88,7 @@ export class CommandItem extends Schema.Class<CommandItem>("CommandItem")({
   ...itemFields,
   description: Schema.NullOr(Schema.String),
   argumentHint: Schema.NullOr(Schema.String),
-  allowedTools: Schema.NullOr(Schema.Array(Schema.String)),
+  allowedTools: Schema.NullOr(Argv),
   model: Schema.NullOr(Schema.String)
 }) {}
 

@@ -35,7 +35,11 @@ export const cleanArgv = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
 
 const ArgvAnnotationId: unique symbol = Symbol.for("tool-map/untrusted/Argv")
 
-/** An argument vector (an MCP server's `args`): cleaned with {@link cleanArgv}, which sees each argument in its context. */
+/**
+ * An argument vector (an MCP server's `args`) or a list split from one line of words (a tool
+ * list: `--api-key X` in it is two entries): cleaned with {@link cleanArgv}, which sees each
+ * entry after the one before it.
+ */
 export const Argv = Schema.Array(Schema.String).annotations({ [ArgvAnnotationId]: true })
 
 type Cleaner = (value: unknown) => unknown

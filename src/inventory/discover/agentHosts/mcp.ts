@@ -41,9 +41,11 @@ const referencedNames = (text: string): ReadonlyArray<string> => Array.from(text
 export const redactArgs = redactArgv
 
 /** A URL without credentials and with every query value replaced. */
-export const redactUrl = (text: string): string => {
+export const redactUrl = (raw: string): string => {
+  // The text rule first: parsing percent-encodes blanks, which would hide `--token X` in a path.
+  const text = redactSecrets(raw)
   const parsed = URL.canParse(text) ? new URL(text) : null
-  if (parsed === null) return redactSecrets(text.split("?")[0] ?? "")
+  if (parsed === null) return text.split("?")[0] ?? ""
   parsed.username = ""
   parsed.password = ""
   parsed.hash = ""
