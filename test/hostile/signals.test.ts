@@ -1,0 +1,55 @@
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { claudeHome } from "../../bench/hostGenerators.js"
+import { BIN, makeTempDir, requireBuiltCli } from "../support/cli.js"
+
+/** Starts the built CLI, sends SIGTERM after `afterMs`, and resolves with the exit code and how long the exit took after the signal. */
+const terminate = (args: ReadonlyArray<string>, env: Record<string, string>, afterMs: number) =>
+  new Promise<{ readonly code: number | null; readonly exitMs: number; readonly signalled: boolean }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: env.HOME, stdio: "ignore" })
+    let sentAt: number | null = null
+    const timer = setTimeout(() => {
+      sentAt = Date.now()
+      child.kill("SIGTERM")
+    }, afterMs)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, exitMs: sentAt === null ? 0 : Date.now() - sentAt, signalled: sentAt !== null })
+    })
+  })
+
+describe("the built CLI on a large or looping agent home", () => {
+  let temp: ReturnType<typeof makeTempDir>
+  let env: Record<string, string>
+
+  beforeAll(() => {
+    requireBuiltCli()
+    temp = makeTempDir("tool-map-signals-")
+    const home = path.join(temp.dir, "home")
+    for (const [file, content] of Object.entries(claudeHome(6000).tree)) {
+      fs.mkdirSync(path.dirname(path.join(home, file)), { recursive: true })
+      fs.writeFileSync(path.join(home, file), content)
+    }
+    // Ten links to `.` in the agents dir: without a loop guard, 10^6 paths to the same files.
+    for (let index = 0; index < 10; index++) fs.symlinkSync(".", path.join(home, ".claude", "agents", `l${index}`))
+    fs.mkdirSync(path.join(temp.dir, "bin"))
+    env = { HOME: home, PATH: path.join(temp.dir, "bin"), PLUGIN_DATA: path.join(temp.dir, "data") }
+  })
+  afterAll(() => temp.remove())
+
+  it("SIGTERM during the agent-host read ends the scan within a second, exit 130, nothing written", async () => {
+    const stopped = await terminate(["scan", "--no-probes", "--quiet"], env, 300)
+    expect([stopped.signalled, stopped.code]).toEqual([true, 130])
+    expect(stopped.exitMs).toBeLessThan(1000)
+    expect(fs.existsSync(path.join(env.PLUGIN_DATA!, "tools.json"))).toBe(false)
+  }, 30_000)
+
+  it("the looping agents dir yields each agent once", async () => {
+    const done = await terminate(["scan", "--no-probes", "--quiet"], env, 60_000)
+    expect(done.code).toBe(0)
+    const inventory = JSON.parse(fs.readFileSync(path.join(env.PLUGIN_DATA!, "tools.json"), "utf8")) as { agentHosts: { items: ReadonlyArray<{ kind: string }> } }
+    expect(inventory.agentHosts.items.filter((item) => item.kind === "agent").length).toBe(2000)
+  }, 60_000)
+})
