@@ -187,6 +187,20 @@ const FAMILIES: ReadonlyArray<Family> = [
     })
   },
   {
+    name: "malformed files (their diagnostics)",
+    positions: 8,
+    tree: ({ v, bare }) => ({
+      [`${PROJECT}/.mcp.json`]: `{"mcpServers": {"a": {"command": ${JSON.stringify(v(0))}, ${bare}`,
+      [`${HOME}/.config/opencode/opencode.json`]: `{ "mcp": { ${JSON.stringify(v(1))}: [ ${bare} }`,
+      [`${HOME}/.codex/config.toml`]: `[mcp_servers.a]\ncommand = ${JSON.stringify(v(2))}\nargs = [ ${bare}\n`,
+      [`${HOME}/.gemini/commands/bad.toml`]: `description = "${bare}\nprompt = 1\n`,
+      [`${HOME}/.claude/agents/tag.md`]: `---\nname: !${bare} ${JSON.stringify(v(3))}\n---\n`,
+      [`${HOME}/.claude/agents/escape.md`]: `---\nname: "${bare} \\q"\ndescription: ${JSON.stringify(v(4))}\n---\n`,
+      [`${HOME}/.claude/agents/indent.md`]: `---\nname: ${bare}\n\ttools: ${JSON.stringify(v(5))}\n---\n`,
+      [`${HOME}/.claude/commands/flow.md`]: `---\nallowed-tools: [${bare}, ${JSON.stringify(v(6))}\n---\n${v(7)}\n`
+    })
+  },
+  {
     name: "PATH dirs and executables",
     positions: 2,
     tree: () => ({})
