@@ -1,6 +1,6 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { type Console, Effect, FastCheck as fc, Layer } from "effect"
 import * as NodePath from "node:path"
 import { markdown, type Tree, writeTree } from "../../bench/hostGenerators.js"
@@ -280,12 +280,19 @@ const leaks = (outputs: ReadonlyArray<readonly [string, string]>, id: string) =>
 const RUNS_PER_FAMILY = 5
 
 describe("no planted canary reaches any output", () => {
+  const tried = new Map<string, number>()
+  // Each family that ran (all of them, unless a filter picked some) tried every case it was given.
+  afterAll(() => {
+    expect(tried.size).toBeGreaterThan(0)
+    expect([...tried].filter(([, count]) => count !== RUNS_PER_FAMILY)).toEqual([])
+  })
   for (const family of FAMILIES) {
     it.scopedLive.prop(
       `${family.name} (${family.positions} positions)`,
       [planting],
       ([p]) =>
         Effect.gen(function* () {
+          tried.set(family.name, (tried.get(family.name) ?? 0) + 1)
           const plant = planter(p)
           const outputs = yield* outputsOf(family, plant)
           expect(leaks(outputs, p.id)).toEqual([])
