@@ -56,9 +56,18 @@ const marked = <A>(value: A): A => {
   return value
 }
 
-/** A copy of `value` (an array, a record or a class instance, prototype kept) with `props` over its own fields. */
-const rebuilt = (value: object, props: Readonly<Record<string, unknown>>): object =>
-  Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value, props)
+/**
+ * A copy of `value` (a record or a class instance, prototype kept) with `props` over its own
+ * fields. Fields are defined, not assigned: an own `__proto__` key stays a key.
+ */
+const rebuilt = (value: object, props: Readonly<Record<string, unknown>>): object => {
+  const copy = Object.create(Object.getPrototypeOf(value) as object | null) as Record<string, unknown>
+  for (const key of Object.keys(value)) {
+    const field = Object.hasOwn(props, key) ? props[key] : (value as Record<string, unknown>)[key]
+    Object.defineProperty(copy, key, { value: field, writable: true, enumerable: true, configurable: true })
+  }
+  return copy
+}
 
 // Any value of a shape the schema walk does not know: every string in it, at any depth.
 const structural = (value: unknown, depth = 0): unknown => {
@@ -68,7 +77,7 @@ const structural = (value: unknown, depth = 0): unknown => {
     const items = value.map((item) => structural(item, depth + 1))
     return marked(items.every((item, index) => item === value[index]) ? value : items)
   }
-  const changes: Record<string, unknown> = {}
+  const changes = Object.create(null) as Record<string, unknown>
   let changed = false
   for (const key of Object.keys(value)) {
     const before = (value as Record<string, unknown>)[key]
@@ -110,7 +119,7 @@ const objectCleaner = (ast: SchemaAST.TypeLiteral): Cleaner => {
     for (const [key, clean] of fields) {
       if (!Object.hasOwn(record, key)) continue
       const after = clean(record[key])
-      if (after !== record[key]) (changes ??= {})[key] = after
+      if (after !== record[key]) (changes ??= Object.create(null) as Record<string, unknown>)[key] = after
     }
     return changes === null ? value : rebuilt(value, changes)
   }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
 import { AgentHostsInventory, AgentItem, McpServerItem } from "../../../src/inventory/domain/agentHosts.js"
 import { cleanInventory } from "../../../src/inventory/domain/cleanInventory.js"
 import { Inventory, WatchedInput, WatchSet } from "../../../src/inventory/domain/inventory.js"
 import { redactArgv, redactSecrets } from "../../../src/inventory/domain/secrets.js"
-import { cleanText, isCleaned } from "../../../src/inventory/domain/untrusted.js"
+import { cleanerFor, cleanText, isCleaned } from "../../../src/inventory/domain/untrusted.js"
 import { renderInventoryJson } from "../../../src/inventory/render/inventoryJson.js"
 import { inventoryOf, toolNamed } from "../../support/inventory.js"
 
@@ -186,5 +187,16 @@ describe("cleanInventory, the boundary of the bundle", () => {
     expect(json).not.toContain("X1")
     expect(json).not.toContain("\\u001b")
     expect(JSON.parse(json).agentHosts.items[0].name).toBe("a\uFFFD[2J")
+  })
+})
+
+describe("the structural part of the cleaner", () => {
+  it("keeps an own __proto__ key a key, and cleans the strings under it", () => {
+    const clean = cleanerFor(Schema.Unknown)
+    const value = JSON.parse(`{"__proto__": {"command": "--api-key X1"}, "plain": "API_KEY=X2"}`) as Record<string, unknown>
+    const cleaned = clean(value) as Record<string, unknown>
+    expect(Object.getPrototypeOf(cleaned)).toBe(Object.prototype)
+    expect(Object.keys(cleaned)).toEqual(["__proto__", "plain"])
+    expect(JSON.stringify(cleaned)).toBe(`{"__proto__":{"command":"--api-key [redacted]"},"plain":"API_KEY=[redacted]"}`)
   })
 })
