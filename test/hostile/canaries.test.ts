@@ -201,6 +201,16 @@ const FAMILIES: ReadonlyArray<Family> = [
     })
   },
   {
+    name: "identity (~/.gitconfig, ~/.ssh file names)",
+    positions: 3,
+    tree: ({ v, n }) => ({
+      [`${HOME}/.gitconfig`]: `[user]\n\tname = ${v(0)}\n\temail = ${v(1)}\n`,
+      [`${HOME}/.ssh/${n(12)}`]: "key\n",
+      [`${HOME}/.ssh/id_ed25519.pub`]: "ssh-ed25519 AAAA\n",
+      [`${HOME}/.claude/agents/a.md`]: markdown({ description: v(2) })
+    })
+  },
+  {
     name: "PATH dirs and executables",
     positions: 2,
     tree: () => ({})
