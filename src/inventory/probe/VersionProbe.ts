@@ -1,9 +1,8 @@
 import { FileSystem } from "@effect/platform"
 import { Context, Duration, Effect, Either, Layer, Option, Schema } from "effect"
-import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { VersionReport } from "../domain/inventory.js"
-import { findProbeSpec, parseVersion, type ProbeSpec } from "../domain/probeTable.js"
+import { findProbeSpec, parseVersion, PROBE_TABLE, type ProbeSpec } from "../domain/probeTable.js"
 import { looksSecret, redactSecrets } from "../domain/secrets.js"
 import type { OsFamily } from "../domain/machine.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
@@ -46,7 +45,7 @@ export interface VersionProbeOptions {
   readonly outputCap?: number
   /** How long to wait for the pipes to close after the probe exited (default 200 ms). */
   readonly exitGrace?: Duration.DurationInput
-  /** Probes run at once, across all calls of the service (default: twice the cores, at least 4). */
+  /** Probes run at once, across all calls of the service (default: twice the probe table's size, so a scan's probes never wait). */
   readonly concurrency?: number
 }
 
@@ -76,7 +75,7 @@ export class VersionProbe extends Context.Tag("tool-map/VersionProbe")<VersionPr
   ): Layer.Layer<VersionProbe, never, MachineEnvironment | FileSystem.FileSystem> =>
     VersionProbe.layerWithSpawner(options).pipe(Layer.provide(ProcessSpawner.layer))
 
-  /** The live layer: 5 s timeout, 8 KiB per stream, concurrency = twice the cores (at least 4). */
+  /** The live layer: 5 s timeout, 8 KiB per stream, every probe of a scan at once. */
   static readonly layer: Layer.Layer<VersionProbe, never, MachineEnvironment | FileSystem.FileSystem> = VersionProbe
     .layerWith()
 }
@@ -90,9 +89,10 @@ function make(options: VersionProbeOptions) {
     const timeout = Duration.decode(options.timeout ?? PROBE_DEFAULTS.timeout)
     const exitGrace = Duration.decode(options.exitGrace ?? PROBE_DEFAULTS.exitGrace)
     const outputCap = options.outputCap ?? PROBE_DEFAULTS.outputCap
-    // Probes mostly wait on process start-up and I/O, so twice the cores (at least 4) keeps
-    // the scan near the slowest probe without flooding the machine.
-    const concurrency = Math.max(1, options.concurrency ?? Math.max(4, NodeOs.availableParallelism() * 2))
+    // Every probe of a scan runs at once, so a scan ends within about one probe timeout whatever
+    // the PATH holds (at 4 at a time, 27 hanging programs took 35 s). The cap is the table twice
+    // over: an early probe the walk discards may still be dying while its replacement starts.
+    const concurrency = Math.max(1, options.concurrency ?? PROBE_TABLE.length * 2)
     const env = sanitizeEnv(host.os, host.env)
     // One bound for the whole service: probes started by separate calls still share it.
     const permits = yield* Effect.makeSemaphore(concurrency)

@@ -424,6 +424,26 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       expect(batches.flat().every((r) => r.durationMs >= 400)).toBe(true)
     }))
 
+  it.scoped("by default every program of the table runs at once: all of them hanging end within about one timeout", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const requests = yield* Effect.forEach(probeNames(), (name) =>
+        Effect.map(script(dir, name, sh("exec sleep 30")), (path) => ({ name, path })))
+      const [reports, elapsed] = yield* timed(
+        Effect.flatMap(VersionProbe, (probe) => probe.probeAll(requests)).pipe(
+          Effect.provide(
+            VersionProbe.layerWithSpawner({ timeout: TIMEOUT_MS }).pipe(
+              Layer.provide(Layer.merge(ProcessSpawner.layer, MachineEnvironment.layerTest({ os: "linux", env: baseEnv(dir) })))
+            )
+          )
+        )
+      )
+      expect(reports.map((r) => [r.name, r.status])).toEqual(probeNames().map((name) => [name, "timeout"]))
+      // In waves of 4 (the earlier bound on 2 cores) the 27 took 7 timeouts.
+      expect(elapsed).toBeLessThan(BUDGET_MS + TIMEOUT_MS)
+    }), 30_000)
+
   /** An npm-style install: `<dir>/bin/<name>` links to the package's bin script. */
   const npmInstall = (dir: string, options: {
     readonly name: string
