@@ -1,7 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { Bundle } from "../inventory/bundle/Bundle.js"
-import { InventoryReader } from "../inventory/query/InventoryReader.js"
+import { InventoryReader, pendingRepairOf } from "../inventory/query/InventoryReader.js"
 import { MAX_NAME_GLOB_LENGTH } from "../inventory/query/nameGlob.js"
 import { filterToolsInterruptibly, ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
 import { fromOption, jsonOption } from "./options.js"
@@ -73,7 +73,15 @@ const staleCommand = Command.make("stale", { json: jsonOption, from: fromOption 
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryReader).load(flags.from)
     const reason = yield* (yield* Bundle).changedSince(inventory.watch)
-    const answer = { stale: Option.isSome(reason), reason: Option.getOrNull(reason), generation: inventory.generation, generatedAt: inventory.generatedAt }
+    const pending = yield* pendingRepairOf(flags.from)
+    const answer = {
+      stale: Option.isSome(reason),
+      reason: Option.getOrNull(reason),
+      generation: inventory.generation,
+      generatedAt: inventory.generatedAt,
+      // An interrupted write this reader could not repair (also said on stderr).
+      repairPending: Option.getOrNull(Option.map(pending, (repair) => repair.message))
+    }
     if (flags.json) return yield* printJson(answer)
     yield* printResult(false, answer, (value) =>
       printTable(["stale", "reason", "generation", "generated at"], [[value.stale ? "yes" : "no", value.reason ?? "nothing changed", value.generation, value.generatedAt]], "")

@@ -115,14 +115,75 @@ describe("a query's exit code comes from the real cause", () => {
       expect(yield* fs.readFileString(json)).toBe("{ not json")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("a --from that names no markdown file exits 2", () =>
+  it.scopedLive("a --from that names no file of a bundle exits 2", () =>
     Effect.gen(function*() {
       const { root } = yield* machine
       expect(yield* run(root, "query", "which", "git", "--from", "inv.txt")).toEqual({
         code: 2,
         stdout: "",
-        stderr: "tool-map: Cannot read the tool-map bundle at inv.txt: the output path inv.txt does not end in .md; the bundle needs a markdown path such as inv.md, from which inv.json and inv.summary.md are derived"
+        stderr: "tool-map: Cannot read the tool-map bundle at inv.txt: inv.txt names no file of a tool-map bundle; give one of the three files `tool-map scan PATH.md` writes: PATH.md, PATH.json or PATH.summary.md"
       })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("--from names a bundle by any of its three files and never writes", () =>
+    Effect.gen(function*() {
+      const { fs, root } = yield* machine
+      const out = NodePath.join(root, "out")
+      expect(yield* run(root, "scan", "out/inv.md", "--quiet", "--no-probes")).toEqual({ code: 0, stdout: "", stderr: "" })
+      const files = ["inv.json", "inv.md", "inv.summary.md"]
+      const before = yield* Effect.forEach(files, (name) => fs.readFileString(NodePath.join(out, name)))
+      const generation = JSON.parse(before[0]!).generation as string
+      for (const name of files) {
+        const stale = yield* run(root, "query", "stale", "--json", "--from", `out/${name}`)
+        expect([stale.code, JSON.parse(stale.stdout).generation, JSON.parse(stale.stdout).repairPending, stale.stderr]).toEqual([0, generation, null, ""])
+      }
+      expect((yield* fs.readDirectory(out)).sort()).toEqual(files)
+      expect(yield* Effect.forEach(files, (name) => fs.readFileString(NodePath.join(out, name)))).toEqual(before)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("--from a path with no bundle exits 4 naming it, and writes nothing (no first scan)", () =>
+    Effect.gen(function*() {
+      const { data, fs, root } = yield* machine
+      const typo = NodePath.join(root, "typo.md")
+      expect(yield* run(root, "query", "tools", "--from", "typo.md")).toEqual({
+        code: 4,
+        stdout: "",
+        stderr: `tool-map: Cannot read the tool-map bundle at typo.md: there is no tool-map bundle there (${NodePath.join(root, "typo.json")} does not exist). --from only reads a bundle; write one with \`tool-map scan ${typo}\``
+      })
+      // inv.summary.md names the bundle inv, or else the bundle inv.summary: neither exists.
+      const summary = yield* run(root, "query", "tools", "--from", "inv.summary.md")
+      expect([summary.code, summary.stderr]).toEqual([
+        4,
+        `tool-map: Cannot read the tool-map bundle at inv.summary.md: there is no tool-map bundle there (${NodePath.join(root, "inv.json")} or ${NodePath.join(root, "inv.summary.json")} does not exist). --from only reads a bundle; write one with \`tool-map scan ${NodePath.join(root, "inv.md")}\``
+      ])
+      expect((yield* fs.readDirectory(root)).sort()).toEqual(["data", "home"])
+      expect(yield* fs.readDirectory(data)).toEqual([])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("--from over an interrupted commit reads the generation the repair would leave, and repairs nothing", () =>
+    Effect.gen(function*() {
+      const { fs, root } = yield* machine
+      const out = NodePath.join(root, "out")
+      const files = ["inv.json", "inv.md", "inv.summary.md"]
+      const contents = () => Effect.forEach(files, (name) => fs.readFileString(NodePath.join(out, name)))
+      expect((yield* run(root, "scan", "out/inv.md", "--quiet", "--no-probes")).code).toBe(0)
+      const old = yield* contents()
+      expect((yield* run(root, "scan", "out/inv.md", "--quiet", "--no-probes")).code).toBe(0)
+      const next = yield* contents()
+      const generation = JSON.parse(next[0]!).generation as string
+      // A commit of `generation` killed after its journal was published, before any swap.
+      for (const [index, name] of files.entries()) {
+        yield* fs.writeFileString(NodePath.join(out, `.${name}.${generation}.stage`), next[index]!)
+        yield* fs.writeFileString(NodePath.join(out, name), old[index]!)
+      }
+      const journal = { format: "tool-map-journal/1", generation, state: "forward", files: files.map((target) => ({ target, stage: `.${target}.${generation}.stage`, backup: null })) }
+      yield* fs.writeFileString(NodePath.join(out, ".inv.journal"), JSON.stringify(journal))
+      const listing = (yield* fs.readDirectory(out)).sort()
+      const stale = yield* run(root, "query", "stale", "--json", "--from", "out/inv.md")
+      const message = `an interrupted write of the tool-map bundle in ${out} (generation ${generation}) is not repaired yet; the bundle it will be rolled forward to is read. The next tool-map run that can write to ${out} repairs it.`
+      expect([stale.code, JSON.parse(stale.stdout).generation, JSON.parse(stale.stdout).repairPending]).toEqual([0, generation, message])
+      expect((yield* fs.readDirectory(out)).sort()).toEqual(listing)
+      expect(yield* contents()).toEqual(old)
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("a relative redirect is written and read against the environment's working directory", () =>

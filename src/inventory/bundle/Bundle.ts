@@ -7,7 +7,7 @@ import { type Inventory, WatchedInput, WatchSet } from "../domain/inventory.js"
 import { envValue } from "../domain/roots.js"
 import { BundleReadError, RedirectPathInvalid } from "./errors.js"
 import { decodeInventoryJson, decodeRecordedBundle, MARKER_BYTES, type RecordedBundle, readGeneration } from "./format.js"
-import { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "./location.js"
+import { bundleCandidatesFor, type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "./location.js"
 import { digest, staleReason } from "./staleness.js"
 
 /** What {@link Bundle} `staleness` found. */
@@ -98,6 +98,10 @@ const make = Effect.gen(function* () {
     })
   })
 
+  const locateFrom = Effect.fn("Bundle.locateFrom")(function* (file: string) {
+    return yield* Either.mapLeft(bundleCandidatesFor(file, host.cwd), (reason) => new RedirectPathInvalid({ path: file, reason }))
+  })
+
   const read = Effect.fn("Bundle.read")(function* (paths: BundlePaths) {
     const text = yield* readJson(paths)
     if (Option.isNone(text)) return Option.none<Inventory>()
@@ -136,7 +140,7 @@ const make = Effect.gen(function* () {
     return Option.isNone(yield* incomplete(paths, found.value.generation)) ? found.value.generation : Option.none<string>()
   })
 
-  return Bundle.of({ locate, read, snapshot, changedSince, staleness, generation })
+  return Bundle.of({ locate, locateFrom, read, snapshot, changedSince, staleness, generation })
 })
 
 /**
@@ -149,6 +153,12 @@ export class Bundle extends Context.Tag("tool-map/Bundle")<Bundle, {
    * directory), else `tools.*` in the default data directory of the environment.
    */
   readonly locate: (target: Option.Option<string>) => Effect.Effect<BundlePaths, RedirectPathInvalid>
+  /**
+   * The bundles a query's `--from FILE` may name, most likely first (`inv.md`, `inv.json` and
+   * `inv.summary.md` all name the bundle `inv`), resolved against the environment's working
+   * directory; whether one exists is the reader's to find.
+   */
+  readonly locateFrom: (file: string) => Effect.Effect<ReadonlyArray<BundlePaths>, RedirectPathInvalid>
   /**
    * The inventory in tools.json, or none when there is no tools.json. Anything but a regular
    * file is refused, and an unreadable, corrupt or incompatible one is a {@link BundleReadError}.

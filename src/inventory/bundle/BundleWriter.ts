@@ -88,6 +88,31 @@ export class RecoveryReport extends Schema.Class<RecoveryReport>("RecoveryReport
   lockHolder: Schema.NullOr(Schema.Number)
 }) {}
 
+/** An interrupted commit that a reader found and could not repair (it may not write there). */
+export class PendingRepair extends Schema.Class<PendingRepair>("PendingRepair")({
+  /** The bundle's directory, where the next run that can write repairs it. */
+  dir: Schema.String,
+  /** The generation of the interrupted commit. */
+  interruptedGeneration: Schema.String,
+  /** What the repair will do: finish the commit, or undo it. */
+  action: Schema.Literal("roll-forward", "roll-back")
+}) {
+  get message() {
+    return `an interrupted write of the tool-map bundle in ${this.dir} (generation ${this.interruptedGeneration}) is not repaired yet; the bundle it will be ${this.action === "roll-forward" ? "rolled forward" : "rolled back"} to is read. The next tool-map run that can write to ${this.dir} repairs it.`
+  }
+}
+
+/** Where a reader that does not write finds the consistent generation of a bundle. */
+export interface ReadView {
+  /**
+   * The files that hold the bundle's tools.json, first choice first: the next one counts when a
+   * concurrent repair moved the first away. Empty: the consistent generation is no bundle.
+   */
+  readonly json: ReadonlyArray<string>
+  /** The repair that is pending, when a commit was interrupted. */
+  readonly pending: Option.Option<PendingRepair>
+}
+
 /** The new content of the three files; each must carry the generation id. */
 export interface BundleFiles {
   readonly json: string
@@ -407,6 +432,35 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
       )
     })
 
+    /**
+     * The tools.json of the generation a repair would leave, found without writing: after a
+     * forward journal the staged file (else the target, already swapped), after a rollback
+     * journal the backup (else the target, never swapped), or nothing when the rolled-back
+     * commit had no previous bundle.
+     */
+    const readView = Effect.fn("BundleWriter.readView")(function* (paths: BundlePaths) {
+      const found = yield* list(paths, "recover")
+      const names = auxNames(paths)
+      if (Option.isNone(found) || !found.value.names.has(names.journal)) {
+        return { json: [paths.json], pending: Option.none() } satisfies ReadView
+      }
+      const journal = yield* readJournal(paths)
+      const entry = journal.files.find((file) => file.target === targetNames(paths).json)
+      const present = found.value.names
+      const forward = journal.state === "forward"
+      const json = entry === undefined
+        ? [paths.json]
+        : forward
+        ? present.has(entry.stage) ? [at(paths.dir, entry.stage), paths.json] : [paths.json]
+        : present.has(entry.stage)
+        ? [paths.json]
+        : entry.backup === null
+        ? []
+        : [at(paths.dir, entry.backup), paths.json]
+      const pending = PendingRepair.make({ dir: paths.dir, interruptedGeneration: journal.generation, action: forward ? "roll-forward" : "roll-back" })
+      return { json, pending: Option.some(pending) } satisfies ReadView
+    })
+
     // == commit
 
     /** Writes the journal durably: to a temp name, fsynced, renamed into place, dir fsynced. */
@@ -525,7 +579,7 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
       )
     })
 
-    return BundleWriter.of({ commit, recover })
+    return BundleWriter.of({ commit, recover, readView })
   })
 
 /** Writes the three files of a bundle as one atomic commit, and repairs interrupted ones. */
@@ -546,6 +600,12 @@ export class BundleWriter extends Context.Tag("tool-map/BundleWriter")<BundleWri
    * nothing is pending.
    */
   readonly recover: (paths: BundlePaths) => Effect.Effect<RecoveryReport, BundleWriteError>
+  /**
+   * For a reader that may not or cannot write (a read-only directory, `--from`): where the
+   * consistent generation's tools.json is, and the repair that is pending. Takes no lock and
+   * touches nothing; an invalid journal is an error, as for `recover`.
+   */
+  readonly readView: (paths: BundlePaths) => Effect.Effect<ReadView, BundleWriteError>
 }>() {
   /** A writer with the given lock timing, for this FileSystem and LockOwner. */
   static readonly make = (options: Partial<BundleWriterOptions> = {}) =>

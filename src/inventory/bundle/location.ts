@@ -69,3 +69,25 @@ export const bundlePathsForRedirect = (mdPath: string, cwd: string = process.cwd
   const markdown = NodePath.resolve(cwd, mdPath)
   return Either.right(pathsFor(NodePath.dirname(markdown), stem))
 }
+
+/**
+ * The bundles a file given to `--from` may belong to, most likely first: `inv.md`, `inv.json`
+ * and `inv.summary.md` each name the bundle of stem `inv` (and `inv.summary.md` is also the
+ * markdown file of a bundle of stem `inv.summary`). Left with a reason when the path names no
+ * file of a bundle.
+ */
+export const bundleCandidatesFor = (file: string, cwd: string = process.cwd()): Either.Either<ReadonlyArray<BundlePaths>, string> => {
+  const absolute = NodePath.resolve(cwd, file)
+  const base = NodePath.basename(absolute)
+  const stems = [
+    base.endsWith(".summary.md") ? base.slice(0, -".summary.md".length) : null,
+    base.endsWith(".md") ? base.slice(0, -".md".length) : null,
+    base.endsWith(".json") ? base.slice(0, -".json".length) : null
+  ].filter((stem): stem is string => stem !== null && stem !== "" && stem !== ".")
+  if (file.trim() === "" || /[\\/]$/.test(file) || stems.length === 0) {
+    return Either.left(
+      `${file} names no file of a tool-map bundle; give one of the three files \`tool-map scan PATH.md\` writes: PATH.md, PATH.json or PATH.summary.md`
+    )
+  }
+  return Either.right(stems.map((stem) => pathsFor(NodePath.dirname(absolute), stem)))
+}

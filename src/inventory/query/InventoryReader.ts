@@ -1,17 +1,45 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { Bundle } from "../bundle/Bundle.js"
-import { BundleWriter } from "../bundle/BundleWriter.js"
+import { BundleWriter, type PendingRepair } from "../bundle/BundleWriter.js"
 import { BundleReadError } from "../bundle/errors.js"
+import type { BundlePaths } from "../bundle/location.js"
 import type { Inventory } from "../domain/inventory.js"
 import { FirstScan } from "./FirstScan.js"
+
+/** What a read found: the inventory, and an interrupted commit it could not repair (it cannot write there, or `--from`). */
+interface LoadedInventory {
+  readonly inventory: Inventory
+  readonly pendingRepair: Option.Option<PendingRepair>
+}
+
+/**
+ * The repair pending for the bundle `from` names (or the default one), as a reader that does
+ * not write finds it: what `query stale` reports. Nothing is pending where `load` could repair.
+ */
+export const pendingRepairOf = (from: Option.Option<string>): Effect.Effect<Option.Option<PendingRepair>, never, Bundle | BundleWriter> =>
+  Effect.gen(function* () {
+    const bundle = yield* Bundle
+    const writer = yield* BundleWriter
+    const candidates = yield* Option.match(from, {
+      onNone: () => Effect.map(bundle.locate(Option.none()), (paths) => [paths]),
+      onSome: bundle.locateFrom
+    })
+    for (const paths of candidates) {
+      const view = yield* writer.readView(paths)
+      if (Option.isSome(view.pending)) return view.pending
+    }
+    return Option.none<PendingRepair>()
+  }).pipe(Effect.orElseSucceed(() => Option.none<PendingRepair>()))
 
 /** Reads the cached bundle for the query front ends. */
 export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<InventoryReader, {
   /**
-   * The inventory of the bundle at `from` (a redirected `path/inv.md`) or at the default data
-   * directory; when no bundle exists yet, one scan runs first. Never rescans otherwise. A
-   * failure that is not the bundle's own content carries its typed `cause` (a bad `from`,
-   * a failed repair, the first scan's lock or write error).
+   * The inventory of the bundle named by `from` (any of its three files, `inv.md`, `inv.json`
+   * or `inv.summary.md`) or of the default data directory. `from` only reads: no repair, no
+   * scan, and a missing bundle is an error naming the path. In the default data directory a
+   * pending repair is done first, and when no bundle exists yet one scan runs; a directory the
+   * reader cannot write to is read as the repair would leave it, and the pending repair is
+   * logged as a warning. A failure that is not the bundle's own content carries its typed `cause`.
    */
   readonly load: (from: Option.Option<string>) => Effect.Effect<Inventory, BundleReadError>
 }>() {
@@ -23,23 +51,64 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
       const writer = yield* BundleWriter
       const firstScan = yield* FirstScan
 
-      const load = Effect.fn("InventoryReader.load")(function* (from: Option.Option<string>) {
-        const paths = yield* bundle.locate(from).pipe(
+      /** The consistent generation's inventory, found without writing, and the pending repair. */
+      const readOnly = (paths: BundlePaths, failed: (reason: string) => BundleReadError) =>
+        Effect.gen(function* () {
+          const view = yield* writer.readView(paths).pipe(Effect.mapError((error) => failed(error.message)))
+          for (const json of view.json) {
+            const found = yield* bundle.read({ ...paths, json })
+            if (Option.isSome(found)) return Option.some({ inventory: found.value, pendingRepair: view.pending })
+          }
+          return Option.none<LoadedInventory>()
+        })
+
+      const readFrom = (file: string) =>
+        Effect.gen(function* () {
+          const candidates = yield* bundle.locateFrom(file).pipe(
+            Effect.mapError((error) => new BundleReadError({ path: file, reason: error.reason, cause: error }))
+          )
+          for (const paths of candidates) {
+            const found = yield* readOnly(paths, (reason) => new BundleReadError({ path: paths.json, reason }))
+            if (Option.isSome(found)) return found.value
+          }
+          const jsons = candidates.map((paths) => paths.json)
+          return yield* new BundleReadError({
+            path: file,
+            reason: `there is no tool-map bundle there (${jsons.join(" or ")} does not exist). --from only reads a bundle; write one with \`tool-map scan ${candidates[0]!.markdown}\``
+          })
+        })
+
+      const readDefault = Effect.gen(function* () {
+        const paths = yield* bundle.locate(Option.none()).pipe(
           Effect.mapError((error) => new BundleReadError({ path: error.path, reason: error.reason, cause: error }))
         )
+        const failed = (reason: string, cause?: BundleReadError["cause"]) =>
+          new BundleReadError(cause === undefined ? { path: paths.json, reason } : { path: paths.json, reason, cause })
         // An interrupted commit is finished or undone first: a query never reads a torn bundle.
-        yield* writer.recover(paths).pipe(
-          Effect.mapError((error) => new BundleReadError({ path: paths.json, reason: error.message, cause: error }))
+        // Where the lock cannot be taken (a read-only directory), the repair's outcome is read.
+        const repaired = yield* writer.recover(paths).pipe(
+          Effect.as(true),
+          Effect.catchIf((error) => error.step === "lock", () => Effect.succeed(false)),
+          Effect.mapError((error) => failed(error.message, error))
         )
+        if (!repaired) {
+          const found = yield* readOnly(paths, (reason) => failed(reason))
+          if (Option.isSome(found)) return found.value
+        }
         const found = yield* bundle.read(paths)
-        if (Option.isSome(found)) return found.value
-        yield* firstScan.run(from).pipe(
-          Effect.mapError((error) =>
-            new BundleReadError({ path: paths.json, reason: `no bundle existed and the first scan failed: ${error.message}`, cause: error }))
+        if (Option.isSome(found)) return { inventory: found.value, pendingRepair: Option.none() }
+        yield* firstScan.run(Option.none()).pipe(
+          Effect.mapError((error) => failed(`no bundle existed and the first scan failed: ${error.message}`, error))
         )
         const scanned = yield* bundle.read(paths)
-        if (Option.isNone(scanned)) return yield* new BundleReadError({ path: paths.json, reason: "the first scan wrote no tools.json" })
-        return scanned.value
+        if (Option.isNone(scanned)) return yield* failed("the first scan wrote no tools.json")
+        return { inventory: scanned.value, pendingRepair: Option.none() }
+      })
+
+      const load = Effect.fn("InventoryReader.load")(function* (from: Option.Option<string>) {
+        const loaded: LoadedInventory = yield* Option.match(from, { onNone: () => readDefault, onSome: readFrom })
+        if (Option.isSome(loaded.pendingRepair)) yield* Effect.logWarning(`tool-map: ${loaded.pendingRepair.value.message}`)
+        return loaded.inventory
       })
       return InventoryReader.of({ load })
     })
