@@ -13,6 +13,7 @@ import {
 } from "../../domain/agentHosts.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
+import { yieldToEventLoop } from "../../../services/eventLoop.js"
 import { InodeMap } from "../Walker.js"
 import {
   type FrontmatterFields,
@@ -106,12 +107,8 @@ export class HostCollector {
    */
   breathe(): Effect.Effect<void> {
     if (Date.now() - this.lastBreath < BREATH_MS) return Effect.void
-    return Effect.async<void>((resume) => {
-      const handle = setImmediate(() => {
-        this.lastBreath = Date.now()
-        resume(Effect.void)
-      })
-      return Effect.sync(() => clearImmediate(handle))
+    return Effect.tap(yieldToEventLoop, () => {
+      this.lastBreath = Date.now()
     })
   }
 
