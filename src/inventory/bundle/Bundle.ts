@@ -1,12 +1,13 @@
 import { FileSystem } from "@effect/platform"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
+import { yieldToEventLoop } from "../../services/eventLoop.js"
 import { readUpTo } from "../../services/fileRead.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { type Inventory, WatchedInput, WatchSet } from "../domain/inventory.js"
 import { envValue } from "../domain/roots.js"
 import { BundleReadError, RedirectPathInvalid } from "./errors.js"
-import { decodeInventoryJson, decodeRecordedBundle, MARKER_BYTES, type RecordedBundle, readGeneration } from "./format.js"
+import { decodeParsedInventory, decodeRecordedBundle, MARKER_BYTES, parseInventoryJson, type RecordedBundle, readGeneration } from "./format.js"
 import { bundleCandidatesFor, type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "./location.js"
 import { digest, staleReason } from "./staleness.js"
 
@@ -105,7 +106,11 @@ const make = Effect.gen(function* () {
   const read = Effect.fn("Bundle.read")(function* (paths: BundlePaths) {
     const text = yield* readJson(paths)
     if (Option.isNone(text)) return Option.none<Inventory>()
-    const inventory = decodeInventoryJson(text.value)
+    // Parsing and decoding a large bundle take a second or so each: SIGTERM is seen between them.
+    yield* yieldToEventLoop
+    const parsed = parseInventoryJson(text.value)
+    yield* yieldToEventLoop
+    const inventory = Option.flatMap(parsed, decodeParsedInventory)
     if (Option.isNone(inventory)) {
       return yield* new BundleReadError({
         path: paths.json,

@@ -47,9 +47,14 @@ const quickDecode = (parsed: unknown): Option.Option<Inventory> =>
  * (corrupt, or of an incompatible version). Parsed once: the fast decoder and, when it cannot
  * vouch, Effect's decoder (whose verdict stands) share the parsed value.
  */
-export const decodeInventoryJson = (text: string): Option.Option<Inventory> =>
-  Option.flatMap(parseJson(text), (parsed) =>
-    Option.orElse(quickDecode(parsed), () => Either.getRight((decodeWithEffect ??= Schema.decodeUnknownEither(Inventory))(parsed))))
+export const decodeInventoryJson = (text: string): Option.Option<Inventory> => Option.flatMap(parseJson(text), decodeParsedInventory)
+
+/** The parsed text of a tools.json, or none when it is no JSON: the first half of {@link decodeInventoryJson}. */
+export const parseInventoryJson = (text: string): Option.Option<unknown> => parseJson(text)
+
+/** The inventory a parsed tools.json holds: the second half of {@link decodeInventoryJson}. */
+export const decodeParsedInventory = (parsed: unknown): Option.Option<Inventory> =>
+  Option.orElse(quickDecode(parsed), () => Either.getRight((decodeWithEffect ??= Schema.decodeUnknownEither(Inventory))(parsed)))
 
 const decodeWatchSet = Schema.decodeUnknownOption(WatchSet)
 
