@@ -5,6 +5,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -47,6 +48,15 @@ export const DEFAULT_TIMINGS: DownstreamTimings = {
 
 /** The longest line a stdio server may write: a tool list of many large schemas is one line. */
 const MAX_LINE_BYTES = 128 * 1024 * 1024
+
+/**
+ * The gateway passes results on unchanged and never calls the SDK's validating helpers: the
+ * client upstream validates `structuredContent` against the `outputSchema` it is listed with.
+ * Without this, each start would build an Ajv instance it never uses.
+ */
+const PASS_THROUGH: jsonSchemaValidator = {
+  getValidator: <T>(): JsonSchemaValidator<T> => (input) => ({ valid: true, data: input as T, errorMessage: undefined })
+}
 
 /** A downstream server could not be started or did not answer. The message names the server. */
 export class DownstreamFailed extends Schema.TaggedError<DownstreamFailed>()("DownstreamFailed", {
@@ -171,7 +181,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
 
     const start = Effect.gen(function*() {
       const { child, transport } = transportOf()
-      const client = new Client({ name: "tool-map-gateway", version: TOOL_MAP_VERSION }, { capabilities: {} })
+      const client = new Client({ name: "tool-map-gateway", version: TOOL_MAP_VERSION }, { capabilities: {}, jsonSchemaValidator: PASS_THROUGH })
       const connection: Connection = { client, transport, child }
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => input.onListChanged())
       const startMs = Duration.toMillis(timings.startTimeout)

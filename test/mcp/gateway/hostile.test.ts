@@ -87,7 +87,7 @@ describe("hostile downstream servers", () => {
     const garbage = fixture("garbage", "garbage.mjs")
     plantSnapshot(silent, [{ name: "wait" }])
     plantSnapshot(garbage, [{ name: "talk" }])
-    const timings = { ...TEST_TIMINGS, startTimeout: Duration.seconds(2) }
+    const timings = { ...TEST_TIMINGS, startTimeout: Duration.seconds(3) }
     await withGateway({ servers: [silent, garbage, fixture("poisoned", "poisoned.mjs")], dataDir: dir, timings }, async ({ client }) => {
       const started = Date.now()
       const [hung, talked, fine] = await Promise.all([
@@ -95,23 +95,23 @@ describe("hostile downstream servers", () => {
         client.callTool({ name: "mcp__garbage__talk", arguments: {} }),
         client.callTool({ name: "mcp__poisoned__ansi", arguments: {} })
       ])
-      expect(Date.now() - started).toBeLessThan(4000)
+      expect(Date.now() - started).toBeLessThan(5000)
       expect(hung).toEqual({
-        content: [{ type: "text", text: `The MCP server "silent" did not answer initialize within 2000 ms (its stderr is logged in ${logOf("silent")}).` }],
+        content: [{ type: "text", text: `The MCP server "silent" did not answer initialize within 3000 ms (its stderr is logged in ${logOf("silent")}).` }],
         isError: true
       })
       expect(talked).toEqual({
         content: [{
           type: "text",
           text:
-            `The MCP server "garbage" did not answer initialize within 2000 ms; it wrote something that is not JSON-RPC on stdout: Welcome to my server! Type help. (its stderr is logged in ${logOf("garbage")}).`
+            `The MCP server "garbage" did not answer initialize within 3000 ms; it wrote something that is not JSON-RPC on stdout: Welcome to my server! Type help. (its stderr is logged in ${logOf("garbage")}).`
         }],
         isError: true
       })
       expect(fine).toEqual({ content: [{ type: "text", text: "ran ansi" }] })
       // The next call waits for the backoff instead of starting it again at once.
       expect(textOf(await client.callTool({ name: "mcp__silent__wait", arguments: {} }))).toBe(
-        `The MCP server "silent" did not answer initialize within 2000 ms; it failed 1 time(s) and is restarted in 1 s at the earliest (its stderr is logged in ${logOf("silent")}).`
+        `The MCP server "silent" did not answer initialize within 3000 ms; it failed 1 time(s) and is restarted in 1 s at the earliest (its stderr is logged in ${logOf("silent")}).`
       )
     })
   })
@@ -132,12 +132,12 @@ describe("hostile downstream servers", () => {
   })
 
   it("says at session start which servers have no tool list, and why", async () => {
-    const timings = { ...TEST_TIMINGS, startTimeout: Duration.seconds(1) }
+    const timings = { ...TEST_TIMINGS, startTimeout: Duration.seconds(3) }
     await withGateway({ servers: [fixture("silent", "silent.mjs"), fixture("poisoned", "poisoned.mjs")], dataDir: dir, timings }, async ({ client }) => {
       expect(textOf(await client.callTool({ name: "tools_ls", arguments: { path: "/mcp" } }))).toBe([
         "/mcp/  Tools of the MCP servers behind the gateway, one group per server",
         "  poisoned/  3 tools  0 loaded  ~121 tok",
-        "server silent: no tool list yet (did not answer initialize within 1000 ms); try tools_ls with refresh"
+        "server silent: no tool list yet (did not answer initialize within 3000 ms); try tools_ls with refresh"
       ].join("\n"))
     })
   })
