@@ -5,8 +5,12 @@
  * and examples may import anything.
  */
 
-/** The pure modules: rules and data shapes with no I/O and no services. */
-const PURE = "^src/(inventory/domain|catalog/core)/"
+/**
+ * The pure modules: rules and data shapes with no I/O and no services. Besides the two pure
+ * folders, the MCP front end's own rules: the hosts' configuration snippets, the parsed flags of
+ * `tool-map mcp` and the boundary of untrusted text on its way to a client.
+ */
+const PURE = "^src/((inventory/domain|catalog/core)/|mcp/(hostConfig|server/options|server/untrusted)[.]ts$)"
 /** Services, stores and platform shims: everything below the composed layers except the pure modules. */
 const SERVICES = "^src/(inventory|catalog/services|catalog/stores|services|platform)/"
 
@@ -16,7 +20,8 @@ module.exports = {
     {
       name: "pure-imports-only-pure",
       comment:
-        "A pure module (inventory/domain, catalog/core) holds a rule a reader must find in one place " +
+        "A pure module (inventory/domain, catalog/core, and mcp/hostConfig.ts, mcp/server/options.ts, " +
+        "mcp/server/untrusted.ts) holds a rule a reader must find in one place " +
         "and test without a graph: it imports only other pure modules, src/version.ts, node built-ins " +
         "and npm packages, never a service, store, platform shim, layer or the CLI.",
       severity: "error",

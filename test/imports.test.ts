@@ -113,6 +113,17 @@ describe("npm run lint:imports (part of npm test)", () => {
       ]
     },
     {
+      title: "the MCP front end's pure modules importing a service and the MCP server",
+      plants: [
+        { append: "src/mcp/hostConfig.ts", line: `import "../services/fileRead.js"` },
+        { append: "src/mcp/server/untrusted.ts", line: `import "./McpServer.js"` }
+      ],
+      violations: [
+        "error pure-imports-only-pure: src/mcp/server/untrusted.ts → src/mcp/server/McpServer.ts",
+        "error pure-imports-only-pure: src/mcp/hostConfig.ts → src/services/fileRead.ts"
+      ]
+    },
+    {
       title: "a service importing a layer",
       plants: [leaf("src/layers/Planted.ts"), { append: "src/inventory/discover/IdentityReader.ts", line: `import "../../layers/Planted.js"` }],
       violations: ["error services-import-no-layers: src/inventory/discover/IdentityReader.ts → src/layers/Planted.ts"]

@@ -4,6 +4,7 @@ import * as NodePath from "node:path"
 import { AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
 import { hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
 import { gatewayRequested, type McpGatewayOptions, type McpServeOptions } from "../mcp/server/options.js"
+import { MachineEnvironment } from "../services/MachineEnvironment.js"
 
 const http = Options.integer("http").pipe(
   Options.withDescription(
@@ -36,9 +37,12 @@ const printConfig = Options.choice("print-config", AGENT_HOSTS).pipe(
   Options.optional
 )
 
-/** How a host starts this install: this Node and the absolute path of the CLI, then `mcp` and the gateway flags. */
-export const mcpInvocation = (options: McpGatewayOptions, cwd: string): McpInvocation => ({
-  command: process.execPath,
+/**
+ * How a host starts this install: this Node (`execPath`) and the absolute path of the CLI, then
+ * `mcp` and the gateway flags (a relative `--servers` file resolved against `cwd`).
+ */
+export const mcpInvocation = (options: McpGatewayOptions, execPath: string, cwd: string): McpInvocation => ({
+  command: execPath,
   args: [
     NodePath.resolve(process.argv[1] ?? "tool-map"),
     "mcp",
@@ -63,7 +67,9 @@ export const mcpCommand = Command.make(
         gateway: { gateway: flags.gateway, host: flags.host, servers: flags.servers, agent: flags.agent }
       }
       if (Option.isSome(flags.printConfig)) {
-        return yield* Console.log(hostConfigSnippet(flags.printConfig.value, mcpInvocation(options.gateway, process.cwd())).trimEnd())
+        const machine = yield* MachineEnvironment
+        const invocation = mcpInvocation(options.gateway, machine.execPath, machine.cwd)
+        return yield* Console.log(hostConfigSnippet(flags.printConfig.value, invocation, machine.os).trimEnd())
       }
       const mcp = yield* Effect.promise(() => import("../layers/McpLayer.js"))
       if (gatewayRequested(options.gateway)) {

@@ -11,6 +11,7 @@ import {
   type VersionReport
 } from "./domain/inventory.js"
 import { probeNames } from "./domain/probeTable.js"
+import { shellQuote } from "./domain/shellQuote.js"
 import { copiesNamed, namedCopies, winningCopy } from "./domain/toolNames.js"
 import { computeRoots, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "./domain/roots.js"
 import { cleanInventory, cleanTools } from "./domain/cleanInventory.js"
@@ -117,12 +118,6 @@ const refreshCommand = (target: Option.Option<string>, os: MachineEnvironmentSha
     onNone: () => "tool-map scan --if-stale",
     onSome: (path) => `tool-map scan --if-stale ${shellQuote(path, os)}`
   })
-
-/** `text` as one shell word: POSIX single quotes, or cmd/PowerShell double quotes on Windows. */
-export const shellQuote = (text: string, os: MachineEnvironmentShape["os"]): string => {
-  if (os === "win32") return /^[A-Za-z0-9_@%+=:,./\\-]+$/.test(text) ? text : `"${text.replace(/"/g, '""')}"`
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`
-}
 
 const make = Effect.gen(function* () {
   const host = yield* MachineEnvironment

@@ -9,6 +9,8 @@
  */
 import { stringify as stringifyToml } from "smol-toml"
 import type { AgentHostName } from "../inventory/domain/agentHosts.js"
+import type { OsFamily } from "../inventory/domain/machine.js"
+import { shellQuote } from "../inventory/domain/shellQuote.js"
 
 /** How a host starts this install's server: an executable and its arguments, absolute paths. */
 export interface McpInvocation {
@@ -19,19 +21,17 @@ export interface McpInvocation {
 /** The name the server is registered under in every host. */
 export const MCP_SERVER_NAME = "tool-map"
 
-/** POSIX shell single quotes: nothing inside is expanded, and `'` is closed, escaped, reopened. */
-const shellQuote = (text: string): string =>
-  /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`
-
 const json = (value: unknown): string => JSON.stringify(value, null, 2)
 
 const stdioEntry = (invocation: McpInvocation) => ({ command: invocation.command, args: [...invocation.args] })
 
-const snippets: Readonly<Record<AgentHostName, (invocation: McpInvocation) => readonly [comment: string, body: string]>> = {
-  "claude-code": (invocation) => [
+type Snippet = (invocation: McpInvocation, os: OsFamily) => readonly [comment: string, body: string]
+
+const snippets: Readonly<Record<AgentHostName, Snippet>> = {
+  "claude-code": (invocation, os) => [
     "# Claude Code: run in a shell (-s user: every project; -s project writes the project's .mcp.json instead)",
     ["claude", "mcp", "add-json", "-s", "user", MCP_SERVER_NAME, JSON.stringify({ type: "stdio", ...stdioEntry(invocation) })]
-      .map(shellQuote)
+      .map((word) => shellQuote(word, os))
       .join(" ")
   ],
   codex: (invocation) => [
@@ -55,9 +55,12 @@ const snippets: Readonly<Record<AgentHostName, (invocation: McpInvocation) => re
   ]
 }
 
-/** The snippet `host` needs to start `invocation` as its `tool-map` MCP server, ending in a newline. */
-export const hostConfigSnippet = (host: AgentHostName, invocation: McpInvocation): string => {
-  const [comment, body] = snippets[host](invocation)
+/**
+ * The snippet `host` needs to start `invocation` as its `tool-map` MCP server, ending in a
+ * newline; a command line is quoted for the shell of `os`.
+ */
+export const hostConfigSnippet = (host: AgentHostName, invocation: McpInvocation, os: OsFamily): string => {
+  const [comment, body] = snippets[host](invocation, os)
   return `${comment}\n${body}\n`
 }
 

@@ -26,14 +26,14 @@ const body = (snippet: string): string => snippet.slice(snippet.indexOf("\n") + 
 
 describe("hostConfigSnippet", () => {
   it("claude-code: a claude mcp add-json command line", () => {
-    expect(hostConfigSnippet("claude-code", plain)).toBe(
+    expect(hostConfigSnippet("claude-code", plain, "linux")).toBe(
       "# Claude Code: run in a shell (-s user: every project; -s project writes the project's .mcp.json instead)\n" +
         `claude mcp add-json -s user tool-map '{"type":"stdio","command":"/usr/bin/node","args":["/opt/tool-map/dist/tool-map.cjs","mcp"]}'\n`
     )
   })
 
   it("claude-code: a path with a space and quotes reaches claude as one JSON argument", () => {
-    const snippet = hostConfigSnippet("claude-code", awkward)
+    const snippet = hostConfigSnippet("claude-code", awkward, "linux")
     expect(body(snippet)).toBe(
       `claude mcp add-json -s user tool-map '{"type":"stdio","command":"/usr/bin/node","args":["/home/me/it'\\''s a \\"dir\\"/dist/tool-map.cjs","mcp"]}'\n`
     )
@@ -46,8 +46,15 @@ describe("hostConfigSnippet", () => {
     expect(JSON.parse(argv[5]!)).toEqual({ type: "stdio", ...awkward })
   })
 
+  it("claude-code on Windows: the JSON in double quotes, each of its quotes doubled", () => {
+    const windows: McpInvocation = { command: "C:\\Program Files\\nodejs\\node.exe", args: ["C:\\tool-map\\dist\\tool-map.cjs", "mcp"] }
+    expect(body(hostConfigSnippet("claude-code", windows, "win32"))).toBe(
+      `claude mcp add-json -s user tool-map "{""type"":""stdio"",""command"":""C:\\\\Program Files\\\\nodejs\\\\node.exe"",""args"":[""C:\\\\tool-map\\\\dist\\\\tool-map.cjs"",""mcp""]}"\n`
+    )
+  })
+
   it("codex: a [mcp_servers.tool-map] table of config.toml", () => {
-    expect(hostConfigSnippet("codex", plain)).toBe(
+    expect(hostConfigSnippet("codex", plain, "linux")).toBe(
       "# Codex: add to ~/.codex/config.toml ($CODEX_HOME/config.toml)\n" +
         "[mcp_servers.tool-map]\n" +
         'command = "/usr/bin/node"\n' +
@@ -56,7 +63,7 @@ describe("hostConfigSnippet", () => {
   })
 
   it("codex: the whole snippet, comment included, is TOML holding the exact invocation", () => {
-    const snippet = hostConfigSnippet("codex", awkward)
+    const snippet = hostConfigSnippet("codex", awkward, "linux")
     expect(body(snippet)).toBe(
       "[mcp_servers.tool-map]\n" +
         'command = "/usr/bin/node"\n' +
@@ -66,19 +73,19 @@ describe("hostConfigSnippet", () => {
   })
 
   it("cursor: an mcpServers entry of ~/.cursor/mcp.json", () => {
-    expect(hostConfigSnippet("cursor", plain)).toBe(
+    expect(hostConfigSnippet("cursor", plain, "linux")).toBe(
       "// Cursor: merge into ~/.cursor/mcp.json (or .cursor/mcp.json in a project)\n" + MCP_SERVERS_JSON
     )
   })
 
   it("gemini: an mcpServers entry of ~/.gemini/settings.json", () => {
-    expect(hostConfigSnippet("gemini", plain)).toBe(
+    expect(hostConfigSnippet("gemini", plain, "linux")).toBe(
       "// Gemini CLI: merge into ~/.gemini/settings.json (or .gemini/settings.json in a project)\n" + MCP_SERVERS_JSON
     )
   })
 
   it("opencode: a local mcp entry of opencode.json, the command one array", () => {
-    expect(hostConfigSnippet("opencode", plain)).toBe(
+    expect(hostConfigSnippet("opencode", plain, "linux")).toBe(
       "// opencode: merge into ~/.config/opencode/opencode.json (or opencode.json in a project)\n" +
         "{\n" +
         '  "$schema": "https://opencode.ai/config.json",\n' +
@@ -98,9 +105,9 @@ describe("hostConfigSnippet", () => {
   })
 
   it("the JSON snippets carry the exact invocation of an awkward path", () => {
-    expect(JSON.parse(body(hostConfigSnippet("cursor", awkward)))).toEqual({ mcpServers: { "tool-map": awkward } })
-    expect(JSON.parse(body(hostConfigSnippet("gemini", awkward)))).toEqual({ mcpServers: { "tool-map": awkward } })
-    expect(JSON.parse(body(hostConfigSnippet("opencode", awkward)))).toEqual({
+    expect(JSON.parse(body(hostConfigSnippet("cursor", awkward, "linux")))).toEqual({ mcpServers: { "tool-map": awkward } })
+    expect(JSON.parse(body(hostConfigSnippet("gemini", awkward, "linux")))).toEqual({ mcpServers: { "tool-map": awkward } })
+    expect(JSON.parse(body(hostConfigSnippet("opencode", awkward, "linux")))).toEqual({
       $schema: "https://opencode.ai/config.json",
       mcp: { "tool-map": { type: "local", command: [awkward.command, ...awkward.args], enabled: true } }
     })

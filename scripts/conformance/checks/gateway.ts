@@ -24,7 +24,7 @@ export const gatewayChecks: ReadonlyArray<Check> = [
         const invocation = { command: context.serverInvocation.command, args: [...context.serverInvocation.args, "--gateway", "--servers", servers] }
         succeeded(
           "the claude-code snippet of the gateway in sh",
-          sandbox.run("/bin/sh", ["-c", hostConfigSnippet("claude-code", invocation)], { path: [path.dirname(context.hostBin("claude"))] })
+          sandbox.run("/bin/sh", ["-c", hostConfigSnippet("claude-code", invocation, "linux")], { path: [path.dirname(context.hostBin("claude"))] })
         )
         const { init } = claudeSession(context, sandbox)
         // Claude Code names a user server's tool mcp__<server>__<tool> (2.1.332).
