@@ -1,11 +1,11 @@
 import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Ref, Stream } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option, Ref, Stream } from "effect"
 import * as NodePath from "node:path"
 import { Bundle } from "../../../src/inventory/bundle/Bundle.js"
 import { bundlePathsForDir } from "../../../src/inventory/bundle/location.js"
-import { VersionReport } from "../../../src/inventory/domain/inventory.js"
+import { type Inventory, VersionReport } from "../../../src/inventory/domain/inventory.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import { InventoryReader } from "../../../src/inventory/query/InventoryReader.js"
 import { type ScanOptions, type ScanOutcome, ScanProgram } from "../../../src/inventory/ScanProgram.js"
@@ -32,12 +32,12 @@ const outcome = (tag: "Written" | "Skipped", dir: string): ScanOutcome =>
     ? { _tag: "Written", generation: "gen-2", paths: bundlePathsForDir(dir), counts: { tools: 3, shadowed: 1, pathDirs: 1, roots: 0, versions: 1, agentHostItems: 0, diagnostics: 0 }, durationMs: 12, reason: "a PATH dir changed" }
     : { _tag: "Skipped", generation: "gen-1", paths: bundlePathsForDir(dir), durationMs: 2, reason: "no watched input changed since the last scan" }
 
-/** The inventory's providers over a fixed inventory, a scanner that answers `next` and records its options, and a bundle in `dir`. */
-const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>) =>
+/** The inventory's providers over a fixed inventory (`read`), a scanner that answers `next` and records its options, and a bundle in `dir`. */
+const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory) =>
   InventoryProvidersLayer.pipe(
     Layer.provide(
       Layer.mergeAll(
-        Layer.succeed(InventoryReader, InventoryReader.of({ load: () => Effect.succeed(inventory) })),
+        Layer.succeed(InventoryReader, InventoryReader.of({ load: () => Effect.succeed(read) })),
         Layer.succeed(ScanProgram, ScanProgram.of({
           run: (options) => Effect.zipRight(Ref.update(scans, (list) => [...list, options]), Effect.map(Ref.get(next), (tag) => outcome(tag, dir)))
         })),
@@ -47,8 +47,8 @@ const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans:
   )
 
 /** The providers, built in the test's scope (their change hub lives as long as it). */
-const providersIn = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>) =>
-  Effect.map(Layer.build(providersOver(dir, next, scans)), Context.get(McpProviders))
+const providersIn = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory = inventory) =>
+  Effect.map(Layer.build(providersOver(dir, next, scans, read)), Context.get(McpProviders))
 
 describe("the inventory's MCP providers", () => {
   it.scoped("which answers as query which --json, plus the winner's version; another name is not theirs", () =>
@@ -109,6 +109,39 @@ describe("the inventory's MCP providers", () => {
         "tool-map://inventory/tools.json"
       ])
     }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer)))
+
+  it.live("inventory_query of tools filters as query tools does: a long filter lets the event loop run, so a cancelled call stops at once", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      // 20,000 names of 250 characters against a glob of 1,000: about a minute of matching.
+      const big = inventoryOf(Array.from({ length: 20_000 }, (_, index) => toolNamed(`${"a".repeat(240)}${String(index).padStart(10, "0")}`)))
+      const { tools } = yield* providersIn(dir, yield* Ref.make<"Written" | "Skipped">("Skipped"), yield* Ref.make<ReadonlyArray<ScanOptions>>([]), big)
+      const call = tools[0]!.callTool({ name: "inventory_query", arguments: { kind: "tools", name: `${"*a".repeat(499)}*b` } }, context)
+      const fiber = yield* Effect.fork(call)
+      // A filter that never yields would hold the event loop: this timer would fire only once it ended.
+      yield* Effect.sleep("200 millis")
+      const exit = yield* Fiber.interrupt(fiber)
+      expect(Exit.isInterrupted(exit)).toBe(true)
+    }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer)))
+
+  it.scoped("inventory_query takes a name glob of at most 1,024 characters, as query tools --name", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const { tools } = yield* providersIn(dir, yield* Ref.make<"Written" | "Skipped">("Skipped"), yield* Ref.make<ReadonlyArray<ScanOptions>>([]))
+      const longest = yield* tools[0]!.callTool({ name: "inventory_query", arguments: { kind: "tools", name: `${"?".repeat(1023)}*` } }, context)
+      expect(Option.getOrThrow(longest).structuredContent).toEqual({ kind: "tools", generation: inventory.generation, count: 0, items: [] })
+      const tooLong = yield* Effect.flip(tools[0]!.callTool({ name: "inventory_query", arguments: { kind: "tools", name: "g".repeat(1025) } }, context))
+      const description = "NonEmptyString & tools: only tools whose name (or an alias's) matches this glob of at most 1024 characters, e.g. python*: * any run, ? one character, [a-z] or [!a-z] a class, {a,b} alternatives, \\ escapes. | undefined"
+      // The first line names the whole input type; the tree under it is the failure.
+      expect(tooLong.message.split("\n").slice(1)).toEqual([
+        `└─ ["name"]`,
+        `   └─ ${description}`,
+        "      ├─ name takes a glob of at most 1024 characters",
+        `      └─ Expected undefined, actual "${"g".repeat(1025)}"`
+      ])
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
 })
 
 describe("untrustedJson", () => {

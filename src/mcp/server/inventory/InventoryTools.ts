@@ -12,7 +12,7 @@ import {
 } from "../../../inventory/query/agentQueries.js"
 import { InventoryReader } from "../../../inventory/query/InventoryReader.js"
 import { describeOutcome, outcomeJson } from "../../../inventory/query/scanReport.js"
-import { filterTools, ToolNotFound, whichTool } from "../../../inventory/query/toolQueries.js"
+import { filterToolsInterruptibly, ToolNotFound, whichTool } from "../../../inventory/query/toolQueries.js"
 import { fitNames } from "../../../inventory/render/text.js"
 import { ScanProgram } from "../../../inventory/ScanProgram.js"
 import { McpProviderError, type McpToolCall, type McpToolProvider } from "../McpToolProvider.js"
@@ -105,30 +105,34 @@ const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, call: McpToolCall) =
     Effect.mapError((error) => failure(call.name, `invalid arguments: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
   )
 
-/** The agent-host items of `query`'s kind under its filters, or the tools. */
-const queryItems = (inventory: Inventory, query: QueryInput): ReadonlyArray<{ readonly name: string }> => {
+/**
+ * The agent-host items of `query`'s kind under its filters, or the tools: filtered as `query
+ * tools` filters them, letting the event loop run, so a cancelled call (or SIGTERM) stops a long
+ * filter of a large inventory.
+ */
+const queryItems = (inventory: Inventory, query: QueryInput): Effect.Effect<ReadonlyArray<{ readonly name: string }>> => {
   const hosts: AgentHostsInventory = inventory.agentHosts
   const common: CommonFilters = { host: query.host, scope: query.scope, all: query.all }
   switch (query.kind) {
     case "tools":
-      return filterTools(inventory, { category: Option.fromNullable(query.category), name: Option.fromNullable(query.name) })
+      return filterToolsInterruptibly(inventory, { category: Option.fromNullable(query.category), name: Option.fromNullable(query.name) })
     case "agents":
-      return filterAgents(hosts, {
+      return Effect.succeed(filterAgents(hosts, {
         ...common,
         tool: query.tool,
         model: query.model,
         readOnly: query.readOnly,
         background: query.background,
         source: query.source
-      })
+      }))
     case "skills":
-      return filterSkills(hosts, { ...common, keyword: query.keyword })
+      return Effect.succeed(filterSkills(hosts, { ...common, keyword: query.keyword }))
     case "commands":
-      return filterCommands(hosts, common)
+      return Effect.succeed(filterCommands(hosts, common))
     case "mcp":
-      return filterMcpServers(hosts, common)
+      return Effect.succeed(filterMcpServers(hosts, common))
     case "plugins":
-      return filterPlugins(hosts, common)
+      return Effect.succeed(filterPlugins(hosts, common))
   }
 }
 
@@ -165,7 +169,7 @@ const make = Effect.gen(function* () {
       return yield* failure(call.name, `${misplaced.join(", ")} do not apply to kind ${input.kind} (it takes ${FILTERS_OF[input.kind].join(", ")})`)
     }
     const inventory = yield* load(call.name)
-    const items = queryItems(inventory, input)
+    const items = yield* queryItems(inventory, input)
     const structured: typeof QueryOutput.Type = { kind: input.kind, generation: inventory.generation, count: items.length, items }
     const names = fitNames(items.map((item) => item.name), 400)
     return result(structured, [items.length === 0 ? `No ${NOUNS[input.kind]} match.` : `${items.length} ${NOUNS[input.kind]}: ${names}`])

@@ -1,5 +1,6 @@
 import { JSONSchema, Schema } from "effect"
 import { AgentHostName, AgentItemScope, AgentSource } from "../../../inventory/domain/agentHosts.js"
+import { MAX_NAME_GLOB_LENGTH } from "../../../inventory/query/nameGlob.js"
 
 /** The kinds `inventory_query` lists, named as the `tool-map query` subcommands. */
 export const QueryKind = Schema.Literal("tools", "agents", "skills", "commands", "mcp", "plugins")
@@ -36,7 +37,17 @@ export const WhichOutput = Schema.Struct({
 export const QueryInput = Schema.Struct({
   kind: QueryKind.annotations({ description: "What to list: executables (tools), or the agent hosts' agents, skills, commands, MCP servers (mcp) or plugins." }),
   category: Schema.optional(text("tools: only this category (e.g. runtimes, version-control).")),
-  name: Schema.optional(Schema.NonEmptyString.annotations({ description: "tools: only names matching this glob (e.g. python*)." })),
+  name: Schema.optional(
+    Schema.NonEmptyString.pipe(
+      Schema.filter((glob) => Array.from(glob).length <= MAX_NAME_GLOB_LENGTH, {
+        message: () => `name takes a glob of at most ${MAX_NAME_GLOB_LENGTH} characters`,
+        // JSON Schema's maxLength counts code points, as this filter does.
+        jsonSchema: { maxLength: MAX_NAME_GLOB_LENGTH }
+      })
+    ).annotations({
+      description: `tools: only tools whose name (or an alias's) matches this glob of at most ${MAX_NAME_GLOB_LENGTH} characters, e.g. python*: * any run, ? one character, [a-z] or [!a-z] a class, {a,b} alternatives, \\ escapes.`
+    })
+  ),
   host: Schema.optional(AgentHostName.annotations({ description: "Agent-host kinds: only this host." })),
   scope: Schema.optional(AgentItemScope.annotations({ description: "Agent-host kinds: only this scope." })),
   all: flag("Agent-host kinds: also what the host will not load (disabled, shadowed)."),
