@@ -10,7 +10,7 @@ import { printJson, printResult, printTable } from "./output.js"
 const category = Options.text("category").pipe(Options.withDescription("Only tools of this category (e.g. runtimes, version-control, other)."), Options.optional)
 const nameGlob = Options.text("name").pipe(
   Options.withDescription(
-    "Only tools whose name (or an alias's) matches this glob, e.g. 'python*': * any run of characters, ? one, [a-z] or [!a-z] a class, {a,b} alternatives, \\ makes the next character literal."
+    "Only tools whose name matches this glob (every name the shell can call is a tool of its own, links and hard links included), e.g. 'python*': * any run of characters, ? one, [a-z] or [!a-z] a class, {a,b} alternatives, \\ makes the next character literal."
   ),
   Options.withSchema(Schema.String.pipe(
     Schema.minLength(1, { message: () => "--name needs a non-empty glob, e.g. --name 'python*'" }),

@@ -37,9 +37,9 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * The expected walk, computed independently of the walker: PATH dirs first-listed once, each
- * dir's executables (as find prints them) in name order, the same inode recorded once (under
- * the file's own name when a link to it came first in its directory), the first path of a name
- * winning.
+ * dir's executables (as find prints them) in name order, a record per name and file (device +
+ * inode): the name met again at the same file is one more path of its record (`alsoAt`), other
+ * names of the file are records that name each other (`sameFileAs`); the first path of a name wins.
  */
 const oracle = (pathEntries: ReadonlyArray<string>) => {
   const dirs: Array<string> = []
@@ -56,8 +56,9 @@ const oracle = (pathEntries: ReadonlyArray<string>) => {
   })
   const found = findExecutables(dirs)
   const order = dirs.flatMap((dir) => found.filter((path) => NodePath.dirname(path) === dir).sort(byName))
-  const tools: Array<{ path: string; linkTarget: string | null; shadowedBy: string | null; alsoAt: Array<string> }> = []
-  const byInode = new Map<string, (typeof tools)[number]>()
+  type Expected = { name: string; path: string; linkTarget: string | null; shadowedBy: string | null; alsoAt: Array<string>; sameFileAs: Array<string> }
+  const tools: Array<Expected> = []
+  const byInode = new Map<string, Array<Expected>>()
   const winners = new Map<string, string>()
   const counts = new Map<string, number>()
   for (const path of order) {
@@ -66,24 +67,22 @@ const oracle = (pathEntries: ReadonlyArray<string>) => {
     const name = NodePath.basename(path)
     const winner = winners.get(name) ?? path
     winners.set(name, winner)
-    const first = byInode.get(key)
-    const real = fromPathBytes(NodeFs.realpathSync.native(toPathBytes(path), { encoding: "buffer" }))
-    const isLink = (file: string) => NodeFs.lstatSync(toPathBytes(file)).isSymbolicLink()
-    if (first !== undefined) {
-      // The file itself names its record over a link to it listed earlier in its directory.
-      if (isLink(first.path) && !isLink(path) && NodePath.dirname(first.path) === NodePath.dirname(path)) {
-        first.alsoAt.unshift(first.path)
-        Object.assign(first, { path, linkTarget: real === path ? null : real, shadowedBy: winner === path ? null : winner })
-      } else {
-        first.alsoAt.push(path)
-      }
+    const sameFile = byInode.get(key) ?? []
+    byInode.set(key, sameFile)
+    const sameName = sameFile.find((tool) => tool.name === name)
+    if (sameName !== undefined) {
+      sameName.alsoAt.push(path)
       continue
     }
-    const tool = { path, linkTarget: real === path ? null : real, shadowedBy: winner === path ? null : winner, alsoAt: [] }
-    byInode.set(key, tool)
+    const real = fromPathBytes(NodeFs.realpathSync.native(toPathBytes(path), { encoding: "buffer" }))
+    const tool = { name, path, linkTarget: real === path ? null : real, shadowedBy: winner === path ? null : winner, alsoAt: [], sameFileAs: [] }
+    sameFile.push(tool)
     tools.push(tool)
     const dir = NodePath.dirname(path)
     counts.set(dir, (counts.get(dir) ?? 0) + 1)
+  }
+  for (const sameFile of byInode.values()) {
+    for (const tool of sameFile) tool.sameFileAs = sameFile.filter((other) => other !== tool).map((other) => other.path)
   }
   return {
     found,
@@ -93,14 +92,84 @@ const oracle = (pathEntries: ReadonlyArray<string>) => {
   }
 }
 
+/**
+ * A model of the shell's PATH lookup (what `command -v NAME` does): each entry in order, an
+ * empty or relative one against the working directory, and the first `entry/NAME` that is,
+ * links followed, a regular file this user may execute.
+ */
+const shellLookup = (pathEntries: ReadonlyArray<string>, cwd: string, name: string): string | null => {
+  for (const entry of pathEntries) {
+    const candidate = entry === "" ? name : `${entry}/${name}`
+    const onDisk = toPathBytes(NodePath.resolve(cwd, candidate))
+    try {
+      // ENOENT, ENOTDIR, ELOOP (a link loop) and EACCES alike: no command here.
+      if (!NodeFs.statSync(onDisk).isFile()) continue
+      NodeFs.accessSync(onDisk, NodeFs.constants.X_OK)
+      return candidate
+    } catch {
+      continue
+    }
+  }
+  return null
+}
+
+/** What `/bin/sh -c 'command -v NAME'` prints for each name (one shell for all), "" when nothing. */
+const commandV = (pathEntries: ReadonlyArray<string>, cwd: string, names: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const input = Buffer.concat(names.map((name) => Buffer.concat([toPathBytes(name), Buffer.from("\n")])))
+  const shell = spawnSync("/bin/sh", ["-c", "while IFS= read -r n; do command -v \"$n\" || echo; done"], {
+    cwd,
+    env: { PATH: pathEntries.join(":") },
+    input
+  })
+  const lines = splitNul(Buffer.from(shell.stdout.map((byte) => (byte === 0x0a ? 0 : byte)))).map(fromPathBytes)
+  expect(lines.length).toBe(names.length)
+  return lines
+}
+
 const project = (result: WalkResult) => ({
-  tools: result.tools.map(({ alsoAt, linkTarget, path, shadowedBy }) => ({ path, linkTarget, shadowedBy, alsoAt })),
+  tools: result.tools.map(({ alsoAt, linkTarget, name, path, sameFileAs, shadowedBy }) => ({ name, path, linkTarget, shadowedBy, alsoAt, sameFileAs })),
   roots: result.roots.map((root) => [root.path, root.status, root.toolCount])
 })
 
 describe("Walker properties over generated PATH trees", () => {
   it.scopedLive.prop(
-    "finds what find -L finds, each executable once, in PATH order, with correct shadowing; resolveOnPath agrees",
+    "the record names are the names the shell finds on PATH, and `query which` names its winner (a model of the lookup, checked against /bin/sh's command -v)",
+    [pathTreeArbitrary({ maxDirs: 4, maxEntries: 8 })],
+    ([tree]) =>
+      Effect.gen(function*() {
+        const base = yield* tempDir
+        const laid = materializePathTree(base, tree)
+        // An empty working directory: empty and relative PATH entries find nothing there.
+        const cwd = NodePath.join(base, "cwd")
+        NodeFs.mkdirSync(cwd)
+        const walker = yield* Walker
+        const roots = laid.pathEntries.map((path, pathIndex) => new Root({ path, kind: "path", depth: "one-level", pathIndex }))
+        const result = yield* walker.walk(roots, { os: "linux", pathExt: [], recursiveDepthCap: 3, cwd })
+        const inventory = new Inventory({
+          ...inventoryOf(result.tools.map((tool) => new Tool({ ...tool, category: "other" }))),
+          path: result.roots
+        })
+        const listed = laid.pathEntries
+          .filter((entry) => entry.startsWith("/") && NodeFs.statSync(entry, { throwIfNoEntry: false })?.isDirectory() === true)
+          .flatMap((dir) => NodeFs.readdirSync(dir, { encoding: "buffer" }).map(fromPathBytes))
+        const names = [...new Set([...listed, "no-such-tool"])]
+        const model = new Map(names.flatMap((name) => {
+          const winner = shellLookup(laid.pathEntries, cwd, name)
+          return winner === null ? [] : [[name, winner] as const]
+        }))
+        expect(new Set(inventory.tools.map((tool) => tool.name))).toEqual(new Set(model.keys()))
+        for (const name of names) expect([name, whichTool(inventory, name).winner]).toEqual([name, model.get(name) ?? null])
+        // The model is the shell's: a builtin's name (`command -v` prints it bare) is not a file lookup.
+        commandV(laid.pathEntries, cwd, names).forEach((answer, index) => {
+          const name = names[index]!
+          if (answer === "" || answer.startsWith("/")) expect([name, answer === "" ? null : answer]).toEqual([name, model.get(name) ?? null])
+        })
+      }).pipe(Effect.provide(Walker.layer)),
+    { fastCheck: { numRuns: 60 } }
+  )
+
+  it.scopedLive.prop(
+    "finds what find -L finds, each path once, a record per name and file, in PATH order, with correct shadowing; resolveOnPath agrees",
     [pathTreeArbitrary({ maxDirs: 4, maxEntries: 8 })],
     ([tree]) =>
       Effect.gen(function*() {

@@ -2,7 +2,7 @@ import { Context, Effect, Either, Layer } from "effect"
 import * as NodePath from "node:path"
 import { Diagnostic, type Root, type RootKind, RootReport, type RootStatus } from "../domain/inventory.js"
 import type { OsFamily } from "../domain/machine.js"
-import { pathLookup, type PathPlace, runsBefore, windowsExtension } from "../domain/toolNames.js"
+import { normalizeDirectory, pathLookup, type PathPlace, runsBefore, windowsExtension } from "../domain/toolNames.js"
 import * as NodeWalkerFs from "../../platform/NodeWalkerFs.js"
 import {
   type DirEntry,
@@ -28,7 +28,11 @@ export {
   type WalkerFsShape
 } from "./WalkerFs.js"
 
-/** One executable found by the walk (a `Tool` of tools.json before its category is known). */
+/**
+ * One command name found by the walk (a `Tool` of tools.json before its category is known): a
+ * name and the file it runs. Every name gets its own record, as the shell calls each by its own
+ * name (`cargo` and `rustc` are links to `rustup`, which dispatches on the name it is called by).
+ */
 export interface WalkedTool {
   /** The file name; bytes that are not UTF-8 appear as surrogate escapes (see `WalkerFs`). */
   readonly name: string
@@ -45,8 +49,13 @@ export interface WalkedTool {
   readonly pathIndex: number | null
   /** Path of the earlier PATH entry with the same command name that wins, or null. */
   readonly shadowedBy: string | null
-  /** Other paths at which the very same file (device + inode) was reached, in walk order. */
+  /**
+   * Other paths at which the same name reaches the very same file (device + inode), in walk
+   * order: a later PATH dir holding the name as a link or hard link to it, or a dir alias.
+   */
   readonly alsoAt: ReadonlyArray<string>
+  /** The `path`s of the other records of the very same file (other names of it), in walk order. */
+  readonly sameFileAs: ReadonlyArray<string>
 }
 
 /** Everything a walk found: tools in walk order, one report per root, and the problems met. */
@@ -112,7 +121,11 @@ interface ToolRecord {
   pathIndex: number | null
   shadowedBy: string | null
   alsoAt: Array<string>
+  sameFileAs: ReadonlyArray<string>
 }
+
+/** The `sameFileAs` of a file recorded under one name only (most of them): shared, never changed. */
+const NO_OTHER_NAMES: ReadonlyArray<string> = Object.freeze([])
 
 /** A directory being read: where it is shown, where it really is, how deep below its root. */
 interface DirContext {
@@ -227,22 +240,6 @@ export const canExecute = (stat: FileStat, user: UserIdentity | null): boolean =
   return (mode & 0o001) !== 0
 }
 
-/**
- * The directory of a root as it is joined with names: separators unified and collapsed, `.`
- * segments and trailing separators dropped. `..` stays: across a symlink it is not lexical.
- */
-export const normalizeDirectory = (path: string, os: OsFamily): string => {
-  if (os === "win32") {
-    const text = path.replace(/\//g, "\\")
-    const unc = text.startsWith("\\\\")
-    const body = text.split("\\").filter((part) => part !== "" && part !== ".").join("\\")
-    if (unc) return `\\\\${body}`
-    return /^[A-Za-z]:$/.test(body) ? `${body}\\` : text.startsWith("\\") ? `\\${body}` : body
-  }
-  const body = path.split("/").filter((part) => part !== "" && part !== ".").join("/")
-  return path.startsWith("/") ? `/${body}` : body
-}
-
 /** Whether a PATH entry is absolute; on Windows a drive-less `\dir` depends on the current drive. */
 const isAbsoluteEntry = (path: string, os: OsFamily): boolean =>
   os === "win32" ? /^[A-Za-z]:[\\/]|^[\\/]{2}[^\\/]/.test(path) : path.startsWith("/")
@@ -300,7 +297,10 @@ const makeWalk = (fs: WalkerFsShape) =>
     const reports: Array<RootReport> = []
     const diagnostics: Array<Diagnostic> = []
     const directories: Array<string> = []
-    const byInode = new InodeMap<ToolRecord>()
+    /** The records of each file reached, by device and inode: one per name it is called by. */
+    const byInode = new InodeMap<Array<ToolRecord>>()
+    /** The record lists of `byInode` that hold more than one name (their `sameFileAs` is set at the end). */
+    const filesWithSeveralNames: Array<ReadonlyArray<ToolRecord>> = []
     const lookup = pathLookup(options.os, options.pathExt)
     /** The copy of each command name (by `lookup.key`) that runs, among the PATH roots walked so far. */
     const winners = new Map<string, PathPlace & { readonly path: string }>()
@@ -341,14 +341,17 @@ const makeWalk = (fs: WalkerFsShape) =>
       })
 
     /**
-     * Dedupe by inode, then shadowing by command name among PATH roots by the domain's rule
-     * (`runsBefore`): the first dir wins; on Windows, within one dir, PATHEXT order picks which
-     * of git.exe and git.cmd runs. The directory's winners are settled before any of its
-     * candidates is recorded, as a later name of the directory may win over an earlier one.
+     * A record per command name and file. The name reached again at the same file (a later
+     * PATH dir, a dir alias) is one more path of its record (`alsoAt`); another name of the file
+     * is a record of its own, the two related by `sameFileAs` when the walk ends. Shadowing among
+     * PATH roots follows the domain's rule (`runsBefore`): the first dir wins; on Windows, within
+     * one dir, PATHEXT order picks which of git.exe and git.cmd runs. The directory's winners are
+     * settled before any of its candidates is recorded, as a later name of the directory may win
+     * over an earlier one.
      */
     const record = (rootCtx: RootContext, candidates: ReadonlyArray<Candidate>) => {
       const onPath = rootCtx.root.kind === "path"
-      const keys = onPath ? candidates.map((candidate) => lookup.key(candidate.entry.name)) : []
+      const keys = candidates.map((candidate) => lookup.key(candidate.entry.name))
       if (onPath) {
         const pathIndex = pathDirectoriesRecorded++
         candidates.forEach((candidate, index) => {
@@ -357,44 +360,37 @@ const makeWalk = (fs: WalkerFsShape) =>
           if (earlier === undefined || runsBefore(copy, earlier)) winners.set(keys[index]!, copy)
         })
       }
-      /** This directory's records named by a symbolic link: a file of it they lead to renames them. */
-      const linkRecords = new Set<ToolRecord>()
-      const linkTargetOf = (candidate: Candidate) => (candidate.real === candidate.path ? null : candidate.real)
       for (let index = 0; index < candidates.length; index++) {
         const candidate = candidates[index]!
+        const key = keys[index]!
         if (!candidate.entry.utf8) reportNonUtf8(candidate.entry, candidate.path)
-        const runs = onPath ? winners.get(keys[index]!)!.path : candidate.path
-        const winner = runs === candidate.path ? null : runs
-        const first = byInode.get(candidate.stat)
-        if (first !== undefined) {
-          if (linkRecords.has(first) && candidate.entry.kind !== "symlink") {
-            // The file itself names its record, not a link to it listed first (`python` ->
-            // `python3.12`): the links become its aliases.
-            first.alsoAt.unshift(first.path)
-            first.name = candidate.entry.name
-            first.path = candidate.path
-            first.linkTarget = linkTargetOf(candidate)
-            first.shadowedBy = winner
-            linkRecords.delete(first)
-          } else {
-            first.alsoAt.push(candidate.path)
-          }
+        const records = byInode.get(candidate.stat)
+        const sameName = records?.find((tool) => lookup.key(tool.name) === key)
+        if (sameName !== undefined) {
+          sameName.alsoAt.push(candidate.path)
+          // Windows: one file under two extensions of a dir, the one listed later preferred by PATHEXT.
+          if (sameName.shadowedBy === candidate.path) sameName.shadowedBy = null
           continue
         }
+        const runs = onPath ? winners.get(key)!.path : candidate.path
         const tool: ToolRecord = {
           name: candidate.entry.name,
           path: candidate.path,
-          linkTarget: linkTargetOf(candidate),
+          linkTarget: candidate.real === candidate.path ? null : candidate.real,
           size: candidate.stat.size,
           mtime: isoTimestamp(candidate.stat.mtimeMs),
           root: rootCtx.root.path,
           rootKind: rootCtx.root.kind,
           pathIndex: rootCtx.root.pathIndex,
-          shadowedBy: winner,
-          alsoAt: []
+          shadowedBy: runs === candidate.path ? null : runs,
+          alsoAt: [],
+          sameFileAs: NO_OTHER_NAMES
         }
-        byInode.set(candidate.stat, tool)
-        if (candidate.entry.kind === "symlink") linkRecords.add(tool)
+        if (records === undefined) byInode.set(candidate.stat, [tool])
+        else {
+          if (records.length === 1) filesWithSeveralNames.push(records)
+          records.push(tool)
+        }
         tools.push(tool)
         rootCtx.toolCount += 1
       }
@@ -541,5 +537,8 @@ const makeWalk = (fs: WalkerFsShape) =>
       })
 
     for (const root of roots) yield* walkRoot(root)
+    for (const records of filesWithSeveralNames) {
+      for (const tool of records) tool.sameFileAs = records.filter((other) => other !== tool).map((other) => other.path)
+    }
     return { tools, roots: reports, diagnostics, directories } satisfies WalkResult
   })

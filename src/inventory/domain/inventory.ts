@@ -47,7 +47,10 @@ export class RootReport extends Schema.Class<RootReport>("RootReport")({
   toolCount: Schema.Number
 }) {}
 
-/** One executable found by the walk. */
+/**
+ * A command name found by the walk and the file it runs: every name the shell can call is a
+ * record of its own, even when several names are links to, or hard links of, one file.
+ */
 export class Tool extends Schema.Class<Tool>("Tool")({
   name: Schema.String,
   /** Absolute path where it was found (the link itself when it is a link). */
@@ -64,8 +67,18 @@ export class Tool extends Schema.Class<Tool>("Tool")({
   pathIndex: Schema.NullOr(Schema.Number),
   /** Path of the earlier PATH entry with the same name that wins over this one, or null. */
   shadowedBy: Schema.NullOr(Schema.String),
-  /** Other paths at which the very same file (device + inode) was reached; recorded once. */
+  /**
+   * Other paths at which the same name reaches the very same file (device + inode): a later
+   * PATH dir holding it too, a dir alias (`/bin` -> `usr/bin`). (Bundles written before names
+   * had records of their own also list other names of the file here.)
+   */
   alsoAt: Schema.Array(Schema.String),
+  /**
+   * The `path`s of the other records of the very same file (device + inode): its other names
+   * (`rustc` and `rustup`, `python3` and `python3.12`). Absent in bundles written before it was
+   * recorded, which stay readable: the field is an addition, not a change of `schemaVersion`.
+   */
+  sameFileAs: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
   category: Schema.String
 }) {}
 

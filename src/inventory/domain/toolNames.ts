@@ -15,6 +15,22 @@ export const windowsExtension = (name: string): string => {
   return dot <= 0 ? "" : name.slice(dot).toUpperCase()
 }
 
+/**
+ * The directory of a root as it is joined with names: separators unified and collapsed, `.`
+ * segments and trailing separators dropped. `..` stays: across a symlink it is not lexical.
+ */
+export const normalizeDirectory = (path: string, os: OsFamily): string => {
+  if (os === "win32") {
+    const text = path.replace(/\//g, "\\")
+    const unc = text.startsWith("\\\\")
+    const body = text.split("\\").filter((part) => part !== "" && part !== ".").join("\\")
+    if (unc) return `\\\\${body}`
+    return /^[A-Za-z]:$/.test(body) ? `${body}\\` : text.startsWith("\\") ? `\\${body}` : body
+  }
+  const body = path.split("/").filter((part) => part !== "" && part !== ".").join("/")
+  return path.startsWith("/") ? `/${body}` : body
+}
+
 /** How the OS finds a command by name on PATH: which names it takes as one, and in which order. */
 export interface PathLookup {
   /**
@@ -89,9 +105,10 @@ export interface NamedCopy extends PathPlace {
 
 /**
  * Every (name, path) pair by which the inventory's files can be called, keyed by the name as
- * the OS compares it, each list in PATH order then walk order. The walker records a file
- * reached twice once, with the other paths in `alsoAt` — and those paths may carry other
- * names (`python3` → `python3.12`), which must still answer `which python3`.
+ * the OS compares it, each list in PATH order then walk order. The walker records a name
+ * reached twice at one file once, with the other paths in `alsoAt`; in bundles written before
+ * every name had its record, those paths may carry other names (`python3` → `python3.12`),
+ * which must still answer `which python3`.
  */
 export const namedCopies = (
   tools: ReadonlyArray<Tool>,
@@ -102,7 +119,9 @@ export const namedCopies = (
   const lookup = pathLookup(os)
   const dirIndex = new Map<string, number>()
   for (const root of pathRoots) {
-    if (root.pathIndex !== null && !dirIndex.has(root.path)) dirIndex.set(root.path, root.pathIndex)
+    // As the walk joins names to it: `/usr/bin/` and `/usr/bin` hold the same copies.
+    const dir = normalizeDirectory(root.path, os)
+    if (root.pathIndex !== null && !dirIndex.has(dir)) dirIndex.set(dir, root.pathIndex)
   }
   const byName = new Map<string, Array<NamedCopy & { readonly order: number }>>()
   let order = 0

@@ -19,7 +19,7 @@ export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFou
 export interface ToolFilters {
   /** Only tools of this category. */
   readonly category: Option.Option<string>
-  /** Only tools whose name (or an alias's) matches this glob. */
+  /** Only tools whose name (or the name of one of its `alsoAt` paths) matches this glob. */
   readonly name: Option.Option<string>
 }
 
@@ -31,7 +31,8 @@ const toolFilter = (inventory: Inventory, filters: ToolFilters): (tool: Tool) =>
     Option.match(filters.category, { onNone: () => true, onSome: (category) => tool.category === category }) &&
     Option.match(matchName, {
       onNone: () => true,
-      // A file is also called by the names of its aliases (`python3` for `python3.12`).
+      // Every name has its record; an `alsoAt` path differs from it only in letter case
+      // (Windows), or is another name of the file in a bundle written before that was so.
       onSome: (matches) => matches(tool.name) || tool.alsoAt.some((alias) => matches(basename(alias)))
     })
 }

@@ -40,11 +40,19 @@ interface ToolRowCells {
 /** The version-free cells of tools' rows, keyed by tool: see {@link prepareToolRows}. */
 export type PreparedToolRows = ReadonlyMap<Tool, ToolRowCells>
 
+/**
+ * How many bytes of a row the other names of its file take in tools.md: a file of hundreds of
+ * names (busybox) would otherwise make the table quadratic. tools.json lists them all.
+ */
+const SAME_FILE_NOTE_BYTES = 400
+
 const toolRowCells = (tool: Tool): ToolRowCells => {
+  const sameFileAs = tool.sameFileAs ?? []
   const notes = [
     tool.linkTarget === null ? "" : `→ ${mdCode(tool.linkTarget)}`,
     tool.shadowedBy === null ? "" : `shadowed by ${mdCode(tool.shadowedBy)}`,
-    tool.alsoAt.length === 0 ? "" : `also at ${tool.alsoAt.map(mdCode).join(", ")}`
+    tool.alsoAt.length === 0 ? "" : `also at ${tool.alsoAt.map(mdCode).join(", ")}`,
+    sameFileAs.length === 0 ? "" : `same file as ${fitNames(sameFileAs, SAME_FILE_NOTE_BYTES, mdCode)}`
   ].filter((note) => note !== "")
   return {
     name: mdCell(tool.name),
@@ -78,7 +86,7 @@ export const renderToolsMarkdown = (raw: Inventory, prepared?: PreparedToolRows)
     "# Tool map",
     "",
     `Generated ${inventory.generatedAt} on ${inventory.host.os} ${inventory.host.arch}, Node ${inventory.host.node}, tool-map ${inventory.host.toolMap}.`,
-    `${inventory.tools.length} tools; ${inventory.tools.filter((tool) => tool.shadowedBy !== null).length} of them shadowed by an earlier PATH entry.`,
+    `${inventory.tools.length} command names; ${inventory.tools.filter((tool) => tool.shadowedBy !== null).length} of them shadowed by an earlier PATH entry.`,
     ""
   ]
   for (const [category, tools] of groupByCategory(inventory.tools)) {
@@ -142,7 +150,7 @@ export const renderSummary = (raw: Inventory, location: BundleLocation): string 
     "# Tools on this machine (tool-map summary)",
     "",
     `Scanned ${inventory.generatedAt} · ${inventory.host.os} ${inventory.host.arch} · Node ${inventory.host.node} · tool-map ${inventory.host.toolMap}`,
-    `${inventory.tools.length} executables (${winners.length} callable by name, ${inventory.tools.length - winners.length} shadowed) in ${pathDirs} PATH dirs and ${inventory.roots.filter((root) => root.status === "ok").length} other roots.`,
+    `${inventory.tools.length} command names (${winners.length} callable, ${inventory.tools.length - winners.length} shadowed) in ${pathDirs} PATH dirs and ${inventory.roots.filter((root) => root.status === "ok").length} other roots.`,
     ""
   ]
   const foot = [

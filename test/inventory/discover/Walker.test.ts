@@ -12,6 +12,7 @@ import {
   type FsFault,
   fromPathBytes,
   isoTimestamp,
+  type MemoryNode,
   type MemoryTree,
   toPathBytes,
   type WalkedTool,
@@ -60,7 +61,8 @@ const brief = (tool: WalkedTool) => ({
   path: tool.path,
   linkTarget: tool.linkTarget,
   shadowedBy: tool.shadowedBy,
-  alsoAt: tool.alsoAt
+  alsoAt: tool.alsoAt,
+  sameFileAs: tool.sameFileAs
 })
 const statuses = (result: WalkResult) => result.roots.map((root) => [root.path, root.status, root.reason, root.toolCount])
 const diagnostics = (result: WalkResult) => result.diagnostics.map((d) => [d.path, d.message])
@@ -77,7 +79,7 @@ describe("Walker over node:fs", () => {
       lay(base, { "bin/self": { link: "self" }, "bin/tool": EXEC })
       const bin = `${base}/bin`
       const result = yield* walk(pathRoots([bin]))
-      expect(result.tools.map(brief)).toEqual([{ path: `${bin}/tool`, linkTarget: null, shadowedBy: null, alsoAt: [] }])
+      expect(result.tools.map(brief)).toEqual([{ path: `${bin}/tool`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] }])
       expect(diagnostics(result)).toEqual([[`${bin}/self`, ELOOP]])
       expect(statuses(result)).toEqual([[bin, "ok", null, 1]])
     }).pipe(Effect.provide(Walker.layer)))
@@ -148,7 +150,7 @@ describe("Walker over node:fs", () => {
       const bin = `${base}/bin`
       const result = yield* walk(pathRoots([bin]))
       expect(result.tools.map(brief)).toEqual([
-        { path: `${bin}/deep40`, linkTarget: `${base}/chain/c0`, shadowedBy: null, alsoAt: [] }
+        { path: `${bin}/deep40`, linkTarget: `${base}/chain/c0`, shadowedBy: null, alsoAt: [], sameFileAs: [] }
       ])
       expect(diagnostics(result)).toEqual([[`${bin}/deep41`, ELOOP]])
     }).pipe(Effect.provide(Walker.layer)))
@@ -159,7 +161,7 @@ describe("Walker over node:fs", () => {
       lay(base, { "bin/tool": EXEC })
       const bin = `${base}/bin`
       const result = yield* walk(pathRoots([bin, `${bin}/`, `${base}//bin/.`]))
-      expect(result.tools.map(brief)).toEqual([{ path: `${bin}/tool`, linkTarget: null, shadowedBy: null, alsoAt: [] }])
+      expect(result.tools.map(brief)).toEqual([{ path: `${bin}/tool`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] }])
       expect(statuses(result)).toEqual([
         [bin, "ok", null, 1],
         [`${bin}/`, "duplicate", "same directory as PATH entry 0", 0],
@@ -229,16 +231,16 @@ describe("Walker over node:fs", () => {
       })
       const result = yield* walk(pathRoots([`${base}/one`, `${base}/two`, `${base}/three`]))
       expect(result.tools.map(brief)).toEqual([
-        { path: `${base}/one/git`, linkTarget: null, shadowedBy: null, alsoAt: [] },
-        { path: `${base}/two/git`, linkTarget: null, shadowedBy: `${base}/one/git`, alsoAt: [] },
-        { path: `${base}/two/zed`, linkTarget: null, shadowedBy: null, alsoAt: [] },
-        { path: `${base}/three/awk`, linkTarget: null, shadowedBy: null, alsoAt: [] },
-        { path: `${base}/three/git`, linkTarget: null, shadowedBy: `${base}/one/git`, alsoAt: [] }
+        { path: `${base}/one/git`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] },
+        { path: `${base}/two/git`, linkTarget: null, shadowedBy: `${base}/one/git`, alsoAt: [], sameFileAs: [] },
+        { path: `${base}/two/zed`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] },
+        { path: `${base}/three/awk`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] },
+        { path: `${base}/three/git`, linkTarget: null, shadowedBy: `${base}/one/git`, alsoAt: [], sameFileAs: [] }
       ])
       expect(result.tools.map((tool) => tool.pathIndex)).toEqual([0, 1, 1, 2, 2])
     }).pipe(Effect.provide(Walker.layer)))
 
-  it.scoped("records the same file once: a dir alias (/bin -> usr/bin), a link across PATH, a hard link", () =>
+  it.scoped("a record per name: a dir alias (/bin -> usr/bin), a link across PATH, a link in the same dir, a hard link", () =>
     Effect.gen(function*() {
       const base = yield* tempDir
       lay(base, {
@@ -251,28 +253,79 @@ describe("Walker over node:fs", () => {
       })
       NodeFs.linkSync(`${base}/local/bin/own`, `${base}/local/bin/own-hard`)
       const result = yield* walk(pathRoots([`${base}/bin`, `${base}/usr/bin`, `${base}/local/bin`]))
+      // The same name at the same file is one record (`alsoAt`); each other name is a record of its own.
       expect(result.tools.map(brief)).toEqual([
         {
           path: `${base}/bin/ls`,
           linkTarget: `${base}/usr/bin/ls`,
           shadowedBy: null,
-          alsoAt: [`${base}/usr/bin/ls`, `${base}/local/bin/ls2`]
+          alsoAt: [`${base}/usr/bin/ls`],
+          sameFileAs: [`${base}/local/bin/ls2`]
         },
-        // Named by the file itself, not by the link to it listed first in the same directory.
+        {
+          path: `${base}/bin/python3`,
+          linkTarget: `${base}/usr/bin/python3.12`,
+          shadowedBy: null,
+          alsoAt: [`${base}/usr/bin/python3`],
+          sameFileAs: [`${base}/bin/python3.12`]
+        },
         {
           path: `${base}/bin/python3.12`,
           linkTarget: `${base}/usr/bin/python3.12`,
           shadowedBy: null,
-          alsoAt: [`${base}/bin/python3`, `${base}/usr/bin/python3`, `${base}/usr/bin/python3.12`]
+          alsoAt: [`${base}/usr/bin/python3.12`],
+          sameFileAs: [`${base}/bin/python3`]
         },
-        { path: `${base}/local/bin/own`, linkTarget: null, shadowedBy: null, alsoAt: [`${base}/local/bin/own-hard`] }
+        { path: `${base}/local/bin/ls2`, linkTarget: `${base}/usr/bin/ls`, shadowedBy: null, alsoAt: [], sameFileAs: [`${base}/bin/ls`] },
+        { path: `${base}/local/bin/own`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [`${base}/local/bin/own-hard`] },
+        { path: `${base}/local/bin/own-hard`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [`${base}/local/bin/own`] }
       ])
-      expect(result.tools.map((tool) => tool.name)).toEqual(["ls", "python3.12", "own"])
+      expect(result.tools.map((tool) => tool.name)).toEqual(["ls", "python3", "python3.12", "ls2", "own", "own-hard"])
       expect(statuses(result)).toEqual([
-        [`${base}/bin`, "ok", null, 2],
+        [`${base}/bin`, "ok", null, 3],
         [`${base}/usr/bin`, "ok", null, 0],
-        [`${base}/local/bin`, "ok", null, 1]
+        [`${base}/local/bin`, "ok", null, 3]
       ])
+    }).pipe(Effect.provide(Walker.layer)))
+
+  it.scoped("a record per name: busybox-style links, relative, absolute and chained links, a link to another PATH dir, hard links, shadowing, non-executables", () =>
+    Effect.gen(function*() {
+      const base = yield* tempDir
+      lay(base, {
+        "opt/busybox": EXEC,
+        "box/busybox": { link: "../opt/busybox" },
+        "box/sh": { link: "../opt/busybox" },
+        "box/ls": { link: `${base}/opt/busybox` },
+        "box/cat": { link: "sh" },
+        "a/ls": EXEC,
+        "a/tool": EXEC,
+        "a/notes": DATA,
+        "a/data-link": { link: "notes" },
+        "a/dead": { link: "nowhere" },
+        "a/sh": { link: "../box/sh" },
+        "b/notes": EXEC,
+        "b/tool": { link: "../a/tool" },
+        "b/tool2": { link: "../a/tool-hard" }
+      })
+      NodeFs.linkSync(`${base}/a/tool`, `${base}/a/tool-hard`)
+      const [box, a, b] = [`${base}/box`, `${base}/a`, `${base}/b`]
+      const result = yield* walk(pathRoots([box, a, b]))
+      const busybox = `${base}/opt/busybox`
+      expect(result.tools.map((tool) => ({ name: tool.name, ...brief(tool) }))).toEqual([
+        { name: "busybox", path: `${box}/busybox`, linkTarget: busybox, shadowedBy: null, alsoAt: [], sameFileAs: [`${box}/cat`, `${box}/ls`, `${box}/sh`] },
+        { name: "cat", path: `${box}/cat`, linkTarget: busybox, shadowedBy: null, alsoAt: [], sameFileAs: [`${box}/busybox`, `${box}/ls`, `${box}/sh`] },
+        { name: "ls", path: `${box}/ls`, linkTarget: busybox, shadowedBy: null, alsoAt: [], sameFileAs: [`${box}/busybox`, `${box}/cat`, `${box}/sh`] },
+        // a/sh is the same name at the same file, one PATH dir later.
+        { name: "sh", path: `${box}/sh`, linkTarget: busybox, shadowedBy: null, alsoAt: [`${a}/sh`], sameFileAs: [`${box}/busybox`, `${box}/cat`, `${box}/ls`] },
+        { name: "ls", path: `${a}/ls`, linkTarget: null, shadowedBy: `${box}/ls`, alsoAt: [], sameFileAs: [] },
+        { name: "tool", path: `${a}/tool`, linkTarget: null, shadowedBy: null, alsoAt: [`${b}/tool`], sameFileAs: [`${a}/tool-hard`, `${b}/tool2`] },
+        { name: "tool-hard", path: `${a}/tool-hard`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [`${a}/tool`, `${b}/tool2`] },
+        // a/notes is no command (not executable): it shadows nothing.
+        { name: "notes", path: `${b}/notes`, linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] },
+        { name: "tool2", path: `${b}/tool2`, linkTarget: `${a}/tool-hard`, shadowedBy: null, alsoAt: [], sameFileAs: [`${a}/tool`, `${a}/tool-hard`] }
+      ])
+      expect(diagnostics(result)).toEqual([[`${a}/dead`, "dangling symlink to nowhere (ENOENT); skipped"]])
+      expect(statuses(result)).toEqual([[box, "ok", null, 4], [a, "ok", null, 3], [b, "ok", null, 2]])
     }).pipe(Effect.provide(Walker.layer)))
 
   it.scoped("replays a directory met again under another name instead of reading it twice", () =>
@@ -296,8 +349,8 @@ describe("Walker over node:fs", () => {
         ]))
       )
       expect(result.tools.map(brief)).toEqual([
-        { path: `${usrBin}/ls`, linkTarget: null, shadowedBy: null, alsoAt: [`${bin}/ls`] },
-        { path: `${usrBin}/vi`, linkTarget: `${base}/usr/lib/vim`, shadowedBy: null, alsoAt: [`${bin}/vi`] }
+        { path: `${usrBin}/ls`, linkTarget: null, shadowedBy: null, alsoAt: [`${bin}/ls`], sameFileAs: [] },
+        { path: `${usrBin}/vi`, linkTarget: `${base}/usr/lib/vim`, shadowedBy: null, alsoAt: [`${bin}/vi`], sameFileAs: [] }
       ])
       expect(statuses(result)).toEqual([[usrBin, "ok", null, 2], [bin, "ok", null, 0]])
       expect(result.directories).toEqual([usrBin, bin])
@@ -327,7 +380,9 @@ describe("Walker over node:fs", () => {
         Effect.provide(Walker.layerWithoutFs.pipe(Layer.provide(NodeWalkerFs.layerWith({ strategy: "async", concurrency: 8 }))))
       )
       expect(viaAsync).toEqual(viaSync)
-      expect([viaSync.tools.length, viaSync.tools[0]!.alsoAt.length, viaSync.diagnostics.length]).toEqual([173, 100, 2])
+      // 100 links to one file are 100 names (`t0` first), each the same file as the 99 others and opt/real.
+      expect([viaSync.tools.length, viaSync.tools[0]!.sameFileAs.length, viaSync.tools[0]!.alsoAt.length, viaSync.diagnostics.length])
+        .toEqual([273, 100, 0, 2])
     }))
 
   it.scoped("keeps non-UTF-8 names losslessly, with a diagnostic", () =>
@@ -496,10 +551,10 @@ describe("Walker over a memory tree", () => {
       const options: WalkOptions = { os: "win32", pathExt: [".COM", ".EXE", ".BAT", ".CMD"], recursiveDepthCap: 3, cwd: "C:\\Users\\me" }
       const result = yield* run(tree, pathRoots(["C:\\Tools", "c:/tools/", "C:\\Other", "bin", "\\NoDrive"]), options)
       expect(result.tools.map(brief)).toEqual([
-        { path: "C:\\Tools\\git.EXE", linkTarget: null, shadowedBy: null, alsoAt: [] },
-        { path: "C:\\Tools\\git.cmd", linkTarget: null, shadowedBy: "C:\\Tools\\git.EXE", alsoAt: [] },
-        { path: "C:\\Other\\GIT.Bat", linkTarget: null, shadowedBy: "C:\\Tools\\git.EXE", alsoAt: [] },
-        { path: "C:\\Other\\Node.Exe", linkTarget: null, shadowedBy: null, alsoAt: [] }
+        { path: "C:\\Tools\\git.EXE", linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] },
+        { path: "C:\\Tools\\git.cmd", linkTarget: null, shadowedBy: "C:\\Tools\\git.EXE", alsoAt: [], sameFileAs: [] },
+        { path: "C:\\Other\\GIT.Bat", linkTarget: null, shadowedBy: "C:\\Tools\\git.EXE", alsoAt: [], sameFileAs: [] },
+        { path: "C:\\Other\\Node.Exe", linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] }
       ])
       expect(statuses(result)).toEqual([
         ["C:\\Tools", "ok", null, 2],
@@ -517,6 +572,47 @@ describe("Walker over a memory tree", () => {
           "a relative entry resolves against the working directory at run time (now C:\\NoDrive); not read",
           0
         ]
+      ])
+    }))
+
+  it.effect("Windows: one file under two PATHEXT extensions of a dir is one record of its name, run by the preferred one", () =>
+    Effect.gen(function*() {
+      const tree: MemoryTree = {
+        style: "win32",
+        user: null,
+        nodes: {
+          "C:\\Tools\\git.cmd": { type: "file", size: 10 },
+          "C:\\Tools\\git.exe": { type: "hardlink", to: "C:\\Tools\\git.cmd" },
+          "C:\\Tools\\g.exe": { type: "hardlink", to: "C:\\Tools\\git.cmd" },
+          "C:\\Other\\GIT.EXE": { type: "hardlink", to: "C:\\Tools\\git.cmd" }
+        }
+      }
+      const options: WalkOptions = { os: "win32", pathExt: [".COM", ".EXE", ".BAT", ".CMD"], recursiveDepthCap: 3, cwd: "C:\\" }
+      const result = yield* run(tree, pathRoots(["C:\\Tools", "C:\\Other"]), options)
+      expect(result.tools.map((tool) => ({ name: tool.name, ...brief(tool) }))).toEqual([
+        { name: "g.exe", path: "C:\\Tools\\g.exe", linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: ["C:\\Tools\\git.cmd"] },
+        {
+          name: "git.cmd",
+          path: "C:\\Tools\\git.cmd",
+          linkTarget: null,
+          shadowedBy: null,
+          alsoAt: ["C:\\Tools\\git.exe", "C:\\Other\\GIT.EXE"],
+          sameFileAs: ["C:\\Tools\\g.exe"]
+        }
+      ])
+    }))
+
+  it.effect("hard links: a busybox-style dir of names of one file, each a record of its own", () =>
+    Effect.gen(function*() {
+      const nodes: Record<string, MemoryNode> = { "/bin/busybox": { type: "file", mode: 0o755, uid: 1000 } }
+      const applets = ["ash", "cat", "ls", "sh", "vi"]
+      for (const applet of applets) nodes[`/bin/${applet}`] = { type: "hardlink", to: "/bin/busybox" }
+      nodes["/usr/bin/vi"] = { type: "file", mode: 0o755, uid: 1000 }
+      const result = yield* run({ nodes }, pathRoots(["/usr/bin", "/bin"]))
+      const all = ["/bin/ash", "/bin/busybox", "/bin/cat", "/bin/ls", "/bin/sh", "/bin/vi"]
+      expect(result.tools.map((tool) => [tool.name, tool.path, tool.shadowedBy, tool.sameFileAs])).toEqual([
+        ["vi", "/usr/bin/vi", null, []],
+        ...all.map((path) => [path.slice(5), path, path === "/bin/vi" ? "/usr/bin/vi" : null, all.filter((other) => other !== path)])
       ])
     }))
 
@@ -572,8 +668,8 @@ describe("Walker over a memory tree", () => {
       }
       const result = yield* run(tree, pathRoots(["/bin"]))
       expect(result.tools.map(brief)).toEqual([
-        { path: "/bin/tool", linkTarget: null, shadowedBy: null, alsoAt: [] },
-        { path: "/bin/via", linkTarget: "/opt/real", shadowedBy: null, alsoAt: [] }
+        { path: "/bin/tool", linkTarget: null, shadowedBy: null, alsoAt: [], sameFileAs: [] },
+        { path: "/bin/via", linkTarget: "/opt/real", shadowedBy: null, alsoAt: [], sameFileAs: [] }
       ])
       expect(result.diagnostics).toEqual([])
     }))

@@ -110,7 +110,7 @@ describe("tools.summary.md with hostile names", () => {
       "# Tools on this machine (tool-map summary)",
       "",
       "Scanned 2026-01-01T00:00:00.000Z · linux x64 · Node v20.20.2 · tool-map 0.1.0",
-      "5 executables (5 callable by name, 0 shadowed) in 1 PATH dirs and 0 other roots.",
+      "5 command names (5 callable, 0 shadowed) in 1 PATH dirs and 0 other roots.",
       "",
       "## Core versions",
       "| tool | version |",
