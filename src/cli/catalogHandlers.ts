@@ -31,12 +31,14 @@ import {
   hashedBytes,
   hashOfFile,
   readHashedJsonFileWith,
+  readBounded,
   readJsonFile,
+  SCHEMAS_FILE_MAX_BYTES,
   textOf,
   writeFileAtomic,
   writeJsonAtomic
 } from "../catalog/stores/jsonFile.js"
-import { readUpTo } from "../services/fileRead.js"
+import { readHead } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { type Agent, HostPort, type LoadResult, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
@@ -120,15 +122,12 @@ const RecordedBuild = Schema.Struct({
   hashes: DefinitionHashesJson
 })
 
-/** The first `bytes` bytes of a file as text; `None` when it cannot be read. */
+/** The first `bytes` bytes of a regular file as text; `None` when it cannot be read. */
 const headOf = (path: string, bytes: number): Effect.Effect<Option.Option<string>, never, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, bytes)))
-    return Option.some(new TextDecoder().decode(head))
-  }).pipe(
-    // Missing or unreadable: only means that the file is written again.
-    Effect.catchAll(() => Effect.succeedNone)
+  readHead(path, bytes).pipe(
+    Effect.map(Option.map((head) => new TextDecoder().decode(head))),
+    // Missing, unreadable or not a regular file: only means that the file is written again.
+    Effect.orElseSucceed(() => Option.none<string>())
   )
 
 /** The string member `member` in the first bytes of a file; `None` when the file or the member is not there. */
@@ -180,12 +179,11 @@ const knownSchemas = (files: SchemasFiles, head: Option.Option<FactsHead>, path:
   Effect.gen(function*() {
     const model = factsModel()
     if (Option.isNone(head) || head.value.model !== model) return Option.none<KnownSchemas>()
-    const textKey = yield* hashOfFile(path)
+    const textKey = yield* hashOfFile(path, SCHEMAS_FILE_MAX_BYTES)
     if (Option.isNone(textKey) || !head.value.texts.includes(textKey.value)) return Option.none<KnownSchemas>()
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* Effect.option(fs.readFileString(files.schemasFacts))
+    const text = yield* readBounded(files.schemasFacts, SCHEMAS_FILE_MAX_BYTES, textOf)
     const facts = Option.filter(
-      Option.flatMap(text, decodeFactsFile),
+      Option.flatMap(Option.flatMap(text, Either.getRight), decodeFactsFile),
       (facts) => facts.key === head.value.key && facts.model === model && facts.texts.includes(textKey.value)
     )
     return Option.map(facts, (facts): KnownSchemas => ({
@@ -244,17 +242,20 @@ export class CatalogCliSession extends Context.Tag("tool-map/CatalogCliSession")
  */
 const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     const head = Option.flatMap(yield* headOf(files.schemasFacts, FACTS_HEAD_BYTES), factsHead)
     if (Option.isSome(schemasFile)) {
       const path = schemasFile.value
       const known = yield* knownSchemas(files, head, path)
-      const decoded = Option.isSome(known) ? known.value.decoded : yield* fs.readFile(path).pipe(
-        Effect.mapError((error) => new SchemasFileInvalid({ path, reason: `it cannot be read (${error.message})` })),
-        Effect.flatMap((bytes) =>
-          Either.match(decodeHashed(hashedBytes(bytes)), {
-            onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
-            onRight: Effect.succeed
+      const decoded = Option.isSome(known) ? known.value.decoded : yield* readBounded(path, SCHEMAS_FILE_MAX_BYTES, hashedBytes).pipe(
+        Effect.mapError((error) => new SchemasFileInvalid({ path, reason: `it cannot be read (${error.reason})` })),
+        Effect.flatMap((found) =>
+          Either.match(Option.getOrElse(found, () => Either.left({ reason: "it does not exist" })), {
+            onLeft: (refused) => Effect.fail(new SchemasFileInvalid({ path, reason: refused.reason })),
+            onRight: (file) =>
+              Either.match(decodeHashed(file), {
+                onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
+                onRight: Effect.succeed
+              })
           })
         )
       )

@@ -26,6 +26,7 @@
  *   emoji sequence.
  * The result is trimmed.
  */
+import { neutralize } from "../../inventory/domain/untrusted.js"
 import type { SanitizeFlag } from "./model.js"
 
 /** Default cap of a sanitized description, in UTF-16 code units. */
@@ -264,3 +265,19 @@ export const sanitizeDescription = (text: string, maxLength: number = MAX_DESCRI
 }
 
 const NO_FLAGS: ReadonlyArray<SanitizeFlag> = []
+
+/**
+ * The widest a tool name (or any name or path cell) is shown in a text line or table, in UTF-16
+ * code units with the final "…": a 5,000-character name must not widen every row of a listing.
+ */
+export const MAX_NAME_WIDTH = 80
+
+/** `text` within `max` UTF-16 code units: cut with a final "…" at a safe boundary when longer. */
+export const fitText = (text: string, max: number): string => (text.length <= max ? text : truncate(text, max))
+
+/**
+ * An untrusted name (a tool's, a group's, a path typed or found) as text shows it: through the
+ * one rule of `inventory/domain/untrusted.ts` (`neutralize`: controls, line separators, bidi
+ * controls and lone surrogates as U+FFFD), then cut to `max` with "…" (no cut by default).
+ */
+export const displayName = (name: string, max: number = Number.POSITIVE_INFINITY): string => fitText(neutralize(name), max)

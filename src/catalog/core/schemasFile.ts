@@ -18,6 +18,8 @@ import { factsOf, primeDefinitionFacts, primeToolSetKey } from "./build.js"
 import { type DefinitionFacts, definitionFacts, sha256 } from "./definitions.js"
 import { TOKEN_MODEL } from "./tokens.js"
 import { type ToolAnnotations, type ToolSchema, ToolSchemaFromJson } from "./model.js"
+import { nestsDeeperText, nestsDeeperThan } from "./nesting.js"
+import { displayName, MAX_NAME_WIDTH } from "./sanitize.js"
 
 const SchemasArray = Schema.Array(ToolSchemaFromJson)
 const ToolsListResult = Schema.Struct({ tools: SchemasArray })
@@ -104,8 +106,25 @@ const fastSchemas = (items: ReadonlyArray<unknown>): Option.Option<ReadonlyArray
   return Option.some(out)
 }
 
+/** Why the first entry that nests deeper than the cap is refused, naming it; undefined when none does. */
+const tooDeep = (items: ReadonlyArray<unknown>, at: string): string | undefined => {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]
+    if (!nestsDeeperThan(item)) continue
+    const name = isRecord(item) && typeof item.name === "string" ? ` ${displayName(item.name, MAX_NAME_WIDTH)}` : ""
+    return `at ${at}[${i}]: the tool${name} ${nestsDeeperText()}`
+  }
+  return undefined
+}
+
 /** The schemas of a parsed schemas file; the reason names the first problem and where it is. */
 export const decodeSchemasJson = (json: unknown): Either.Either<ReadonlyArray<ToolSchema>, string> => {
+  const deep = Array.isArray(json)
+    ? tooDeep(json, "")
+    : isRecord(json) && Array.isArray(json.tools)
+    ? tooDeep(json.tools, ".tools")
+    : undefined
+  if (deep !== undefined) return Either.left(deep)
   if (Array.isArray(json)) {
     return Option.match(fastSchemas(json), {
       onSome: Either.right,

@@ -1,21 +1,18 @@
-import { FileSystem, type Path } from "@effect/platform"
+import type { FileSystem, Path } from "@effect/platform"
 import { Clock, Effect, Layer, Option, Ref, Stream, SynchronizedRef } from "effect"
 import { buildKeyInHead, Manifest, MANIFEST_HEAD_BYTES, manifestOf } from "../core/manifest.js"
 import { jsonFileText, writeFileAtomic } from "../stores/jsonFile.js"
-import { readUpTo } from "../../services/fileRead.js"
+import { readHead } from "../../services/fileRead.js"
 import { AgentSessions } from "./AgentSessions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogEvents } from "./CatalogEvents.js"
 
 /** The build key in the head of the manifest file; `None` when there is no file or no key in it. */
 const writtenBuildKey = (path: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, MANIFEST_HEAD_BYTES)))
-    return buildKeyInHead(new TextDecoder().decode(head))
-  }).pipe(
-    // A missing or unreadable file only means the next build is written.
-    Effect.catchAll(() => Effect.succeed(Option.none<string>())),
+  readHead(path, MANIFEST_HEAD_BYTES).pipe(
+    Effect.map(Option.flatMap((head) => buildKeyInHead(new TextDecoder().decode(head)))),
+    // A missing or unreadable file (a FIFO or a device is not read) only means the next build is written.
+    Effect.orElseSucceed(() => Option.none<string>()),
     Effect.withSpan("ManifestWriter.writtenBuildKey")
   )
 

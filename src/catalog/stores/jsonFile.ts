@@ -4,6 +4,8 @@ import { Clock, Duration, Effect, Either, Option, ParseResult, Schema, SchemaAST
 import { createHash, randomUUID } from "node:crypto"
 import { compileEncoder, type Encoder, UNDECIDED } from "../../platform/schemaFastPath.js"
 import { FileLock, type FileLocked, type FileLockError, type FileLockOptions, lockPathOf, LockOwner } from "../../services/FileLock.js"
+import { type FileRefused, openRegularFile, readRegularFile } from "../../services/fileRead.js"
+import { nestsDeeperText, nestsDeeperThan } from "../core/nesting.js"
 
 /** A catalog state or settings file could not be read, written or moved aside. */
 export class CatalogFileError extends Schema.TaggedError<CatalogFileError>()("CatalogFileError", {
@@ -118,22 +120,68 @@ const underLock = <A, E, R>(path: string, body: Effect.Effect<A, E, R>) =>
 /** A file-name-safe timestamp (no `:`), so the kept copy is valid on every OS. */
 const stamp = (millis: number) => new Date(millis).toISOString().replace(/[:.]/g, "-")
 
-/** What `read` of the file `path` gives, `None` when the file does not exist. */
-const unlessMissing = <T>(path: string, read: Effect.Effect<T, PlatformError>): Effect.Effect<Option.Option<T>, CatalogFileError> =>
-  read.pipe(
-    Effect.map(Option.some),
-    Effect.catchIf(
-      (error) => error._tag === "SystemError" && error.reason === "NotFound",
-      () => Effect.succeed(Option.none<T>())
-    ),
-    Effect.mapError(fileError(path, "read"))
+/**
+ * The largest catalog state, settings, metadata, exemptions or definitions file read back: a
+ * state file of 100,000 loaded tools is a few megabytes. Anything larger is taken as not valid.
+ */
+export const CATALOG_FILE_MAX_BYTES = 64 * 1024 * 1024
+
+/**
+ * The largest tool schemas file read (`--schemas`, its snapshot, the facts file): 50,000 tools
+ * are about 33 MiB. A larger one is refused from its size alone, before any of it is read.
+ */
+export const SCHEMAS_FILE_MAX_BYTES = 256 * 1024 * 1024
+
+/**
+ * What a bounded read of a data file found: its content, or why it was refused without being
+ * read whole (not a regular file, over its cap), which a reader takes as a file not valid.
+ */
+export type FileContent<T> = Either.Either<T, FileRefused>
+
+/**
+ * The content of the regular file `path` of at most `maxBytes` (`readRegularFile`), `None`
+ * when it does not exist; a failed read is a `CatalogFileError`.
+ */
+export const readBounded = <T>(
+  path: string,
+  maxBytes: number,
+  of: (bytes: Uint8Array) => T
+): Effect.Effect<Option.Option<FileContent<T>>, CatalogFileError, FileSystem.FileSystem> =>
+  readRegularFile(path, maxBytes).pipe(
+    Effect.map(Option.map((bytes): FileContent<T> => Either.right(of(bytes)))),
+    Effect.catchTag("FileRefused", (refused) => Effect.succeed(Option.some<FileContent<T>>(Either.left(refused)))),
+    Effect.mapError((error) => new CatalogFileError({ path, operation: "read", reason: error.message }))
   )
 
-/** The text of a file, `None` when it does not exist. */
-const readText = (path: string) => Effect.flatMap(FileSystem.FileSystem, (fs) => unlessMissing(path, fs.readFileString(path)))
+/** The text of a catalog data file (see `readBounded`). */
+const readText = (path: string) => readBounded(path, CATALOG_FILE_MAX_BYTES, textOf)
+
+/** Content as `decode` reads it; a refused file is not valid, for the reason it was refused. */
+const decodeContent = <T, A>(decode: (content: T) => Either.Either<A, string>) => (content: FileContent<T>): Either.Either<A, string> =>
+  Either.isRight(content) ? decode(content.right) : Either.left(content.left.reason)
+
+/** The same content: equal by `same`, or refused for the same reason. */
+const sameContent = <T>(same: (a: T, b: T) => boolean) => (a: FileContent<T>, b: FileContent<T>): boolean =>
+  Either.isRight(a) && Either.isRight(b) ? same(a.right, b.right) : Either.isLeft(a) && Either.isLeft(b) && a.left.reason === b.left.reason
+
+/**
+ * The JSON value of a text, or why it is not one: not JSON, or nested deeper than the cap
+ * (`core/nesting.ts`; a deeper value would crash the schema's error formatter).
+ */
+const parseJsonText = (text: string): Either.Either<unknown, string> =>
+  Either.flatMap(
+    Either.try({
+      try: (): unknown => JSON.parse(text),
+      catch: (error) => `it is not JSON (${error instanceof Error ? error.message : String(error)})`
+    }),
+    (json) => (nestsDeeperThan(json) ? Either.left(`it ${nestsDeeperText()}`) : Either.right(json))
+  )
 
 const decodeText = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> =>
-  Either.mapLeft(Schema.decodeEither(Schema.parseJson(schema))(text), (error) => ParseResult.TreeFormatter.formatErrorSync(error))
+  Either.flatMap(
+    parseJsonText(text),
+    (json) => Either.mapLeft(Schema.decodeUnknownEither(schema)(json), (error) => ParseResult.TreeFormatter.formatErrorSync(error))
+  )
 
 /** Renames a corrupt file to `<file>.corrupt-<timestamp>`; the caller holds its lock. */
 const quarantine = (path: string, reason: string) =>
@@ -150,9 +198,8 @@ export interface HashedBytes {
   readonly sha256: string
 }
 
-/** The bytes of a file and their hash, `None` when it does not exist. */
-const readHashedBytes = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => unlessMissing(path, Effect.map(fs.readFile(path), hashedBytes)))
+/** The bytes of a tool schemas file and their hash (see `readBounded`). */
+const readHashedBytes = (path: string) => readBounded(path, SCHEMAS_FILE_MAX_BYTES, hashedBytes)
 
 /**
  * Bytes with their SHA-256: it names their text, and hashing them needs no encoded copy of it
@@ -164,23 +211,31 @@ export const hashedBytes = (bytes: Uint8Array): HashedBytes => ({ bytes, sha256:
 const HASH_CHUNK = 1 << 20
 
 /**
- * The SHA-256 (hex) of a file's bytes, read a chunk at a time into one buffer (a file of tens
- * of megabytes is never held whole); `None` when the file does not exist.
+ * The SHA-256 (hex) of the bytes of a regular file of at most `maxBytes`, read a chunk at a
+ * time into one buffer (a file of tens of megabytes is never held whole); `None` when the file
+ * does not exist. A file refused (see `openRegularFile`) fails as a read error.
  */
-export const hashOfFile = (path: string): Effect.Effect<Option.Option<string>, CatalogFileError, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    unlessMissing(
-      path,
-      Effect.scoped(Effect.gen(function*() {
-        const file = yield* fs.open(path, { flag: "r" })
-        const hash = createHash("sha256")
-        const buffer = new Uint8Array(HASH_CHUNK)
-        for (let size = Number(yield* file.read(buffer)); size > 0; size = Number(yield* file.read(buffer))) {
-          hash.update(buffer.subarray(0, size))
-        }
-        return hash.digest("hex")
-      }))
-    ))
+export const hashOfFile = (path: string, maxBytes: number): Effect.Effect<Option.Option<string>, CatalogFileError, FileSystem.FileSystem> =>
+  Effect.scoped(Effect.gen(function*() {
+    const opened = yield* openRegularFile(path, maxBytes)
+    if (Option.isNone(opened)) return Option.none<string>()
+    const { file } = opened.value
+    const hash = createHash("sha256")
+    const buffer = new Uint8Array(HASH_CHUNK)
+    let total = 0
+    for (let size = Number(yield* file.read(buffer)); size > 0; size = Number(yield* file.read(buffer))) {
+      total += size
+      if (total > maxBytes) return yield* new CatalogFileError({ path, operation: "read", reason: `it grew over the ${maxBytes}-byte cap while it was read` })
+      hash.update(buffer.subarray(0, size))
+    }
+    return Option.some(hash.digest("hex"))
+  })).pipe(
+    Effect.catchTags({
+      FileRefused: (refused) => Effect.fail(new CatalogFileError({ path, operation: "read", reason: refused.reason })),
+      BadArgument: (error) => Effect.fail(fileError(path, "read")(error)),
+      SystemError: (error) => Effect.fail(fileError(path, "read")(error))
+    })
+  )
 
 /** The text of bytes, UTF-8 as `readFileString` decodes it. */
 export const textOf = (bytes: Uint8Array): string => new TextDecoder().decode(bytes)
@@ -193,7 +248,12 @@ export const readHashedJsonFileWith = <A>(
   decode: (file: HashedBytes) => Either.Either<A, string>,
   path: string
 ): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
-  readDecoded(readHashedBytes, (a, b) => a.sha256 === b.sha256 && a.bytes.length === b.bytes.length, decode, path)
+  readDecoded(
+    readHashedBytes,
+    sameContent<HashedBytes>((a, b) => a.sha256 === b.sha256 && a.bytes.length === b.bytes.length),
+    decodeContent(decode),
+    path
+  )
 
 /**
  * Reads a file through `read` and `decode` (its value, or why it is not valid). A missing
@@ -230,7 +290,7 @@ export const readJsonFile = <A, I>(
   schema: Schema.Schema<A, I>,
   path: string
 ): Effect.Effect<JsonFileRead<A>, CatalogFileError, FileSystem.FileSystem> =>
-  readDecoded(readText, (a, b) => a === b, (text) => decodeText(schema, text), path)
+  readDecoded(readText, sameContent<string>((a, b) => a === b), decodeContent((text: string) => decodeText(schema, text)), path)
 
 /** What `modifyJsonFile` did. */
 export interface JsonFileModified<A, B> {
@@ -259,8 +319,10 @@ export const modifyJsonFile = <A, I, B, E, R>(
   change: (current: Option.Option<A>) => Effect.Effect<readonly [B, Option.Option<A>], E, R>
 ): Effect.Effect<JsonFileModified<A, B>, E | CatalogFileError, R | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
+    const decode = decodeContent((content: string) => decodeText(schema, content))
+    const same = sameContent<string>((a, b) => a === b)
     const text = yield* readText(path)
-    const decoded = Option.map(text, (content) => decodeText(schema, content))
+    const decoded = Option.map(text, decode)
     let tried: { readonly current: Option.Option<A>; readonly outcome: readonly [B, Option.Option<A>] } | undefined
     if (Option.isNone(decoded) || Either.isRight(decoded.value)) {
       const current = Option.map(decoded, Either.getOrThrow)
@@ -275,7 +337,7 @@ export const modifyJsonFile = <A, I, B, E, R>(
       path,
       Effect.gen(function*() {
         const again = yield* readText(path)
-        const unchanged = Option.isNone(again) ? Option.isNone(text) : Option.isSome(text) && text.value === again.value
+        const unchanged = Option.isNone(again) ? Option.isNone(text) : Option.isSome(text) && same(text.value, again.value)
         let current: Option.Option<A>
         let corrupt = Option.none<CorruptFile>()
         let outcome: readonly [B, Option.Option<A>]
@@ -283,7 +345,7 @@ export const modifyJsonFile = <A, I, B, E, R>(
           current = tried.current
           outcome = tried.outcome
         } else {
-          const found = Option.map(again, (content) => decodeText(schema, content))
+          const found = Option.map(again, decode)
           if (Option.isSome(found) && Either.isLeft(found.value)) {
             corrupt = Option.some(yield* quarantine(path, found.value.left))
             current = Option.none()

@@ -9,6 +9,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Context, Deferred, Effect, Layer, Option, PubSub, Ref, Runtime, type Scope, Stream } from "effect"
 import * as NodePath from "node:path"
 import type { ToolSchema } from "../../catalog/core/model.js"
+import { nestsDeeperText, nestsDeeperThan } from "../../catalog/core/nesting.js"
+import { displayName, MAX_NAME_WIDTH } from "../../catalog/core/sanitize.js"
 import { DEFAULT_TIMINGS, type Downstream, type DownstreamFailed, type DownstreamTimings, makeDownstream } from "./Downstream.js"
 import { configHash, gatewayToolName, type ServerConfig, uniqueSegments } from "./ServerConfig.js"
 import { Snapshots } from "./Snapshots.js"
@@ -61,6 +63,22 @@ const schemaOf = (name: string, tool: Tool): ToolSchema => ({
   inputSchema: tool.inputSchema,
   ...(tool.annotations === undefined ? {} : { annotations: tool.annotations })
 })
+
+/**
+ * The tools of a server's list that the catalog can take: a tool nested deeper than the
+ * catalog's cap (every walk of it, the hash, the snapshot, the answer to a client, would run
+ * out of stack) is left out with a warning naming it.
+ */
+const withinNesting = (server: string, tools: ReadonlyArray<Tool>): Effect.Effect<ReadonlyArray<Tool>> => {
+  if (!tools.some((tool) => nestsDeeperThan(tool))) return Effect.succeed(tools)
+  return Effect.forEach(tools, (tool) =>
+    nestsDeeperThan(tool)
+      ? Effect.as(
+        Effect.logWarning(`MCP server ${displayName(server)}: the tool ${displayName(tool.name, MAX_NAME_WIDTH)} ${nestsDeeperText()}; it is left out`),
+        []
+      )
+      : Effect.succeed([tool])).pipe(Effect.map((kept) => kept.flat()))
+}
 
 const buildSet = (entries: ReadonlyArray<ServerEntry>, bySegment: ReadonlyMap<string, ReadonlyArray<Tool>>): ToolSet => {
   const schemas: Array<ToolSchema> = []
@@ -126,7 +144,7 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
         Effect.tapError((error) => Effect.logWarning(error.message)),
         Effect.orElseSucceed(() => Option.none())
       )
-      if (Option.isSome(snapshot)) initial.set(entry.segment, snapshot.value.tools)
+      if (Option.isSome(snapshot)) initial.set(entry.segment, yield* withinNesting(entry.downstream.name, snapshot.value.tools))
       else missing.push(entry)
     }
     const set = yield* Ref.make(buildSet(entries, initial))
@@ -137,7 +155,7 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
      */
     const refresh = (server: ServerEntry, announce = true): Effect.Effect<void, DownstreamFailed> =>
       Effect.gen(function*() {
-        const tools = yield* server.downstream.listTools
+        const tools = yield* Effect.flatMap(server.downstream.listTools, (listed) => withinNesting(server.downstream.name, listed))
         const before = (yield* Ref.get(set)).bySegment.get(server.segment)
         if (before !== undefined && JSON.stringify(before) === JSON.stringify(tools)) return
         const takenAt = new Date(yield* Clock.currentTimeMillis).toISOString()

@@ -87,6 +87,24 @@ describe("decodeSchemasJson", () => {
     )
     expect(decodeSchemasText("[{\"name\":\"a\"},{\"name\":3}]")).toEqual(Either.left("at [1].name: Expected string, actual 3"))
   })
+
+  it("refuses a tool nested deeper than the cap, naming it (neutralized, cut) and the cap, before any walk can crash", () => {
+    // Objects inside objects: the entry is one level, its inputSchema the next.
+    const schema = (levels: number) => `${"{\"properties\":".repeat(levels - 1)}{}${"}".repeat(levels - 1)}`
+    const entry = (name: string, levels: number) => `{"name":${JSON.stringify(name)},"inputSchema":${schema(levels)}}`
+    expect(Either.map(decodeSchemasText(`[${entry("ok", 1)},${entry("at_cap", 255)}]`), (tools) => tools.map((tool) => tool.name)))
+      .toEqual(Either.right(["ok", "at_cap"]))
+    expect(decodeSchemasText(`[${entry("ok", 1)},${entry("deep\u001b[31m\u202e", 256)}]`)).toEqual(
+      Either.left("at [1]: the tool deep\uFFFD[31m\uFFFD nests deeper than 256 levels of arrays and objects")
+    )
+    expect(decodeSchemasText(`{"tools":[${entry("x".repeat(5000), 5000)}]}`)).toEqual(
+      Either.left(`at .tools[0]: the tool ${"x".repeat(79)}… nests deeper than 256 levels of arrays and objects`)
+    )
+    // An entry that is not even a tool is refused as deep all the same: no name to give.
+    expect(decodeSchemasText(`[${"[".repeat(300)}${"]".repeat(300)}]`)).toEqual(
+      Either.left("at [0]: the tool nests deeper than 256 levels of arrays and objects")
+    )
+  })
 })
 
 const TOOLS = [

@@ -2,8 +2,18 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
+import { execFileSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import * as NodeFs from "node:fs"
 import { CatalogEvents } from "../../../src/catalog/services/CatalogEvents.js"
-import { readJsonFile, writeJsonAtomic } from "../../../src/catalog/stores/jsonFile.js"
+import {
+  CATALOG_FILE_MAX_BYTES,
+  CatalogFileError,
+  hashOfFile,
+  modifyJsonFile,
+  readJsonFile,
+  writeJsonAtomic
+} from "../../../src/catalog/stores/jsonFile.js"
 import { emptyAgentState } from "../../../src/catalog/core/visibility.js"
 import { Fault, FaultyFileSystem } from "../../../src/layers/FaultyFileSystem.js"
 import { CatalogSettings, type CatalogSettingsBase } from "../../../src/catalog/stores/CatalogSettings.js"
@@ -67,6 +77,65 @@ describe("writeJsonAtomic / readJsonFile", () => {
       expect(result.corrupt.reason).toContain("Expected number, actual \"many\"")
       expect(yield* fs.readFileString(result.corrupt.keptAt)).toBe("{\"name\":\"a\",\"count\":\"many\"}")
       expect(yield* fs.exists(file)).toBe(false)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a FIFO, a link to /dev/zero, a file over the cap or nested past the cap is not valid: kept aside, never read whole", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const dir = yield* tempDir
+      const at = (name: string) => path.join(dir, name)
+      execFileSync("mkfifo", [at("fifo.json")])
+      yield* fs.symlink("/dev/zero", at("zero.json"))
+      NodeFs.writeFileSync(at("big.json"), "")
+      NodeFs.truncateSync(at("big.json"), CATALOG_FILE_MAX_BYTES + 1)
+      yield* fs.writeFileString(at("deep.json"), `{"name":"a","count":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)
+      const kept = (name: string, reason: string) => ({
+        _tag: "Corrupt",
+        corrupt: { path: at(name), keptAt: `${at(name)}.corrupt-1970-01-01T00-00-00-000Z`, reason }
+      })
+      expect(yield* readJsonFile(Doc, at("fifo.json"))).toEqual(kept("fifo.json", "it is not a regular file (fifo)"))
+      expect(yield* readJsonFile(Doc, at("zero.json"))).toEqual(kept("zero.json", "it is not a regular file (character device)"))
+      expect(yield* readJsonFile(Doc, at("big.json"))).toEqual(kept("big.json", "it is 67108865 bytes, over the 67108864-byte cap"))
+      expect(yield* readJsonFile(Doc, at("deep.json"))).toEqual(kept("deep.json", "it nests deeper than 256 levels of arrays and objects"))
+      expect((yield* fs.readDirectory(dir)).sort()).toEqual(
+        ["big.json", "deep.json", "fifo.json", "zero.json"].map((name) => `${name}.corrupt-1970-01-01T00-00-00-000Z`)
+      )
+      // The link was moved aside, not what it leads to.
+      expect(yield* fs.readLink(at("zero.json.corrupt-1970-01-01T00-00-00-000Z"))).toBe("/dev/zero")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a read-modify-write of a FIFO keeps it aside and writes the file, instead of blocking", () =>
+    Effect.gen(function*() {
+      const path = yield* Path.Path
+      const dir = yield* tempDir
+      const file = path.join(dir, "doc.json")
+      execFileSync("mkfifo", [file])
+      const modified = yield* modifyJsonFile(Doc, file, (current) => Effect.succeed([current, Option.some({ name: "a", count: 1 })] as const))
+      expect(modified).toEqual({
+        result: Option.none(),
+        value: Option.some({ name: "a", count: 1 }),
+        written: true,
+        corrupt: Option.some({ path: file, keptAt: `${file}.corrupt-1970-01-01T00-00-00-000Z`, reason: "it is not a regular file (fifo)" })
+      })
+      expect(yield* readJsonFile(Doc, file)).toEqual({ _tag: "Found", value: { name: "a", count: 1 } })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("the hash of a schemas file is taken only of a regular file within the cap", () =>
+    Effect.gen(function*() {
+      const path = yield* Path.Path
+      const dir = yield* tempDir
+      const fifo = path.join(dir, "fifo.json")
+      execFileSync("mkfifo", [fifo])
+      NodeFs.writeFileSync(path.join(dir, "a.json"), "[]")
+      expect(yield* hashOfFile(path.join(dir, "a.json"), 2)).toEqual(Option.some(createHash("sha256").update("[]").digest("hex")))
+      expect(yield* hashOfFile(path.join(dir, "none.json"), 2)).toEqual(Option.none())
+      expect(yield* Effect.flip(hashOfFile(fifo, 2))).toEqual(
+        new CatalogFileError({ path: fifo, operation: "read", reason: "it is not a regular file (fifo)" })
+      )
+      expect(yield* Effect.flip(hashOfFile(path.join(dir, "a.json"), 1))).toEqual(
+        new CatalogFileError({ path: path.join(dir, "a.json"), operation: "read", reason: "it is 2 bytes, over the 1-byte cap" })
+      )
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
