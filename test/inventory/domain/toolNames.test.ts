@@ -25,6 +25,12 @@ describe("namedCopies", () => {
     expect(copies.get("missing")).toBe(undefined)
   })
 
+  it("places an alias in a PATH dir given with a trailing slash or a dot at that dir's index", () => {
+    const tools = [tool("/a/python3.12", 0, ["/b/python3.12"])]
+    const copies = namedCopies(tools, [dir("/a", 0), dir("/b/./", 1)], "linux")
+    expect(copies.get("python3.12")?.map((copy) => [copy.path, copy.pathIndex])).toEqual([["/a/python3.12", 0], ["/b/python3.12", 1]])
+  })
+
   it("compares names without extension and case on Windows", () => {
     const tools = [tool("C:/x/Git.EXE", 0)]
     const copies = namedCopies(tools, [dir("C:/x", 0)], "win32")
