@@ -65,3 +65,36 @@ export const writeExecutable = (file: string, text = "#!/bin/sh\nexit 0\n") => {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.writeFileSync(file, text, { mode: 0o755 })
 }
+
+/** CPU time (user + system, ms) the process has used so far (Linux: /proc/PID/stat, in clock ticks of 10 ms), or null once it is gone. */
+const cpuMsOf = (pid: number): number | null => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Sends SIGTERM once the process has used `cpuMs` of CPU time. A timer started at spawn would,
+ * on a loaded machine, fire before Node has loaded the CLI (whose handler turns SIGTERM into exit
+ * 130) and test Node's default instead; CPU time moves on with the program whatever the load.
+ * Resolves with the time the signal was sent, or null when the process ended first.
+ */
+export const sigtermAfterCpu = (child: { readonly pid?: number | undefined; readonly exitCode: number | null; readonly signalCode: string | null; kill: (signal: NodeJS.Signals) => boolean }, cpuMs: number): Promise<number | null> =>
+  new Promise((resolve) => {
+    const poll = setInterval(() => {
+      const used = child.pid === undefined ? null : cpuMsOf(child.pid)
+      if (child.exitCode !== null || child.signalCode !== null || used === null) {
+        clearInterval(poll)
+        resolve(null)
+      } else if (used >= cpuMs) {
+        clearInterval(poll)
+        const sentAt = performance.now()
+        child.kill("SIGTERM")
+        resolve(sentAt)
+      }
+    }, 5)
+  })
