@@ -56,7 +56,19 @@ export interface ParsedMarkdown {
   /** 1-based line of the file where `body` starts. */
   readonly bodyLine: number
   readonly warnings: ReadonlyArray<FrontmatterWarning>
+  /**
+   * Only in the `claude-code` dialect: why the host reads none of the frontmatter's fields (YAML
+   * that fails even after the host's retry, a list or a scalar instead of a mapping). `fields`
+   * is then empty; what that means depends on the item (see markdownItems.ts).
+   */
+  readonly fieldsDropped?: FrontmatterWarning
 }
+
+/**
+ * How a host reads frontmatter. `yaml`: strict YAML 1.2 between `---` lines, any failure makes
+ * the file unusable. `claude-code`: as Claude Code reads it (see {@link splitClaudeCode}).
+ */
+export type FrontmatterDialect = "yaml" | "claude-code"
 
 /** A file whose frontmatter cannot be used: the host would not load it either. */
 export class FrontmatterError extends Schema.TaggedError<FrontmatterError>()("FrontmatterError", {
@@ -73,9 +85,9 @@ export class FrontmatterError extends Schema.TaggedError<FrontmatterError>()("Fr
 /** Parses YAML frontmatter of untrusted markdown (agents, skills, commands) without evaluating anything. */
 export class FrontmatterParser extends Context.Tag("tool-map/FrontmatterParser")<FrontmatterParser, {
   readonly limits: FrontmatterLimits
-  /** Checks size, NUL bytes and UTF-8, then parses the text. */
-  readonly parse: (path: string, bytes: Uint8Array) => Effect.Effect<ParsedMarkdown, FrontmatterError>
-  readonly parseText: (path: string, text: string) => Effect.Effect<ParsedMarkdown, FrontmatterError>
+  /** Checks size, NUL bytes and UTF-8, then parses the text (strict YAML unless another dialect is named). */
+  readonly parse: (path: string, bytes: Uint8Array, dialect?: FrontmatterDialect) => Effect.Effect<ParsedMarkdown, FrontmatterError>
+  readonly parseText: (path: string, text: string, dialect?: FrontmatterDialect) => Effect.Effect<ParsedMarkdown, FrontmatterError>
 }>() {
   static readonly layer = Layer.sync(this, () => makeFrontmatterParser(defaultFrontmatterLimits))
   /** The parser with some caps changed (tests, embedding hosts with other budgets). */
@@ -85,14 +97,14 @@ export class FrontmatterParser extends Context.Tag("tool-map/FrontmatterParser")
 
 /** Builds the parser's implementation for the given caps. */
 export const makeFrontmatterParser = (limits: FrontmatterLimits): FrontmatterParser["Type"] => {
-  const parseText = Effect.fn("FrontmatterParser.parseText")(function* (path: string, text: string) {
-    const result = splitAndParse(text, limits)
+  const parseText = Effect.fn("FrontmatterParser.parseText")(function* (path: string, text: string, dialect: FrontmatterDialect = "yaml") {
+    const result = dialect === "yaml" ? splitAndParse(text, limits) : splitClaudeCode(text, limits)
     if (result instanceof Failure) return yield* new FrontmatterError({ path, line: result.line, reason: result.reason })
     return result
   })
   // Called once per file of every agent home: the checks and the parse are one pure step.
-  const parse = Effect.fn("FrontmatterParser.parse")(function* (path: string, bytes: Uint8Array) {
-    const result = parseBytes(bytes, limits)
+  const parse = Effect.fn("FrontmatterParser.parse")(function* (path: string, bytes: Uint8Array, dialect: FrontmatterDialect = "yaml") {
+    const result = parseBytes(bytes, limits, dialect)
     if (result instanceof Failure) return yield* new FrontmatterError({ path, line: result.line, reason: result.reason })
     return result
   })
@@ -102,12 +114,13 @@ export const makeFrontmatterParser = (limits: FrontmatterLimits): FrontmatterPar
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 /** Size cap, NUL bytes and strict UTF-8 before any parsing. */
-const parseBytes = (bytes: Uint8Array, limits: FrontmatterLimits): ParsedMarkdown | Failure => {
+const parseBytes = (bytes: Uint8Array, limits: FrontmatterLimits, dialect: FrontmatterDialect): ParsedMarkdown | Failure => {
   if (bytes.length > limits.maxFileBytes) return new Failure(null, `file is ${bytes.length} bytes, over the ${limits.maxFileBytes}-byte cap`)
   const nul = bytes.indexOf(0)
   if (nul !== -1) return new Failure(lineOfByte(bytes, nul), "file contains NUL bytes (binary, not markdown)")
   const text = decodeStrict(bytes)
-  return text === null ? new Failure(null, "file is not valid UTF-8") : splitAndParse(text, limits)
+  if (text === null) return new Failure(null, "file is not valid UTF-8")
+  return dialect === "yaml" ? splitAndParse(text, limits) : splitClaudeCode(text, limits)
 }
 
 // TextDecoder signals bad input only by throwing; this is the one place that catches it.
@@ -119,8 +132,12 @@ const decodeStrict = (bytes: Uint8Array): string | null => {
   }
 }
 
+/**
+ * Why a file cannot be used. `syntax`: the YAML does not parse (Claude Code retries those);
+ * `shape`: it parses to a list or a scalar; `limit`: one of tool-map's own caps or refusals.
+ */
 class Failure {
-  constructor(readonly line: number | null, readonly reason: string) {}
+  constructor(readonly line: number | null, readonly reason: string, readonly kind: "syntax" | "shape" | "limit" = "limit") {}
 }
 
 const lineOfByte = (bytes: Uint8Array, index: number): number => {
@@ -172,17 +189,123 @@ const splitAndParse = (raw: string, limits: FrontmatterLimits): ParsedMarkdown |
   if (Buffer.byteLength(block, "utf8") > limits.maxFrontmatterBytes) {
     return new Failure(2, `frontmatter is over the ${limits.maxFrontmatterBytes}-byte cap`)
   }
-  const value = parseYamlBlock(block, limits, 1)
-  if (value instanceof Failure) return value
-  if (value === null) return { fields: emptyFields(), hasFrontmatter: true, body, bodyLine, warnings: [] }
-  if (typeof value !== "object" || Array.isArray(value)) {
-    const what = Array.isArray(value) ? "a list" : `a ${typeof value}`
-    return new Failure(2, `frontmatter is ${what}, not a mapping of fields`)
-  }
-  return { fields: value as FrontmatterFields, hasFrontmatter: true, body, bodyLine, warnings: [] }
+  const fields = asMapping(parseYamlBlock(block, limits, 1, STRICT), 2)
+  if (fields instanceof Failure) return fields
+  return { fields, hasFrontmatter: true, body, bodyLine, warnings: [] }
 }
 
+/** A parsed block as fields: null is none, a list or a scalar is a `shape` failure at `line`. */
+const asMapping = (value: FrontmatterValue | Failure, line: number): FrontmatterFields | Failure => {
+  if (value instanceof Failure) return value
+  if (value === null) return emptyFields()
+  if (typeof value !== "object" || Array.isArray(value)) {
+    const what = Array.isArray(value) ? "a list" : `a ${typeof value}`
+    return new Failure(line, `frontmatter is ${what}, not a mapping of fields`, "shape")
+  }
+  return value as FrontmatterFields
+}
+
+// Claude Code 2.1.332 (its frontmatter reader, checked against `claude -p` session starts):
+// the block runs from an opening `---` line to the first `---` anywhere after it (even inside a
+// value); a file without a closing `---` has no frontmatter.
+const CLAUDE_CODE_FENCES = /^---\s*\n([\s\S]*?)---\s*\n?/
+const CLAUDE_CODE_OPENING = /^---\s*\n/
+
+/**
+ * Frontmatter as Claude Code reads it (2.1.332, verified with `claude -p` session starts and
+ * `claude plugin validate`): a BOM is dropped, line ends are kept, the fences are
+ * {@link CLAUDE_CODE_FENCES}; YAML keys may repeat (the last wins) and unknown tags are ignored;
+ * YAML that fails is read again with the values of its top-level `key: value` lines quoted and
+ * leading tabs made spaces ({@link quoteLikeClaudeCode}), and a warning says so; YAML that still
+ * fails, or a list or scalar, gives no fields (`fieldsDropped`). tool-map's own caps still apply.
+ */
+const splitClaudeCode = (raw: string, limits: FrontmatterLimits): ParsedMarkdown | Failure => {
+  const text = raw.startsWith("\uFEFF") ? raw.slice(1) : raw
+  const match = text.indexOf("---", 3) < 0 ? null : CLAUDE_CODE_FENCES.exec(text)
+  if (match === null) {
+    const unclosed = CLAUDE_CODE_OPENING.test(text) || FENCE.test(text.split("\n", 1)[0]!)
+    return {
+      fields: emptyFields(),
+      hasFrontmatter: false,
+      body: toLf(text),
+      bodyLine: 1,
+      warnings: [],
+      ...(unclosed ? { fieldsDropped: { line: 1, message: "unclosed frontmatter: no `---` closes the opening one" } } : {})
+    }
+  }
+  const block = match[1]!
+  const opening = CLAUDE_CODE_OPENING.exec(text)![0]
+  const lineOffset = newlines(opening)
+  const body = toLf(text.slice(match[0].length))
+  const bodyLine = newlines(match[0]) + 1
+  if (Buffer.byteLength(block, "utf8") > limits.maxFrontmatterBytes) {
+    return new Failure(lineOffset + 1, `frontmatter is over the ${limits.maxFrontmatterBytes}-byte cap`)
+  }
+  const strict = asMapping(parseYamlBlock(toLf(block), limits, lineOffset, CLAUDE_CODE), lineOffset + 1)
+  if (!(strict instanceof Failure)) return { fields: strict, hasFrontmatter: true, body, bodyLine, warnings: [] }
+  if (strict.kind === "limit") return strict
+  const dropped = (failure: Failure): ParsedMarkdown => ({
+    fields: emptyFields(),
+    hasFrontmatter: true,
+    body,
+    bodyLine,
+    warnings: [],
+    fieldsDropped: { line: failure.line, message: failure.reason }
+  })
+  if (strict.kind === "shape") return dropped(strict)
+  const retried = asMapping(parseYamlBlock(toLf(quoteLikeClaudeCode(block)), limits, lineOffset, CLAUDE_CODE), lineOffset + 1)
+  if (retried instanceof Failure) return retried.kind === "limit" ? retried : dropped(strict)
+  return {
+    fields: retried,
+    hasFrontmatter: true,
+    body,
+    bodyLine,
+    warnings: [{ line: strict.line, message: `${strict.reason}; Claude Code reads it after quoting the values of its top-level \`key: value\` lines` }]
+  }
+}
+
+const toLf = (text: string): string => text.replace(/\r\n?/g, "\n")
+
+const newlines = (text: string): number => {
+  let count = 0
+  for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) count++
+  return count
+}
+
+// Claude Code's retry, as written in 2.1.332: a top-level line `key: value` (a key of letters, `_`
+// and `-`) whose value holds one of these characters or `: ` gets the value double-quoted,
+// unless it is quoted already or a flow list that parses. A line ending in `\r` never matches
+// (`.` stops at it), so a CRLF file is not retried.
+const CLAUDE_CODE_KEY_LINE = /^([a-zA-Z_-]+):\s+(\S.*)$/
+const CLAUDE_CODE_NEEDS_QUOTES = /[{}[\]*&#!|>%@`]|: /
+
+/** Claude Code's second reading of frontmatter that fails as YAML: values quoted, leading tabs made spaces. */
+export const quoteLikeClaudeCode = (block: string): string =>
+  block
+    .split("\n")
+    .map((line) => {
+      const match = CLAUDE_CODE_KEY_LINE.exec(line)
+      if (match === null) return line
+      const [, key, value] = match as unknown as readonly [string, string, string]
+      if ((value.startsWith("\"") && value.endsWith("\"")) || (value.startsWith("'") && value.endsWith("'"))) return line
+      if (value.startsWith("[") && value.endsWith("]") && isFlowList(value)) return line
+      if (!CLAUDE_CODE_NEEDS_QUOTES.test(value)) return line
+      return `${key}: "${value.replaceAll("\\", "\\\\").replaceAll("\"", "\\\"")}"`
+    })
+    .join("\n")
+    .replace(/^\t+/gm, (tabs) => "  ".repeat(tabs.length))
+
+const isFlowList = (text: string): boolean => Array.isArray(parseYamlBlock(text, defaultFrontmatterLimits, 0, CLAUDE_CODE))
+
 const emptyFields = (): FrontmatterFields => Object.create(null) as FrontmatterFields
+
+/** How strictly a block is composed: repeated keys and unknown tags refused (strict) or let through (Claude Code). */
+interface YamlRules {
+  readonly uniqueKeys: boolean
+  readonly anyTag: boolean
+}
+const STRICT: YamlRules = { uniqueKeys: true, anyTag: false }
+const CLAUDE_CODE: YamlRules = { uniqueKeys: false, anyTag: true }
 
 const ALLOWED_TAGS = new Set(
   ["str", "int", "float", "bool", "null", "seq", "map"].map((name) => `tag:yaml.org,2002:${name}`)
@@ -193,21 +316,21 @@ const ALLOWED_TAGS = new Set(
  * composer recurses per level, and a 20,000-deep flow sequence exhausts the process.
  * `lineOffset` is the number of file lines before the block.
  */
-const parseYamlBlock = (source: string, limits: FrontmatterLimits, lineOffset: number): FrontmatterValue | Failure => {
+const parseYamlBlock = (source: string, limits: FrontmatterLimits, lineOffset: number, rules: YamlRules): FrontmatterValue | Failure => {
   const lines = new LineCounter()
   const lineOf = (offset: number) => lines.linePos(offset).line + lineOffset
   const tokens = Array.from(new Parser(lines.addNewLine).parse(source))
   const deep = deepestCollection(tokens, limits.maxDepth)
   if (deep !== null) return new Failure(lineOf(deep), `frontmatter nests deeper than ${limits.maxDepth} levels`)
-  const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: true, strict: true, merge: false, customTags: [] })
+  const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: rules.uniqueKeys, strict: true, merge: false, customTags: [] })
   const documents = Array.from(composer.compose(tokens, true, source.length))
-  if (documents.length > 1) return new Failure(lineOf(documents[1]?.range[0] ?? 0), "frontmatter holds more than one YAML document")
+  if (documents.length > 1) return new Failure(lineOf(documents[1]?.range[0] ?? 0), "frontmatter holds more than one YAML document", "syntax")
   const document = documents[0]
   if (document === undefined) return null
   const error = document.errors[0]
-  if (error !== undefined) return new Failure(lineOf(error.pos[0]), `invalid YAML: ${shortMessage(error)}`)
+  if (error !== undefined) return new Failure(lineOf(error.pos[0]), `invalid YAML: ${shortMessage(error)}`, "syntax")
   const contents = document.contents as YamlNode | null
-  return contents === null ? null : new ValueBuilder(limits, lineOf).build(contents, 0)
+  return contents === null ? null : new ValueBuilder(limits, lineOf, rules.anyTag).build(contents, 0)
 }
 
 // Messages of these codes quote the file (`Unresolved tag: !x`, `Invalid escape sequence \\x`):
@@ -249,7 +372,12 @@ class ValueBuilder {
   private nodes = 0
   private readonly anchors = new Map<string, YamlNode>()
 
-  constructor(private readonly limits: FrontmatterLimits, private readonly lineOf: (offset: number) => number) {}
+  constructor(
+    private readonly limits: FrontmatterLimits,
+    private readonly lineOf: (offset: number) => number,
+    /** Unknown tags are ignored (the value read as if untagged) instead of refused. */
+    private readonly anyTag: boolean
+  ) {}
 
   build(node: YamlNode, depth: number): FrontmatterValue | Failure {
     const line = this.lineOf(node.range?.[0] ?? 0)
@@ -260,11 +388,11 @@ class ValueBuilder {
         return new Failure(line, `frontmatter uses more than ${this.limits.maxAliasCount} aliases`)
       }
       const target = this.anchors.get(node.source)
-      if (target === undefined) return new Failure(line, `alias *${node.source} has no anchor before it`)
+      if (target === undefined) return new Failure(line, `alias *${node.source} has no anchor before it`, "syntax")
       return this.build(target, depth)
     }
     const tag = node.tag
-    if (tag !== undefined && !ALLOWED_TAGS.has(tag)) {
+    if (tag !== undefined && !ALLOWED_TAGS.has(tag) && !this.anyTag) {
       return new Failure(line, `${tagName(tag)} is not allowed (only plain YAML values are read)`)
     }
     const value = this.buildInner(node, depth)
@@ -326,7 +454,7 @@ class ValueBuilder {
       return new Failure(this.lineOf(node.range?.[0] ?? 0), "a mapping key must be a plain value")
     }
     if (!isScalar(node)) return new Failure(this.lineOf(node.range?.[0] ?? 0), "a mapping key must be a plain value")
-    if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
+    if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag) && !this.anyTag) {
       return new Failure(this.lineOf(node.range?.[0] ?? 0), `${tagName(node.tag)} is not allowed`)
     }
     if (node.anchor !== undefined && node.anchor !== null) this.anchors.set(node.anchor, node)

@@ -1,10 +1,14 @@
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
+import type { FrontmatterFields, FrontmatterValue } from "../FrontmatterParser.js"
 import {
+  type AgentNaming,
+  type AgentPlacement,
   agentsIn,
   commandsIn,
   instructionsFile,
   type ItemPlacement,
+  nameOrFileName,
   skillFromDirectory,
   skillsIn,
   standalone
@@ -16,6 +20,7 @@ import {
   asRecord,
   asString,
   asStringArray,
+  type FileWalk,
   HostCollector,
   type HostReadContext,
   type HostReadResult,
@@ -37,6 +42,74 @@ const RANK = {
   slash: { managed: 0, user: 10, project: 20, command: 1000 },
   mcp: { local: 0, project: 10, user: 20, plugin: 30, managed: 0 }
 } as const
+
+/** Every markdown file of Claude Code is read as the host reads frontmatter. */
+const CLAUDE_MARKDOWN = { dialect: "claude-code" } as const
+
+// How Claude Code 2.1.332 walks folders of markdown items (checked with `claude -p` session starts):
+// its settings folders (user, project, managed agents and commands) by a search for `*.md` that
+// enters hidden and dotted folders and follows links; a plugin's agents by directory entries,
+// any case of `.md`, never through a link.
+const SETTINGS_WALK: FileWalk = { exactCase: true, dottedFolders: true }
+const PLUGIN_AGENTS_WALK: FileWalk = { dottedFolders: true, skipLinks: true }
+
+/** The longest agent name Claude Code takes (2.1.332), in UTF-16 code units. */
+const AGENT_NAME_MAX = 256
+
+const skipped = (reason: string): AgentNaming => ({ _tag: "Skipped", reason })
+
+/**
+ * User, project and managed agents, as Claude Code 2.1.332 loads them (its agent loader, checked
+ * with the agent list of `claude -p` session starts): `name` must be a non-empty string, not
+ * start with `-`, be at most 256 characters and hold no `:` (after NFKC); `description` must be a
+ * non-empty string. Any other file is skipped: without a name it is a reference document. The
+ * agent's name is the field as written, never the file name. (Not modeled: an agent whose
+ * `hooks` the host finds unloadable.)
+ */
+export const claudeSettingsAgentNaming = (_c: HostCollector, fields: FrontmatterFields): AgentNaming => {
+  const name = fields["name"]
+  if (typeof name !== "string" || name === "") {
+    return skipped("no `name` string in the frontmatter: Claude Code reads the file as a reference document, not an agent")
+  }
+  if (name.startsWith("-")) return skipped("`name` starts with \"-\": Claude Code does not load the agent")
+  if (name.length > AGENT_NAME_MAX) return skipped(`\`name\` is over ${AGENT_NAME_MAX} characters: Claude Code does not load the agent`)
+  if (name.normalize("NFKC").includes(":")) return skipped("`name` holds \":\" (kept for plugin agents): Claude Code does not load the agent")
+  const description = fields["description"]
+  if (typeof description !== "string" || description === "") {
+    return skipped("no `description` string in the frontmatter: Claude Code does not load the agent")
+  }
+  return { _tag: "Named", name }
+}
+
+/** A frontmatter value as JavaScript's `String()` writes it, which is how Claude Code reads a plugin agent's `name`. */
+const asJsString = (value: FrontmatterValue): string =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+    ? (value as ReadonlyArray<FrontmatterValue>).map((entry) => (entry === null ? "" : asJsString(entry))).join(",")
+    : typeof value === "object"
+    ? "[object Object]"
+    : String(value)
+
+/**
+ * A plugin's agents, as Claude Code 2.1.332 loads them (checked with `claude -p` session
+ * starts): every file loads, even one whose frontmatter fails; the name is `name` as `String()`
+ * writes it when present, non-empty and at most 256 characters, else the file name without a
+ * `.md` suffix; an agent in a subfolder of `agentsDir` gets the folder names before its own
+ * (`sub:name`). The host calls it `<plugin>:<that name>`.
+ */
+export const claudePluginAgentNaming = (agentsDir: string) => (c: HostCollector, fields: FrontmatterFields, path: string): AgentNaming => {
+  const declared = fields["name"]
+  const written = declared === undefined || declared === null ? "" : asJsString(declared)
+  const fileName = c.path.basename(path).replace(/\.md$/, "")
+  const own = written.length > AGENT_NAME_MAX ? "" : written
+  if (written.length > AGENT_NAME_MAX) c.diagnostic(path, null, `field \`name\` is over ${AGENT_NAME_MAX} characters; Claude Code names the agent after its file`)
+  else if (declared !== undefined && declared !== null && typeof declared !== "string") {
+    c.diagnostic(path, null, `field \`name\` is not a string; Claude Code names the agent ${JSON.stringify(own === "" ? fileName : own)}`)
+  }
+  const folders = c.path.relative(agentsDir, c.path.dirname(path)).split(c.path.sep).filter((part) => part !== "" && part !== ".")
+  return { _tag: "Named", name: [...folders, own === "" ? fileName : own].join(":") }
+}
 
 /** The system directory of managed settings, per OS. */
 export const claudeManagedDir = (ctx: HostReadContext): string =>
@@ -85,13 +158,17 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
       settings.flatMap((file) => (Object.hasOwn(file.value, key) ? [{ file, value: file.value[key] }] : []))
 
     // Subagents, skills, commands of the managed, user and project directories.
-    const agentPlacement = (scope: AgentItemScope, rank: number): ItemPlacement & { readonly source: "local" } => ({
+    const agentPlacement = (scope: AgentItemScope, rank: number): AgentPlacement => ({
       ...standalone(scope, { rank }),
+      ...CLAUDE_MARKDOWN,
       namespace: (name) => `agent:${name}`,
-      source: "local"
+      source: "local",
+      agentNaming: claudeSettingsAgentNaming,
+      walk: SETTINGS_WALK
     })
     const slashPlacement = (scope: AgentItemScope, rank: number): ItemPlacement => ({
       ...standalone(scope, { rank }),
+      ...CLAUDE_MARKDOWN,
       namespace: (name) => `slash:${name}`
     })
     const managedClaude = path.join(managedDir, ".claude")
@@ -114,7 +191,7 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
         c,
         path.join(home.dir, "commands"),
         `${home.label} commands`,
-        slashPlacement(home.scope, RANK.slash.command + home.slashRank)
+        { ...slashPlacement(home.scope, RANK.slash.command + home.slashRank), walk: SETTINGS_WALK }
       )
       for (const draft of [...agents, ...skills, ...commands]) c.add(draft)
     }
@@ -356,21 +433,24 @@ const readPluginContents = (
     const drafts: Array<ItemDraft> = []
     const manifestJson = (yield* c.exists(manifestPath)) ? yield* c.readJson(manifestPath, null, { jsonc: false }) : Option.none()
     const manifest = Option.match(manifestJson, { onNone: () => null, onSome: (json) => asRecord(json.value) })
-    const base = { ...standalone("plugin", { plugin: entry.id, enabled, disabledReason }) }
-    const rootAgents: ItemPlacement & { readonly source: "plugin-root" } = {
+    const base = { ...standalone("plugin", { plugin: entry.id, enabled, disabledReason }), ...CLAUDE_MARKDOWN }
+    // A plugin's agents are `<plugin>:<name>` to the host: they compete only with each other.
+    const rootAgents = (agentsDir: string): AgentPlacement => ({
       ...base,
       rank: RANK.agent.plugin,
-      namespace: (name) => `agent:${name}`,
-      source: "plugin-root"
-    }
-    const nestedAgents: ItemPlacement & { readonly source: "plugin-nested" } = { ...base, source: "plugin-nested" }
+      namespace: (name) => `agent:${entry.name}:${name}`,
+      source: "plugin-root",
+      agentNaming: claudePluginAgentNaming(agentsDir),
+      walk: PLUGIN_AGENTS_WALK
+    })
+    const nestedAgents: AgentPlacement = { ...base, source: "plugin-nested", agentNaming: nameOrFileName }
     const slash: ItemPlacement = { ...base, namespace: (name) => `slash:${entry.name}:${name}` }
     const commandSlash: ItemPlacement = { ...slash, rank: RANK.slash.command }
 
     for (const dir of [path.join(root, "agents"), ...manifestPaths(c, root, own(manifest, "agents"), manifestPath)]) {
       const probe = yield* c.probe(dir)
-      if (probe._tag === "directory") drafts.push(...(yield* agentsIn(c, dir, null, rootAgents)))
-      else if (probe._tag === "file") drafts.push(...Option.toArray(yield* agentsInFile(c, dir, rootAgents)))
+      if (probe._tag === "directory") drafts.push(...(yield* agentsIn(c, dir, null, rootAgents(dir))))
+      else if (probe._tag === "file") drafts.push(...Option.toArray(yield* agentsInFile(c, dir, rootAgents(path.dirname(dir)))))
     }
     const skillDirs = [path.join(root, "skills"), ...manifestPaths(c, root, own(manifest, "skills"), manifestPath)]
     for (const dir of skillDirs) {
@@ -419,7 +499,7 @@ const readPluginContents = (
 const agentsInFile = (
   c: HostCollector,
   file: string,
-  placement: ItemPlacement & { readonly source: "plugin-root" }
+  placement: AgentPlacement
 ): Effect.Effect<Option.Option<ItemDraft>> =>
   Effect.map(agentsIn(c, c.path.dirname(file), null, placement, false), (drafts) =>
     Option.fromNullable(drafts.find((draft) => draft.fields.path === file))

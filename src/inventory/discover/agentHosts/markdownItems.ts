@@ -1,8 +1,8 @@
 import { Effect, Option } from "effect"
-import type { AgentItemScope, AgentSource } from "../../domain/agentHosts.js"
-import type { FrontmatterFields } from "../FrontmatterParser.js"
+import { AGENT_HOST_TITLES, type AgentItemScope, type AgentSource } from "../../domain/agentHosts.js"
+import type { FrontmatterDialect, FrontmatterFields, ParsedMarkdown } from "../FrontmatterParser.js"
 import type { ItemDraft } from "./precedence.js"
-import { baseName, describe, type FileRead, type HostCollector, namesOf } from "./shared.js"
+import { baseName, describe, type FileRead, type FileWalk, type HostCollector, namesOf } from "./shared.js"
 
 /** Where an item sits in its host: scope, plugin, effective switch and precedence slot. */
 export interface ItemPlacement {
@@ -13,6 +13,22 @@ export interface ItemPlacement {
   readonly rank: number
   /** The namespace of conflicts for an item of this name, or null when it never competes. */
   readonly namespace: (name: string) => string | null
+  /** How the host reads the frontmatter of the item's file (strict YAML when absent). */
+  readonly dialect?: FrontmatterDialect
+  /** How the host walks a folder of such files (see {@link FileWalk}; the shared walk when absent). */
+  readonly walk?: FileWalk
+}
+
+/** The name a host gives an agent file, or why it does not load the file as an agent. */
+export type AgentNaming =
+  | { readonly _tag: "Named"; readonly name: string }
+  | { readonly _tag: "Skipped"; readonly reason: string }
+
+/** The placement of agent files: where they come from, and the host's rule for naming them. */
+export interface AgentPlacement extends ItemPlacement {
+  readonly source: AgentSource
+  /** The host's naming rule; when absent, the `name` field, else the file name ({@link nameOrFileName}). */
+  readonly agentNaming?: (c: HostCollector, fields: FrontmatterFields, path: string) => AgentNaming
 }
 
 const SCRIPT_EXTENSIONS = [".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".bat", ".cmd"]
@@ -37,6 +53,22 @@ export const draftAt = (fields: ItemDraft["fields"], placement: ItemPlacement): 
   namespace: placement.namespace(fields.name),
   rank: placement.rank
 })
+
+/** The naming rule of most hosts: the `name` field, else the file name without its extension. */
+export const nameOrFileName = (c: HostCollector, fields: FrontmatterFields, path: string): AgentNaming => ({
+  _tag: "Named",
+  name: nameField(c, fields, path, baseName(c.path, path))
+})
+
+/**
+ * Frontmatter whose fields the host drops (`claude-code` dialect) becomes a diagnostic saying what
+ * the host does instead: `consequence` follows "<Host> reads none of its fields and".
+ */
+const droppedFields = (c: HostCollector, path: string, doc: ParsedMarkdown, consequence: string): void => {
+  if (doc.fieldsDropped !== undefined) {
+    c.diagnostic(path, doc.fieldsDropped.line, `${doc.fieldsDropped.message}; ${AGENT_HOST_TITLES[c.host]} reads none of its fields and ${consequence}`)
+  }
+}
 
 // A name that is not a string (`name: 42`, a list) is not trusted as one: the file name is used.
 const nameField = (c: HostCollector, fields: FrontmatterFields, path: string, fallback: string): string => {
@@ -63,16 +95,22 @@ const agentTools = (c: HostCollector, fields: FrontmatterFields, path: string) =
   return { tools: c.toolListField(fields, ["tools"], path), disallowedTools: disallowed }
 }
 
-/** An agent from a markdown file with frontmatter; none when the file is malformed. */
+/** An agent from a markdown file with frontmatter; none when the file is malformed or the host's naming rule skips it. */
 export const agentFromMarkdown = (
   c: HostCollector,
   path: string,
-  placement: ItemPlacement & { readonly source: AgentSource }
+  placement: AgentPlacement
 ): Effect.Effect<Option.Option<ItemDraft>> =>
-  Effect.map(c.readMarkdown(path), (read) =>
-    Option.map(read, ({ doc, file }) => {
+  Effect.map(c.readMarkdown(path, placement.dialect ?? "yaml"), (read) =>
+    Option.flatMap(read, ({ doc, file }) => {
       const fields = doc.fields
-      const name = nameField(c, fields, path, baseName(c.path, path))
+      const naming = (placement.agentNaming ?? nameOrFileName)(c, fields, path)
+      droppedFields(c, path, doc, naming._tag === "Named" ? `loads the agent as ${JSON.stringify(naming.name)}` : "does not load the agent")
+      if (naming._tag === "Skipped") {
+        if (doc.fieldsDropped === undefined) c.diagnostic(path, null, naming.reason)
+        return Option.none()
+      }
+      const name = naming.name
       const maxTurns = fields["maxTurns"] !== undefined
         ? c.integerField(fields, "maxTurns", path)
         : c.integerField(fields, "max_turns", path)
@@ -80,7 +118,7 @@ export const agentFromMarkdown = (
       const switchedOff = c.booleanField(fields, "disable", path) === true || c.booleanField(fields, "disabled", path) === true
       const { tools, disallowedTools } = agentTools(c, fields, path)
       const off = placement.enabled && switchedOff ? { enabled: false, disabledReason: "switched off in its frontmatter" } : {}
-      return draftAt(
+      return Option.some(draftAt(
         {
           kind: "agent",
           ...fileFields(c, file, name, placement),
@@ -95,7 +133,7 @@ export const agentFromMarkdown = (
           source: placement.source
         },
         placement
-      )
+      ))
     })
   )
 
@@ -106,8 +144,9 @@ export const commandFromMarkdown = (
   placement: ItemPlacement,
   name: string = baseName(c.path, path)
 ): Effect.Effect<Option.Option<ItemDraft>> =>
-  Effect.map(c.readMarkdown(path), (read) =>
+  Effect.map(c.readMarkdown(path, placement.dialect ?? "yaml"), (read) =>
     Option.map(read, ({ doc, file }) => {
+      droppedFields(c, path, doc, "loads the command")
       const fields = doc.fields
       const hint = fields["argument-hint"] !== undefined ? "argument-hint" : fields["argumentHint"] !== undefined ? "argumentHint" : "argument_hint"
       return draftAt(
@@ -140,8 +179,9 @@ export const skillFromDirectory = (
     const hasScripts = names.value.some(
       (name) => name === "scripts" || SCRIPT_EXTENSIONS.some((extension) => name.toLowerCase().endsWith(extension))
     )
-    const read = yield* c.readMarkdown(c.path.join(dir, "SKILL.md"))
+    const read = yield* c.readMarkdown(c.path.join(dir, "SKILL.md"), placement.dialect ?? "yaml")
     return Option.map(read, ({ doc, file }) => {
+      droppedFields(c, file.path, doc, "loads the skill")
       const fields = doc.fields
       const name = nameField(c, fields, file.path, c.path.basename(dir))
       return draftAt(
@@ -180,11 +220,11 @@ export const agentsIn = (
   c: HostCollector,
   dir: string,
   role: string | null,
-  placement: ItemPlacement & { readonly source: AgentSource },
+  placement: AgentPlacement,
   recursive = true
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
-    const files = yield* c.filesWithExtension(dir, role, recursive)
+    const files = yield* c.filesWithExtension(dir, role, recursive, ".md", placement.walk)
     const drafts = yield* Effect.forEach(files, (file) => agentFromMarkdown(c, file, placement), { concurrency: 16 })
     return drafts.flatMap(Option.toArray)
   })
@@ -198,7 +238,7 @@ export const commandsIn = (
   recursive = true
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
-    const files = yield* c.filesWithExtension(dir, role, recursive)
+    const files = yield* c.filesWithExtension(dir, role, recursive, ".md", placement.walk)
     const drafts = yield* Effect.forEach(files, (file) => commandFromMarkdown(c, file, placement), { concurrency: 16 })
     return drafts.flatMap(Option.toArray)
   })

@@ -16,6 +16,7 @@ import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import { yieldToEventLoop } from "../../../services/eventLoop.js"
 import { InodeMap } from "../Walker.js"
 import {
+  type FrontmatterDialect,
   type FrontmatterFields,
   type FrontmatterParser,
   type FrontmatterValue,
@@ -83,6 +84,16 @@ type Probe =
 
 /** How long a host reader runs at most before it lets the event loop run (signals, timers). */
 const BREATH_MS = 50
+
+/** How a host walks a folder of item files; every rule is off by default (the walk most hosts share). */
+export interface FileWalk {
+  /** The extension matches in its exact case only (`.md`, not `.MD`). */
+  readonly exactCase?: boolean
+  /** Every entry that is not a matching file is tried as a folder, dotted and hidden names too. */
+  readonly dottedFolders?: boolean
+  /** Links are skipped, to files and folders alike (a walk of directory entries that never follows one). */
+  readonly skipLinks?: boolean
+}
 
 /** SHA-256 of bytes or text, hex. */
 export const sha256 = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex")
@@ -242,10 +253,11 @@ export class HostCollector {
    * Files with `extension` under `dir` (recursively up to the depth cap, sorted, files of a
    * directory before its subdirectories), with the directory recorded as a root. Entries are not
    * stat-ed as files: a name with the extension is read (the read checks it is a file), any
-   * other name is tried as a subdirectory. A directory already entered (by device and inode, as
-   * the walker guards its roots) is not entered again: a link to `.` or to a parent is a loop.
+   * other name without a dot is tried as a subdirectory (any other name at all with
+   * `rules.dottedFolders`). A directory already entered (by device and inode, as the walker guards
+   * its roots) is not entered again: a link to `.` or to a parent is a loop.
    */
-  filesWithExtension(dir: string, role: string | null, recursive: boolean, extension = ".md"): Effect.Effect<ReadonlyArray<string>> {
+  filesWithExtension(dir: string, role: string | null, recursive: boolean, extension = ".md", rules: FileWalk = {}): Effect.Effect<ReadonlyArray<string>> {
     const self = this
     const entered = new InodeMap<true>()
     // True when `path` is a directory not entered yet (one whose inode the platform does not tell is entered).
@@ -261,19 +273,25 @@ export class HostCollector {
     const walk = (path: string, depth: number, rootRole: string | null, assume: boolean): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function* () {
         if (recursive && !(yield* enter(path))) return []
-        const names = yield* self.listNames(path, rootRole, assume)
-        if (Option.isNone(names)) return []
-        const matches = (name: string) => name.toLowerCase().endsWith(extension)
-        const files = names.value.filter(matches).map((name) => self.path.join(path, name))
+        const listed = yield* self.listNames(path, rootRole, assume)
+        if (Option.isNone(listed)) return []
+        const names = rules.skipLinks === true ? yield* Effect.filter(listed.value, (name) => self.isNotLink(self.path.join(path, name))) : listed.value
+        const matches = (name: string) => (rules.exactCase === true ? name : name.toLowerCase()).endsWith(extension)
+        const files = names.filter(matches).map((name) => self.path.join(path, name))
         if (!recursive || depth >= self.ctx.limits.maxDirDepth) return files
         const nested = yield* Effect.forEach(
-          names.value.filter((name) => !matches(name) && !name.startsWith(".") && !name.includes(".")),
+          names.filter((name) => !matches(name) && (rules.dottedFolders === true || (!name.startsWith(".") && !name.includes(".")))),
           (name) => walk(self.path.join(path, name), depth + 1, null, true),
           { concurrency: 4 }
         )
         return [...files, ...nested.flat()]
       })
     return walk(dir, 0, role, false)
+  }
+
+  /** False when `path` is a symbolic link (readLink answers for links only). */
+  private isNotLink(path: string): Effect.Effect<boolean> {
+    return Effect.zipRight(this.breathe(), this.ctx.fs.readLink(path)).pipe(Effect.as(false), Effect.orElseSucceed(() => true))
   }
 
   /**
@@ -341,13 +359,13 @@ export class HostCollector {
     })
   }
 
-  /** Reads and parses a markdown file with frontmatter; malformed files are diagnostics. */
-  readMarkdown(path: string): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly doc: ParsedMarkdown }>> {
+  /** Reads and parses a markdown file with frontmatter (in the host's `dialect`); malformed files are diagnostics. */
+  readMarkdown(path: string, dialect: FrontmatterDialect = "yaml"): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly doc: ParsedMarkdown }>> {
     const self = this
     return Effect.gen(function* () {
       const file = yield* self.readFile(path, null, self.ctx.parser.limits.maxFileBytes)
       if (Option.isNone(file)) return Option.none()
-      const doc = yield* Effect.either(self.ctx.parser.parse(path, file.value.bytes))
+      const doc = yield* Effect.either(self.ctx.parser.parse(path, file.value.bytes, dialect))
       if (doc._tag === "Left") {
         self.diagnostic(path, doc.left.line, doc.left.reason)
         return Option.none()

@@ -23,8 +23,8 @@ const precedenceTree: Tree = {
   "home/u/.claude/agents/reviewer.md": markdown({ name: "reviewer", description: "user" }),
   "home/u/.claude/agents/nested/deep/planner.md": markdown({ name: "planner", description: "in a subfolder" }),
   "home/u/.claude/agents/no-frontmatter.md": "You are a helper.\n",
-  "home/u/.claude/agents/broken.md": "---\nname: broken\ntools: [Read\n---\n",
-  "home/u/.claude/agents/odd.md": "---\nname: 42\ntools: 42\nmax_turns: 7\nbackground: true\n---\n",
+  "home/u/.claude/agents/broken.md": "---\nname: broken\ndescription: d\ntools: [Read\n---\n",
+  "home/u/.claude/agents/odd.md": "---\nname: odd\ndescription: odd fields\ntools: 42\nmax_turns: 7\nbackground: true\n---\n",
   "home/u/.claude/skills/review/SKILL.md": markdown({ name: "review", description: "user review" }),
   "home/u/.claude/skills/helpers/notes.txt": "not a skill\n",
   "work/proj/.claude/skills/review/SKILL.md": markdown({ name: "review", description: "project review" }),
@@ -48,7 +48,7 @@ const precedenceTree: Tree = {
 }
 
 describe("Claude Code reader: precedence and shadowing", () => {
-  it.effect("agents: managed > project (nearest first) > user > plugin; nested plugin agents never compete", () =>
+  it.effect("agents: managed > project (nearest first) > user; plugin agents (`<plugin>:<name>`) and nested ones never compete with them", () =>
     Effect.gen(function* () {
       const { inventory } = yield* scanTree(precedenceTree)
       const id = (scope: string, path: string) => `claude-code:agent:${scope}:${path}`
@@ -58,12 +58,12 @@ describe("Claude Code reader: precedence and shadowing", () => {
         ["project", "reviewer", true, managed],
         ["project", "parent-only", true, null],
         ["project", "reviewer", true, managed],
-        ["user", "no-frontmatter", true, null],
+        ["user", "broken", true, null],
         ["user", "odd", true, null],
         ["user", "reviewer", true, managed],
         ["user", "planner", true, null],
         ["plugin", "plugin-only", true, null],
-        ["plugin", "reviewer", true, managed],
+        ["plugin", "reviewer", true, null],
         ["plugin", "reviewer", true, null]
       ])
       const agents = inventory.items.filter((item) => item.kind === "agent")
@@ -72,7 +72,7 @@ describe("Claude Code reader: precedence and shadowing", () => {
         ["reviewer", "local", "/work/proj/.claude/agents/reviewer.md"],
         ["parent-only", "local", "/work/.claude/agents/parent-only.md"],
         ["reviewer", "local", "/work/.claude/agents/reviewer.md"],
-        ["no-frontmatter", "local", "/home/u/.claude/agents/no-frontmatter.md"],
+        ["broken", "local", "/home/u/.claude/agents/broken.md"],
         ["odd", "local", "/home/u/.claude/agents/odd.md"],
         ["reviewer", "local", "/home/u/.claude/agents/reviewer.md"],
         ["planner", "local", "/home/u/.claude/agents/nested/deep/planner.md"],
@@ -82,9 +82,16 @@ describe("Claude Code reader: precedence and shadowing", () => {
       ])
       const odd = agents.find((item) => item.name === "odd")
       expect(odd?.kind === "agent" && [odd.tools, odd.maxTurns, odd.background]).toEqual([null, 7, true])
+      // Claude Code quotes `[Read` on its second reading: the agent loads with that one tool.
+      const broken = agents.find((item) => item.name === "broken")
+      expect(broken?.kind === "agent" && broken.tools).toEqual(["[Read"])
       expect(inventory.diagnostics.map((diagnostic) => [diagnostic.path, diagnostic.line, diagnostic.message])).toEqual([
-        ["/home/u/.claude/agents/broken.md", 4, "invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]"],
-        ["/home/u/.claude/agents/odd.md", null, "field `name` is not a string; the file is named \"odd\""],
+        [
+          "/home/u/.claude/agents/broken.md",
+          5,
+          "invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]; Claude Code reads it after quoting the values of its top-level `key: value` lines"
+        ],
+        ["/home/u/.claude/agents/no-frontmatter.md", null, "no `name` string in the frontmatter: Claude Code reads the file as a reference document, not an agent"],
         ["/home/u/.claude/agents/odd.md", null, "field `tools` is a number, not a list or a comma-separated string; treated as absent"]
       ])
     }))
@@ -382,9 +389,9 @@ describe("Claude Code reader: locations", () => {
     Effect.gen(function* () {
       const { inventory } = yield* scanTree(
         {
-          "cfg/agents/a.md": markdown({ name: "moved" }),
+          "cfg/agents/a.md": markdown({ name: "moved", description: "d" }),
           "cfg/.claude.json": JSON.stringify({ mcpServers: { m: { command: "m" } } }),
-          "home/u/.claude/agents/b.md": markdown({ name: "not-read" })
+          "home/u/.claude/agents/b.md": markdown({ name: "not-read", description: "d" })
         },
         { env: { CLAUDE_CONFIG_DIR: "/cfg" } }
       )
@@ -399,7 +406,7 @@ describe("Claude Code reader: locations", () => {
       const { inventory } = yield* scanTree(
         {
           "Library/Application Support/ClaudeCode/managed-mcp.json": JSON.stringify({ mcpServers: { mac: { command: "mac-mcp" } } }),
-          "Library/Application Support/ClaudeCode/.claude/agents/corp.md": markdown({ name: "corp" }),
+          "Library/Application Support/ClaudeCode/.claude/agents/corp.md": markdown({ name: "corp", description: "d" }),
           "etc/claude-code/managed-mcp.json": JSON.stringify({ mcpServers: { linux: { command: "linux-mcp" } } })
         },
         { os: "darwin" }
