@@ -22,6 +22,16 @@ export const itemState = (item: AgentHostItem, byId: ReadonlyMap<string, AgentHo
   return "loaded"
 }
 
+/**
+ * Claude Code counts a command file (`commands/*.md`) as a skill: `claude plugin details`
+ * (2.1.332) lists a plugin's commands under "Skills", and its docs say commands were merged into
+ * skills. The items keep their kind; counts, names and section titles follow the host.
+ */
+const countedAsSkill = (host: AgentHostName, kind: AgentHostItem["kind"]): boolean => host === "claude-code" && kind === "command"
+
+const sectionTitle = (host: AgentHostName, kind: AgentHostItem["kind"], title: string): string =>
+  countedAsSkill(host, kind) ? "Skills from commands/" : title
+
 const SECTION_TITLES: ReadonlyArray<readonly [AgentHostItem["kind"], string]> = [
   ["agent", "Agents"],
   ["skill", "Skills"],
@@ -119,7 +129,7 @@ export const renderAgentHostsMarkdown = (raw: AgentHostsInventory): string => {
     for (const [kind, title] of SECTION_TITLES) {
       const ofKind = items.filter((item) => item.kind === kind)
       if (ofKind.length === 0) continue
-      lines.push(`#### ${title} (${ofKind.length})`, "", ...tableOf(kind, ofKind, byId), "")
+      lines.push(`#### ${sectionTitle(report.host, kind, title)} (${ofKind.length})`, "", ...tableOf(kind, ofKind, byId), "")
     }
     if (diagnostics.length > 0) {
       lines.push("#### Diagnostics", "")
@@ -161,17 +171,21 @@ const namesLine = (label: string, names: ReadonlyArray<string>, limit: number): 
 const hostLines = (host: AgentHostName, inventory: AgentHostsInventory, limit: number): ReadonlyArray<string> => {
   const items = inventory.items.filter((item) => item.host === host)
   const loaded = items.filter(isEffective)
+  // The kind an item is counted and named under in this host's lines.
+  const countedKind = (item: AgentHostItem): AgentHostItem["kind"] => (countedAsSkill(host, item.kind) ? "skill" : item.kind)
   const counts = KIND_WORDS.flatMap(([kind, one, many]) => {
-    const all = items.filter((item) => item.kind === kind).length
-    const on = loaded.filter((item) => item.kind === kind).length
-    return all === 0 ? [] : [`${on === all ? all : `${on}/${all}`} ${all === 1 ? one : many}`]
+    const all = items.filter((item) => countedKind(item) === kind).length
+    const on = loaded.filter((item) => countedKind(item) === kind).length
+    const fromCommands = kind === "skill" ? loaded.filter((item) => item.kind !== kind && countedKind(item) === kind).length : 0
+    const note = fromCommands === 0 ? "" : ` (${fromCommands} from commands/)`
+    return all === 0 ? [] : [`${on === all ? all : `${on}/${all}`} ${all === 1 ? one : many}${note}`]
   })
   const diagnostics = inventory.diagnostics.filter((diagnostic) => diagnostic.source === `agent-hosts/${host}`).length
   const ignored = items.filter((item) => item.kind === "mcpServer" && !item.enabled && (item.disabledReason ?? "").startsWith("ignored by the host")).length
   const head = `- ${AGENT_HOST_TITLES[host]}: ${counts.length === 0 ? "nothing configured" : counts.join(", ")} loaded${diagnostics > 0 ? `; ${plural(diagnostics, "diagnostic")}` : ""}${ignored > 0 ? `; ${plural(ignored, "MCP entry", "MCP entries")} the host ignores` : ""}`
   // Distinct full names first, cut for display after: `… and N more` counts distinct names not shown.
   const names = (kind: AgentHostItem["kind"]) =>
-    Array.from(new Set(loaded.filter((item) => item.kind === kind).map((item) => (item.kind === "plugin" ? item.plugin ?? item.name : item.name)))).sort()
+    Array.from(new Set(loaded.filter((item) => countedKind(item) === kind).map((item) => (item.kind === "plugin" ? item.plugin ?? item.name : item.name)))).sort()
   const detail = KIND_WORDS.flatMap(([kind, , many]) => {
     const line = namesLine(many, names(kind), limit)
     return line === null ? [] : [line]

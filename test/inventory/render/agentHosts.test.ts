@@ -126,11 +126,37 @@ Not found (looked in 4 locations).
       for (const cap of [1536, 600, 300]) {
         const lines = summarizeAgentHosts(inventory, cap)
         expect(totalBytes(lines)).toBeLessThanOrEqual(cap)
-        expect(lines[0]).toBe("- Claude Code: 1000 agents, 1000 skills, 1000 commands loaded")
+        // Claude Code counts its command files among its skills.
+        expect(lines[0]).toBe("- Claude Code: 1000 agents, 2000 skills (1000 from commands/) loaded")
       }
       expect(summarizeAgentHosts(inventory, 1536).slice(1, 2)).toEqual([
         "  - agents: agent-0, agent-1002, agent-1005, agent-1008, agent-1011, agent-1014, agent-1017, agent-102 … and 992 more"
       ])
+    }))
+
+  it.effect("Claude Code counts command files among its skills, as `claude plugin details` does (issue 12, finding 3)", () =>
+    Effect.gen(function* () {
+      const plugin = "/home/u/.claude/plugins/cache/claude-code-plugins/pr-review-toolkit/1.0.0"
+      const { inventory } = yield* scanTree({
+        "home/u/.claude/skills/lint/SKILL.md": markdown({ name: "lint", description: "Lints" }),
+        "home/u/.claude/commands/lint.md": markdown({ description: "the legacy lint command, shadowed by the skill" }),
+        "home/u/.claude/commands/ship.md": markdown({ description: "Ships" }),
+        "home/u/.claude/settings.json": JSON.stringify({ enabledPlugins: { "pr-review-toolkit@claude-code-plugins": true } }),
+        "home/u/.claude/plugins/installed_plugins.json": JSON.stringify({
+          version: 2,
+          plugins: { "pr-review-toolkit@claude-code-plugins": [{ scope: "user", installPath: plugin, version: "1.0.0" }] }
+        }),
+        [`${plugin.slice(1)}/commands/review-pr.md`]: markdown({ description: "Reviews a pull request" })
+      })
+      expect(summarizeAgentHosts(inventory, 6144).slice(0, 3)).toEqual([
+        "- Claude Code: 3/4 skills (2 from commands/), 1 plugin loaded",
+        "  - skills: lint, review-pr, ship",
+        "  - plugins: pr-review-toolkit@claude-code-plugins"
+      ])
+      const md = renderAgentHostsMarkdown(inventory)
+      expect(md.match(/^#### .*$/gm)?.slice(0, 3)).toEqual(["#### Skills (1)", "#### Skills from commands/ (3)", "#### Plugins (1)"])
+      // The kind stays `command` in the items.
+      expect(inventory.items.filter((item) => item.kind === "command").map((item) => item.name)).toEqual(["lint", "ship", "review-pr"])
     }))
 
   it.effect("untrusted names cannot break the markdown or the summary", () =>
