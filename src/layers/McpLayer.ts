@@ -3,7 +3,7 @@ import { InventoryProvidersLayer } from "../mcp/server/inventory/InventoryProvid
 import type { McpProviders } from "../mcp/server/McpProviders.js"
 import { McpServer } from "../mcp/server/McpServer.js"
 import type { McpTransportChoice } from "../mcp/server/options.js"
-import { MCP_HTTP_PATH, serveHttp, serveStdio } from "../mcp/server/transports.js"
+import { serveStdio } from "../mcp/server/serveStdio.js"
 
 export { InventoryProvidersLayer }
 
@@ -13,13 +13,14 @@ export { InventoryProvidersLayer }
  */
 export const McpServerLayer = <E, R>(providers: Layer.Layer<McpProviders, E, R>) => McpServer.layer.pipe(Layer.provide(providers))
 
+/** Streamable HTTP on 127.0.0.1:`port`, its module loaded only now (see serveHttp.ts), its address written to stderr. */
+const serveHttpOn = (port: number) =>
+  Effect.flatMap(Effect.promise(() => import("../mcp/server/serveHttp.js")), ({ MCP_HTTP_PATH, serveHttp }) =>
+    serveHttp(port, (bound) => Console.error(`tool-map mcp: Streamable HTTP on http://127.0.0.1:${bound}${MCP_HTTP_PATH}`)))
+
 /**
  * Serves `providers` over the chosen transport until the client leaves (stdio) or the
  * process is stopped (HTTP, whose address is written to stderr: stdout is never written).
  */
-export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.Layer<McpProviders, E, R>) => {
-  const serve = transport._tag === "Stdio"
-    ? serveStdio
-    : serveHttp(transport.port, (port) => Console.error(`tool-map mcp: Streamable HTTP on http://127.0.0.1:${port}${MCP_HTTP_PATH}`))
-  return Effect.provide(serve, McpServerLayer(providers))
-}
+export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.Layer<McpProviders, E, R>) =>
+  Effect.provide(transport._tag === "Stdio" ? serveStdio : serveHttpOn(transport.port), McpServerLayer(providers))

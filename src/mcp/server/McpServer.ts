@@ -1,5 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -46,12 +48,23 @@ export interface McpConnection {
   readonly closed: Effect.Effect<void>
 }
 
+/**
+ * The SDK's Ajv validator (it checks a user's answer to an elicitation against the requested
+ * schema), built on its first use: the SDK builds one per `Server` otherwise, a cost every start
+ * would pay although only a high-risk load through the gateway asks anything.
+ */
+const validatorOnFirstUse = (): jsonSchemaValidator => {
+  let ajv: AjvJsonSchemaValidator | undefined
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
+}
+
 const toolListError = (provider: McpToolProvider, cause: { readonly message: string }) =>
   new McpProtocolError({ code: ErrorCode.InternalError, reason: `${provider.name}: ${cause.message}` })
 
 const make = Effect.gen(function* () {
   const providers = yield* McpProviders
   const runtime = yield* Effect.runtime<never>()
+  const validator = validatorOnFirstUse()
 
   /**
    * Runs a handler's effect for the SDK: its typed failure becomes the JSON-RPC error the SDK
@@ -76,7 +89,8 @@ const make = Effect.gen(function* () {
       { name: "tool-map", version: TOOL_MAP_VERSION },
       {
         capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
-        instructions: SERVER_INSTRUCTIONS
+        instructions: SERVER_INSTRUCTIONS,
+        jsonSchemaValidator: validator
       }
     )
     const scope = yield* Scope.make()

@@ -1,4 +1,8 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+/**
+ * `tool-map mcp --http PORT`: the Streamable HTTP transport. A module of its own, loaded only
+ * with --http: importing the SDK's HTTP transport loads Node's fetch implementation (undici),
+ * a start-up cost the stdio server would pay for nothing.
+ */
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { Effect, ExecutionStrategy, Exit, HashMap, Option, Ref, Runtime, Schema, Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -28,22 +32,6 @@ export const isLocalOrigin = (origin: string): boolean => {
   const parsed = URL.canParse(origin) ? new URL(origin) : undefined
   return parsed !== undefined && (parsed.protocol === "http:" || parsed.protocol === "https:") && LOCAL_HOSTNAMES.has(parsed.hostname)
 }
-
-/** Serves the one client on stdin/stdout until it closes stdin (or the process is stopped). */
-export const serveStdio = Effect.gen(function* () {
-  const server = yield* McpServer
-  const connection = yield* server.connect(new StdioServerTransport(), "stdio")
-  const stdinEnded = Effect.async<void>((resume) => {
-    const ended = () => resume(Effect.void)
-    process.stdin.once("end", ended)
-    process.stdin.once("close", ended)
-    return Effect.sync(() => {
-      process.stdin.off("end", ended)
-      process.stdin.off("close", ended)
-    })
-  })
-  yield* Effect.race(connection.closed, stdinEnded)
-}).pipe(Effect.scoped)
 
 const refuse = (res: Http.ServerResponse, status: number, message: string) => {
   res.writeHead(status, { "content-type": "application/json" })
