@@ -21,6 +21,7 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   BundleReadError: ExitCode.cannotRead,
   BundleLocked: ExitCode.locked,
   SchemasFileInvalid: ExitCode.badInput,
+  ServersFileInvalid: ExitCode.badInput,
   NoToolSchemas: ExitCode.usage,
   CatalogUsageError: ExitCode.usage,
   CatalogPathNotFound: ExitCode.notFound,
@@ -44,6 +45,6 @@ export const exitCodeOf = (error: unknown): number => {
 export const EXIT_CODES_HELP = [
   "Exit codes: 0 success; 1 nothing found (query which, catalog path or target); 2 usage error (bad flag or argument);",
   "3 the bundle cannot be written (output dir not writable); 4 the bundle cannot be read (corrupt);",
-  "5 another scan holds the bundle's lock; 6 an input file is invalid (catalog --schemas); 70 internal error;",
+  "5 another scan holds the bundle's lock; 6 an input file is invalid (catalog --schemas, mcp --servers); 70 internal error;",
   "130 interrupted (SIGINT or SIGTERM; the bundle is left as it was)."
 ].join(" ")

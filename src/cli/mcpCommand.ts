@@ -5,6 +5,7 @@ import { AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
 import { hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
 import { gatewayRequested, type McpGatewayOptions, type McpServeOptions } from "../mcp/server/options.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { ConflictingFlags } from "./scanCommand.js"
 
 const http = Options.integer("http").pipe(
   Options.withDescription(
@@ -15,24 +16,24 @@ const http = Options.integer("http").pipe(
 )
 const gateway = Options.boolean("gateway").pipe(
   Options.withDescription(
-    "Act as a gateway in front of the MCP servers the host (--host) would load in this directory: the client sees a few entry tools (tools_ls, tools_load, tools_unload) and loads the downstream tools it needs."
+    "Act as a gateway in front of the MCP servers an agent host would load in this directory (--host, default claude-code) or those of --servers FILE: the client sees the entry tools tools_ls, tools_load and tools_unload, and loads the downstream tools it needs. --host, --servers and --agent imply it."
   )
 )
 const host = Options.choice("host", AGENT_HOSTS).pipe(
-  Options.withDescription("With --gateway: whose MCP servers to front (claude-code, codex, cursor, gemini, opencode)."),
+  Options.withDescription("The agent host whose enabled MCP servers the gateway fronts, as it would load them in this directory (default claude-code). Implies --gateway."),
   Options.optional
 )
 const servers = Options.file("servers", { exists: "yes" }).pipe(
-  Options.withDescription("Front the servers of this file (the .mcp.json shape: {\"mcpServers\": {...}}) instead of a host's; implies --gateway."),
+  Options.withDescription("Front the servers of this file instead of a host's: the .mcp.json shape, {\"mcpServers\": {NAME: {command, args, env} or {type: \"http\", url, headers}}}. Implies --gateway."),
   Options.optional
 )
 const agent = Options.text("agent").pipe(
-  Options.withDescription("With the gateway: the agent id whose catalog state (loaded tools) the sessions use (default: from the client's name)."),
+  Options.withDescription("The agent id whose catalog state (the loaded tools) the gateway's sessions use and keep (default: the client's name from initialize). Implies --gateway."),
   Options.optional
 )
 const printConfig = Options.choice("print-config", AGENT_HOSTS).pipe(
   Options.withDescription(
-    "Print the configuration snippet HOST needs to start this install's server (with the gateway flags given here) and exit, instead of serving."
+    "Print the configuration snippet HOST needs to start this install's server over stdio (with the gateway flags given here) and exit, instead of serving."
   ),
   Options.optional
 )
@@ -66,6 +67,13 @@ export const mcpCommand = Command.make(
         transport: Option.match(flags.http, { onNone: () => ({ _tag: "Stdio" }) as const, onSome: (port) => ({ _tag: "Http", port }) as const }),
         gateway: { gateway: flags.gateway, host: flags.host, servers: flags.servers, agent: flags.agent }
       }
+      if (Option.isSome(flags.servers) && Option.isSome(flags.host)) {
+        return yield* new ConflictingFlags({ flags: ["--servers", "--host"] })
+      }
+      if (Option.isSome(flags.printConfig) && Option.isSome(flags.http)) {
+        // A host starts the server it is configured with as its child, over stdio.
+        return yield* new ConflictingFlags({ flags: ["--print-config", "--http"] })
+      }
       if (Option.isSome(flags.printConfig)) {
         const machine = yield* MachineEnvironment
         const invocation = mcpInvocation(options.gateway, machine.execPath, machine.cwd)
@@ -80,6 +88,6 @@ export const mcpCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Run tool-map as an MCP server (protocol 2025-11-25) for an agent host: over stdio by default (stdout carries only protocol messages, logs go to stderr), or Streamable HTTP with --http PORT. Tools: which, inventory_query, inventory_refresh; resources: the bundle's summary, tools.md and tools.json (subscribable, updated after a refresh). --print-config HOST prints the snippet a host needs."
+    "Run tool-map as an MCP server (protocol 2025-11-25) for an agent host: over stdio by default (stdout carries only protocol messages, logs go to stderr), or Streamable HTTP with --http PORT. Tools: which, inventory_query, inventory_refresh; resources: the bundle's summary, tools.md and tools.json (subscribable, updated after a refresh). With --gateway it also fronts MCP servers, each started only when needed, behind the entry tools tools_ls, tools_load and tools_unload. --print-config HOST prints the snippet a host needs."
   )
 )

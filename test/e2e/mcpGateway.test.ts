@@ -95,6 +95,21 @@ it("refuses a servers file that is not the .mcp.json shape, naming the file", ()
   const run = runCli(["mcp", "--servers", file], { HOME: dir, PATH: process.env.PATH ?? "" })
   expect(run.stdout).toBe("")
   expect(run.stderr).toBe(`tool-map: The MCP servers file ${file} cannot be used: at mcpServers: is missing.\n`)
-  // Not yet 6 (an input file is invalid): src/cli/exitCodes.ts has no entry for ServersFileInvalid.
-  expect(run.status).not.toBe(0)
+  expect(run.status).toBe(6)
+})
+
+it("--host alone is the gateway (of Claude Code's servers here: none), listing the entry tools only", async () => {
+  const home = path.join(dir, "home")
+  fs.mkdirSync(home)
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "mcp", "--host", "claude-code"],
+    env: { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    cwd: home,
+    stderr: "pipe"
+  })
+  const client = new Client({ name: "e2e-client", version: "1.0.0" })
+  await client.connect(transport)
+  expect(namesOf((await client.listTools()).tools)).toEqual(ENTRY)
+  await client.close()
 })

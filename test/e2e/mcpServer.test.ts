@@ -273,6 +273,50 @@ describe("tool-map mcp's stdout", () => {
   }, 60_000)
 })
 
+describe("tool-map mcp's flags", () => {
+  let temp: ReturnType<typeof makeTempDir>
+  let env: Record<string, string>
+  beforeAll(() => {
+    requireBuiltCli()
+    temp = makeTempDir("tool-map-mcp-flags-")
+    env = { HOME: temp.dir, PATH: process.env.PATH ?? "/usr/bin:/bin", PLUGIN_DATA: path.join(temp.dir, "data") }
+  })
+  afterAll(() => temp.remove())
+
+  it("--print-config prints the snippet with this Node, the absolute path of this install and the gateway flags given", () => {
+    const run = runCli(["mcp", "--print-config", "codex", "--host", "codex", "--agent", "me"], env)
+    expect(run).toEqual({
+      status: 0,
+      stdout:
+        "# Codex: add to ~/.codex/config.toml ($CODEX_HOME/config.toml)\n" +
+        "[mcp_servers.tool-map]\n" +
+        `command = "${process.execPath}"\n` +
+        `args = [ "${BIN}", "mcp", "--host", "codex", "--agent", "me" ]\n`,
+      stderr: ""
+    })
+  })
+
+  it("--print-config resolves a relative --servers file against the working directory", () => {
+    fs.writeFileSync(path.join(temp.dir, "servers.json"), JSON.stringify({ mcpServers: {} }))
+    const run = runCli(["mcp", "--servers", "servers.json", "--print-config", "claude-code"], env, temp.dir)
+    const entry = { type: "stdio", command: process.execPath, args: [BIN, "mcp", "--servers", path.join(temp.dir, "servers.json")] }
+    expect(run.stdout.split("\n")[1]).toBe(`claude mcp add-json -s user tool-map '${JSON.stringify(entry)}'`)
+    expect(run.status).toBe(0)
+  })
+
+  it.each([
+    [["--servers", "servers.json", "--host", "codex"], "--servers and --host"],
+    [["--print-config", "codex", "--http", "0"], "--print-config and --http"]
+  ])("refuses %j: exit 2, nothing on stdout", (flags, named) => {
+    fs.writeFileSync(path.join(temp.dir, "servers.json"), JSON.stringify({ mcpServers: {} }))
+    expect(runCli(["mcp", ...flags], env, temp.dir)).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: `tool-map: The flags ${named} contradict each other: give one of them.\n`
+    })
+  })
+})
+
 describe("tool-map mcp --http", () => {
   let temp: ReturnType<typeof makeTempDir>
   let server: ReturnType<typeof spawn>

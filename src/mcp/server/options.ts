@@ -10,7 +10,7 @@ export type McpTransportChoice =
 export interface McpGatewayOptions {
   /** `--gateway`: front the MCP servers the host would load in the working directory. */
   readonly gateway: boolean
-  /** `--host`: whose servers (default: the gateway decides). */
+  /** `--host`: whose servers (default: Claude Code's). */
   readonly host: Option.Option<AgentHostName>
   /** `--servers FILE`: the downstream servers of an `.mcp.json`-shaped file instead. */
   readonly servers: Option.Option<string>
@@ -24,5 +24,6 @@ export interface McpServeOptions {
   readonly gateway: McpGatewayOptions
 }
 
-/** Whether the flags ask for the gateway: `--gateway`, or a `--servers` file. */
-export const gatewayRequested = (options: McpGatewayOptions): boolean => options.gateway || Option.isSome(options.servers)
+/** Whether the flags ask for the gateway: `--gateway`, or any flag only the gateway takes (`--host`, `--servers`, `--agent`). */
+export const gatewayRequested = (options: McpGatewayOptions): boolean =>
+  options.gateway || Option.isSome(options.host) || Option.isSome(options.servers) || Option.isSome(options.agent)
