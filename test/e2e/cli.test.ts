@@ -104,17 +104,20 @@ describe("the built CLI on a fake machine", () => {
       [path.join(machine.dirs[1]!, "shared-name"), false],
       [path.join(machine.dirs[2]!, "shared-name"), false]
     ])
-    const alias = JSON.parse(runCli(["query", "which", "python3", "--json"], machine.env).stdout)
-    expect(alias.winner).toBe(path.join(machine.dirs[1]!, "python3"))
-    expect(alias.copies.map((copy: { path: string; sameFileAs: string | null }) => [copy.path, copy.sameFileAs])).toEqual([
-      [path.join(machine.dirs[1]!, "python3"), path.join(machine.dirs[0]!, "python3.12")]
+    // A link is a command name of its own: its record, its link target, the other name of its file.
+    const link = JSON.parse(runCli(["query", "which", "python3", "--json"], machine.env).stdout)
+    expect(link.winner).toBe(path.join(machine.dirs[1]!, "python3"))
+    expect(link.copies.map((copy: { path: string; linkTarget: string | null; sameFileAs: string | null }) => [copy.path, copy.linkTarget, copy.sameFileAs])).toEqual([
+      [path.join(machine.dirs[1]!, "python3"), path.join(machine.dirs[0]!, "python3.12"), null]
     ])
     const tools = runCli(["query", "tools", "--name", "python*", "--json"], machine.env)
     expect(tools.status).toBe(0)
-    expect(JSON.parse(tools.stdout).map((tool: { path: string }) => tool.path)).toEqual([path.join(machine.dirs[0]!, "python3.12")])
-    // An alias's name finds its file too.
-    const byAlias = runCli(["query", "tools", "--name", "python3", "--json"], machine.env)
-    expect(JSON.parse(byAlias.stdout).map((tool: { path: string }) => tool.path)).toEqual([path.join(machine.dirs[0]!, "python3.12")])
+    expect(JSON.parse(tools.stdout).map((tool: { path: string; sameFileAs: ReadonlyArray<string> }) => [tool.path, tool.sameFileAs])).toEqual([
+      [path.join(machine.dirs[0]!, "python3.12"), [path.join(machine.dirs[1]!, "python3")]],
+      [path.join(machine.dirs[1]!, "python3"), [path.join(machine.dirs[0]!, "python3.12")]]
+    ])
+    const byName = runCli(["query", "tools", "--name", "python3", "--json"], machine.env)
+    expect(JSON.parse(byName.stdout).map((tool: { path: string }) => tool.path)).toEqual([path.join(machine.dirs[1]!, "python3")])
     const missing = runCli(["query", "which", "no-such-tool"], machine.env)
     expect(missing.status).toBe(1)
     expect(missing.stdout).toBe("")
