@@ -2,11 +2,13 @@
 // imports the whole catalog stack, so catalogCommands.ts loads it only when a catalog command
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Console, Context, Effect, Either, Layer, Option, Schema, Stream } from "effect"
+import { Clock, Console, Context, Effect, Either, Layer, Option, Ref, Schema, Stream } from "effect"
 import * as NodeFs from "node:fs"
 import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff, sha256 } from "../catalog/core/definitions.js"
 import { renderNote } from "../catalog/core/entryTools.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
+import { displayName, MAX_NAME_WIDTH } from "../catalog/core/sanitize.js"
+import { cleanText, neutralize, wellFormed } from "../inventory/domain/untrusted.js"
 import { primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
 import {
   decodeFactsFile,
@@ -27,6 +29,7 @@ import {
 } from "../catalog/core/schemasFile.js"
 import {
   COMPACT_THRESHOLD,
+  type CorruptFile,
   type HashedBytes,
   hashedBytes,
   hashOfFile,
@@ -42,7 +45,9 @@ import { readHead } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { type Agent, HostPort, type LoadResult, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
-import { printJson } from "./output.js"
+
+/** A tool name, path or target in a line of text: neutralized, and cut when very long. */
+const shownName = (name: string) => displayName(name, MAX_NAME_WIDTH)
 
 /** The `--schemas` file (or the snapshot of the last one) cannot be used. */
 export class SchemasFileInvalid extends Schema.TaggedError<SchemasFileInvalid>()("SchemasFileInvalid", {
@@ -50,7 +55,7 @@ export class SchemasFileInvalid extends Schema.TaggedError<SchemasFileInvalid>()
   reason: Schema.String
 }) {
   get message() {
-    return `The tool schemas file ${this.path} cannot be used: ${this.reason}.`
+    return neutralize(`The tool schemas file ${this.path} cannot be used: ${this.reason}.`)
   }
 }
 
@@ -69,8 +74,8 @@ export class CatalogPathNotFound extends Schema.TaggedError<CatalogPathNotFound>
   suggestions: Schema.Array(Schema.String)
 }) {
   get message() {
-    return `No catalog path or tool named ${this.path}${
-      this.suggestions.length > 0 ? ` (did you mean ${this.suggestions.join(", ")}?)` : ""
+    return `No catalog path or tool named ${shownName(this.path)}${
+      this.suggestions.length > 0 ? ` (did you mean ${this.suggestions.map(shownName).join(", ")}?)` : ""
     }; run \`tool-map catalog ls /\` to browse.`
   }
 }
@@ -80,7 +85,7 @@ export class CatalogTargetNotFound extends Schema.TaggedError<CatalogTargetNotFo
   targets: Schema.Array(Schema.String)
 }) {
   get message() {
-    return `Not found in the catalog: ${this.targets.join(", ")}; search with \`tool-map catalog ls --query WORDS\`.`
+    return `Not found in the catalog: ${this.targets.map(shownName).join(", ")}; search with \`tool-map catalog ls --query WORDS\`.`
   }
 }
 
@@ -90,7 +95,7 @@ export class CatalogUsageError extends Schema.TaggedError<CatalogUsageError>()("
   reason: Schema.String
 }) {
   get message() {
-    return `tool-map catalog ${this.command}: ${this.reason}.`
+    return neutralize(`tool-map catalog ${this.command}: ${this.reason}.`)
   }
 }
 
@@ -229,18 +234,106 @@ const keepSchemas = (
     )
   })
 
-/** What one catalog command runs with: its agent, its schemas, and where the files are. */
+/**
+ * Something a catalog command did not stop for but the user must hear of: a data file kept
+ * aside as not valid (and what was reset with it), a failed write, tool names given twice.
+ * Printed on stderr, one line each, and in every `--json` answer as `warnings`.
+ */
+export interface CliWarning {
+  /** `corrupt-file`, `write-failed`, `read-failed`, `state-provider-failed` (the catalog's own kinds), or `duplicate-names`. */
+  readonly kind: string
+  /** The file concerned, or the state provider's name. */
+  readonly subject: string
+  readonly message: string
+  /** For `duplicate-names`: each name given more than once, and how many later definitions were left out. */
+  readonly names?: ReadonlyArray<string>
+  readonly dropped?: number
+}
+
+/** What one catalog command runs with: its agent, its schemas and the file they came from, where the files are, its warnings. */
 export class CatalogCliSession extends Context.Tag("tool-map/CatalogCliSession")<CatalogCliSession, {
   readonly agent: Agent
   readonly schemas: ReadonlyArray<ToolSchema>
+  /** The file the schemas were read from: `--schemas FILE`, else the kept snapshot. */
+  readonly source: string
   readonly files: CatalogFiles & SchemasFiles
+  /** The run's own warnings (the catalog's are `ToolCatalog.diagnostics`). */
+  readonly warnings: Ref.Ref<ReadonlyArray<CliWarning>>
 }>() {}
+
+/** Adds a warning of the run. */
+const warn = (warning: CliWarning) => Effect.flatMap(CatalogCliSession, (session) => Ref.update(session.warnings, (all) => [...all, warning]))
+
+/** The warning of a data file found not valid and kept aside (as the catalog's stores word it). */
+const corruptWarning = (corrupt: CorruptFile): CliWarning => ({
+  kind: "corrupt-file",
+  subject: corrupt.path,
+  message: `${corrupt.path} is not valid (${corrupt.reason}); it was kept as ${corrupt.keptAt}`
+})
+
+/** A failed read or write of a catalog file, as a warning. */
+const fileWarning = (error: { readonly path: string; readonly operation: string; readonly message: string }): CliWarning => ({
+  kind: error.operation === "read" ? "read-failed" : "write-failed",
+  subject: error.path,
+  message: error.message
+})
+
+/** How many duplicate names a warning spells out. */
+const DUPLICATES_SHOWN = 10
+
+/** The warning of tool names the schemas file gives more than once (the build kept the first of each), if any. */
+const duplicatesWarning = (catalog: Catalog, source: string): ReadonlyArray<CliWarning> => {
+  const repeated = catalog.diagnostics.filter((diagnostic) => diagnostic.kind === "duplicate-name").map((diagnostic) => diagnostic.name)
+  if (repeated.length === 0) return []
+  const names = [...new Set(repeated)]
+  const shown = names.slice(0, DUPLICATES_SHOWN).map(shownName).join(", ")
+  const more = names.length > DUPLICATES_SHOWN ? ` … and ${names.length - DUPLICATES_SHOWN} more` : ""
+  return [{
+    kind: "duplicate-names",
+    subject: source,
+    message: `The tool schemas file ${source} gives ${names.length} tool name(s) more than once: ${shown}${more}; the first definition of each is used, ${repeated.length} later one(s) left out`,
+    names: names.map(neutralize),
+    dropped: repeated.length
+  }]
+}
+
+/** Every warning of the run so far: its own, the catalog's (files kept aside, failed writes), duplicate tool names. */
+const runWarnings = Effect.gen(function*() {
+  const session = yield* CatalogCliSession
+  const catalog = yield* ToolCatalog
+  const own = yield* Ref.get(session.warnings)
+  const kept = yield* catalog.diagnostics
+  const built = yield* catalog.get()
+  const all: ReadonlyArray<CliWarning> = [
+    ...own,
+    ...kept.map(({ kind, message, subject }): CliWarning => ({ kind, subject, message })),
+    ...duplicatesWarning(built, session.source)
+  ]
+  // Messages and subjects quote files tool-map does not own: through the one rule.
+  return all.map((warning) => ({ ...warning, subject: cleanText(warning.subject), message: cleanText(warning.message) }))
+})
+
+/** Runs a command, then prints every warning of the run on stderr, one line each, whether the command failed or not. */
+const reportingWarnings = <A, E, R>(command: Effect.Effect<A, E, R>) =>
+  Effect.ensuring(
+    command,
+    Effect.flatMap(runWarnings, (warnings) => Effect.forEach(warnings, (warning) => Console.error(`tool-map: warning: ${warning.message}`), { discard: true }))
+  )
+
+/**
+ * Prints the JSON answer of a command with the run's warnings last. Strings keep their exact
+ * text, except that a lone surrogate becomes U+FFFD: `JSON.stringify` would write it as an
+ * escape that JSON readers such as jq reject.
+ */
+const printCatalogJson = (value: object) =>
+  Effect.flatMap(runWarnings, (warnings) =>
+    Console.log(JSON.stringify({ ...value, warnings }, (_key, item: unknown) => (typeof item === "string" ? wellFormed(item) : item), 2)))
 
 /**
  * Reads `--schemas FILE` (and keeps a snapshot for later runs), or the snapshot of an earlier
  * run. A text the facts file names is taken from it, not parsed (see `knownSchemas`).
  */
-const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
+const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles, warnings: Ref.Ref<ReadonlyArray<CliWarning>>) =>
   Effect.gen(function*() {
     const head = Option.flatMap(yield* headOf(files.schemasFacts, FACTS_HEAD_BYTES), factsHead)
     if (Option.isSome(schemasFile)) {
@@ -260,13 +353,13 @@ const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
         )
       )
       yield* keepSchemas(files, decoded, head, Option.map(known, (found) => found.facts), "check").pipe(
-        Effect.catchAll((error) => Console.error(`tool-map: warning: ${error.message}`))
+        Effect.catchAll((error) => Ref.update(warnings, (all) => [...all, fileWarning(error)]))
       )
-      return decoded.schemas
+      return { schemas: decoded.schemas, source: path }
     }
     const snapshot = files.schemasSnapshot
     const known = yield* knownSchemas(files, head, snapshot)
-    if (Option.isSome(known)) return known.value.decoded.schemas
+    if (Option.isSome(known)) return { schemas: known.value.decoded.schemas, source: snapshot }
     const found = yield* readHashedJsonFileWith(decodeHashed, snapshot).pipe(
       Effect.mapError((error) => new SchemasFileInvalid({ path: snapshot, reason: error.reason }))
     )
@@ -280,7 +373,7 @@ const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles) =>
         })
       case "Found":
         yield* keepSchemas(files, found.value, head, Option.none(), "read")
-        return found.value.schemas
+        return { schemas: found.value.schemas, source: snapshot }
     }
   })
 
@@ -312,8 +405,9 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
         schemasSnapshot: path.join(dir, "schemas.json"),
         schemasFacts: path.join(dir, "schemas.facts.json")
       }
-      const schemas = yield* loadSchemas(schemasFile, files)
-      const session = Layer.succeed(CatalogCliSession, { agent: { id: agentId, provider: "cli" }, schemas, files })
+      const warnings = yield* Ref.make<ReadonlyArray<CliWarning>>([])
+      const { schemas, source } = yield* loadSchemas(schemasFile, files, warnings)
+      const session = Layer.succeed(CatalogCliSession, { agent: { id: agentId, provider: "cli" }, schemas, source, files, warnings })
       // A person typing `catalog load NAME` confirms that single load: the command line is the
       // risk gate. Group loads still leave high-risk tools out.
       const gate = Layer.scopedDiscard(
@@ -335,14 +429,14 @@ const recordBuild = Effect.gen(function*() {
   const path = session.files.definitions
   if (Option.contains(yield* keyOfFile(path, "toolSetKey"), catalog.toolSetKey)) return
   const hashes = definitionHashes(catalog.tools)
-  const previous = yield* readJsonFile(RecordedBuild, path).pipe(Effect.option)
-  if (Option.isSome(previous) && previous.value._tag === "Found") {
-    const diff = diffDefinitions(new Map(Object.entries(previous.value.value.hashes)), hashes)
+  const previous = yield* readRecordedBuild(path)
+  if (previous._tag === "Found") {
+    const diff = diffDefinitions(new Map(Object.entries(previous.value.hashes)), hashes)
     if (!isEmptyDiff(diff)) {
       const parts = [
-        ...(diff.changed.length > 0 ? [`changed: ${diff.changed.join(", ")}`] : []),
-        ...(diff.added.length > 0 ? [`added: ${diff.added.join(", ")}`] : []),
-        ...(diff.removed.length > 0 ? [`removed: ${diff.removed.join(", ")}`] : [])
+        ...(diff.changed.length > 0 ? [`changed: ${namesLine(diff.changed)}`] : []),
+        ...(diff.added.length > 0 ? [`added: ${namesLine(diff.added)}`] : []),
+        ...(diff.removed.length > 0 ? [`removed: ${namesLine(diff.removed)}`] : [])
       ]
       yield* Console.error(`tool-map: tool definitions differ from the last recorded build (${parts.join("; ")})`)
     }
@@ -353,8 +447,26 @@ const recordBuild = Effect.gen(function*() {
     toolSetKey: catalog.toolSetKey,
     recordedAt,
     hashes: Object.fromEntries(hashes)
-  }).pipe(Effect.catchAll((error) => Console.error(`tool-map: warning: ${error.message}`)))
+  }).pipe(Effect.catchAll((error) => warn(fileWarning(error))))
 })
+
+/**
+ * The recorded build, `Missing` when there is none: one not valid (kept aside) or that cannot
+ * be read is a warning of the run, and counts as none.
+ */
+const readRecordedBuild = (path: string) =>
+  readJsonFile(RecordedBuild, path).pipe(
+    Effect.tap((found) => (found._tag === "Corrupt" ? warn(corruptWarning(found.corrupt)) : Effect.void)),
+    Effect.catchAll((error) => Effect.as(warn(fileWarning(error)), { _tag: "Missing" } as const)),
+    Effect.map((found) => (found._tag === "Found" ? found : { _tag: "Missing" } as const))
+  )
+
+/** How many names a one-line list spells out. */
+const NAMES_IN_A_LINE = 20
+
+/** Tool names in one line of text: each neutralized and cut, at most {@link NAMES_IN_A_LINE}, then how many more. */
+const namesLine = (names: ReadonlyArray<string>): string =>
+  `${names.slice(0, NAMES_IN_A_LINE).map(shownName).join(", ")}${names.length > NAMES_IN_A_LINE ? ` … and ${names.length - NAMES_IN_A_LINE} more` : ""}`
 
 const toolJson = (tool: ToolEntry, loaded: boolean) => ({
   name: tool.name,
@@ -423,14 +535,14 @@ const changeLoaded = <R extends LoadResult | UnloadResult>(
   change: (catalog: ToolCatalog["Type"], agent: Agent) => Effect.Effect<R>,
   fields: (result: R) => Readonly<Record<string, ReadonlyArray<string>>>
 ) =>
-  Effect.gen(function*() {
+  reportingWarnings(Effect.gen(function*() {
     yield* rejectFlags(command, flags.targets)
     const catalog = yield* ToolCatalog
     const { agent } = yield* CatalogCliSession
     yield* recordBuild
     const result = yield* change(catalog, agent)
     if (flags.json) {
-      yield* printJson({
+      yield* printCatalogJson({
         agent: agent.id,
         ...fields(result),
         notes: result.notes.map((note) => renderNote(note, command)),
@@ -442,7 +554,7 @@ const changeLoaded = <R extends LoadResult | UnloadResult>(
     }
     const missing = notFoundTargets(result.notes)
     if (missing.length > 0) return yield* new CatalogTargetNotFound({ targets: missing })
-  })
+  }))
 
 /** The text of `catalog diff`. */
 export const renderDiff = (
@@ -456,7 +568,9 @@ export const renderDiff = (
     : isEmptyDiff(diff)
     ? `No definition changed since the build recorded at ${recordedAt}.`
     : `Changes since the build recorded at ${recordedAt}:`
+  // One name a line, neutralized (not cut: the line is its own).
   return [header, ...section("changed", diff.changed), ...section("added", diff.added), ...section("removed", diff.removed)]
+    .map(neutralize)
     .join("\n")
 }
 
@@ -469,7 +583,7 @@ export interface CatalogFlags {
 
 /** `catalog ls`. */
 export const ls = (flags: CatalogFlags & { readonly path: string; readonly query: Option.Option<string> }) =>
-  Effect.gen(function*() {
+  reportingWarnings(Effect.gen(function*() {
     yield* rejectFlags("ls", [flags.path])
     const catalog = yield* ToolCatalog
     const { agent } = yield* CatalogCliSession
@@ -487,15 +601,20 @@ export const ls = (flags: CatalogFlags & { readonly path: string; readonly query
     const loaded = (name: string) => allow.has(name)
     if (Option.isSome(flags.query)) {
       const hits = yield* catalog.find(flags.query.value, flags.path, agent)
-      yield* printJson({ query: flags.query.value, path: flags.path, total: hits.length, tools: hits.map((hit) => ({ ...hit, loaded: loaded(hit.name) })) })
+      yield* printCatalogJson({
+        query: flags.query.value,
+        path: flags.path,
+        total: hits.length,
+        tools: hits.map((hit) => ({ ...hit, loaded: loaded(hit.name) }))
+      })
       return
     }
     if (resolution.kind === "resolver") {
-      yield* printJson({ kind: "resolver", path: flags.path, tools: resolution.tools.map((tool) => toolJson(tool, loaded(tool.name))) })
+      yield* printCatalogJson({ kind: "resolver", path: flags.path, tools: resolution.tools.map((tool) => toolJson(tool, loaded(tool.name))) })
       return
     }
-    yield* printJson(listingJson(built, resolution.node, loaded))
-  })
+    yield* printCatalogJson(listingJson(built, resolution.node, loaded))
+  }))
 
 /** `catalog load`. */
 export const load = (flags: CatalogFlags & { readonly targets: ReadonlyArray<string>; readonly forSubagents: boolean }) =>
@@ -518,20 +637,13 @@ export const unload = (flags: CatalogFlags & { readonly targets: ReadonlyArray<s
 
 /** `catalog diff`. */
 export const diff = (flags: CatalogFlags) =>
-  Effect.gen(function*() {
+  reportingWarnings(Effect.gen(function*() {
     const session = yield* CatalogCliSession
     const catalog = yield* (yield* ToolCatalog).get()
-    const recorded = yield* readJsonFile(RecordedBuild, session.files.definitions).pipe(
-      Effect.catchAll((error) => Effect.as(Console.error(`tool-map: warning: ${error.message}`), { _tag: "Missing" } as const))
-    )
-    if (recorded._tag === "Corrupt") {
-      yield* Console.error(
-        `tool-map: warning: ${recorded.corrupt.path} was not valid (${recorded.corrupt.reason}); it was kept as ${recorded.corrupt.keptAt}`
-      )
-    }
+    const recorded = yield* readRecordedBuild(session.files.definitions)
     const previous = recorded._tag === "Found" ? recorded.value : undefined
     const diff = diffDefinitions(new Map(Object.entries(previous?.hashes ?? {})), definitionHashes(catalog.tools))
     const recordedAt = previous?.recordedAt ?? null
-    if (flags.json) yield* printJson({ recordedAt, ...diff })
+    if (flags.json) yield* printCatalogJson({ recordedAt, ...diff })
     else yield* Console.log(renderDiff(recordedAt, diff))
-  })
+  }))

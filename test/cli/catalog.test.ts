@@ -97,7 +97,8 @@ describe("tool-map catalog ls", () => {
           tokens: 22,
           highRisk: false,
           loaded: false
-        }]
+        }],
+        warnings: []
       })
     })))
 
@@ -113,7 +114,8 @@ describe("tool-map catalog ls", () => {
         groups: [
           { name: "github", path: "/uncategorized/github", tools: 2, loaded: 0, tokens: 44 },
           { name: "slack", path: "/uncategorized/slack", tools: 1, loaded: 1, tokens: 22 }
-        ]
+        ],
+        warnings: []
       })
     })))
 
@@ -168,7 +170,8 @@ describe("tool-map catalog load and unload", () => {
         removed: ["mcp__github__create_issue"],
         notes: [],
         refused: null,
-        allow: ["tools_ls", "tools_load", "tools_unload", "bash"]
+        allow: ["tools_ls", "tools_load", "tools_unload", "bash"],
+        warnings: []
       })
     })))
 
@@ -182,7 +185,8 @@ describe("tool-map catalog load and unload", () => {
         denied: [],
         notes: [],
         refused: null,
-        allow: ["tools_ls", "tools_load", "tools_unload", "bash", "mcp__github__delete_repository"]
+        allow: ["tools_ls", "tools_load", "tools_unload", "bash", "mcp__github__delete_repository"],
+        warnings: []
       })
     })))
 
@@ -344,11 +348,14 @@ describe("tool-map catalog: a known text taken from its facts file, not parsed",
       const file = `${dir}/mixed.json`
       yield* fs.writeFileString(file, JSON.stringify(MIXED))
       const first = yield* runCatalog(dir, "ls", "--schemas", file)
+      const duplicates = (source: string) =>
+        `tool-map: warning: The tool schemas file ${source} gives 1 tool name(s) more than once: mcp__db__read_3; the first definition of each is used, 1 later one(s) left out`
+      expect(first.stderr).toBe(duplicates(file))
       const snapshot = yield* fs.readFileString(`${dir}/catalog/schemas.json`)
       yield* fs.remove(`${dir}/catalog/schemas.json`)
       expect(yield* runCatalog(dir, "ls", "--schemas", file)).toEqual(first)
       expect(yield* fs.readFileString(`${dir}/catalog/schemas.json`)).toBe(snapshot)
-      expect(yield* runCatalog(dir, "ls")).toEqual(first)
+      expect(yield* runCatalog(dir, "ls")).toEqual({ ...first, stderr: duplicates(`${dir}/catalog/schemas.json`) })
     })))
 
   it.scoped("decodes a snapshot the facts file does not name, and reports one that does not decode", () =>
@@ -451,7 +458,8 @@ describe("tool-map catalog diff", () => {
         recordedAt: "1970-01-01T00:00:00.000Z",
         added: ["mcp__github__fork"],
         removed: ["mcp__slack__post_message"],
-        changed: ["mcp__github__create_issue"]
+        changed: ["mcp__github__create_issue"],
+        warnings: []
       })
       // The next recording run warns on stderr about what changed before recording.
       const ls = yield* runCatalog(dir, "ls")
@@ -463,5 +471,141 @@ describe("tool-map catalog diff", () => {
       )
       expect(manifest.categories.flatMap((category) => category.groups.flatMap((group) => group.tools.map((tool) => tool.name))))
         .toEqual(["mcp__github__create_issue", "mcp__github__delete_repository", "mcp__github__fork"])
+    })))
+})
+
+describe("tool-map catalog: what was reset or left out is said, on stderr and in --json (issue 11, item 22)", () => {
+  it.scoped("a state file that is not valid is kept aside, and the agent's reset said in one line and in warnings", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir, schemas } = yield* setup
+      yield* runCatalog(dir, "load", "github", "--schemas", schemas)
+      const state = `${dir}/catalog/state/cli.json`
+      yield* fs.writeFileString(state, "{\"version\":1,\"agentId\":\"cli\",\"order\":[]}")
+      const kept = `${state}.corrupt-1970-01-01T00-00-00-000Z`
+      const warning = {
+        kind: "corrupt-file",
+        subject: state,
+        message: `The state file ${state} of agent cli is not valid (at .state: is missing); it was kept as ${kept} and the agent starts with nothing loaded`
+      }
+      const run = yield* runCatalog(dir, "ls", "github", "--json")
+      expect(JSON.parse(run.stdout).warnings).toEqual([warning])
+      expect(JSON.parse(run.stdout).tools.map((tool: { readonly loaded: boolean }) => tool.loaded)).toEqual([false, false])
+      expect([run.stderr, run.error]).toEqual([`tool-map: warning: ${warning.message}`, undefined])
+      expect(yield* fs.readFileString(kept)).toBe("{\"version\":1,\"agentId\":\"cli\",\"order\":[]}")
+      // Said once: the next run finds no state file and nothing to say.
+      expect((yield* runCatalog(dir, "ls", "github")).stderr).toBe("")
+    })))
+
+  it.scoped("a settings or definitions file that is not valid is kept aside and said, by every command", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir, schemas } = yield* setup
+      yield* runCatalog(dir, "ls", "--schemas", schemas)
+      const settings = `${dir}/catalog/settings.json`
+      const definitions = `${dir}/catalog/definitions.json`
+      const line = (file: string, reason: string) =>
+        `${file} is not valid (${reason}); it was kept as ${file}.corrupt-1970-01-01T00-00-00-000Z`
+      yield* fs.writeFileString(settings, "{\"pinned\":\"bash\"}")
+      const unload = yield* runCatalog(dir, "unload", "all", "--json")
+      expect(JSON.parse(unload.stdout).warnings).toEqual([
+        { kind: "corrupt-file", subject: settings, message: line(settings, "at .pinned: Expected ReadonlyArray<string>, actual \"bash\"") }
+      ])
+      yield* fs.writeFileString(definitions, "[]")
+      const diff = yield* runCatalog(dir, "diff", "--json")
+      const reason = "at : Expected { readonly version: 1; readonly toolSetKey?: string | undefined; readonly recordedAt: string; readonly hashes: { readonly [x: string]: string } }, actual []"
+      expect(JSON.parse(diff.stdout)).toMatchObject({ recordedAt: null, warnings: [{ kind: "corrupt-file", subject: definitions, message: line(definitions, reason) }] })
+      expect(diff.stderr).toBe(`tool-map: warning: ${line(definitions, reason)}`)
+    })))
+
+  it.scoped("tool names given more than once are reported: which (neutralized), and how many definitions were left out", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      const file = `${dir}/dups.json`
+      const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } })
+      yield* fs.writeFileString(file, JSON.stringify([
+        tool("a", "First a."),
+        tool("b", "Only b."),
+        tool("a", "Second a."),
+        tool("x\u001b[31m", "First x."),
+        tool("x\u001b[31m", "Second x."),
+        tool("a", "Third a.")
+      ]))
+      const message =
+        `The tool schemas file ${file} gives 2 tool name(s) more than once: a, x\uFFFD[31m; the first definition of each is used, 3 later one(s) left out`
+      const json = yield* runCatalog(dir, "ls", "a", "--json", "--schemas", file)
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        tool: { name: "a", summary: "First a." },
+        warnings: [{ kind: "duplicate-names", subject: file, message, names: ["a", "x\uFFFD[31m"], dropped: 3 }]
+      })
+      expect(json.stderr).toBe(`tool-map: warning: ${message}`)
+      const load = yield* runCatalog(dir, "load", "a", "--schemas", file)
+      expect([load.stdout, load.stderr]).toEqual(["Loaded 1 tool(s), ~15 tok; callable from your next step:\n  a", `tool-map: warning: ${message}`])
+    })))
+})
+
+describe("tool-map catalog: hostile tool names (issue 11, item 18)", () => {
+  const HOSTILE = [
+    { name: "mcp__evil__osc\u001b]0;pwned\u0007title", description: "Sets the title.", inputSchema: { type: "object" } },
+    { name: "mcp__evil__bidi\u202eexe.txt", description: "Reads backwards.", inputSchema: { type: "object" } },
+    { name: "mcp__evil__nul\u0000line\nbreak", description: "Breaks a line.", inputSchema: { type: "object" } },
+    { name: "mcp__evil__lone\ud800half", description: "Holds half a pair.", inputSchema: { type: "object" } },
+    { name: `mcp__evil__${"w".repeat(5000)}`, description: "Is very long.", inputSchema: { type: "object" } }
+  ]
+  const SHOWN = ["bidi\uFFFDexe.txt", "lone\uFFFDhalf", "nul\uFFFDline\uFFFDbreak", "osc\uFFFD]0;pwned\uFFFDtitle"]
+
+  it.scoped("reach no terminal raw in ls, load, unload, diff, the warning of a changed definition and the errors", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      const file = `${dir}/hostile.json`
+      yield* fs.writeFileString(file, JSON.stringify(HOSTILE))
+      const listing = yield* runCatalog(dir, "ls", "/uncategorized/evil", "--schemas", file)
+      const rows = listing.stdout.split("\n")
+      expect(rows.slice(1).map((row) => row.slice(6, 86).trimEnd())).toEqual([...SHOWN, `${"w".repeat(79)}…`])
+      expect(rows[5]).toBe(`      ${"w".repeat(79)}…  ~819 tok  Is very long.`)
+      const load = yield* runCatalog(dir, "load", "evil")
+      expect(load.stdout.split("\n").slice(1, 5)).toEqual(SHOWN.map((name) => `  mcp__evil__${name}`))
+      const unload = yield* runCatalog(dir, "unload", "mcp__evil__bidi\u202eexe.txt", "nope\u001b[2J")
+      expect(unload.stdout).toBe(["Unloaded 1 tool(s):", "  mcp__evil__bidi\uFFFDexe.txt", "skipped nope\uFFFD[2J: not found (search with tools_ls and a query)"].join("\n"))
+      expect(unload.error?.message).toBe("Not found in the catalog: nope\uFFFD[2J; search with `tool-map catalog ls --query WORDS`.")
+      const missing = yield* runCatalog(dir, "ls", "/nope\u0007")
+      expect(missing.error?.message).toBe("No catalog path or tool named /nope\uFFFD; run `tool-map catalog ls /` to browse.")
+      // A changed definition of each: the warning line and the diff name them neutralized.
+      yield* fs.writeFileString(file, JSON.stringify(HOSTILE.map((tool) => ({ ...tool, description: "Changed." }))))
+      const diff = yield* runCatalog(dir, "diff", "--schemas", file)
+      expect(diff.stdout.split("\n")).toEqual([
+        "Changes since the build recorded at 1970-01-01T00:00:00.000Z:",
+        "changed (5):",
+        ...[...SHOWN, "w".repeat(5000)].map((name) => `  mcp__evil__${name}`).sort()
+      ])
+      const ls = yield* runCatalog(dir, "ls")
+      expect(ls.stderr).toBe(
+        `tool-map: tool definitions differ from the last recorded build (changed: ${
+          [...SHOWN.map((name) => `mcp__evil__${name}`), `mcp__evil__${"w".repeat(68)}…`].sort().join(", ")
+        })`
+      )
+      for (const run of [listing, load, unload, missing, diff, ls]) {
+        const text = [run.stdout, run.stderr, run.error?.message ?? ""].join("\n")
+        expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]|[\ud800-\udbff](?![\udc00-\udfff])/)
+      }
+    })))
+
+  it.scoped("keep their exact text in --json, but for a lone surrogate, which becomes U+FFFD (jq rejects \"\\ud800\")", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      const file = `${dir}/hostile.json`
+      yield* fs.writeFileString(file, JSON.stringify(HOSTILE))
+      const run = yield* runCatalog(dir, "ls", "/uncategorized/evil", "--json", "--schemas", file)
+      expect(run.stdout).not.toMatch(/\\ud[89ab]/i)
+      expect(JSON.parse(run.stdout).tools.map((tool: { readonly name: string }) => tool.name)).toEqual([
+        "mcp__evil__bidi\u202eexe.txt",
+        "mcp__evil__lone\uFFFDhalf",
+        "mcp__evil__nul\u0000line\nbreak",
+        "mcp__evil__osc\u001b]0;pwned\u0007title",
+        `mcp__evil__${"w".repeat(5000)}`
+      ])
     })))
 })

@@ -4,7 +4,9 @@
  * their arguments, and every text they answer with. Pure: the `ToolCatalog` service runs them.
  */
 import { Schema } from "effect"
+import { neutralize } from "../../inventory/domain/untrusted.js"
 import type { AliasNode, Catalog, CatalogNode, SanitizeFlag, ToolEntry } from "./model.js"
+import { fitText, MAX_NAME_WIDTH } from "./sanitize.js"
 import { formatTokens } from "./tokens.js"
 import type { VisibilityNote } from "./visibility.js"
 
@@ -128,18 +130,31 @@ export interface AgentView {
   readonly denied: ReadonlySet<string>
 }
 
-/** Aligns rows into columns separated by two spaces; the last column is not padded. */
+/**
+ * Aligns rows into columns separated by two spaces; the last column is not padded, and a cell of
+ * another column is cut to {@link MAX_NAME_WIDTH} with "…" (a 5,000-character tool name must not
+ * widen every row).
+ */
 const columns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent = "  "): ReadonlyArray<string> => {
+  const fitted = rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : fitText(cell, MAX_NAME_WIDTH))))
   const widths: Array<number> = []
-  for (const row of rows) {
+  for (const row of fitted) {
     row.forEach((cell, index) => {
       if (index < row.length - 1) widths[index] = Math.max(widths[index] ?? 0, cell.length)
     })
   }
-  return rows.map((row) =>
+  return fitted.map((row) =>
     indent + row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join("  ").trimEnd()
   )
 }
+
+/**
+ * The lines of an answer as one text, each through `neutralize` (the one rule of
+ * `inventory/domain/untrusted.ts`): tool, group and path names come from whoever registered the
+ * tools, and a control, escape sequence, bidi control or lone surrogate in one must reach
+ * neither a terminal nor a model as it is (a newline in a name cannot break a line either).
+ */
+const answer = (lines: ReadonlyArray<string>): string => lines.map(neutralize).join("\n")
 
 const flagText = (flags: ReadonlyArray<SanitizeFlag>): string =>
   flags.length === 0 ? "" : `[description cleaned: ${flags.join(", ")}] `
@@ -189,22 +204,21 @@ export const renderListing = (catalog: Catalog, node: CatalogNode, view: AgentVi
       for (const alias of catalog.aliases.values()) {
         rows.push([`${alias.name}/`, ...countCells(aliasTools(alias), view), `(alias) ${alias.description}`])
       }
-      return [ROOT_HEADER, ...(rows.length === 0 ? ["  (no tools to load)"] : columns(rows))].join("\n")
+      return answer([ROOT_HEADER, ...(rows.length === 0 ? ["  (no tools to load)"] : columns(rows))])
     }
     case "category":
-      return [
+      return answer([
         `${node.path}/  ${node.description}`,
         ...columns(node.children.map((group) => [`${group.name}/`, ...countCells(group.children, view)]))
-      ].join("\n").trimEnd()
+      ]).trimEnd()
     case "group":
-      return [`${node.path}/`, ...columns(node.children.map((tool) => toolRow(tool, view, tool.path.slice(node.path.length + 1))))]
-        .join("\n")
+      return answer([`${node.path}/`, ...columns(node.children.map((tool) => toolRow(tool, view, tool.path.slice(node.path.length + 1))))])
     case "alias":
-      return [
+      return answer([
         `${node.path}/  (alias) ${node.description}`,
         ...columns(node.children.map((tool) => toolRow(tool, view, tool.path))),
         ...(node.missing.length > 0 ? [`  not in this catalog: ${node.missing.join(", ")}`] : [])
-      ].join("\n")
+      ])
     case "tool": {
       const facts = [
         `schema ${formatTokens(node.tokens)}`,
@@ -212,14 +226,14 @@ export const renderListing = (catalog: Catalog, node: CatalogNode, view: AgentVi
         ...(view.visible(node.name) ? ["loaded"] : []),
         ...(view.denied.has(node.name) ? ["denied by the host: not callable"] : [])
       ]
-      return [
+      return answer([
         node.path,
         `  name: ${node.name}`,
         `  ${node.summary}`,
         `  ${facts.join(" · ")}`,
         ...(node.highRisk && node.riskEvidence.length > 0 ? [`  risk: ${node.riskEvidence.join("; ")}`] : []),
         ...(node.flags.length > 0 ? [`  description cleaned: ${node.flags.join(", ")}`] : [])
-      ].join("\n")
+      ])
     }
   }
 }
@@ -234,24 +248,26 @@ export const renderSearch = (
   total: number,
   view: AgentView
 ): string => {
-  if (total === 0) return `No tools match "${query}".`
+  if (total === 0) return answer([`No tools match "${query}".`])
   const shown = hits.slice(0, SEARCH_LIMIT)
-  return [
+  return answer([
     `${total} ${total === 1 ? "match" : "matches"} for "${query}", best first (load by path or full name):`,
     ...columns(shown.map((tool) => toolRow(tool, view, tool.path))),
     ...(total > shown.length ? [`  … ${total - shown.length} more; narrow the query or the path`] : [])
-  ].join("\n")
+  ])
 }
 
 /** The answer of `tools_ls` for a path that names nothing. */
 export const renderMissingPath = (target: string, suggestions: ReadonlyArray<string>): string =>
-  [
+  answer([
     `No such path: ${target}. Start from tools_ls("/") or search with tools_ls({query}).`,
     ...(suggestions.length > 0 ? [`Did you mean: ${suggestions.join(", ")}?`] : [])
-  ].join("\n")
+  ])
 
-/** One note of a load or an unload, as a line. */
-export const renderNote = (note: VisibilityNote, action: "load" | "unload"): string => {
+/** One note of a load or an unload, as a line (neutralized as every answer is). */
+export const renderNote = (note: VisibilityNote, action: "load" | "unload"): string => neutralize(noteText(note, action))
+
+const noteText = (note: VisibilityNote, action: "load" | "unload"): string => {
   switch (note._tag) {
     case "WholeTree":
       return `skipped ${note.target}: the whole tree cannot be ${action}ed at once; pick a category or a group`
@@ -287,7 +303,7 @@ export interface LoadOutcome {
 
 /** The answer of `tools_load`. */
 export const renderLoad = (outcome: LoadOutcome): string =>
-  [
+  answer([
     outcome.callable.length > 0
       ? `Loaded ${outcome.callable.length} tool(s), ${formatTokens(outcome.tokens)}; callable from your next step:`
       : "Nothing new loaded.",
@@ -296,21 +312,21 @@ export const renderLoad = (outcome: LoadOutcome): string =>
       ? [`Hidden by the host, not callable even though loaded: ${outcome.denied.join(", ")}`]
       : []),
     ...outcome.notes.map((note) => renderNote(note, "load"))
-  ].join("\n")
+  ])
 
 /** The answer of `tools_load` when a before-load hook vetoed it. */
-export const renderLoadRefused = (reason: string): string => `Load refused: ${reason}`
+export const renderLoadRefused = (reason: string): string => answer([`Load refused: ${reason}`])
 
 /** The answer of `tools_unload` when a before-unload hook vetoed it. */
-export const renderUnloadRefused = (reason: string): string => `Unload refused: ${reason}`
+export const renderUnloadRefused = (reason: string): string => answer([`Unload refused: ${reason}`])
 
 /** The answer of `tools_unload`. */
 export const renderUnload = (removed: ReadonlyArray<string>, notes: ReadonlyArray<VisibilityNote>): string =>
-  [
+  answer([
     removed.length > 0 ? `Unloaded ${removed.length} tool(s):` : "Nothing was unloaded.",
     ...removed.map((name) => `  ${name}`),
     ...notes.map((note) => renderNote(note, "unload"))
-  ].join("\n")
+  ])
 
 /** Why a direct call of a hidden tool was refused. */
 export type RescueRefusal =
@@ -319,7 +335,9 @@ export type RescueRefusal =
   | { readonly _tag: "Filtered"; readonly name: string }
 
 /** The answer a host gives instead of running a hidden tool it may not load on the spot. */
-export const renderRescueRefusal = (refusal: RescueRefusal): string => {
+export const renderRescueRefusal = (refusal: RescueRefusal): string => answer([rescueRefusalText(refusal)])
+
+const rescueRefusalText = (refusal: RescueRefusal): string => {
   switch (refusal._tag) {
     case "HighRisk":
       return `"${refusal.name}" is high risk and is not loaded. Load it first with tools_load(["${refusal.name}"]), which asks for approval.`

@@ -24,7 +24,8 @@ import { displayName, MAX_NAME_WIDTH } from "./sanitize.js"
 const SchemasArray = Schema.Array(ToolSchemaFromJson)
 const ToolsListResult = Schema.Struct({ tools: SchemasArray })
 
-const firstIssue = (error: ParseResult.ParseError): string => {
+/** The first issue of a decode error in one line: where it is and what is wrong. */
+export const firstIssue = (error: ParseResult.ParseError): string => {
   const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
   if (issue === undefined) return "it does not match the expected shape"
   const at = issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")

@@ -98,7 +98,7 @@ export const fileStateProvider = (dir: string) =>
         kind: "corrupt-file",
         subject: corrupt.path,
         message:
-          `The state file of agent ${agentId} is not valid (${corrupt.reason}); it was kept as ${corrupt.keptAt} and the agent starts with nothing loaded`
+          `The state file ${corrupt.path} of agent ${agentId} is not valid (${corrupt.reason}); it was kept as ${corrupt.keptAt} and the agent starts with nothing loaded`
       })
     const recordOf = (file: typeof AgentStateFile.Type): AgentRecord => ({ state: file.state, order: file.order })
     const fs = yield* FileSystem.FileSystem

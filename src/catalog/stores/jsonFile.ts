@@ -6,6 +6,7 @@ import { compileEncoder, type Encoder, UNDECIDED } from "../../platform/schemaFa
 import { FileLock, type FileLocked, type FileLockError, type FileLockOptions, lockPathOf, LockOwner } from "../../services/FileLock.js"
 import { type FileRefused, openRegularFile, readRegularFile } from "../../services/fileRead.js"
 import { nestsDeeperText, nestsDeeperThan } from "../core/nesting.js"
+import { firstIssue } from "../core/schemasFile.js"
 
 /** A catalog state or settings file could not be read, written or moved aside. */
 export class CatalogFileError extends Schema.TaggedError<CatalogFileError>()("CatalogFileError", {
@@ -180,7 +181,7 @@ const parseJsonText = (text: string): Either.Either<unknown, string> =>
 const decodeText = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> =>
   Either.flatMap(
     parseJsonText(text),
-    (json) => Either.mapLeft(Schema.decodeUnknownEither(schema)(json), (error) => ParseResult.TreeFormatter.formatErrorSync(error))
+    (json) => Either.mapLeft(Schema.decodeUnknownEither(schema)(json), firstIssue)
   )
 
 /** Renames a corrupt file to `<file>.corrupt-<timestamp>`; the caller holds its lock. */

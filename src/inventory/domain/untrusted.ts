@@ -8,6 +8,9 @@ import { redactArgv, redactSecrets } from "./secrets.js"
  * Schema-typed value, so a field added to a schema is covered without a call of its own.
  */
 
+/** A surrogate without its pair: what makes a string ill-formed UTF-16. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
 /**
  * What is never printed as it is from untrusted text, in files, tables and JSON alike: the C0
  * controls (tab, newline and ESC included), DEL, the C1 controls, the line and paragraph
@@ -16,7 +19,14 @@ import { redactArgv, redactSecrets } from "./secrets.js"
  * and rejected by JSON readers such as jq). Each becomes one U+FFFD, so the text keeps its
  * length in characters and shows where something was.
  */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]|${LONE_SURROGATE.source}`, "g")
+
+/**
+ * Text as well-formed UTF-16: each lone surrogate as U+FFFD, nothing else changed. For output
+ * that keeps exact strings (`--json`): `JSON.stringify` writes a lone surrogate as `"\ud800"`,
+ * which JSON readers such as jq reject, and UTF-8 cannot encode it.
+ */
+export const wellFormed = (text: string): string => (/[\ud800-\udfff]/.test(text) ? text.replace(LONE_SURROGATE, "\uFFFD") : text)
 
 /** Untrusted text with every unsafe character (see {@link UNSAFE}) shown as U+FFFD REPLACEMENT CHARACTER; nothing else changes. */
 export const neutralize = (text: string): string => (MAY_BE_UNSAFE.test(text) ? text.replace(UNSAFE, "\uFFFD") : text)

@@ -228,7 +228,8 @@ export const makeGatewayProvider = (
           if (at === "" || at === `/${GATEWAY_CATEGORY}`) extra.push(...statusLines(yield* servers.status))
         }
         if (name === TOOLS_LOAD.name) extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
-        return text([answer.right, ...extra].join("\n"))
+        // The catalog's answer is neutralized already; the lines added here name tools and servers too.
+        return text([answer.right, ...extra.map(neutralize)].join("\n"))
       })
 
     /** True when the restriction the catalog last handed over lets the agent call `name` (the usual case, answered without the catalog). */
@@ -243,7 +244,7 @@ export const makeGatewayProvider = (
           if (decision._tag === "Deny") return text(decision.reason, true)
           const allow = yield* catalog.allowFor(agent)
           if (Option.isSome(allow) && !allow.value.includes(call.name)) {
-            return text(`"${call.name}" is not available in this session. Use tools_ls to see what is.`, true)
+            return text(`"${neutralize(call.name)}" is not available in this session. Use tools_ls to see what is.`, true)
           }
         }
         const onProgress = Option.isSome(context.progressToken)

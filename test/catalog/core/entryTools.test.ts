@@ -275,3 +275,67 @@ describe("rescue refusals", () => {
     expect(renderRescueRefusal({ _tag: "Vetoed", name: "t", reason: "no" })).toBe("Load of \"t\" refused: no")
   })
 })
+
+describe("hostile tool names in the entry tools' answers", () => {
+  const HOSTILE: ReadonlyArray<ToolSchema> = [
+    tool("mcp__evil__csi\u001b[2J\u001b[31mred", "Clears the screen."),
+    tool("mcp__evil__osc\u001b]0;pwned\u0007title", "Sets the title."),
+    tool("mcp__evil__bidi\u202eexe.txt", "Reads backwards."),
+    tool("mcp__evil__line\nbreak", "Breaks a line."),
+    tool("mcp__evil__nul\u0000byte", "Holds a NUL."),
+    tool("mcp__evil__lone\ud800surrogate", "Holds half a pair."),
+    tool(`mcp__evil__${"w".repeat(5000)}`, "Is very long."),
+    tool("mcp__evil__short", "Is short.")
+  ]
+
+  it.scoped("are neutralized in every line, and a very long one is cut in the table, not padding every row", () =>
+    withCatalog(
+      Effect.gen(function*() {
+        const cell = (name: string) => name.padEnd(80)
+        const long = `${"w".repeat(79)}…`
+        expect(yield* ls({ path: "/uncategorized/evil" })).toBe([
+          "/uncategorized/evil/",
+          `      ${cell("bidi\uFFFDexe.txt")}  ~33 tok   Reads backwards.`,
+          `      ${cell("csi\uFFFD[2J\uFFFD[31mred")}  ~36 tok   Clears the screen.`,
+          `      ${cell("line\uFFFDbreak")}  ~31 tok   Breaks a line.`,
+          `      ${cell("lone\uFFFDsurrogate")}  ~34 tok   Holds half a pair.`,
+          `      ${cell("nul\uFFFDbyte")}  ~32 tok   Holds a NUL.`,
+          `      ${cell("osc\uFFFD]0;pwned\uFFFDtitle")}  ~36 tok   Sets the title.`,
+          `      ${cell("short")}  ~29 tok   Is short.`,
+          `      ${long}  ~829 tok  Is very long.`
+        ].join("\n"))
+        const names = [
+          "mcp__evil__bidi\uFFFDexe.txt",
+          "mcp__evil__csi\uFFFD[2J\uFFFD[31mred",
+          "mcp__evil__line\uFFFDbreak",
+          "mcp__evil__lone\uFFFDsurrogate",
+          "mcp__evil__nul\uFFFDbyte",
+          "mcp__evil__osc\uFFFD]0;pwned\uFFFDtitle",
+          "mcp__evil__short",
+          `mcp__evil__${"w".repeat(5000)}`
+        ]
+        // Lists of names, one a line, are not tables: each name is whole, neutralized.
+        expect(yield* load({ targets: ["evil"] })).toBe(
+          ["Loaded 8 tool(s), ~1.1k tok; callable from your next step:", ...names.map((name) => `  ${name}`)].join("\n")
+        )
+        expect(yield* unload({ targets: ["all"] })).toBe(["Unloaded 8 tool(s):", ...names.map((name) => `  ${name}`)].join("\n"))
+        expect(yield* ls({ path: "mcp__evil__nul\u0000byte" })).toBe([
+          "/uncategorized/evil/nul\uFFFDbyte",
+          "  name: mcp__evil__nul\uFFFDbyte",
+          "  Holds a NUL.",
+          "  schema ~32 tok"
+        ].join("\n"))
+        expect(yield* ls({ path: "/nope\u001b[31m\u202e" })).toBe(
+          "No such path: /nope\uFFFD[31m\uFFFD. Start from tools_ls(\"/\") or search with tools_ls({query})."
+        )
+        expect(yield* ls({ query: "clears" })).toBe([
+          "1 match for \"clears\", best first (load by path or full name):",
+          "      /uncategorized/evil/csi\uFFFD[2J\uFFFD[31mred  ~36 tok  Clears the screen."
+        ].join("\n"))
+        expect(renderRescueRefusal({ _tag: "Filtered", name: "a\u001b[2Jb" })).toBe(
+          "\"a\uFFFD[2Jb\" is not available in this session. Use tools_ls to see what is."
+        )
+      }),
+      { tools: HOSTILE }
+    ))
+})

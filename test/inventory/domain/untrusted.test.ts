@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { FastCheck as fc, Schema } from "effect"
 import { AgentHostsInventory, AgentItem, McpServerItem } from "../../../src/inventory/domain/agentHosts.js"
 import { cleanInventory } from "../../../src/inventory/domain/cleanInventory.js"
 import { Inventory, WatchedInput, WatchSet } from "../../../src/inventory/domain/inventory.js"
 import { redactArgv, redactSecrets } from "../../../src/inventory/domain/secrets.js"
-import { cleanerFor, cleanText, isCleaned } from "../../../src/inventory/domain/untrusted.js"
+import { cleanerFor, cleanText, isCleaned, neutralize, wellFormed } from "../../../src/inventory/domain/untrusted.js"
 import { renderInventoryJson } from "../../../src/inventory/render/inventoryJson.js"
 import { inventoryOf, toolNamed } from "../../support/inventory.js"
 
@@ -198,5 +198,21 @@ describe("the structural part of the cleaner", () => {
     expect(Object.getPrototypeOf(cleaned)).toBe(Object.prototype)
     expect(Object.keys(cleaned)).toEqual(["__proto__", "plain"])
     expect(JSON.stringify(cleaned)).toBe(`{"__proto__":{"command":"--api-key [redacted]"},"plain":"API_KEY=[redacted]"}`)
+  })
+})
+
+describe("wellFormed: exact strings made valid for JSON readers", () => {
+  it("replaces each lone surrogate with U+FFFD and keeps everything else, pairs and controls included", () => {
+    expect(wellFormed("a\ud800b\udc00c\ud83d\ude00\u001b[31m\n")).toBe("a\uFFFDb\uFFFDc\ud83d\ude00\u001b[31m\n")
+    expect(wellFormed("\udc00\ud800")).toBe("\uFFFD\uFFFD")
+  })
+
+  it.prop("leaves no lone surrogate, changes nothing else, and agrees with neutralize on surrogates", [
+    fc.string({ unit: "binary", maxLength: 40 })
+  ], ([text]) => {
+    const well = wellFormed(text)
+    expect(well).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/)
+    expect([...well].filter((char) => char !== "\uFFFD").join("")).toBe([...text].filter((char) => char.length === 2 || !/[\ud800-\udfff\uFFFD]/.test(char)).join(""))
+    expect(neutralize(well)).toBe(neutralize(text))
   })
 })
