@@ -1,0 +1,101 @@
+/**
+ * Text analysis of the router: tool names and texts, and the task an agent describes, become
+ * terms. A name is split on `_`, `-`, `__`, `.`, `/`, camelCase and digits (`getPullRequest2`
+ * → get, pull, request, 2); every word is lowercased, stop words are dropped and the rest
+ * stemmed (Porter), so "creating issues" and `create_issue` meet on `creat` and `issu`.
+ */
+import { stemmer } from "stemmer"
+
+/**
+ * English function words and the filler of a request ("can you please help me find …"): they
+ * say nothing about which tool fits. Words that name an action (`find`, `get`, `make`) are not
+ * here: they carry the intent (see `intents.ts`).
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at",
+  "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
+  "can", "could", "did", "do", "does", "doing", "down", "during",
+  "each", "either", "etc", "else", "ever", "every",
+  "few", "for", "from", "further",
+  "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how",
+  "i", "if", "in", "into", "is", "it", "its", "itself",
+  "just", "let", "lets", "like", "may", "me", "might", "more", "most", "must", "my", "myself",
+  "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out",
+  "over", "own", "please", "same", "shall", "she", "should", "so", "some", "such",
+  "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
+  "through", "to", "too", "under", "until", "up", "us", "very",
+  "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "with",
+  "would", "you", "your", "yours", "yourself", "yourselves",
+  "want", "wanna", "need", "needs", "help", "thanks", "hi", "hello", "im", "ive", "id", "dont", "cant", "s", "t"
+])
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u
+const DIGIT = /\p{N}/u
+
+/** 0 not part of a word, 1 lowercase letter (or a letter without case), 2 uppercase letter, 3 digit. */
+const classOf = (text: string, i: number): number => {
+  const c = text.charCodeAt(i)
+  if (c >= 97 && c <= 122) return 1
+  if (c >= 65 && c <= 90) return 2
+  if (c >= 48 && c <= 57) return 3
+  if (c < 128) return 0
+  const char = text[i]!
+  // A character beyond the BMP (two surrogates) is not part of a word.
+  if (!LETTER_OR_DIGIT.test(char)) return 0
+  if (DIGIT.test(char)) return 3
+  return char !== char.toLowerCase() ? 2 : 1
+}
+
+/**
+ * The lowercase words of a text or an identifier, in order (stop words kept): runs of letters
+ * and digits, split where the case or the kind changes — lower → Upper (getUser), UPPER →
+ * Upper lower (HTTPServer → HTTP Server), letter ↔ digit (v2parse → v 2 parse).
+ */
+export const words = (text: string): Array<string> => {
+  const out: Array<string> = []
+  const n = text.length
+  let start = -1
+  let previous = 0
+  for (let i = 0; i <= n; i++) {
+    const kind = i < n ? classOf(text, i) : 0
+    if (kind === 0) {
+      if (start >= 0) out.push(text.slice(start, i).toLowerCase())
+      start = -1
+    } else if (start < 0) {
+      start = i
+    } else {
+      const boundary = (previous === 1 && kind === 2) || ((previous === 3) !== (kind === 3)) ||
+        (previous === 2 && kind === 2 && i + 1 < n && classOf(text, i + 1) === 1)
+      if (boundary) {
+        out.push(text.slice(start, i).toLowerCase())
+        start = i
+      }
+    }
+    previous = kind
+  }
+  return out
+}
+
+// Stems of the words seen so far: a catalog repeats its words many times.
+const stems = new Map<string, string>()
+const MAX_CACHED_STEMS = 200_000
+
+/** The stem of a lowercase word (Porter); digits and one-letter words stay as they are. */
+export const stem = (word: string): string => {
+  const known = stems.get(word)
+  if (known !== undefined) return known
+  const out = word.length < 3 || DIGIT.test(word) ? word : stemmer(word)
+  if (stems.size >= MAX_CACHED_STEMS) stems.clear()
+  stems.set(word, out)
+  return out
+}
+
+/** The terms of a text: its words without stop words, stemmed, in order (repeats kept). */
+export const terms = (text: string): Array<string> => {
+  const out: Array<string> = []
+  for (const word of words(text)) if (!STOP_WORDS.has(word)) out.push(stem(word))
+  return out
+}
+
+/** A name as one lowercase key without separators (`Get-File_Info` → `getfileinfo`), for exact-name matches. */
+export const nameKey = (name: string): string => words(name).join("")

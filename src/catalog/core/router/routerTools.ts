@@ -1,0 +1,284 @@
+/**
+ * The router's entry tools — `tools_find`, `tools_route`, `skills_find`, `skills_route` — as
+ * the model sees them: their definitions, the decoding of their arguments, the choice of what
+ * a route loads within a token budget, and every text they answer with. Pure: the `Router`
+ * service runs them.
+ */
+import { Schema } from "effect"
+import { neutralize } from "../../../inventory/domain/untrusted.js"
+import type { Field } from "./document.js"
+import type { MatchedFields } from "./rank.js"
+import { fitText, MAX_NAME_WIDTH } from "../sanitize.js"
+import { formatTokens } from "../tokens.js"
+
+/** The names of the router's entry tools. */
+export type RouterToolName = "tools_find" | "tools_route" | "skills_find" | "skills_route"
+
+/** The definition of one router entry tool, in the shape hosts register tools with. */
+export interface RouterToolDefinition {
+  readonly name: RouterToolName
+  readonly description: string
+  readonly inputSchema: {
+    readonly type: "object"
+    readonly properties: Readonly<Record<string, unknown>>
+    readonly required: ReadonlyArray<string>
+    readonly additionalProperties: false
+  }
+}
+
+/** How many hits `tools_find` and `skills_find` give by default, and at most. */
+export const DEFAULT_FIND_K = 10
+export const MAX_FIND_K = 50
+
+/** The token budget of `tools_route` when none is given, and how many tools it loads at most. */
+export const DEFAULT_ROUTE_BUDGET = 4_000
+export const MAX_ROUTE_TOOLS = 5
+
+/**
+ * A hit below this share of the best hit's score is not loaded by a route: it matched much less
+ * of the task.
+ */
+export const ROUTE_MIN_SHARE = 0.5
+
+const queryProperty = { type: "string", description: "The task in plain words, e.g. \"open an issue for the crash on GitHub\"." }
+const kProperty = { type: "integer", minimum: 1, maximum: MAX_FIND_K, description: `How many hits (default ${DEFAULT_FIND_K}).` }
+const hostProperty = {
+  type: "string",
+  enum: ["claude-code", "codex", "cursor", "gemini", "opencode"],
+  description: "Only this agent host's skills and subagents (default: every host's)."
+}
+
+/** `tools_find`: rank the catalog against a task. */
+export const TOOLS_FIND: RouterToolDefinition = {
+  name: "tools_find",
+  description:
+    "Find the tools for a task described in plain words, best first: each hit with its score, path, schema size, a one-line summary and why it matched (which fields held which words). * marks a loaded tool, ! a high-risk one. Load hits with tools_load, or use tools_route to find and load in one step.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: queryProperty,
+      k: kProperty,
+      path: { type: "string", description: "Only tools under this path, e.g. \"/code\" or \"/mcp/github\" (default: everything)." }
+    },
+    required: ["query"],
+    additionalProperties: false
+  }
+}
+
+/** `tools_route`: find, then load the best matches within a budget. */
+export const TOOLS_ROUTE: RouterToolDefinition = {
+  name: "tools_route",
+  description:
+    `Find the tools for a task and load the best of them in one step, within a budget of schema tokens (default ${DEFAULT_ROUTE_BUDGET}, at most ${MAX_ROUTE_TOOLS} tools). Answers with what was loaded (callable from your next step) and what was left out and why. High-risk tools go through the same confirmation as tools_load.`,
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: queryProperty,
+      budget: { type: "integer", minimum: 1, description: `Most schema tokens to add (default ${DEFAULT_ROUTE_BUDGET}).` }
+    },
+    required: ["query"],
+    additionalProperties: false
+  }
+}
+
+/** `skills_find`: rank the skills and subagents the agent hosts load. */
+export const SKILLS_FIND: RouterToolDefinition = {
+  name: "skills_find",
+  description:
+    "Find the skills and subagents for a task described in plain words, among those the agent hosts on this machine really load, best first: each with its kind, host, score, description and SKILL.md (or agent file) path.",
+  inputSchema: {
+    type: "object",
+    properties: { query: queryProperty, k: kProperty, host: hostProperty },
+    required: ["query"],
+    additionalProperties: false
+  }
+}
+
+/** `skills_route`: the best skill for a task, with its instructions. */
+export const SKILLS_ROUTE: RouterToolDefinition = {
+  name: "skills_route",
+  description:
+    "Pick the skill (or subagent) that best fits a task and return its instructions: the SKILL.md (or agent file) body, capped, with its path, so you can follow it now.",
+  inputSchema: {
+    type: "object",
+    properties: { query: queryProperty, host: hostProperty },
+    required: ["query"],
+    additionalProperties: false
+  }
+}
+
+/** The router's entry tools, in the order a host registers them (after tools_ls, tools_load, tools_unload). */
+export const ROUTER_TOOL_DEFINITIONS: ReadonlyArray<RouterToolDefinition> = [TOOLS_FIND, TOOLS_ROUTE, SKILLS_FIND, SKILLS_ROUTE]
+
+/** The router's entry tool names. */
+export const ROUTER_TOOLS: ReadonlyArray<RouterToolName> = ROUTER_TOOL_DEFINITIONS.map((definition) => definition.name)
+
+const K = Schema.Int.pipe(Schema.between(1, MAX_FIND_K))
+const Host = Schema.Literal("claude-code", "codex", "cursor", "gemini", "opencode")
+
+/** Arguments of `tools_find`. */
+export const ToolsFindArgs = Schema.Struct({ query: Schema.String, k: Schema.optional(K), path: Schema.optional(Schema.String) })
+
+/** Arguments of `tools_route`. */
+export const ToolsRouteArgs = Schema.Struct({ query: Schema.String, budget: Schema.optional(Schema.Int.pipe(Schema.positive())) })
+
+/** Arguments of `skills_find`. */
+export const SkillsFindArgs = Schema.Struct({ query: Schema.String, k: Schema.optional(K), host: Schema.optional(Host) })
+
+/** Arguments of `skills_route`. */
+export const SkillsRouteArgs = Schema.Struct({ query: Schema.String, host: Schema.optional(Host) })
+
+/** One tool the router found, as data. */
+export interface ToolHit {
+  readonly name: string
+  readonly path: string
+  readonly summary: string
+  readonly tokens: number
+  /** Rounded to two decimals; comparable within one answer only. */
+  readonly score: number
+  readonly highRisk: boolean
+  readonly loaded: boolean
+  /** The fields that held the task's words (empty for a hit by exact name or by feedback terms only). */
+  readonly matched: MatchedFields
+}
+
+/** One skill or subagent the router found, as data. */
+export interface SkillHit {
+  readonly id: string
+  readonly name: string
+  readonly kind: "skill" | "agent"
+  readonly host: string
+  readonly description: string
+  readonly path: string
+  readonly score: number
+  readonly matched: MatchedFields
+}
+
+/** Why a route left a hit out. */
+export type LeftOut =
+  | { readonly _tag: "Loaded"; readonly name: string }
+  | { readonly _tag: "WeakMatch"; readonly name: string; readonly score: number; readonly best: number }
+  | { readonly _tag: "OverBudget"; readonly name: string; readonly tokens: number; readonly left: number }
+  | { readonly _tag: "TooMany"; readonly name: string; readonly limit: number }
+
+/** What a route chose: the names to load in one load, and the others with the reason. */
+export interface RoutePlan {
+  readonly load: ReadonlyArray<ToolHit>
+  readonly leftOut: ReadonlyArray<LeftOut>
+}
+
+/**
+ * The hits a route loads: in rank order, each at least `ROUTE_MIN_SHARE` of the best score,
+ * not loaded yet, whose schema fits what is left of the budget, at most `MAX_ROUTE_TOOLS`.
+ */
+export const planRoute = (hits: ReadonlyArray<ToolHit>, budget: number): RoutePlan => {
+  const load: Array<ToolHit> = []
+  const leftOut: Array<LeftOut> = []
+  const best = hits[0]?.score ?? 0
+  let left = budget
+  for (const hit of hits) {
+    if (hit.loaded) leftOut.push({ _tag: "Loaded", name: hit.name })
+    else if (hit.score < best * ROUTE_MIN_SHARE) leftOut.push({ _tag: "WeakMatch", name: hit.name, score: hit.score, best })
+    else if (load.length >= MAX_ROUTE_TOOLS) leftOut.push({ _tag: "TooMany", name: hit.name, limit: MAX_ROUTE_TOOLS })
+    else if (hit.tokens > left) leftOut.push({ _tag: "OverBudget", name: hit.name, tokens: hit.tokens, left })
+    else {
+      load.push(hit)
+      left -= hit.tokens
+    }
+  }
+  return { load, leftOut }
+}
+
+const answer = (lines: ReadonlyArray<string>): string => lines.map(neutralize).join("\n")
+
+const FIELD_LABELS: Readonly<Record<Field, string>> = {
+  name: "name",
+  group: "server",
+  category: "category",
+  description: "description",
+  parameters: "parameters",
+  values: "values"
+}
+
+/** Why a hit matched, in a few words: `name: issue, create; description: bug`. */
+export const whyText = (matched: MatchedFields): string =>
+  matched.length === 0 ? "related terms" : matched.map(({ field, words }) => `${FIELD_LABELS[field]}: ${words.join(", ")}`).join("; ")
+
+const score = (value: number) => value.toFixed(2)
+
+/** The answer of `tools_find`. */
+export const renderToolsFind = (query: string, hits: ReadonlyArray<ToolHit>): string => {
+  if (hits.length === 0) return answer([`No tools match "${query}". Try other words, or browse with tools_ls("/").`])
+  return answer([
+    `${hits.length} ${hits.length === 1 ? "tool" : "tools"} for "${query}", best first (load with tools_load, or find and load at once with tools_route):`,
+    ...hits.map((hit) =>
+      `  ${hit.loaded ? "*" : " "}${hit.highRisk ? "!" : " "} ${score(hit.score)}  ${fitText(hit.path, MAX_NAME_WIDTH)}  ${formatTokens(hit.tokens)}  ${hit.summary}`.trimEnd() +
+      `\n        why: ${whyText(hit.matched)}`
+    )
+  ])
+}
+
+/** A reason a route left a tool out, as a line. */
+export const leftOutText = (reason: LeftOut): string => {
+  switch (reason._tag) {
+    case "Loaded":
+      return `${reason.name}: loaded already`
+    case "WeakMatch":
+      return `${reason.name}: a weaker match (score ${score(reason.score)}, under half of the best ${score(reason.best)})`
+    case "OverBudget":
+      return `${reason.name}: over the budget (${formatTokens(reason.tokens)}, ${formatTokens(reason.left)} left)`
+    case "TooMany":
+      return `${reason.name}: a route loads at most ${reason.limit} tools`
+  }
+}
+
+/** What a route did, for `renderRoute`. */
+export interface RouteOutcome {
+  readonly query: string
+  readonly budget: number
+  readonly plan: RoutePlan
+  /** The text of the one load (empty when nothing was to load). */
+  readonly loadText: string
+}
+
+/** The answer of `tools_route`. */
+export const renderRoute = (outcome: RouteOutcome): string => {
+  const { plan } = outcome
+  const head = plan.load.length === 0
+    ? [`Nothing to load for "${outcome.query}" within ${formatTokens(outcome.budget)}.`]
+    : [`Routed "${outcome.query}" (budget ${formatTokens(outcome.budget)}): chose ${plan.load.map((hit) => hit.name).join(", ")}.`, outcome.loadText]
+  return answer([
+    ...head,
+    ...(plan.leftOut.length > 0 ? ["Left out:", ...plan.leftOut.map((reason) => `  ${leftOutText(reason)}`)] : [])
+  ].flatMap((line) => line.split("\n")))
+}
+
+/** The answer of `skills_find`. */
+export const renderSkillsFind = (query: string, hits: ReadonlyArray<SkillHit>): string => {
+  if (hits.length === 0) return answer([`No skills or subagents match "${query}".`])
+  return answer([
+    `${hits.length} for "${query}", best first (skills_route returns the best one's instructions):`,
+    ...hits.map((hit) =>
+      `  ${score(hit.score)}  ${hit.kind} ${fitText(hit.name, MAX_NAME_WIDTH)} (${hit.host})  ${fitText(hit.description, 200)}\n        ${hit.path}\n        why: ${whyText(hit.matched)}`
+    )
+  ].flatMap((line) => line.split("\n")))
+}
+
+/** The chosen skill's instructions, for `renderSkillRoute`. */
+export interface SkillBody {
+  readonly text: string
+  /** True when the file was longer than the cap. */
+  readonly truncated: boolean
+  readonly bytes: number
+}
+
+/** The answer of `skills_route`: the best hit and its instructions, or why there are none. */
+export const renderSkillRoute = (query: string, hit: SkillHit | undefined, body: SkillBody | string): string => {
+  if (hit === undefined) return answer([`No skill or subagent matches "${query}".`])
+  const header = `Best ${hit.kind} for "${query}": ${hit.name} (${hit.host}), ${hit.path}`
+  if (typeof body === "string") return answer([header, `Its file could not be read: ${body}`])
+  return [
+    answer([header, body.truncated ? `Instructions (the first ${body.text.length} characters of ${body.bytes} bytes):` : "Instructions:"]),
+    body.text
+  ].join("\n")
+}

@@ -1,0 +1,332 @@
+/**
+ * The router: tools (and skills, subagents) for a task in plain words. It keeps one index per
+ * tool set, built on the first question about it and extended in place when the next tool set
+ * only adds tools; a host's `Embedder`, when there is one, is fused in.
+ */
+import { FileSystem } from "@effect/platform"
+import { Context, Effect, Layer, Option, Schema, SynchronizedRef } from "effect"
+import { resolveTarget } from "../core/catalog.js"
+import type { Catalog, ToolSchema } from "../core/model.js"
+import { type RouterDocument } from "../core/router/document.js"
+import { reciprocalRankFusion, rankByVector } from "../core/router/fusion.js"
+import { addDocuments, buildIndex, type RouterIndex } from "../core/router/invertedIndex.js"
+import { explainMatch, rankDocuments, type RankedDocument } from "../core/router/rank.js"
+import { routerDocuments, skillDocument } from "../core/router/router.js"
+import {
+  DEFAULT_FIND_K,
+  DEFAULT_ROUTE_BUDGET,
+  planRoute,
+  renderRoute,
+  type RoutePlan,
+  type SkillBody,
+  type SkillHit,
+  type ToolHit
+} from "../core/router/routerTools.js"
+import { sanitizeDescription } from "../core/sanitize.js"
+import { toolsUnder } from "../core/tree.js"
+import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
+import { filterAgents, filterSkills } from "../../inventory/query/agentQueries.js"
+import { InventoryReader } from "../../inventory/query/InventoryReader.js"
+import { readHead } from "../../services/fileRead.js"
+import { AgentRestrictions } from "./AgentRestrictions.js"
+import { CatalogBuilds } from "./CatalogBuilds.js"
+import { CatalogLoads, type LoadResult } from "./CatalogLoads.js"
+import { CatalogRegistry } from "./CatalogRegistry.js"
+import { Embedder } from "./Embedder.js"
+import type { Agent } from "./HostPort.js"
+
+/** Skills cannot be ranked: no inventory in this graph, or its bundle cannot be read. */
+export class SkillsUnavailable extends Schema.TaggedError<SkillsUnavailable>()("SkillsUnavailable", {
+  reason: Schema.String
+}) {
+  get message() {
+    return `Skills and subagents cannot be searched: ${this.reason}`
+  }
+}
+
+/** What `findTools` is asked. */
+export interface FindToolsRequest {
+  readonly query: string
+  /** How many hits (default `DEFAULT_FIND_K`). */
+  readonly k?: number | undefined
+  /** Only tools under this path (or group, or tool name). */
+  readonly path?: string | undefined
+}
+
+/** What a route did. */
+export interface RouteResult {
+  readonly plan: RoutePlan
+  /** The one load, when there was something to load. */
+  readonly load: Option.Option<LoadResult>
+  /** The text of `tools_route`. */
+  readonly text: string
+}
+
+/** What `findSkills` is asked. */
+export interface FindSkillsRequest {
+  readonly query: string
+  readonly k?: number | undefined
+  readonly host?: AgentHostName | undefined
+}
+
+/** The best skill for a task and its instructions (or why they could not be read). */
+export interface SkillRoute {
+  readonly hit: Option.Option<SkillHit>
+  readonly body: Option.Option<SkillBody | string>
+}
+
+/** How much of a SKILL.md (or agent file) `skills_route` returns. */
+export const SKILL_BODY_CAP = 16_384
+
+/** How many indexes of tool sets are kept (the host's, a few agents' with other tool sets). */
+const INDEXES_KEPT = 4
+
+/** The index of one tool set, and what each of its documents was built from. */
+interface ToolIndex {
+  readonly catalog: Catalog
+  readonly index: RouterIndex
+  /** Per position: the definition hash and the path of the tool it was built from. */
+  readonly hashes: Array<string>
+  readonly paths: Array<string>
+  /** The embedder's document vectors, once asked for. */
+  vectors: Option.Option<ReadonlyArray<ReadonlyArray<number>>>
+}
+
+/** The index of the skills and subagents of one inventory and host. */
+interface SkillIndex {
+  readonly key: string
+  readonly index: RouterIndex
+  readonly items: ReadonlyArray<{ readonly kind: "skill" | "agent"; readonly host: string; readonly path: string; readonly description: string }>
+}
+
+/**
+ * The index of `catalog` made from a kept one: the same one when it holds exactly these tools
+ * at these paths, extended in place when the catalog only adds tools, else `None`.
+ */
+const reuse = (kept: ToolIndex, catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): Option.Option<ToolIndex> => {
+  if (kept.catalog === catalog) return Option.some(kept)
+  const { index } = kept
+  if (catalog.tools.length < index.documents.length) return Option.none()
+  for (let position = 0; position < index.documents.length; position++) {
+    const entry = catalog.byName.get(index.documents[position]!.document.id)
+    if (entry === undefined || entry.definitionHash !== kept.hashes[position] || entry.path !== kept.paths[position]) return Option.none()
+  }
+  const added = catalog.tools.filter((entry) => !index.byId.has(entry.name))
+  if (added.length === 0 && catalog.toolSetKey !== kept.catalog.toolSetKey) return Option.none()
+  const documents = routerDocuments({ ...catalog, tools: added }, schemas)
+  addDocuments(index, documents)
+  for (const entry of added) {
+    kept.hashes.push(entry.definitionHash)
+    kept.paths.push(entry.path)
+  }
+  return Option.some({ ...kept, catalog, vectors: added.length === 0 ? kept.vectors : Option.none() })
+}
+
+const freshIndex = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): ToolIndex => ({
+  catalog,
+  index: buildIndex(routerDocuments(catalog, schemas)),
+  hashes: catalog.tools.map((entry) => entry.definitionHash),
+  paths: catalog.tools.map((entry) => entry.path),
+  vectors: Option.none()
+})
+
+const round = (score: number) => Math.round(score * 100) / 100
+
+const embeddingText = (document: RouterDocument) => `${document.shortName}: ${document.texts.description}`
+
+/**
+ * Ranks tools and skills for a task: `findTools` (`tools_find`), `routeTools` (`tools_route`,
+ * which loads through `CatalogLoads`: hooks, risk gates, append-only), `findSkills` and
+ * `routeSkills` (over the inventory's skills and subagents that the hosts load).
+ */
+export class Router extends Context.Tag("tool-map/Router")<Router, {
+  /** The best tools for a task in the catalog one agent sees (the host's with no agent), best first. */
+  readonly findTools: (request: FindToolsRequest, agent?: Agent) => Effect.Effect<ReadonlyArray<ToolHit>>
+  /** Finds, then loads the best hits within a token budget in one load. */
+  readonly routeTools: (agent: Agent, request: { readonly query: string; readonly budget?: number | undefined }) => Effect.Effect<RouteResult>
+  /** The best skills and subagents for a task among those the hosts load, best first. */
+  readonly findSkills: (request: FindSkillsRequest) => Effect.Effect<ReadonlyArray<SkillHit>, SkillsUnavailable>
+  /** The best skill or subagent for a task, with its file's text (capped). */
+  readonly routeSkills: (request: Omit<FindSkillsRequest, "k">) => Effect.Effect<SkillRoute, SkillsUnavailable>
+}>() {
+  /**
+   * The router over the catalog's services; an `Embedder` and an `InventoryReader` in the
+   * context where the layer is built are used (the first for fusion, the second for skills).
+   */
+  static readonly layer = Layer.effect(this, Effect.suspend(() => make))
+}
+
+const make = Effect.gen(function*() {
+  const builds = yield* CatalogBuilds
+  const restrictions = yield* AgentRestrictions
+  const registry = yield* CatalogRegistry
+  const loads = yield* CatalogLoads
+  const fs = yield* FileSystem.FileSystem
+  const embedder = yield* Effect.serviceOption(Embedder)
+  const inventory = yield* Effect.serviceOption(InventoryReader)
+  const toolIndexes = yield* SynchronizedRef.make<ReadonlyArray<ToolIndex>>([])
+  const skillIndexes = yield* SynchronizedRef.make<Option.Option<SkillIndex>>(Option.none())
+
+  /** The index of a catalog: a kept one (extended when the catalog only gained tools), else a new one. */
+  const indexOf = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>) =>
+    SynchronizedRef.modify(toolIndexes, (kept) => {
+      for (let i = 0; i < kept.length; i++) {
+        const reused = reuse(kept[i]!, catalog, schemas)
+        if (Option.isSome(reused)) return [reused.value, [reused.value, ...kept.filter((_, j) => j !== i)]]
+      }
+      const fresh = freshIndex(catalog, schemas)
+      return [fresh, [fresh, ...kept].slice(0, INDEXES_KEPT)]
+    })
+
+  /** The embedder's ranking of the query, `None` without an embedder or when it fails. */
+  const vectorRanking = (entry: ToolIndex, query: string, limit: number, keep: ((position: number) => boolean) | undefined) =>
+    Option.match(embedder, {
+      onNone: () => Effect.succeed(Option.none<Array<number>>()),
+      onSome: (provider) =>
+        Effect.gen(function*() {
+          if (Option.isNone(entry.vectors)) {
+            entry.vectors = Option.some(yield* provider.embed(entry.index.documents.map((indexed) => embeddingText(indexed.document))))
+          }
+          const [vector] = yield* provider.embed([query])
+          if (vector === undefined) return Option.none<Array<number>>()
+          return Option.some(rankByVector(vector, Option.getOrThrow(entry.vectors), limit, keep))
+        }).pipe(
+          Effect.tapError((error) => Effect.logWarning(error.message)),
+          Effect.orElseSucceed(() => Option.none<Array<number>>())
+        )
+    })
+
+  const findTools = Effect.fn("Router.findTools")(function*(request: FindToolsRequest, agent?: Agent) {
+    const k = Math.max(1, request.k ?? DEFAULT_FIND_K)
+    const { catalog, schemas, visible } = agent === undefined
+      ? yield* Effect.map(builds.get(Option.none()), (build) => ({ ...build, visible: (_name: string) => false }))
+      : yield* Effect.gen(function*() {
+        const context = yield* restrictions.contextOf(agent)
+        const exempt = (yield* restrictions.exemptionOf(agent)).exempt
+        const allow = new Set(yield* restrictions.orderedAllow(agent, context))
+        return { catalog: context.catalog, schemas: context.hostTools, visible: (name: string) => exempt || allow.has(name) }
+      })
+    let under: ReadonlySet<string> | undefined
+    if (request.path !== undefined && request.path.trim() !== "" && request.path.trim() !== "/") {
+      const resolution = resolveTarget(catalog, request.path, (yield* registry.current).resolvers)
+      if (resolution.kind === "unknown") return []
+      under = new Set((resolution.kind === "resolver" ? resolution.tools : toolsUnder(resolution.node)).map((tool) => tool.name))
+    }
+    const entry = yield* indexOf(catalog, schemas)
+    const { index } = entry
+    const keep = under === undefined ? undefined : (position: number) => under.has(index.documents[position]!.document.id)
+    const lexical = rankDocuments(index, { query: request.query, limit: Math.max(k, 50), keep })
+    const vectors = yield* vectorRanking(entry, request.query, Math.max(k, 50), keep)
+    const ranked: ReadonlyArray<Pick<RankedDocument, "position" | "score">> = Option.match(vectors, {
+      onNone: () => lexical,
+      onSome: (ranking) => {
+        // Exact-name hits stay first: fusion only orders the rest.
+        const exact = lexical.filter((hit) => hit.exact > 0)
+        const fused = reciprocalRankFusion([lexical.filter((hit) => hit.exact === 0).map((hit) => hit.position), ranking])
+        const exactPositions = new Set(exact.map((hit) => hit.position))
+        return [...exact, ...fused.filter((hit) => !exactPositions.has(hit.position))]
+      }
+    })
+    return ranked.slice(0, k).map((hit): ToolHit => {
+      const id = index.documents[hit.position]!.document.id
+      const tool = catalog.byName.get(id)!
+      return {
+        name: tool.name,
+        path: tool.path,
+        summary: tool.summary,
+        tokens: tool.tokens,
+        score: round(hit.score),
+        highRisk: tool.highRisk,
+        loaded: visible(tool.name),
+        matched: explainMatch(index, hit.position, request.query)
+      }
+    })
+  })
+
+  const routeTools = Effect.fn("Router.routeTools")(function*(
+    agent: Agent,
+    request: { readonly query: string; readonly budget?: number | undefined }
+  ) {
+    const budget = request.budget ?? DEFAULT_ROUTE_BUDGET
+    const hits = yield* findTools({ query: request.query, k: DEFAULT_FIND_K }, agent)
+    const plan = planRoute(hits, budget)
+    const load = plan.load.length === 0
+      ? Option.none<LoadResult>()
+      : Option.some(yield* loads.load(agent, plan.load.map((hit) => hit.name)))
+    const text = renderRoute({
+      query: request.query,
+      budget,
+      plan,
+      loadText: Option.match(load, { onNone: () => "", onSome: (result) => result.text })
+    })
+    return { plan, load, text } satisfies RouteResult
+  })
+
+  const skillIndexOf = (host: AgentHostName | undefined) =>
+    Effect.gen(function*() {
+      if (Option.isNone(inventory)) {
+        return yield* new SkillsUnavailable({ reason: "this host gives the catalog no inventory of the agent hosts" })
+      }
+      const loaded = yield* inventory.value.load(Option.none()).pipe(
+        Effect.mapError((error) => new SkillsUnavailable({ reason: error.message }))
+      )
+      const key = `${loaded.generation}\u0000${host ?? ""}`
+      return yield* SynchronizedRef.modify(skillIndexes, (kept): readonly [SkillIndex, Option.Option<SkillIndex>] => {
+        if (Option.isSome(kept) && kept.value.key === key) return [kept.value, kept]
+        const hosts = loaded.agentHosts
+        const items = [
+          ...filterSkills(hosts, { host }).map((item) => ({ item, kind: "skill" as const, tools: item.allowedTools ?? [] })),
+          ...filterAgents(hosts, { host }).map((item) => ({ item, kind: "agent" as const, tools: item.tools ?? [] }))
+        ]
+        const index = buildIndex(items.map(({ item, kind, tools }) => skillDocument(item, kind, tools)))
+        const fresh: SkillIndex = {
+          key,
+          index,
+          items: items.map(({ item, kind }) => ({ kind, host: item.host, path: item.path, description: item.description ?? "" }))
+        }
+        return [fresh, Option.some(fresh)]
+      })
+    })
+
+  const findSkills = Effect.fn("Router.findSkills")(function*(request: FindSkillsRequest) {
+    const { index, items } = yield* skillIndexOf(request.host)
+    const k = Math.max(1, request.k ?? DEFAULT_FIND_K)
+    return rankDocuments(index, { query: request.query, limit: k }).map((hit): SkillHit => {
+      const { document } = index.documents[hit.position]!
+      const item = items[hit.position]!
+      return {
+        id: document.id,
+        name: document.name,
+        kind: item.kind,
+        host: item.host,
+        description: sanitizeDescription(item.description).text,
+        path: item.path,
+        score: round(hit.score),
+        matched: explainMatch(index, hit.position, request.query)
+      }
+    })
+  })
+
+  const routeSkills = Effect.fn("Router.routeSkills")(function*(request: Omit<FindSkillsRequest, "k">) {
+    const [hit] = yield* findSkills({ ...request, k: 1 })
+    if (hit === undefined) return { hit: Option.none(), body: Option.none() } satisfies SkillRoute
+    const body = yield* readHead(hit.path, SKILL_BODY_CAP + 1).pipe(
+      Effect.provideService(FileSystem.FileSystem, fs),
+      Effect.flatMap((head) =>
+        Option.match(head, {
+          onNone: () => Effect.succeed<SkillBody | string>("it does not exist any more"),
+          onSome: (bytes) =>
+            Effect.map(fs.stat(hit.path), (info): SkillBody => {
+              const text = new TextDecoder().decode(bytes.subarray(0, SKILL_BODY_CAP))
+              // The file's text goes to the model: cleaned as a tool description is.
+              return { text: sanitizeDescription(text, SKILL_BODY_CAP).text, truncated: bytes.length > SKILL_BODY_CAP, bytes: Number(info.size) }
+            })
+        })
+      ),
+      Effect.catchAll((error) => Effect.succeed<SkillBody | string>(error.message))
+    )
+    return { hit: Option.some(hit), body: Option.some(body) } satisfies SkillRoute
+  })
+
+  return Router.of({ findTools, routeTools, findSkills, routeSkills })
+})
