@@ -101,7 +101,7 @@ const FAMILIES: ReadonlyArray<Family> = [
     positions: 18,
     tree: ({ v, n }) => ({
       [`${HOME}/.claude/agents/${n(0)}.md`]: markdown({ name: v(0), description: v(1), tools: [v(2), "Read"], disallowedTools: v(3), model: v(4), mcpServers: [v(5)] }),
-      [`${HOME}/.claude/agents/plain.md`]: markdown({ description: v(6), tools: `${v(7)}, Grep` }),
+      [`${HOME}/.claude/agents/plain.md`]: markdown({ name: "plain", description: v(6), tools: `${v(7)}, Grep` }),
       [`${HOME}/.claude/commands/${n(1)}.md`]: markdown({ description: v(8), "argument-hint": v(9), "allowed-tools": v(10), model: v(11) }),
       [`${HOME}/.claude/commands/body-only.md`]: `# ${v(12)}\n\n${v(13)}\n`,
       [`${HOME}/.claude/skills/${n(2)}/SKILL.md`]: markdown({ name: v(14), description: v(15), "allowed-tools": v(16) }),
@@ -197,8 +197,28 @@ const FAMILIES: ReadonlyArray<Family> = [
       [`${HOME}/.claude/agents/tag.md`]: `---\nname: !${bare} ${JSON.stringify(v(3))}\n---\n`,
       [`${HOME}/.claude/agents/escape.md`]: `---\nname: "${bare} \\q"\ndescription: ${JSON.stringify(v(4))}\n---\n`,
       [`${HOME}/.claude/agents/indent.md`]: `---\nname: ${bare}\n\ttools: ${JSON.stringify(v(5))}\n---\n`,
-      [`${HOME}/.claude/commands/flow.md`]: `---\nallowed-tools: [${bare}, ${JSON.stringify(v(6))}\n---\n${v(7)}\n`
+      // Claude Code's second reading quotes a one-line `[x, …`: on two lines the list fails for it too.
+      [`${HOME}/.claude/commands/flow.md`]: `---\nallowed-tools: [${bare},\n  ${JSON.stringify(v(6))}\n---\n${v(7)}\n`
     })
+  },
+  {
+    // Files Claude Code reads although they are not valid YAML (issue 12, finding 2): the host's
+    // second reading with values quoted, and plugin agents that load with none of their fields.
+    name: "Claude Code frontmatter the host reads after all",
+    positions: 12,
+    tree: ({ v, n }, root) => {
+      const installPath = NodePath.join(root, HOME, ".claude/plugins/cache/m/kit/1.0.0")
+      const plugin = NodePath.relative(root, installPath)
+      return {
+        [`${HOME}/.claude/agents/retried.md`]: `---\nname: retried\ndescription: Use when: ${v(0)}\ntools: ${v(1)}, Read: all\nmodel: ${v(2)}: x\n---\n${v(3)}\n`,
+        [`${HOME}/.claude/commands/${n(0)}.md`]: `---\ndescription: Run: ${v(4)}\nargument-hint: [${v(5)}\n---\n${v(6)}\n`,
+        [`${HOME}/.claude/settings.json`]: JSON.stringify({ enabledPlugins: { "kit@m": true } }),
+        [`${HOME}/.claude/plugins/installed_plugins.json`]: JSON.stringify({ version: 2, plugins: { "kit@m": [{ scope: "user", installPath, version: "1.0.0" }] } }),
+        [`${plugin}/agents/${n(1)}.md`]: `---\nname: broken\ndescription: ${v(7)}\n<example>\n---\n`,
+        [`${plugin}/agents/${n(2)}/nested.md`]: `---\nname: [${JSON.stringify(v(8))}, x]\ndescription: ${JSON.stringify(v(9))}\n---\n`,
+        [`${plugin}/agents/unclosed.md`]: `---\nname: ${JSON.stringify(v(10))}\n${v(11)}\n`
+      }
+    }
   },
   {
     name: "identity (~/.gitconfig, ~/.ssh file names)",
@@ -207,7 +227,7 @@ const FAMILIES: ReadonlyArray<Family> = [
       [`${HOME}/.gitconfig`]: `[user]\n\tname = ${v(0)}\n\temail = ${v(1)}\n`,
       [`${HOME}/.ssh/${n(12)}`]: "key\n",
       [`${HOME}/.ssh/id_ed25519.pub`]: "ssh-ed25519 AAAA\n",
-      [`${HOME}/.claude/agents/a.md`]: markdown({ description: v(2) })
+      [`${HOME}/.claude/agents/a.md`]: markdown({ name: "a", description: v(2) })
     })
   },
   {

@@ -2,11 +2,12 @@ import { FileSystem } from "@effect/platform"
 import { SystemError } from "@effect/platform/Error"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, FastCheck as fc, Layer } from "effect"
+import { spawnSync } from "node:child_process"
 import * as NodePath from "node:path"
 import { Diagnostic, Identity } from "../../../src/inventory/domain/inventory.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
-import { GITCONFIG_READ_CAP, IdentityReader, parseGitUser } from "../../../src/inventory/discover/IdentityReader.js"
+import { GITCONFIG_READ_CAP, gitConfigFiles, IdentityReader, parseGitUser } from "../../../src/inventory/discover/IdentityReader.js"
 
 const token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -37,10 +38,10 @@ const recordingFs = (touched: Array<string>, overrides: Partial<FileSystem.FileS
       }))
   ).pipe(Layer.provide(NodeFileSystem.layer))
 
-const readIdentity = (home: string, fsLayer: Layer.Layer<FileSystem.FileSystem>) =>
+const readIdentity = (home: string, fsLayer: Layer.Layer<FileSystem.FileSystem>, env: Readonly<Record<string, string>> = {}) =>
   Effect.flatMap(IdentityReader, (reader) => reader.read).pipe(
     Effect.provide(IdentityReader.layer.pipe(
-      Layer.provide(Layer.merge(fsLayer, MachineEnvironment.layerTest({ os: "linux", homedir: home })))
+      Layer.provide(Layer.merge(fsLayer, MachineEnvironment.layerTest({ os: "linux", homedir: home, cwd: home, env })))
     ))
   )
 
@@ -96,8 +97,8 @@ describe("IdentityReader", () => {
         diagnostics: []
       })
       expect(JSON.stringify(result)).not.toMatch(/CANARY|ghp_/)
-      // Only ~/.gitconfig was stat'ed and opened; nothing under ~/.ssh was.
-      expect(touched).toEqual([NodePath.join(home, ".gitconfig"), NodePath.join(home, ".gitconfig")])
+      // Only git's two files were stat'ed and the one there opened; nothing under ~/.ssh was.
+      expect(touched).toEqual([NodePath.join(home, ".config/git/config"), NodePath.join(home, ".gitconfig"), NodePath.join(home, ".gitconfig")])
     }))
 
   it.scoped("is content with a home that has neither file", () =>
@@ -131,7 +132,7 @@ describe("IdentityReader", () => {
       expect(JSON.stringify(result)).not.toContain("ghp_")
     }))
 
-  it.scoped("reports malformed lines by number, never their text", () =>
+  it.scoped("reports malformed lines by number, never their text; git then refuses the file, so there is no name or email", () =>
     Effect.gen(function*() {
       const home = yield* makeHome({
         ".gitconfig": [
@@ -144,10 +145,11 @@ describe("IdentityReader", () => {
         ].join("\n")
       })
       expect(yield* readIdentity(home, recordingFs([]))).toEqual({
-        identity: new Identity({ gitUserName: null, gitUserEmail: "ok@example.com", sshFiles: [] }),
-        diagnostics: [1, 4, 6].map((line) =>
-          gitDiagnostic(home, "malformed line; git itself would reject this file", line)
-        )
+        identity: new Identity({ gitUserName: null, gitUserEmail: null, sshFiles: [] }),
+        diagnostics: [
+          ...[1, 4, 6].map((line) => gitDiagnostic(home, "malformed line; git itself would reject this file", line)),
+          gitDiagnostic(home, "git rejects its configuration (a malformed line): no user name or email", 1)
+        ]
       })
     }))
 
@@ -198,6 +200,168 @@ describe("IdentityReader", () => {
     }))
 })
 
+/** `[name, email]` of a reading, and its diagnostics as `[file relative to home, line, message]`. */
+const userOf = (home: string, env: Readonly<Record<string, string>> = {}) =>
+  Effect.map(readIdentity(home, NodeFileSystem.layer, env), (result) => ({
+    user: [result.identity.gitUserName, result.identity.gitUserEmail],
+    diagnostics: result.diagnostics.map((diagnostic) => [NodePath.relative(home, diagnostic.path ?? ""), diagnostic.line, diagnostic.message])
+  }))
+
+const user = (name: string | null, email: string | null = null) => [name, email]
+
+describe("IdentityReader: git's own files and includes (issue 12, finding 7; git 2.39)", () => {
+  it("the files: $GIT_CONFIG_GLOBAL alone, else $XDG_CONFIG_HOME/git/config (~/.config/git/config) then ~/.gitconfig", () => {
+    const host = (env: Record<string, string>) => ({ ...MachineEnvironment.live, os: "linux" as const, homedir: "/h", cwd: "/w", env })
+    expect(gitConfigFiles(host({}))).toEqual(["/h/.config/git/config", "/h/.gitconfig"])
+    expect(gitConfigFiles(host({ XDG_CONFIG_HOME: "" }))).toEqual(["/h/.config/git/config", "/h/.gitconfig"])
+    expect(gitConfigFiles(host({ XDG_CONFIG_HOME: "/x" }))).toEqual(["/x/git/config", "/h/.gitconfig"])
+    expect(gitConfigFiles(host({ XDG_CONFIG_HOME: "rel" }))).toEqual(["/w/rel/git/config", "/h/.gitconfig"])
+    expect(gitConfigFiles(host({ GIT_CONFIG_GLOBAL: "/g", XDG_CONFIG_HOME: "/x" }))).toEqual(["/g"])
+    expect(gitConfigFiles(host({ GIT_CONFIG_GLOBAL: "" }))).toEqual([])
+  })
+
+  it.scoped("~/.gitconfig wins over the XDG file key by key; the XDG file alone is read too", () =>
+    Effect.gen(function*() {
+      const both = yield* makeHome({
+        ".config/git/config": "[user]\n\tname = Xdg\n\temail = xdg@example.com\n",
+        ".gitconfig": "[user]\n\tname = Home\n"
+      })
+      expect(yield* userOf(both)).toEqual({ user: user("Home", "xdg@example.com"), diagnostics: [] })
+      const xdgOnly = yield* makeHome({ ".config/git/config": "[user]\n\tname = Xdg\n" })
+      expect(yield* userOf(xdgOnly)).toEqual({ user: user("Xdg"), diagnostics: [] })
+      const elsewhere = yield* makeHome({ "cfg/git/config": "[user]\n\tname = Moved\n", ".config/git/config": "[user]\n\tname = Default\n" })
+      expect(yield* userOf(elsewhere, { XDG_CONFIG_HOME: NodePath.join(elsewhere, "cfg") })).toEqual({ user: user("Moved"), diagnostics: [] })
+      const global = yield* makeHome({ "g.cfg": "[user]\n\tname = Global\n", ".gitconfig": "[user]\n\tname = Home\n\temail = h@example.com\n" })
+      expect(yield* userOf(global, { GIT_CONFIG_GLOBAL: NodePath.join(global, "g.cfg") })).toEqual({ user: user("Global"), diagnostics: [] })
+      // An empty value later wins too: git prints an empty name.
+      const emptied = yield* makeHome({ ".config/git/config": "[user]\n\tname = Xdg\n", ".gitconfig": "[user]\n\tname =\n" })
+      expect(yield* userOf(emptied)).toEqual({ user: user(null), diagnostics: [] })
+    }))
+
+  it.scoped("[include] path: in place, relative to the including file, ~/ is the home, quoted, nested, a missing file is nothing", () =>
+    Effect.gen(function*() {
+      const home = yield* makeHome({
+        ".gitconfig": "[user]\n\tname = Before\n[include]\n\tpath = a/one\n\tpath = \"~/with space\"\n\tPATH = missing\n[user]\n\temail = after@example.com\n",
+        "a/one": "[include]\n\tpath = b/two\n[user]\n\temail = one@example.com\n",
+        "a/b/two": "[user]\n\tname = Two\n",
+        "with space": "[user]\n\temail = space@example.com\n\tname = Space\n"
+      })
+      expect(yield* userOf(home)).toEqual({ user: user("Space", "after@example.com"), diagnostics: [] })
+      // From the XDG file, relative to its own directory.
+      const xdg = yield* makeHome({ ".config/git/config": "[include]\n\tpath = sub/inc\n", ".config/git/sub/inc": "[user]\n\tname = XdgInc\n" })
+      expect(yield* userOf(xdg)).toEqual({ user: user("XdgInc"), diagnostics: [] })
+    }))
+
+  it.scoped("what git skips: includeIf (its conditions need a repository), [include \"x\"], an include of ~user/", () =>
+    Effect.gen(function*() {
+      const home = yield* makeHome({
+        ".gitconfig": "[includeIf \"gitdir:/\"]\n\tpath = inc\n[include \"x\"]\n\tpath = inc\n[include]\n\tpath = ~nobody/inc\n[user]\n\tname = Base\n",
+        inc: "[user]\n\tname = Included\n"
+      })
+      expect(yield* userOf(home)).toEqual({
+        user: user("Base"),
+        diagnostics: [[".gitconfig", 6, "an include of another user's home (`~user/`) is not followed"]]
+      })
+    }))
+
+  it.scoped("what makes git refuse its configuration: includes deeper than 10 (a loop), an include of a directory, a bare include.path, a malformed included file", () =>
+    Effect.gen(function*() {
+      const chain = (length: number) =>
+        Object.fromEntries([
+          [".gitconfig", "[include]\n\tpath = c1\n"],
+          ...Array.from({ length }, (_, index) => [`c${index + 1}`, index + 1 === length ? "[user]\n\tname = Deep\n" : `[include]\n\tpath = c${index + 2}\n`])
+        ])
+      expect(yield* userOf(yield* makeHome(chain(10)))).toEqual({ user: user("Deep"), diagnostics: [] })
+      expect(yield* userOf(yield* makeHome(chain(11)))).toEqual({
+        user: user(null),
+        diagnostics: [["c11", null, "git rejects its configuration (includes nest deeper than 10 (a loop?)): no user name or email"]]
+      })
+      // A missing file at that depth is nothing: git counts only the includes it can open.
+      const { c11: _deepest, ...missingDeepest } = chain(11)
+      expect(yield* userOf(yield* makeHome(missingDeepest))).toEqual({ user: user(null), diagnostics: [] })
+      const loop = yield* makeHome({ ".gitconfig": "[user]\n\tname = Me\n[include]\n\tpath = .gitconfig\n" })
+      expect(yield* userOf(loop)).toEqual({
+        user: user(null),
+        diagnostics: [[".gitconfig", null, "git rejects its configuration (includes nest deeper than 10 (a loop?)): no user name or email"]]
+      })
+      const directory = yield* makeHome({ ".gitconfig": "[user]\n\tname = Me\n[include]\n\tpath = dir\n", "dir/": "" })
+      expect(yield* userOf(directory)).toEqual({
+        user: user(null),
+        diagnostics: [["dir", null, "git rejects its configuration (an include is not a regular file): no user name or email"]]
+      })
+      const bare = yield* makeHome({ ".gitconfig": "[user]\n\tname = Me\n[include]\n\tpath\n" })
+      expect(yield* userOf(bare)).toEqual({
+        user: user(null),
+        diagnostics: [[".gitconfig", 4, "git rejects its configuration (`include.path` has no value): no user name or email"]]
+      })
+      const malformed = yield* makeHome({ ".gitconfig": "[user]\n\tname = Me\n[include]\n\tpath = bad\n", bad: "[user\n" })
+      expect(yield* userOf(malformed)).toEqual({
+        user: user(null),
+        diagnostics: [
+          ["bad", 1, "malformed line; git itself would reject this file"],
+          ["bad", 1, "git rejects its configuration (a malformed line): no user name or email"]
+        ]
+      })
+    }))
+
+  it.scoped("a secret in an included file is not recorded, and the diagnostic names that file", () =>
+    Effect.gen(function*() {
+      const home = yield* makeHome({ ".gitconfig": "[include]\n\tpath = work.inc\n", "work.inc": `[user]\n\tname = Jane\n\temail = ${token}\n` })
+      const result = yield* userOf(home)
+      expect(result).toEqual({ user: user("Jane"), diagnostics: [["work.inc", null, "user.email looks like a secret; not recorded"]] })
+      expect(JSON.stringify(result)).not.toContain("ghp_")
+    }))
+})
+
+/** What git itself prints for the user's own configuration outside a repository: `git config --includes KEY`, no system file. */
+const gitSays = (home: string, env: Readonly<Record<string, string>>, key: string): string | null => {
+  const result = spawnSync("git", ["config", "--includes", key], {
+    cwd: home,
+    env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1", ...env },
+    encoding: "utf8"
+  })
+  const value = result.status === 0 ? result.stdout.replace(/\n$/, "") : ""
+  return value === "" ? null : value
+}
+
+/** Lines config files are made of: the user's keys, includes (relative, ~/, missing, a loop), skipped sections, a rare bad line. */
+const CONFIG_LINES = [
+  "[user]", "\tname = Name One", "\tname = Name Two", "\temail = one@example.com", "\temail = two@example.com", "\tname =", "\tname",
+  "[include]", "\tpath = a.inc", "\tpath = ~/b.inc", "\tpath = sub/c.inc", "\tpath = ../a.inc", "\tpath = missing.inc", "\tpath = .gitconfig",
+  "[includeIf \"gitdir:/\"]", "[user \"x\"]", "[core]", "\teditor = vi", "# comment", "name = outside", "\tbad line!"
+]
+
+describe("IdentityReader agrees with git", () => {
+  it.scopedLive.prop(
+    "the name and email equal what `git config --includes user.name|user.email` prints (outside a repository, no system file)",
+    [
+      fc.record({
+        files: fc.array(fc.array(fc.nat({ max: CONFIG_LINES.length - 1 }), { maxLength: 8 }), { minLength: 6, maxLength: 6 }),
+        present: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        env: fc.constantFrom("default", "xdg", "xdg-empty", "global")
+      })
+    ],
+    ([input]) =>
+      Effect.gen(function*() {
+        const names = [".gitconfig", ".config/git/config", "a.inc", "b.inc", "sub/c.inc", ".config/git/sub/c.inc"]
+        const files = Object.fromEntries(
+          names.flatMap((name, index) => (input.present[index] ? [[name, input.files[index]!.map((line) => CONFIG_LINES[line]).join("\n")]] : []))
+        )
+        const home = yield* makeHome({ ...files, "alt/git/": "", "xdg/git/config": files[".config/git/config"] ?? "" })
+        const env: Record<string, string> = input.env === "xdg"
+          ? { XDG_CONFIG_HOME: NodePath.join(home, "xdg") }
+          : input.env === "xdg-empty"
+          ? { XDG_CONFIG_HOME: "" }
+          : input.env === "global"
+          ? { GIT_CONFIG_GLOBAL: NodePath.join(home, "a.inc") }
+          : {}
+        const ours = yield* userOf(home, env)
+        expect(ours.user).toEqual([gitSays(home, env, "user.name"), gitSays(home, env, "user.email")])
+      }),
+    { timeout: 120_000, fastCheck: { numRuns: 60 } }
+  )
+})
+
 describe("parseGitUser", () => {
   it("follows git's syntax for sections, keys, quotes, escapes, comments and continuations", () => {
     expect(parseGitUser([
@@ -221,12 +385,16 @@ describe("parseGitUser", () => {
     })
   })
 
-  it("treats a bare user.name as malformed and ignores subsections of user", () => {
-    expect(parseGitUser("[user]\n\tname\n[user \"x\"]\n\temail = sub@example.com\n")).toEqual({
+  it("reads a bare user.name as git does (no value, not malformed) and ignores subsections of user", () => {
+    expect(parseGitUser("[user]\n\tname = Jane\n\tname\n[user \"x\"]\n\temail = sub@example.com\n")).toEqual({
       name: null,
       email: null,
-      malformedLines: [2]
+      malformedLines: []
     })
+  })
+
+  it("rejects a blank inside a section header, as git does", () => {
+    expect(parseGitUser("[ user ]\n\tname = A\n[user ]\n")).toEqual({ name: null, email: null, malformedLines: [1, 3] })
   })
 
   it("does not keep anything outside [user]", () => {
