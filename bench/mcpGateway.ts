@@ -14,14 +14,14 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import { fixture, referenceServers } from "../test/mcp/gateway/harness.js"
 import type { StdioServerConfig } from "../src/mcp/gateway/ServerConfig.js"
-import { fmt, installedBin, median } from "./harness.js"
+import { fmt, installedBin } from "./harness.js"
+import { sampleMcpStart, startTable } from "./mcpStart.js"
 
 const tokens = (value: unknown) => encode(JSON.stringify(value)).length
 
@@ -83,6 +83,7 @@ const proxyOverhead = async (dir: string, calls: number) => {
   }
   const gateway: Array<number> = []
   const plain: Array<number> = []
+  const gatewayCpu = cpuMs(viaGateway.pid)
   for (let i = 0; i < calls; i++) {
     if (i % 2 === 0) {
       gateway.push(await time(viaGateway.client, "mcp__everything__echo"))
@@ -92,6 +93,7 @@ const proxyOverhead = async (dir: string, calls: number) => {
       gateway.push(await time(viaGateway.client, "mcp__everything__echo"))
     }
   }
+  const gatewayCpuPerCall = (cpuMs(viaGateway.pid) - gatewayCpu) / calls
   await viaGateway.client.close()
   await direct.client.close()
   const row = (label: string, values: ReadonlyArray<number>) => `| ${label} | ${fmt(percentile(values, 50))} | ${fmt(percentile(values, 99))} |`
@@ -100,32 +102,10 @@ const proxyOverhead = async (dir: string, calls: number) => {
     "| --- | ---: | ---: |",
     row("direct to server-everything", plain),
     row("through `tool-map mcp --servers`", gateway),
-    `| overhead | ${fmt(percentile(gateway, 50) - percentile(plain, 50))} | ${fmt(percentile(gateway, 99) - percentile(plain, 99))} |`
+    `| overhead | ${fmt(percentile(gateway, 50) - percentile(plain, 50))} | ${fmt(percentile(gateway, 99) - percentile(plain, 99))} |`,
+    "",
+    `CPU time of the gateway process per proxied call (its user + system time over the ${calls} calls, from /proc): ${gatewayCpuPerCall.toFixed(2)} ms. Goal (issue 10): a p50 overhead of at most 2 ms.`
   ].join("\n")
-}
-
-/** Milliseconds from spawn to the initialize answer on stdout. */
-const timeInitialize = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint()
-    const child = spawn(process.execPath, [...args], { env, stdio: ["pipe", "pipe", "pipe"] })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8")
-      if (!out.includes("\n")) return
-      const elapsed = Number(process.hrtime.bigint() - started) / 1e6
-      child.stdin.end()
-      if (!out.startsWith("{\"result\"") && !out.includes("\"id\":0")) reject(new Error(`unexpected answer: ${out}`))
-      else resolve(elapsed)
-    })
-    child.on("exit", (code) => !out.includes("\n") && reject(new Error(`exited ${code} before answering`)))
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } })}\n`)
-  })
-
-const timeNode = () => {
-  const started = process.hrtime.bigint()
-  spawnSync(process.execPath, ["-e", "0"])
-  return Number(process.hrtime.bigint() - started) / 1e6
 }
 
 const startup = async (dir: string, runs: number) => {
@@ -135,22 +115,24 @@ const startup = async (dir: string, runs: number) => {
   const { client } = await connectGateway(file, home)
   await client.listTools()
   await client.close()
-  const gateway: Array<number> = []
-  const node: Array<number> = []
-  for (let i = 0; i < runs; i++) {
-    node.push(timeNode())
-    gateway.push(await timeInitialize([installedBin(), "mcp", "--servers", file, "--agent", "bench"], gatewayEnv(home)))
-  }
   const logs = path.join(home, ".local", "share", "tool-map", "gateway", "logs")
-  const starts = fs.readdirSync(logs).reduce((n, f) => n + (fs.readFileSync(path.join(logs, f), "utf8").match(/ started, pid /g)?.length ?? 0), 0)
+  const startsLogged = () =>
+    fs.readdirSync(logs).reduce((n, f) => n + (fs.readFileSync(path.join(logs, f), "utf8").match(/ started, pid /g)?.length ?? 0), 0)
+  const before = startsLogged()
+  const samples = await sampleMcpStart(runs, [installedBin(), "mcp", "--servers", file, "--agent", "bench"], gatewayEnv(home))
   return [
-    `| command (median of ${runs} interleaved runs) | ms | ratio to node -e 0 |`,
-    "| --- | ---: | ---: |",
-    `| node -e 0 | ${fmt(median(node))} | 1.00 |`,
-    `| tool-map mcp --servers (3 servers, fresh snapshots) until initialize | ${fmt(median(gateway))} | ${(median(gateway) / median(node)).toFixed(2)} |`,
+    `Median of ${runs} interleaved runs (after one uncounted run).`,
     "",
-    `Downstream servers started by the ${runs} timed runs: ${starts - 3}.`
+    startTable([["tool-map mcp --servers FILE (3 servers, fresh snapshots) until initialize", samples]]),
+    "",
+    `Downstream servers started by the ${runs + 1} runs: ${startsLogged() - before}. Goal (issue 10): at most 2.5x.`
   ].join("\n")
+}
+
+/** User + system CPU milliseconds a process has used so far (Linux: /proc/PID/stat, in clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 const rssOf = (pid: number) => {
