@@ -162,6 +162,29 @@ describe("hostile downstream servers", () => {
     expect(started.filter(alive)).toEqual([])
   })
 
+  it("fails a call the server does not answer within the call timeout and stops that server only; the next call starts it again", async () => {
+    const timings = { ...TEST_TIMINGS, callTimeout: Duration.seconds(1) }
+    await withGateway({ servers: [fixture("slow", "slow.mjs"), fixture("poisoned", "poisoned.mjs")], dataDir: dir, timings }, async ({ client }) => {
+      await client.callTool({ name: "tools_load", arguments: { targets: ["slow", "poisoned"] } })
+      const started = Date.now()
+      // 1,000 steps of 50 ms and no progress token: no progress notification resets the timeout.
+      const [hung, fine] = await Promise.all([
+        client.callTool({ name: "mcp__slow__wait", arguments: { steps: 1000 } }),
+        client.callTool({ name: "mcp__poisoned__ansi", arguments: {} })
+      ])
+      expect(Date.now() - started).toBeLessThan(4000)
+      expect(hung).toEqual({
+        content: [{ type: "text", text: `The MCP server "slow" did not answer tools/call of "wait" within 1000 ms; it was stopped (its stderr is logged in ${logOf("slow")}).` }],
+        isError: true
+      })
+      expect(fine).toEqual({ content: [{ type: "text", text: "ran ansi" }] })
+      const pids = [...fs.readFileSync(logOf("slow"), "utf8").matchAll(/ started, pid (\d+)$/gm)].map((match) => Number(match[1]))
+      expect(pids.filter(alive)).toEqual([])
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(await client.callTool({ name: "mcp__slow__wait", arguments: { steps: 1 } })).toEqual({ content: [{ type: "text", text: "waited 1 steps" }] })
+    })
+  })
+
   it("caps the log of a server that floods stderr, and keeps answering", async () => {
     await withGateway({ servers: [fixture("flood", "flood.mjs")], dataDir: dir }, async ({ client }) => {
       await client.callTool({ name: "tools_load", arguments: { targets: ["flood"] } })
