@@ -20,10 +20,14 @@ const checkHome = (input: { readonly count: number; readonly seed: number; reado
     const { inventory } = yield* scanTree(files)
 
     // Every generated item found exactly once, nothing else.
-    const found = inventory.items.filter((item) => item.kind === "agent" || item.kind === "skill" || item.kind === "command")
+    const found = inventory.items.filter((item) => item.host === "claude-code" && (item.kind === "agent" || item.kind === "skill" || item.kind === "command"))
     const key = (kind: string, name: string) => `${kind}:${name}`
     expect(found.map((item) => key(item.kind, item.name)).sort()).toEqual(items.map((item) => key(item.kind, item.name)).sort())
     expect(found.every((item) => item.enabled && item.shadowedBy === null)).toBe(true)
+
+    // opencode loads the same ~/.claude/skills files (issue 12, finding 4): each skill once, the same file.
+    const opencodeSkills = inventory.items.filter((item) => item.host === "opencode" && item.kind === "skill")
+    expect(opencodeSkills.map((item) => item.path).sort()).toEqual(found.filter((item) => item.kind === "skill").map((item) => item.path).sort())
 
     // Ids unique.
     expect(new Set(inventory.items.map((item) => item.id)).size).toBe(inventory.items.length)

@@ -31,7 +31,8 @@ export interface AgentPlacement extends ItemPlacement {
   readonly agentNaming?: (c: HostCollector, fields: FrontmatterFields, path: string) => AgentNaming
 }
 
-const SCRIPT_EXTENSIONS = [".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".bat", ".cmd"]
+/** File extensions that make a skill directory one that ships code. */
+export const SCRIPT_EXTENSIONS = [".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".bat", ".cmd"]
 
 /** The fields every item defined by a file takes from that file and from its placement. */
 export const fileFields = (c: HostCollector, file: FileRead, name: string, placement: ItemPlacement) => ({

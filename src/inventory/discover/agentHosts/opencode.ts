@@ -1,15 +1,27 @@
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
-import { agentsIn, commandsIn, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
+import {
+  agentFromMarkdown,
+  type AgentPlacement,
+  commandFromMarkdown,
+  draftAt,
+  fileFields,
+  instructionsFile,
+  type ItemPlacement,
+  SCRIPT_EXTENSIONS,
+  standalone
+} from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
 import {
   asBoolean,
   asRecord,
   asString,
+  asStringArray,
   type ConfigFile,
   describe,
-  dirsToGitRoot,
+  dirsToWorktree,
+  type FileWalk,
   HostCollector,
   type HostReadContext,
   type HostReadResult,
@@ -22,95 +34,227 @@ import {
 export const opencodeManagedDir = (ctx: HostReadContext): string =>
   ctx.env.os === "win32" ? "C:\\ProgramData\\opencode" : ctx.env.os === "darwin" ? "/Library/Application Support/opencode" : "/etc/opencode"
 
+// opencode 1.18.33 reads its `OPENCODE_DISABLE_*` switches two ways: `true`/`1` for the project
+// config, Effect's boolean config (`true`, `yes`, `on`, `1`, `y`, any case) for the skill scans.
+const isSet = (value: string | undefined, words: ReadonlyArray<string>): boolean => value !== undefined && words.includes(value.toLowerCase())
+const PLAIN_TRUE = ["true", "1"]
+const EFFECT_TRUE = ["true", "yes", "on", "1", "y"]
+
+/** How opencode (1.18.33, Bun's glob) walks its agent and command folders: exact `.md`, dotted folders entered. */
+const GLOB_WALK: FileWalk = { exactCase: true, dottedFolders: true }
+
 /**
- * opencode (opencode.ai/docs/config): configs merge global < OPENCODE_CONFIG < project
- * `opencode.json(c)` < `.opencode/opencode.json(c)` < managed, so the later one wins a name;
- * `mcp` entries (`type` local/remote, `enabled`), `agent` and `command` entries, and markdown
- * agents, commands and skills under `~/.config/opencode/` and `.opencode/`.
+ * opencode, as 1.18.33 loads it (read in its bundled source, checked with `opencode debug
+ * config`, `debug skill`, `agent list`, `mcp list`; see scripts/conformance/checks/sharedDirs.ts).
+ * Later sources win a name, in the order opencode merges them:
+ * - config files: `$XDG_CONFIG_HOME/opencode/{config.json,opencode.json,opencode.jsonc}` (the
+ *   folder is `OPENCODE_CONFIG_DIR` when set), `OPENCODE_CONFIG`, then `opencode.json` and
+ *   `opencode.jsonc` of each folder from the worktree root (the git root, else `/`) down to the
+ *   working directory, unless `OPENCODE_DISABLE_PROJECT_CONFIG`;
+ * - then each config folder: the global one, every `.opencode` from the working directory up to
+ *   the worktree root (nearest first, so the farthest wins), `~/.opencode`, `OPENCODE_CONFIG_DIR`:
+ *   their `opencode.json(c)` (not the global folder's, read above), agents
+ *   `{agent,agents}/**\/*.md` and `{mode,modes}/*.md` named by their path, commands
+ *   `{command,commands}/**\/*.md`;
+ * - then the managed folder's `opencode.json(c)`.
+ * Skills come from `~/.claude/skills` and `~/.agents/skills` (any depth, dotted folders too), the
+ * same two under each folder from the working directory to the worktree root, then `skill/` and
+ * `skills/` of each config folder, then `skills.paths`: every `SKILL.md` whose frontmatter has a
+ * `name` string, named by it. opencode does not check the name rules its docs state (lowercase
+ * with hyphens, equal to the folder, a description of 1 to 1,024 characters): those skills load.
+ * Between two skills of one name 1.18.33 keeps whichever file it finished reading last (they are
+ * read concurrently); tool-map lets the later source win, the order opencode means.
  */
 export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
   Effect.gen(function* () {
     const c = new HostCollector("opencode", ctx)
     const path = ctx.path
-    const xdg = ctx.env.env["XDG_CONFIG_HOME"]
-    const configDir = path.join(xdg !== undefined && xdg.length > 0 ? xdg : path.join(ctx.env.homedir, ".config"), "opencode")
-    const projects = yield* dirsToGitRoot(c)
-    const custom = ctx.env.env["OPENCODE_CONFIG"]
+    const env = ctx.env.env
+    const home = ctx.env.homedir
+    const xdg = env["XDG_CONFIG_HOME"]
+    const customDir = env["OPENCODE_CONFIG_DIR"] !== undefined && env["OPENCODE_CONFIG_DIR"].length > 0 ? path.resolve(ctx.env.cwd, env["OPENCODE_CONFIG_DIR"]) : null
+    const configDir = customDir ?? path.join(xdg !== undefined && xdg.length > 0 ? xdg : path.join(home, ".config"), "opencode")
+    const projectConfig = !isSet(env["OPENCODE_DISABLE_PROJECT_CONFIG"], PLAIN_TRUE)
+    const worktree = yield* dirsToWorktree(c)
+    const custom = env["OPENCODE_CONFIG"]
+    // Ranks fall as sources are met: the later source wins a name, as opencode merges them.
+    let order = 0
+    const nextRank = () => 1_000_000 - order++
 
-    const candidates: Array<readonly [string, AgentItemScope, number, string, boolean]> = []
-    const managedDir = opencodeManagedDir(ctx)
-    for (const name of ["opencode.json", "opencode.jsonc"]) candidates.push([path.join(managedDir, name), "managed", 0, "managed config", false])
-    for (const [index, dir] of projects.entries()) {
-      for (const name of ["opencode.json", "opencode.jsonc"]) candidates.push([path.join(dir, ".opencode", name), "project", 10 + index, "project config", false])
-    }
-    for (const [index, dir] of projects.entries()) {
-      for (const name of ["opencode.json", "opencode.jsonc"]) candidates.push([path.join(dir, name), "project", 100 + index, "project config", false])
-    }
-    if (custom !== undefined && custom.length > 0) candidates.push([path.resolve(ctx.env.cwd, custom), "user", 500, "OPENCODE_CONFIG", true])
-    candidates.push([path.join(configDir, "opencode.json"), "user", 600, "global config", true])
-    candidates.push([path.join(configDir, "opencode.jsonc"), "user", 601, "global config", false])
+    const configs: Array<ConfigFile> = []
+    const readConfig = (file: string, scope: AgentItemScope, role: string, recordMissing: boolean) =>
+      Effect.gen(function* () {
+        const read = yield* readConfigFiles(c, [[file, scope, nextRank(), role, recordMissing]], "config")
+        for (const config of read) addConfigItems(c, config)
+        configs.push(...read)
+      })
 
-    const configs = yield* readConfigFiles(c, candidates, "config")
-
-    for (const config of configs) {
-      const placement = { plugin: null, enabled: true, disabledReason: null, rank: config.rank }
-      const servers = mcpDrafts(c, asRecord(own(config.value, "mcp")), config.file.path, config.file.mtime, config.scope, placement, "mcp", "opencode")
-      // Agents and commands share the file: an entry key names its section.
-      for (const draft of servers) c.add({ ...draft, entry: `mcp/${draft.entry}` })
-      const agents = asRecord(own(config.value, "agent"))
-      for (const name of Object.keys(agents ?? {})) c.add(agentFromConfig(config, name, asRecord(agents![name])))
-      const commands = asRecord(own(config.value, "command"))
-      for (const name of Object.keys(commands ?? {})) c.add(commandFromConfig(config, name, asRecord(commands![name])))
+    for (const name of ["config.json", "opencode.json", "opencode.jsonc"]) {
+      yield* readConfig(path.join(configDir, name), "user", "global config", name === "opencode.json")
     }
-
-    // Markdown agents, commands, skills: `.opencode/` of the project (nearest first), then global.
-    const homes: Array<readonly [string, AgentItemScope, number, string]> = []
-    for (const [index, dir] of projects.entries()) {
-      const home = path.join(dir, ".opencode")
-      if ((yield* c.probe(home))._tag === "directory") homes.push([home, "project", 10 + index, "project"])
-    }
-    homes.push([configDir, "user", 600, "global"])
-    for (const [home, scope, rank, label] of homes) {
-      const agentPlacement: ItemPlacement & { readonly source: "local" } = { ...standalone(scope, { rank }), namespace: (name) => `agent:${name}`, source: "local" }
-      const commandPlacement: ItemPlacement = { ...standalone(scope, { rank }), namespace: (name) => `command:${name}` }
-      const skillPlacement: ItemPlacement = { ...standalone(scope, { rank }), namespace: (name) => `skill:${name}` }
-      const kinds = [
-        ["agent", "agents", (dir: string, role: string) => agentsIn(c, dir, role, agentPlacement)],
-        ["command", "commands", (dir: string, role: string) => commandsIn(c, dir, role, commandPlacement)],
-        ["skill", "skills", (dir: string, role: string) => skillsIn(c, dir, role, skillPlacement)]
-      ] as const
-      for (const [singular, plural, read] of kinds) {
-        let found = false
-        for (const sub of [singular, plural]) {
-          const dir = path.join(home, sub)
-          if ((yield* c.probe(dir))._tag !== "directory") continue
-          found = true
-          for (const draft of yield* read(dir, `${label} ${plural}`)) c.add(draft)
-        }
-        if (!found && scope === "user") c.root(path.join(home, plural), `${label} ${plural}`, "missing")
+    if (custom !== undefined && custom.length > 0) yield* readConfig(path.resolve(ctx.env.cwd, custom), "user", "OPENCODE_CONFIG", true)
+    if (projectConfig) {
+      for (const dir of [...worktree].reverse()) {
+        for (const name of ["opencode.json", "opencode.jsonc"]) yield* readConfig(path.join(dir, name), "project", "project config", false)
       }
     }
-    // Claude-compatible project skills, below opencode's own.
-    for (const [index, dir] of projects.entries()) {
-      const skills = path.join(dir, ".claude", "skills")
-      if ((yield* c.probe(skills))._tag === "directory") {
-        const placement: ItemPlacement = { ...standalone("project", { rank: 700 + index }), namespace: (name) => `skill:${name}` }
-        for (const draft of yield* skillsIn(c, skills, "Claude-compatible project skills", placement)) c.add(draft)
+
+    // The config folders, in opencode's order; a folder met twice is read once, at its first place.
+    const folders: Array<{ readonly dir: string; readonly scope: AgentItemScope; readonly label: string }> = [{ dir: configDir, scope: "user", label: "global" }]
+    if (projectConfig) {
+      for (const dir of worktree) {
+        const folder = path.join(dir, ".opencode")
+        if ((yield* c.probe(folder))._tag === "directory") folders.push({ dir: folder, scope: "project", label: "project" })
+      }
+    }
+    const homeFolder = path.join(home, ".opencode")
+    if ((yield* c.probe(homeFolder))._tag === "directory") folders.push({ dir: homeFolder, scope: "user", label: "~/.opencode" })
+    if (customDir !== null) folders.push({ dir: customDir, scope: "user", label: "OPENCODE_CONFIG_DIR" })
+    const configFolders = folders.filter((folder, index) => folders.findIndex((other) => other.dir === folder.dir) === index)
+
+    for (const { dir, scope, label } of configFolders) {
+      if (dir.endsWith(".opencode") || dir === customDir) {
+        for (const name of ["opencode.json", "opencode.jsonc"]) yield* readConfig(path.join(dir, name), scope, `${label} config`, false)
+      }
+      for (const draft of yield* commandsOf(c, dir, scope, label, nextRank())) c.add(draft)
+      for (const draft of yield* agentsOf(c, dir, scope, label, nextRank())) c.add(draft)
+    }
+    const managedDir = opencodeManagedDir(ctx)
+    for (const name of ["opencode.json", "opencode.jsonc"]) yield* readConfig(path.join(managedDir, name), "managed", "managed config", false)
+
+    // Skills.
+    const external = !isSet(env["OPENCODE_DISABLE_EXTERNAL_SKILLS"], EFFECT_TRUE)
+    const claudeSkills = !isSet(env["OPENCODE_DISABLE_CLAUDE_CODE"], EFFECT_TRUE) && !isSet(env["OPENCODE_DISABLE_CLAUDE_CODE_SKILLS"], EFFECT_TRUE)
+    const sharedDirs = [...(claudeSkills ? [".claude"] : []), ".agents"]
+    const skillSources: Array<{ readonly dir: string; readonly scope: AgentItemScope; readonly role: string | null; readonly dot: boolean }> = []
+    if (external) {
+      for (const shared of sharedDirs) skillSources.push({ dir: path.join(home, shared, "skills"), scope: "user", role: `${shared === ".claude" ? "Claude Code" : "shared"} skills (~/${shared}/skills)`, dot: true })
+      for (const dir of worktree) {
+        for (const shared of sharedDirs) {
+          if ((yield* c.probe(path.join(dir, shared)))._tag === "directory") skillSources.push({ dir: path.join(dir, shared, "skills"), scope: "project", role: null, dot: true })
+        }
+      }
+    }
+    for (const { dir, scope, label } of configFolders) {
+      skillSources.push({ dir: path.join(dir, "skill"), scope, role: null, dot: false })
+      skillSources.push({ dir: path.join(dir, "skills"), scope, role: label === "global" ? "global skills" : null, dot: false })
+    }
+    for (const config of configs) {
+      for (const entry of asStringArray(own(asRecord(own(config.value, "skills")), "paths")) ?? []) {
+        const expanded = entry.startsWith("~/") ? path.join(home, entry.slice(2)) : entry
+        skillSources.push({ dir: path.isAbsolute(expanded) ? expanded : path.join(ctx.env.cwd, expanded), scope: config.scope, role: "skills.paths", dot: false })
+      }
+    }
+    for (const source of skillSources) {
+      if (source.role === null && (yield* c.probe(source.dir))._tag !== "directory") continue
+      const rank = nextRank()
+      const files = yield* c.filesNamed(source.dir, "SKILL.md", { role: source.role, dot: source.dot })
+      for (const file of files) {
+        const draft = yield* skillOf(c, file, { ...standalone(source.scope, { rank }), namespace: (name) => `skill:${name}`, dialect: "claude-code" })
+        if (Option.isSome(draft)) c.add(draft.value)
       }
     }
 
     // AGENTS.md: global, then up to the repository root.
     const global = yield* instructionsFile(c, path.join(configDir, "AGENTS.md"), "global rules", standalone("user"))
     if (Option.isSome(global)) c.add(global.value)
-    for (const dir of [...projects].reverse()) {
+    for (const dir of [...worktree].reverse()) {
       const draft = yield* instructionsFile(c, path.join(dir, "AGENTS.md"), "project rules", standalone("project"))
       if (Option.isSome(draft)) c.add(draft.value)
     }
     return c.result()
   })
 
-const entryHash = (value: unknown): string => sha256(JSON.stringify(value) ?? "null")
+/** The MCP servers, agents and commands of one config file. */
+const addConfigItems = (c: HostCollector, config: ConfigFile): void => {
+  const placement = { plugin: null, enabled: true, disabledReason: null, rank: config.rank }
+  const servers = mcpDrafts(c, asRecord(own(config.value, "mcp")), config.file.path, config.file.mtime, config.scope, placement, "mcp", "opencode")
+  // Agents and commands share the file: an entry key names its section.
+  for (const draft of servers) c.add({ ...draft, entry: `mcp/${draft.entry}` })
+  const agents = asRecord(own(config.value, "agent"))
+  for (const name of Object.keys(agents ?? {})) c.add(agentFromConfig(config, name, asRecord(agents![name])))
+  const commands = asRecord(own(config.value, "command"))
+  for (const name of Object.keys(commands ?? {})) c.add(commandFromConfig(config, name, asRecord(commands![name])))
+}
 
+/** `a/b` of `<folder>/agents/a/b.md`: the path under the kind's folder, without `.md`. */
+const nameUnder = (c: HostCollector, kindDir: string, file: string): string =>
+  c.path.relative(kindDir, file).split(c.path.sep).join("/").replace(/\.md$/, "")
+
+/** Agents of a config folder: `{agent,agents}/**\/*.md`, then the primary ones of `{mode,modes}/*.md`. */
+const agentsOf = (c: HostCollector, folder: string, scope: AgentItemScope, label: string, rank: number): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const drafts: Array<ItemDraft> = []
+    for (const [sub, recursive] of [["agent", true], ["agents", true], ["mode", false], ["modes", false]] as const) {
+      const dir = c.path.join(folder, sub)
+      const role = label === "global" && sub === "agents" ? "global agents" : null
+      if (role === null && (yield* c.probe(dir))._tag !== "directory") continue
+      const placement: AgentPlacement = {
+        ...standalone(scope, { rank }),
+        namespace: (name) => `agent:${name}`,
+        source: "local",
+        dialect: "claude-code",
+        walk: GLOB_WALK,
+        // opencode names a file agent by its path under the folder, whatever its `name` field says.
+        agentNaming: (collector, _fields, file) => ({ _tag: "Named", name: nameUnder(collector, dir, file) })
+      }
+      const files = yield* c.filesWithExtension(dir, role, recursive, ".md", GLOB_WALK)
+      for (const file of files) {
+        const draft = yield* agentFromMarkdown(c, file, placement)
+        if (Option.isSome(draft)) drafts.push(draft.value)
+      }
+    }
+    return drafts
+  })
+
+/** Commands of a config folder: `{command,commands}/**\/*.md`, named by their path under it. */
+const commandsOf = (c: HostCollector, folder: string, scope: AgentItemScope, label: string, rank: number): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const drafts: Array<ItemDraft> = []
+    for (const sub of ["command", "commands"]) {
+      const dir = c.path.join(folder, sub)
+      const role = label === "global" && sub === "commands" ? "global commands" : null
+      if (role === null && (yield* c.probe(dir))._tag !== "directory") continue
+      const placement: ItemPlacement = { ...standalone(scope, { rank }), namespace: (name) => `command:${name}`, dialect: "claude-code" }
+      for (const file of yield* c.filesWithExtension(dir, role, true, ".md", GLOB_WALK)) {
+        const draft = yield* commandFromMarkdown(c, file, placement, nameUnder(c, dir, file))
+        if (Option.isSome(draft)) drafts.push(draft.value)
+      }
+    }
+    return drafts
+  })
+
+/**
+ * A skill of opencode: any `SKILL.md` whose frontmatter has a `name` string (its name, as
+ * written); the description is the field's, or none. A file without a name is skipped.
+ */
+const skillOf = (c: HostCollector, file: string, placement: ItemPlacement): Effect.Effect<Option.Option<ItemDraft>> =>
+  Effect.gen(function* () {
+    const read = yield* c.readMarkdown(file, placement.dialect ?? "yaml")
+    if (Option.isNone(read)) return Option.none()
+    const { doc, file: bytes } = read.value
+    const name = doc.fields["name"]
+    if (typeof name !== "string") {
+      c.diagnostic(file, doc.fieldsDropped?.line ?? null, `${doc.fieldsDropped === undefined ? "no `name` string in the frontmatter" : doc.fieldsDropped.message}; opencode does not load the skill`)
+      return Option.none()
+    }
+    const names = yield* c.listNames(c.path.dirname(file), null, true)
+    const hasScripts = Option.getOrElse(names, () => []).some(
+      (entry) => entry === "scripts" || SCRIPT_EXTENSIONS.some((extension) => entry.toLowerCase().endsWith(extension))
+    )
+    return Option.some(draftAt(
+      {
+        kind: "skill",
+        ...fileFields(c, bytes, name, placement),
+        description: describe(c.stringField(doc.fields, "description", file), null),
+        allowedTools: c.toolListField(doc.fields, ["allowed-tools", "allowedTools", "allowed_tools"], file),
+        hasScripts
+      },
+      placement
+    ))
+  })
+
+const entryHash = (value: unknown): string => sha256(JSON.stringify(value) ?? "null")
 const agentFromConfig = (config: ConfigFile, name: string, entry: Readonly<Record<string, unknown>> | null): ItemDraft => {
   const tools = asRecord(own(entry, "tools"))
   const off = tools === null ? [] : Object.keys(tools).filter((tool) => tools[tool] === false)

@@ -295,6 +295,37 @@ export class HostCollector {
   }
 
   /**
+   * Files named `fileName` under `dir` at any depth (up to the depth cap), sorted by path, as a
+   * recursive glob for the name finds them: `dot` says whether directories whose name starts with `.`
+   * are entered. Links are followed; a directory already entered (by device and inode) is not
+   * entered again. With a `role`, `dir` is recorded as a root.
+   */
+  filesNamed(dir: string, fileName: string, options: { readonly role: string | null; readonly dot: boolean }): Effect.Effect<ReadonlyArray<string>> {
+    const self = this
+    const entered = new InodeMap<true>()
+    const walk = (path: string, depth: number, role: string | null): Effect.Effect<ReadonlyArray<string>> =>
+      Effect.gen(function* () {
+        const info = yield* Effect.option(Effect.zipRight(self.breathe(), self.ctx.fs.stat(path)))
+        if (Option.isSome(info) && Option.isSome(info.value.ino)) {
+          const key = { dev: info.value.dev, ino: info.value.ino.value }
+          if (entered.has(key)) return []
+          entered.set(key, true)
+        }
+        const entries = yield* self.listDir(path, role)
+        if (Option.isNone(entries)) return []
+        const found = entries.value.filter((entry) => entry.isFile && entry.name === fileName).map((entry) => entry.path)
+        if (depth >= self.ctx.limits.maxDirDepth) return found
+        const nested = yield* Effect.forEach(
+          entries.value.filter((entry) => entry.isDirectory && (options.dot || !entry.name.startsWith("."))),
+          (entry) => walk(entry.path, depth + 1, null),
+          { concurrency: 4 }
+        )
+        return [...found, ...nested.flat()]
+      })
+    return Effect.map(walk(dir, 0, options.role), (files) => [...files].sort())
+  }
+
+  /**
    * Reads a file within `maxBytes`, or none (missing, unreadable, not a file, too large). With a
    * `role`, the file is recorded as a root; without one, problems become diagnostics.
    */
@@ -620,6 +651,20 @@ export const dirsToGitRoot = (collector: HostCollector): Effect.Effect<ReadonlyA
       if (yield* collector.exists(collector.path.join(dir, ".git"))) return dirs.slice(0, index + 1)
     }
     return dirs.slice(0, 1)
+  })
+
+/**
+ * The working directory and its parents up to the nearest git root, or up to the root of the
+ * file system when it is in no repository (opencode's worktree is `/` there); without the home
+ * directory.
+ */
+export const dirsToWorktree = (collector: HostCollector): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function* () {
+    const dirs = projectDirs(collector.ctx)
+    for (let index = 0; index < dirs.length; index++) {
+      if (yield* collector.exists(collector.path.join(dirs[index]!, ".git"))) return dirs.slice(0, index + 1)
+    }
+    return dirs
   })
 
 /** A description from frontmatter, else the first paragraph of the body; secrets redacted, capped. */

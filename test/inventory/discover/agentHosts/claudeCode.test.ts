@@ -85,7 +85,7 @@ describe("Claude Code reader: precedence and shadowing", () => {
       // Claude Code quotes `[Read` on its second reading: the agent loads with that one tool.
       const broken = agents.find((item) => item.name === "broken")
       expect(broken?.kind === "agent" && broken.tools).toEqual(["[Read"])
-      expect(inventory.diagnostics.map((diagnostic) => [diagnostic.path, diagnostic.line, diagnostic.message])).toEqual([
+      expect(inventory.diagnostics.filter((diagnostic) => diagnostic.source === "agent-hosts/claude-code").map((diagnostic) => [diagnostic.path, diagnostic.line, diagnostic.message])).toEqual([
         [
           "/home/u/.claude/agents/broken.md",
           5,
