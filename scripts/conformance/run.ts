@@ -16,13 +16,14 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { type Check, type CheckContext, type CheckOutcome, renderTable } from "./check.js"
 import { claudeCodeChecks } from "./checks/claudeCode.js"
+import { claudeCodeAgentChecks } from "./checks/claudeCodeAgents.js"
 import { gatewayChecks } from "./checks/gateway.js"
 import { mcpSnippetChecks } from "./checks/mcpSnippets.js"
 import { HOSTS, type HostName } from "./hosts.js"
 import { ensureInstalled } from "./install.js"
 import { createSandbox, describeIsolation, detectIsolation } from "./sandbox.js"
 
-const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...mcpSnippetChecks, ...gatewayChecks]
+const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks]
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 

@@ -126,7 +126,7 @@ const describeInventory = (skills: ReadonlyArray<string>, agents: ReadonlyArray<
  * The names under a heading of `claude plugin details` (2.1.332): `  Skills (1)  tool-map`, the
  * names after the count (comma-separated when several), none when the count is 0.
  */
-const detailsNames = (stdout: string, heading: string): ReadonlyArray<string> => {
+export const detailsNames = (stdout: string, heading: string): ReadonlyArray<string> => {
   const line = stripAnsi(stdout).split("\n").find((row) => row.trimStart().startsWith(`${heading} (`))
   if (line === undefined) return [`(no ${heading} line)`]
   const names = line.trim().replace(/^[^)]*\)\s*/, "").replace(/\s{2,}\(.*$/, "")
@@ -166,6 +166,8 @@ interface StreamEvent {
   readonly mcp_servers?: ReadonlyArray<{ readonly name: string; readonly status: string }>
   readonly tools?: ReadonlyArray<string>
   readonly skills?: ReadonlyArray<string>
+  /** The agents the session can start, built-in ones included (`<plugin>:<name>` for a plugin's). */
+  readonly agents?: ReadonlyArray<string>
 }
 
 /**
