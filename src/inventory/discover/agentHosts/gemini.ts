@@ -1,12 +1,15 @@
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
-import { agentsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
+import { agentsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
+import { skillHasScripts } from "./skillFiles.js"
 import type { ItemDraft } from "./precedence.js"
 import {
+  asBoolean,
   asRecord,
   asString,
   asStringArray,
+  type ConfigFile,
   describe,
   dirsToGitRoot,
   HostCollector,
@@ -32,6 +35,10 @@ export const geminiSystemSettings = (ctx: HostReadContext): string => {
  * JSON with comments; `mcpServers` with `includeTools`/`excludeTools`/`trust`, filtered by
  * `mcp.allowed`/`mcp.excluded`; commands `commands/**.toml` (project over user, named by path
  * with `:`); agents `agents/*.md`; extensions under `~/.gemini/extensions`; GEMINI.md files.
+ * Skills (0.61.0, `gemini skills list`): `~/.gemini/skills`, `~/.agents/skills`, then the working
+ * directory's `.gemini/skills` and `.agents/skills`, the later winning a name; never
+ * `~/.claude/skills`. Folder trust ({@link folderTrust}) gates the workspace settings, every MCP
+ * server, the project's skills and agents.
  */
 export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
   Effect.gen(function* () {
@@ -47,8 +54,12 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
       [path.join(userDir, "settings.json"), "user", 20, "user settings", true]
     ]
     const settings = yield* readConfigFiles(c, sources, "settings file")
+    const trust = yield* folderTrust(c, settings)
+    // An untrusted folder's workspace settings are read by nobody (0.61.0 merges `{}` in their place).
+    const merged = trust.trusted ? settings : settings.filter((setting) => setting.scope !== "project")
+    const untrusted = <P extends ItemPlacement>(placement: P): P => (trust.trusted ? placement : { ...placement, enabled: false, disabledReason: trust.reason })
     const firstSetting = <A>(read: (value: Readonly<Record<string, unknown>>) => A | null): A | null => {
-      for (const setting of settings) {
+      for (const setting of merged) {
         const found = read(setting.value)
         if (found !== null) return found
       }
@@ -103,6 +114,11 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     }
     for (const draft of servers) {
       const fields = draft.fields
+      // Untrusted, 0.61.0 starts no MCP server at all, the user's and the extensions' included.
+      if (!trust.trusted && fields.kind === "mcpServer") {
+        c.add({ ...draft, fields: { ...fields, enabled: false, disabledReason: trust.reason } })
+        continue
+      }
       if (fields.kind !== "mcpServer" || !fields.enabled) {
         c.add(draft)
         continue
@@ -133,13 +149,29 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
       namespace: (name) => `agent:${name}`,
       source: "local"
     })
-    const skillPlacement = (scope: AgentItemScope, rank: number): ItemPlacement => ({ ...standalone(scope, { rank }), namespace: (name) => `skill:${name}` })
     if (hasWorkspace) {
-      for (const draft of yield* agentsIn(c, path.join(workspaceDir, "agents"), "project agents", agentPlacement("project", 0), false)) c.add(draft)
-      for (const draft of yield* skillsIn(c, path.join(workspaceDir, "skills"), "project skills", skillPlacement("project", 0))) c.add(draft)
+      for (const draft of yield* agentsIn(c, path.join(workspaceDir, "agents"), "project agents", untrusted(agentPlacement("project", 0)), false)) c.add(draft)
     }
     for (const draft of yield* agentsIn(c, path.join(userDir, "agents"), "user agents", agentPlacement("user", 10), false)) c.add(draft)
-    for (const draft of yield* skillsIn(c, path.join(userDir, "skills"), "user skills", skillPlacement("user", 10))) c.add(draft)
+
+    // Skills, the later source winning a name; the project's only in a trusted folder.
+    const disabledSkills = new Set(firstSetting((value) => asStringArray(own(asRecord(own(value, "skills")), "disabled"))) ?? [])
+    const skillSources: ReadonlyArray<readonly [string, AgentItemScope, string, boolean]> = [
+      [path.join(userDir, "skills"), "user", "user skills", true],
+      [path.join(ctx.env.homedir, ".agents", "skills"), "user", "shared user skills (~/.agents/skills)", true],
+      ...(path.resolve(ctx.env.cwd) === path.resolve(ctx.env.homedir)
+        ? []
+        : [[path.join(workspaceDir, "skills"), "project", "project skills", false] as const, [path.join(ctx.env.cwd, ".agents", "skills"), "project", "shared project skills (.agents/skills)", false] as const])
+    ]
+    for (const [index, [dir, scope, role, recordMissing]] of skillSources.entries()) {
+      if (!recordMissing && (yield* c.probe(dir))._tag !== "directory") continue
+      const base: ItemPlacement = { ...standalone(scope, { rank: 100 - index }), namespace: (name) => `skill:${name}`, dialect: "claude-code" }
+      const placement = scope === "project" ? untrusted(base) : base
+      for (const draft of yield* geminiSkillsIn(c, dir, role, placement)) {
+        const fields = draft.fields
+        c.add(fields.enabled && disabledSkills.has(fields.name) ? { ...draft, fields: { ...fields, enabled: false, disabledReason: "named in skills.disabled" } } : draft)
+      }
+    }
 
     // Context files: the global one, then each directory up to the repository root.
     const names = contextFileNames(firstSetting((value) => own(asRecord(own(value, "context")), "fileName") ?? own(value, "contextFileName") ?? null))
@@ -195,3 +227,93 @@ const commandFromToml = (
       )
     })
   )
+
+/** Whether Gemini CLI trusts the working directory, and if not, which rule says so. */
+export type GeminiTrust = { readonly trusted: true } | { readonly trusted: false; readonly reason: string }
+
+const TRUST_LEVELS = ["TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"]
+
+/**
+ * Gemini CLI's folder trust, as 0.61.0 decides it (packages/core utils/trust.js and cli
+ * config/trustedFolders.ts of its bundle; checked with `gemini mcp list` and `gemini skills list`):
+ * `GEMINI_RESTRICTED_MODE=true` or `GEMINI_CLI_TRUST_WORKSPACE=false` distrust, `=true` trusts;
+ * `security.folderTrust.enabled` of the system or user settings (never the workspace's) is
+ * true unless set false, although the docs say folder trust is off by default: the host wins;
+ * then the rule of `trustedFolders.json` (`GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else
+ * `~/.gemini/`) with the longest path that holds the working directory (`TRUST_PARENT` counts
+ * for the rule's parent) trusts or distrusts it; with no rule the folder is untrusted. A file
+ * that is not an object of known levels stops the host ("Please fix the configuration file").
+ */
+export const folderTrust = (c: HostCollector, settings: ReadonlyArray<ConfigFile>): Effect.Effect<GeminiTrust> =>
+  Effect.gen(function* () {
+    const env = c.env.env
+    if (env["GEMINI_RESTRICTED_MODE"] === "true") return { trusted: false, reason: "the folder is not trusted: GEMINI_RESTRICTED_MODE=true" }
+    if (env["GEMINI_CLI_TRUST_WORKSPACE"] === "false") return { trusted: false, reason: "the folder is not trusted: GEMINI_CLI_TRUST_WORKSPACE=false" }
+    if (env["GEMINI_CLI_TRUST_WORKSPACE"] === "true") return { trusted: true }
+    const enabled = settings
+      .filter((setting) => setting.scope !== "project")
+      .map((setting) => asBoolean(own(asRecord(own(asRecord(own(setting.value, "security")), "folderTrust")), "enabled")))
+      .find((value) => value !== null)
+    if (enabled === false) return { trusted: true }
+    const path = c.path
+    const override = env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"]
+    const file = override !== undefined && override.length > 0 ? override : path.join(c.env.homedir, ".gemini", "trustedFolders.json")
+    const untrusted = (why: string): GeminiTrust => ({ trusted: false, reason: `the folder is not trusted: ${why} (Gemini CLI folder trust, on unless security.folderTrust.enabled is false)` })
+    if (!(yield* c.exists(file))) return untrusted(`no ${file}`)
+    const read = yield* c.readJson(file, "trusted folders", { jsonc: true })
+    const rules = Option.isSome(read) ? asRecord(read.value.value) : null
+    const invalid = (why: string): GeminiTrust => {
+      c.diagnostic(file, null, `${why}: Gemini CLI refuses to start until it is fixed`)
+      return { trusted: false, reason: `Gemini CLI does not start: ${file} is invalid` }
+    }
+    if (rules === null) return invalid(Option.isSome(read) ? "not a JSON object" : "unreadable or invalid JSON")
+    const bad = Object.keys(rules).find((rule) => !TRUST_LEVELS.includes(asString(rules[rule]) ?? ""))
+    if (bad !== undefined) return invalid(`the trust level of ${JSON.stringify(bad)} is not one of ${TRUST_LEVELS.join(", ")}`)
+    const cwd = path.resolve(c.env.cwd)
+    let best: { readonly rule: string; readonly level: string } | null = null
+    for (const rule of Object.keys(rules)) {
+      const level = rules[rule] as string
+      const covered = path.resolve(level === "TRUST_PARENT" ? path.dirname(rule) : rule)
+      const relative = path.relative(covered, cwd)
+      const inside = relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
+      if (inside && (best === null || rule.length > best.rule.length)) best = { rule, level }
+    }
+    if (best === null) return untrusted(`no rule of ${file} covers it`)
+    return best.level === "DO_NOT_TRUST" ? untrusted(`${file} says DO_NOT_TRUST for ${best.rule}`) : { trusted: true }
+  })
+
+/**
+ * Skills of one Gemini CLI skills folder (0.61.0): `SKILL.md` in the folder itself or one level
+ * down (no dotted folder), with `name` and `description` strings; `:\\/<>*?"|` in the name become `-`.
+ */
+const geminiSkillsIn = (c: HostCollector, dir: string, role: string, placement: ItemPlacement): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const entries = yield* c.listDir(dir, role)
+    if (Option.isNone(entries)) return []
+    const files = [
+      ...entries.value.filter((entry) => entry.isFile && entry.name === "SKILL.md").map((entry) => entry.path),
+      ...entries.value.filter((entry) => entry.isDirectory && !entry.name.startsWith(".")).map((entry) => c.path.join(entry.path, "SKILL.md"))
+    ]
+    const drafts: Array<ItemDraft> = []
+    for (const file of files) {
+      if (!(yield* c.exists(file))) continue
+      const read = yield* c.readMarkdown(file, placement.dialect ?? "yaml")
+      if (Option.isNone(read)) continue
+      const { doc, file: bytes } = read.value
+      const name = asString(doc.fields["name"])
+      const description = asString(doc.fields["description"])
+      if (name === null || description === null) {
+        c.diagnostic(file, null, "a skill needs `name` and `description` strings; Gemini CLI skips it")
+        continue
+      }
+      const hasScripts = yield* skillHasScripts(c, file)
+      drafts.push(draftAt({
+        kind: "skill",
+        ...fileFields(c, bytes, name.replace(/[:\\/<>*?"|]/g, "-"), placement),
+        description: describe(description, null),
+        allowedTools: c.toolListField(doc.fields, ["allowed-tools", "allowedTools", "allowed_tools"], file),
+        hasScripts
+      }, placement))
+    }
+    return drafts
+  })

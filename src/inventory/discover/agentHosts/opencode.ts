@@ -8,10 +8,10 @@ import {
   fileFields,
   instructionsFile,
   type ItemPlacement,
-  SCRIPT_EXTENSIONS,
   standalone
 } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
+import { skillHasScripts } from "./skillFiles.js"
 import type { ItemDraft } from "./precedence.js"
 import {
   asBoolean,
@@ -238,10 +238,7 @@ const skillOf = (c: HostCollector, file: string, placement: ItemPlacement): Effe
       c.diagnostic(file, doc.fieldsDropped?.line ?? null, `${doc.fieldsDropped === undefined ? "no `name` string in the frontmatter" : doc.fieldsDropped.message}; opencode does not load the skill`)
       return Option.none()
     }
-    const names = yield* c.listNames(c.path.dirname(file), null, true)
-    const hasScripts = Option.getOrElse(names, () => []).some(
-      (entry) => entry === "scripts" || SCRIPT_EXTENSIONS.some((extension) => entry.toLowerCase().endsWith(extension))
-    )
+    const hasScripts = yield* skillHasScripts(c, file)
     return Option.some(draftAt(
       {
         kind: "skill",
