@@ -17,7 +17,7 @@ const { ToolCatalog } = Host
 export const pluginLayer = (host: MemoryHost, options: Host.HostLayerOptions) =>
   Layer.unwrapEffect(
     Effect.forEach(
-      Catalog.ENTRY_TOOL_DEFINITIONS,
+      [...Catalog.ENTRY_TOOL_DEFINITIONS, ...Catalog.ROUTER_TOOL_DEFINITIONS],
       (definition) => host.addTool({ name: definition.name, description: definition.description, inputSchema: definition.inputSchema }),
       { discard: true }
     ).pipe(Effect.as(Host.HostLayer(options).pipe(Layer.provide(host.port))))

@@ -8,6 +8,8 @@ export { BundleReadCause, BundleReadError, RedirectPathInvalid } from "../invent
 export { EntryToolArgumentsError } from "../catalog/core/entryTools.js"
 export { LoadVetoed } from "../catalog/services/CatalogRegistry.js"
 export { UnknownEntryTool } from "../catalog/services/EntryTools.js"
+export { EmbedderError } from "../catalog/services/Embedder.js"
+export { SkillsUnavailable } from "../catalog/services/Router.js"
 export { CatalogFileError } from "../catalog/stores/jsonFile.js"
 export { StateProviderError } from "../catalog/stores/VisibilityStore.js"
 export { FileLocked, FileLockError } from "../services/FileLock.js"

@@ -1,7 +1,8 @@
 /**
  * Embedding tool-map in an agent host: the `HostPort` the host implements, the one
  * `HostLayer` that provides the scanner, the inventory reader and `ToolCatalog` over it, the
- * catalog's options, results and events, and the state and settings stores behind it.
+ * catalog's options, results and events, the state and settings stores behind it, and the
+ * `Router` (tools and skills for a task in plain words) with its `Embedder` port.
  */
 export {
   AgentStateChanged,
@@ -30,6 +31,16 @@ export type {
 export type { FindHit } from "../catalog/services/CatalogViews.js"
 export { type Agent, type AgentLifecycle, HostPort } from "../catalog/services/HostPort.js"
 export { ToolCatalog } from "../catalog/services/ToolCatalog.js"
+export { Embedder, EmbedderError } from "../catalog/services/Embedder.js"
+export {
+  type FindSkillsRequest,
+  type FindToolsRequest,
+  type RouteResult,
+  Router,
+  SKILL_BODY_CAP,
+  type SkillRoute,
+  SkillsUnavailable
+} from "../catalog/services/Router.js"
 export {
   type CatalogSettingsBase,
   DEFAULT_EXEMPT_PROVIDERS,

@@ -11,6 +11,7 @@ import { CatalogRegistry } from "../catalog/services/CatalogRegistry.js"
 import { CatalogViews } from "../catalog/services/CatalogViews.js"
 import { EntryTools } from "../catalog/services/EntryTools.js"
 import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
+import { Router } from "../catalog/services/Router.js"
 import { ToolCatalog } from "../catalog/services/ToolCatalog.js"
 import { CatalogSettings, type CatalogSettingsBase } from "../catalog/stores/CatalogSettings.js"
 import { catalogFileLock } from "../catalog/stores/jsonFile.js"
@@ -83,8 +84,8 @@ const catalogLock = Layer.effect(FileLock, catalogFileLock)
  * The catalog alone over the host's `HostPort`, the platform's FileSystem and Path, and
  * the `MachineEnvironment` (for the default data dir): `ToolCatalog` and the services behind it
  * (each provided too, for hosts and tests that need one directly), from the stores and the
- * event hub up — sessions and registry, builds, restrictions, loads, views, entry tools,
- * config — with the manifest writer and the follower of the host's agent lifecycle running for
+ * event hub up — sessions and registry, builds, restrictions, loads, the router, views, entry
+ * tools, config — with the manifest writer and the follower of the host's agent lifecycle running for
  * as long as the layer lives. The agents alive when it starts are attached before it is ready.
  */
 export const CatalogLayer = (options: HostLayerOptions = {}) =>
@@ -109,10 +110,12 @@ export const CatalogLayer = (options: HostLayerOptions = {}) =>
         Layer.provideMerge(CatalogBuilds.layer({ reserved: options.reserved })),
         Layer.provideMerge(state)
       )
-      const features = Layer.mergeAll(CatalogLoads.layer, CatalogViews.layer, CatalogConfig.layer({ manifestFile })).pipe(
+      const features = Layer.mergeAll(CatalogLoads.layer, CatalogConfig.layer({ manifestFile })).pipe(
         Layer.provideMerge(restrictions)
       )
-      const entry = EntryTools.layer.pipe(Layer.provideMerge(features))
+      // The router loads through CatalogLoads; tools_ls with a query ranks through the router.
+      const views = CatalogViews.layer.pipe(Layer.provideMerge(Router.layer.pipe(Layer.provideMerge(features))))
+      const entry = EntryTools.layer.pipe(Layer.provideMerge(views))
       return Layer.mergeAll(ToolCatalog.layer, ManifestWriter.layer(manifestFile), AgentRestrictions.followHost).pipe(
         Layer.provideMerge(entry)
       )
@@ -123,10 +126,11 @@ export const CatalogLayer = (options: HostLayerOptions = {}) =>
  * The one embedding graph: {@link CatalogLayer} (`ToolCatalog` over the host's `HostPort`) and
  * the inventory (`ScanProgram`, `InventoryReader`, `Bundle`, `BundleWriter`; the walk services
  * are built on the first scan), over the platform's FileSystem and Path and the
- * `MachineEnvironment`. Scans report no progress.
+ * `MachineEnvironment`. Scans report no progress. The catalog's router reads the skills and
+ * subagents from that inventory; an `Embedder` the host provides is fused into its rankings.
  */
 export const HostLayer = (options: HostLayerOptions = {}) =>
-  Layer.merge(CatalogLayer(options), LazyInventoryLayer.pipe(Layer.provideMerge(ScanProgress.silent)))
+  CatalogLayer(options).pipe(Layer.provideMerge(LazyInventoryLayer.pipe(Layer.provideMerge(ScanProgress.silent))))
 
 /** `HostLayer` over Node's file system and the live environment: needs only the `HostPort`. */
 export const HostLayerNode = (options: HostLayerOptions = {}) =>

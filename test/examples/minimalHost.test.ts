@@ -9,7 +9,7 @@ import { session } from "../../examples/minimal-host/main.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
 
 const TRANSCRIPT = [
-  "allow: tools_ls, tools_load, tools_unload, bash, read",
+  "allow: tools_ls, tools_load, tools_unload, tools_find, tools_route, skills_find, skills_route, bash, read",
   "",
   "> tools_ls /",
   "/  categories. * = loaded (callable now), ! = high risk (load it on its own), [denied] = loaded but hidden by the host. tools_ls with query searches everything.",
@@ -38,7 +38,7 @@ const TRANSCRIPT = [
   "Loaded 1 tool(s), ~36 tok; callable from your next step:",
   "  mcp__github__delete_repository",
   "",
-  "allow: tools_ls, tools_load, tools_unload, bash, read, mcp__github__create_issue, mcp__github__search_code, fs_tree, mcp__github__delete_repository",
+  "allow: tools_ls, tools_load, tools_unload, tools_find, tools_route, skills_find, skills_route, bash, read, mcp__github__create_issue, mcp__github__search_code, fs_tree, mcp__github__delete_repository",
   "",
   "> tools_unload all",
   "Unloaded 4 tool(s):",
@@ -47,7 +47,7 @@ const TRANSCRIPT = [
   "  fs_tree",
   "  mcp__github__delete_repository",
   "",
-  "allow: tools_ls, tools_load, tools_unload, bash, read"
+  "allow: tools_ls, tools_load, tools_unload, tools_find, tools_route, skills_find, skills_route, bash, read"
 ].join("\n")
 
 const ROOT = NodePath.resolve(import.meta.dirname, "../..")

@@ -9,9 +9,10 @@
  */
 import { Schema } from "effect"
 import type { Catalog, GroupNode, Resolution, ToolEntry } from "./model.js"
+import { ROUTER_TOOLS } from "./router/routerTools.js"
 
-/** The tools through which an agent browses and loads the catalog: always visible. */
-export const ENTRY_TOOLS: ReadonlyArray<string> = ["tools_ls", "tools_load", "tools_unload"]
+/** The tools through which an agent browses, finds and loads the catalog: always visible. */
+export const ENTRY_TOOLS: ReadonlyArray<string> = ["tools_ls", "tools_load", "tools_unload", ...ROUTER_TOOLS]
 
 /**
  * Always-on tools of a generic coding-agent host: the everyday file, shell, search, planning

@@ -1,12 +1,14 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { resolveTarget, searchCatalog } from "../core/catalog.js"
 import { ENTRY_TOOL_DEFINITIONS, renderListing, renderMissingPath, renderSearch, SEARCH_LIMIT } from "../core/entryTools.js"
-import type { ToolEntry } from "../core/model.js"
+import type { Catalog, CatalogNode, ToolEntry } from "../core/model.js"
+import { ROUTER_TOOL_DEFINITIONS } from "../core/router/routerTools.js"
 import { estimateTokens } from "../core/tokens.js"
 import { AgentRestrictions } from "./AgentRestrictions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogRegistry } from "./CatalogRegistry.js"
 import type { Agent } from "./HostPort.js"
+import { Router } from "./Router.js"
 
 /** One search hit as data, for UIs: the catalog entry's public facts. */
 export type FindHit = Pick<ToolEntry, "name" | "shortName" | "path" | "category" | "group" | "summary" | "tokens" | "highRisk">
@@ -47,6 +49,24 @@ const make = Effect.gen(function*() {
   const restrictions = yield* AgentRestrictions
   const builds = yield* CatalogBuilds
   const registry = yield* CatalogRegistry
+  const router = yield* Router
+
+  /**
+   * Tools for a query under a node (the whole tree when undefined), best first: the router's
+   * ranking, and when it finds nothing the all-words match (a word may be part of a name there,
+   * as `iss` of `create_issue`).
+   */
+  const ranked = (catalog: Catalog, query: string, under: CatalogNode | undefined, agent: Option.Option<Agent>, limit: number) =>
+    Effect.gen(function*() {
+      const path = under?.path
+      const hits = yield* router.findTools({ query, k: limit, path }, Option.getOrUndefined(agent))
+      const tools = hits.flatMap((hit) => {
+        const tool = catalog.byName.get(hit.name)
+        return tool === undefined ? [] : [tool]
+      })
+      if (tools.length > 0) return { tools, total: tools.length }
+      return searchCatalog(catalog, query, { under, limit })
+    })
 
   const list = Effect.fn("CatalogViews.list")(function*(agent: Agent, request: ListRequest) {
     const context = yield* restrictions.contextOf(agent)
@@ -64,10 +84,10 @@ const make = Effect.gen(function*() {
       if (resolution.kind === "resolver") {
         // A resolver names tools, not a node: rank the whole tree and keep its tools.
         const names = new Set(resolution.tools.map((tool) => tool.name))
-        const all = searchCatalog(context.catalog, query).tools.filter((tool) => names.has(tool.name))
+        const all = (yield* ranked(context.catalog, query, undefined, Option.some(agent), FIND_LIMIT)).tools.filter((tool) => names.has(tool.name))
         return renderSearch(query, all.slice(0, SEARCH_LIMIT), all.length, view)
       }
-      const result = searchCatalog(context.catalog, query, { under: resolution.node, limit: SEARCH_LIMIT })
+      const result = yield* ranked(context.catalog, query, resolution.node, Option.some(agent), SEARCH_LIMIT)
       return renderSearch(query, result.tools, result.total, view)
     }
     if (resolution.kind === "resolver") {
@@ -81,14 +101,14 @@ const make = Effect.gen(function*() {
     const resolution = resolveTarget(catalog, path, (yield* registry.current).resolvers)
     if (resolution.kind === "unknown") return []
     const under = resolution.kind === "resolver" ? undefined : resolution.node
-    return searchCatalog(catalog, query, { under, limit: FIND_LIMIT }).tools.map(hitOf)
+    return (yield* ranked(catalog, query, under, agent, FIND_LIMIT)).tools.map(hitOf)
   })
 
   const wireTokens = Effect.fn("CatalogViews.wireTokens")(function*(agent: Agent) {
     const context = yield* restrictions.contextOf(agent)
     const exempt = (yield* restrictions.exemptionOf(agent)).exempt
     const allow = new Set(yield* restrictions.orderedAllow(agent, context))
-    const entry = new Map(ENTRY_TOOL_DEFINITIONS.map((definition) => [definition.name as string, definition]))
+    const entry = new Map([...ENTRY_TOOL_DEFINITIONS, ...ROUTER_TOOL_DEFINITIONS].map((definition) => [definition.name as string, definition]))
     let tokens = 0
     for (const schema of context.hostTools) {
       if (!exempt && !allow.has(schema.name)) continue

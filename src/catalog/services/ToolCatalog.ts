@@ -8,12 +8,14 @@
  * - `AgentRestrictions`: allow-lists and handing them to the host (attach, detach, refresh);
  * - `CatalogLoads`: loads, unloads and the on-the-spot load of a hidden tool;
  * - `CatalogViews` and `EntryTools`: the `tools_ls` text, search, tokens, the entry tools;
+ * - `Router`: `tools_find`, `tools_route`, `skills_find`, `skills_route` (ranked retrieval);
  * - `CatalogConfig`: settings and metadata snapshots and edits;
  * - `ManifestWriter` (no methods): the manifest file, kept in step with the host's build.
  */
 import { Context, Effect, Layer, Option, type Queue, type Scope, type Stream } from "effect"
 import { resolveTarget } from "../core/catalog.js"
 import type { EntryToolArgumentsError, EntryToolDefinition } from "../core/entryTools.js"
+import type { RouterToolDefinition } from "../core/router/routerTools.js"
 import type {
   Annotation,
   Catalog,
@@ -112,7 +114,7 @@ export class ToolCatalog extends Context.Tag("tool-map/ToolCatalog")<ToolCatalog
    */
   readonly beforeCall: (agent: Agent, name: string) => Effect.Effect<CallDecision>
   /** The entry tools' definitions, for the host to register. */
-  readonly entryTools: ReadonlyArray<EntryToolDefinition>
+  readonly entryTools: ReadonlyArray<EntryToolDefinition | RouterToolDefinition>
   /** Runs an entry tool for an agent with the model's raw arguments. */
   readonly callEntryTool: (
     agent: Agent,

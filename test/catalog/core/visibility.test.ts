@@ -54,7 +54,7 @@ describe("allowList", () => {
   const catalog = catalogOf(HOST_TOOLS)
 
   it("is the entry tools, the reserved and pinned tools in host order, and nothing else when nothing is loaded", () => {
-    expect(allow(catalog, emptyAgentState)).toEqual(["tools_ls", "tools_load", "tools_unload", "bash", "run_code"])
+    expect(allow(catalog, emptyAgentState)).toEqual(["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route", "bash", "run_code"])
   })
 
   it("ignores pinned names the host does not have", () => {
@@ -62,6 +62,10 @@ describe("allowList", () => {
       "tools_ls",
       "tools_load",
       "tools_unload",
+      "tools_find",
+      "tools_route",
+      "skills_find",
+      "skills_route",
       "run_code"
     ])
   })
@@ -69,9 +73,9 @@ describe("allowList", () => {
   it("adds a loaded group's tools without its high-risk ones, and a single high-risk tool loaded by name", () => {
     const grouped = load(catalog, emptyAgentState, ["github"]).state
     expect(grouped.groups).toEqual(["/uncategorized/github"])
-    expect(allow(catalog, grouped).slice(5)).toEqual(["mcp__github__create_issue", "mcp__github__search_code"])
+    expect(allow(catalog, grouped).slice(9)).toEqual(["mcp__github__create_issue", "mcp__github__search_code"])
     const single = load(catalog, grouped, ["mcp__github__delete_repository"]).state
-    expect(allow(catalog, single).slice(5)).toEqual([
+    expect(allow(catalog, single).slice(9)).toEqual([
       "mcp__github__delete_repository",
       "mcp__github__create_issue",
       "mcp__github__search_code"
@@ -81,7 +85,7 @@ describe("allowList", () => {
   it("includes a tool a loaded group gains later", () => {
     const state = load(catalog, emptyAgentState, ["/uncategorized/slack"]).state
     const grown = [...HOST_TOOLS, tool("mcp__slack__add_reaction")]
-    expect(allow(catalogOf(grown), state, () => true, grown).slice(5)).toEqual([
+    expect(allow(catalogOf(grown), state, () => true, grown).slice(9)).toEqual([
       "mcp__slack__add_reaction",
       "mcp__slack__list_channels",
       "mcp__slack__post_message"
@@ -90,14 +94,14 @@ describe("allowList", () => {
 
   it("leaves out excluded tools and what the filters keep out, but never entry tools or reserved names", () => {
     const state = { ...load(catalog, emptyAgentState, ["slack"]).state, excluded: ["mcp__slack__post_message"] }
-    expect(allow(catalog, state).slice(5)).toEqual(["mcp__slack__list_channels"])
+    expect(allow(catalog, state).slice(9)).toEqual(["mcp__slack__list_channels"])
     const keepNothing = () => false
-    expect(allow(catalog, state, keepNothing)).toEqual(["tools_ls", "tools_load", "tools_unload", "run_code"])
+    expect(allow(catalog, state, keepNothing)).toEqual(["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route", "run_code"])
   })
 
   it("skips loaded names that are not in the catalog (a server that went away) but keeps them in the state", () => {
     const state = { ...emptyAgentState, loaded: ["mcp__gone__tool", "mcp__slack__list_channels"] }
-    expect(allow(catalog, state).slice(5)).toEqual(["mcp__slack__list_channels"])
+    expect(allow(catalog, state).slice(9)).toEqual(["mcp__slack__list_channels"])
   })
 })
 
@@ -153,7 +157,7 @@ describe("applyUnload", () => {
     const { notes, state } = unload(catalog, loaded, ["mcp__slack__post_message"])
     expect(notes).toEqual([])
     expect(state.excluded).toEqual(["mcp__slack__post_message"])
-    expect(allow(catalog, state).slice(5)).toEqual(["mcp__slack__list_channels"])
+    expect(allow(catalog, state).slice(9)).toEqual(["mcp__slack__list_channels"])
   })
 
   it("`all` returns to the always-on set; pinned names cannot be unloaded", () => {

@@ -6,7 +6,7 @@ import { CatalogLoads } from "../../../src/catalog/services/CatalogLoads.js"
 import { VisibilityStore } from "../../../src/catalog/stores/VisibilityStore.js"
 import { tool, withEmbedded } from "./embedded.js"
 
-const ALWAYS = ["tools_ls", "tools_load", "tools_unload", "bash"]
+const ALWAYS = ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route", "bash"]
 
 describe("AgentRestrictions", () => {
   it.effect("attach restricts the agent before it returns, and hands the host a restriction only when it changed", () =>
@@ -20,7 +20,7 @@ describe("AgentRestrictions", () => {
         expect(yield* host.restrictCalls("a")).toBe(1)
         yield* host.removeTool("bash")
         yield* restrictions.refreshAll
-        expect(yield* host.restrictionOf("a")).toEqual(Option.some(Option.some(ALWAYS.slice(0, 3))))
+        expect(yield* host.restrictionOf("a")).toEqual(Option.some(Option.some(ALWAYS.slice(0, 7))))
         expect(yield* host.restrictCalls("a")).toBe(2)
       })
     ))

@@ -13,7 +13,7 @@ describe("CatalogConfig", () => {
         const config = yield* (yield* CatalogConfig).config
         expect(config).toEqual({
           pinned: [...DEFAULT_PINNED, ...ENTRY_TOOLS],
-          entryTools: ["tools_ls", "tools_load", "tools_unload"],
+          entryTools: ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"],
           defaults: [...DEFAULT_PINNED],
           extraPinned: [],
           unpinned: [],

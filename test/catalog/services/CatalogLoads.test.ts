@@ -18,7 +18,7 @@ describe("CatalogLoads", () => {
         expect(results.map((result) => result.added)).toEqual(targets.map((target) => [target]))
         expect([...(yield* catalog.stateOf(agent)).loaded].sort()).toEqual([...targets].sort())
         const restriction = Option.flatten(yield* host.restrictionOf("a"))
-        expect(Option.map(restriction, (names) => names.slice(4))).toEqual(Option.some(targets))
+        expect(Option.map(restriction, (names) => names.slice(8))).toEqual(Option.some(targets))
       }), {
       // A host that yields while restricting lets the other loads run in between, were they not serialized.
       port: (port) => ({ ...port, restrict: (agent, allow) => Effect.zipRight(Effect.yieldNow(), port.restrict(agent, allow)) })

@@ -11,7 +11,7 @@ describe("EntryTools", () => {
     withEmbedded(() =>
       Effect.gen(function*() {
         const entry = yield* EntryTools
-        expect(entry.definitions.map((definition) => definition.name)).toEqual(["tools_ls", "tools_load", "tools_unload"])
+        expect(entry.definitions.map((definition) => definition.name)).toEqual(["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"])
         expect(yield* entry.call(agent, "tools_load", { targets: ["fs_tree"], forSubagents: true })).toBe(
           "Loaded 1 tool(s), ~18 tok; callable from your next step:\n  fs_tree"
         )
@@ -27,7 +27,7 @@ describe("EntryTools", () => {
         const entry = yield* EntryTools
         const unknown = yield* Effect.flip(entry.call(agent, "tools_rm", {}))
         expect(unknown).toEqual(new UnknownEntryTool({ name: "tools_rm" }))
-        expect(unknown.message).toBe("tools_rm is not an entry tool of the catalog (tools_ls, tools_load, tools_unload)")
+        expect(unknown.message).toBe("tools_rm is not an entry tool of the catalog (tools_ls, tools_load, tools_unload, tools_find, tools_route, skills_find, skills_route)")
         const invalid = yield* Effect.flip(entry.call(agent, "tools_unload", { targets: [1] }))
         expect(invalid._tag).toBe("EntryToolArgumentsError")
         expect(invalid.message.startsWith("Invalid arguments for tools_unload: ")).toBe(true)

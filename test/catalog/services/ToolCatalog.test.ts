@@ -24,7 +24,7 @@ const TOOLS: ReadonlyArray<ToolSchema> = [
   tool("fs_tree")
 ]
 
-const ENTRY = ["tools_ls", "tools_load", "tools_unload"]
+const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"]
 const ALWAYS = [...ENTRY, "bash", "read", "run_code"]
 const main: Agent = { id: "main", sessionId: "s-main", provider: "anthropic" }
 

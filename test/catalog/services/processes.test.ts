@@ -68,7 +68,7 @@ describe("the catalog shared by processes", () => {
       expect(results.map((result) => result.text.startsWith("Loaded 1 tool(s), "))).toEqual(targets.map(() => true))
       const stored = yield* stateFile(dir, "a")
       expect([...stored.state.loaded].sort()).toEqual([...targets].sort())
-      expect(stored.order.slice(4).sort()).toEqual([...targets].sort())
+      expect(stored.order.slice(8).sort()).toEqual([...targets].sort())
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("a load after another process's load reports its own group only, and an unload its own names", () =>
