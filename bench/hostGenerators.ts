@@ -46,6 +46,7 @@ export const rootedFileSystem = (
         readDirectory: (path: string, options?: FileSystem.ReadDirectoryOptions) =>
           fault("readDirectory", path) ? denied("readDirectory", path) : fs.readDirectory(map(path), options),
         readFile: (path: string) => (fault("readFile", path) ? denied("readFile", path) : fs.readFile(map(path))),
+        readLink: (path: string) => fs.readLink(map(path)),
         exists: (path: string) => fs.exists(map(path))
       } satisfies FileSystem.FileSystem
     })
@@ -132,17 +133,23 @@ export const FIXTURE_ENV: Partial<MachineEnvironmentShape> = { homedir: "/home/u
 
 /**
  * Writes `tree` into a fresh temp dir and scans it as the file system root: paths in the result
- * are the virtual ones (`/home/u/...`). `fault` fails chosen reads with PermissionDenied.
+ * are the virtual ones (`/home/u/...`). `fault` fails chosen reads with PermissionDenied; `links`
+ * are symbolic links (tree path to a relative target) made after the files.
  */
 export const scanTree = (
   tree: Tree,
   env: Partial<MachineEnvironmentShape> = {},
-  fault?: (op: "stat" | "readDirectory" | "readFile", path: string) => boolean
+  fault?: (op: "stat" | "readDirectory" | "readFile", path: string) => boolean,
+  links: Readonly<Record<string, string>> = {}
 ): Effect.Effect<AgentHostScanResult, unknown> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const root = yield* fs.makeTempDirectoryScoped({ prefix: "tool-map-hosts-" })
     yield* writeTree(root, tree)
+    for (const [link, target] of Object.entries(links)) {
+      yield* fs.makeDirectory(NodePath.dirname(NodePath.join(root, link)), { recursive: true })
+      yield* fs.symlink(target, NodePath.join(root, link))
+    }
     const layers = AgentHostScanner.layer.pipe(
       Layer.provide(Layer.mergeAll(rootedFileSystem(root, fault), MachineEnvironment.layerTest({ ...FIXTURE_ENV, ...env }), FrontmatterParser.layer))
     )

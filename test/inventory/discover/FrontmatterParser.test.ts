@@ -1,8 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, FastCheck as fc } from "effect"
 import {
   defaultFrontmatterLimits,
+  type FrontmatterDialect,
   FrontmatterParser,
+  makeFrontmatterParser,
+  quoteLikeClaudeCode,
   readToolList,
   splitToolList
 } from "../../../src/inventory/discover/FrontmatterParser.js"
@@ -10,10 +13,10 @@ import {
 const encode = (text: string) => new TextEncoder().encode(text)
 
 /** Parses and returns either `{ error: [line, reason] }` or the plain JSON of the result. */
-const outcome = (input: string | Uint8Array) =>
+const outcome = (input: string | Uint8Array, dialect: FrontmatterDialect = "yaml") =>
   Effect.gen(function* () {
     const parser = yield* FrontmatterParser
-    const result = yield* Effect.either(parser.parse("/x/agent.md", typeof input === "string" ? encode(input) : input))
+    const result = yield* Effect.either(parser.parse("/x/agent.md", typeof input === "string" ? encode(input) : input, dialect))
     return Either.match(result, {
       onLeft: (error) => ({ error: [error.line, error.reason] as const }),
       onRight: (doc) => ({
@@ -21,10 +24,13 @@ const outcome = (input: string | Uint8Array) =>
         hasFrontmatter: doc.hasFrontmatter,
         body: doc.body,
         bodyLine: doc.bodyLine,
-        warnings: doc.warnings
+        warnings: doc.warnings,
+        ...(doc.fieldsDropped === undefined ? {} : { fieldsDropped: doc.fieldsDropped })
       })
     })
   }).pipe(Effect.provide(FrontmatterParser.layer))
+
+const claude = (input: string | Uint8Array) => outcome(input, "claude-code")
 
 const objectPrototypeKeys = () => Object.getOwnPropertyNames(Object.prototype).sort()
 
@@ -221,6 +227,124 @@ describe("FrontmatterParser: hostile frontmatter", () => {
     Effect.gen(function* () {
       expect(yield* outcome("---\nname: a\ndescription: \"unterminated\n---\n")).toMatchObject({ error: [4, expect.stringMatching(/^invalid YAML: /)] })
     }))
+})
+
+describe("FrontmatterParser: the claude-code dialect (Claude Code 2.1.332)", () => {
+  it.effect("a value holding `: ` fails as YAML and is read after the host's quoting, with a warning", () =>
+    Effect.gen(function* () {
+      expect(yield* claude("---\nname: r\ndescription: Use when: X\ntools: Read, Grep\n---\nBody\n")).toEqual({
+        fields: { name: "r", description: "Use when: X", tools: "Read, Grep" },
+        hasFrontmatter: true,
+        body: "Body\n",
+        bodyLine: 6,
+        warnings: [{ line: 3, message: "invalid YAML: Nested mappings are not allowed in compact mappings; Claude Code reads it after quoting the values of its top-level `key: value` lines" }]
+      })
+      // Strict YAML still refuses it.
+      expect(yield* outcome("---\nname: r\ndescription: Use when: X\n---\n")).toEqual({ error: [3, "invalid YAML: Nested mappings are not allowed in compact mappings"] })
+    }))
+
+  it.effect("tab indentation is read as two spaces per tab after a failure", () =>
+    Effect.gen(function* () {
+      expect(yield* claude("---\ntools:\n\t- Read\n---\n")).toMatchObject({ fields: { tools: ["Read"] }, warnings: [{ line: 3 }] })
+    }))
+
+  it.effect("YAML that fails even after the retry, a list or a scalar, and an unclosed block: no fields, and why", () =>
+    Effect.gen(function* () {
+      expect(yield* claude("---\nname: b\n<example>\n---\nBody\n")).toEqual({
+        fields: {},
+        hasFrontmatter: true,
+        body: "Body\n",
+        bodyLine: 5,
+        warnings: [],
+        fieldsDropped: { line: 3, message: "invalid YAML: Implicit map keys need to be followed by map values" }
+      })
+      expect(yield* claude("---\n- a\n- b\n---\n")).toMatchObject({ fields: {}, fieldsDropped: { line: 2, message: "frontmatter is a list, not a mapping of fields" } })
+      expect(yield* claude("---\nname: x\ndescription: y\n")).toEqual({
+        fields: {},
+        hasFrontmatter: false,
+        body: "---\nname: x\ndescription: y\n",
+        bodyLine: 1,
+        warnings: [],
+        fieldsDropped: { line: 1, message: "unclosed frontmatter: no `---` closes the opening one" }
+      })
+    }))
+
+  it.effect("a CRLF file is not retried: the host's line pattern stops at the carriage return", () =>
+    Effect.gen(function* () {
+      expect(yield* claude("---\r\nname: c\r\ndescription: Use when: X\r\n---\r\nBody\r\n")).toMatchObject({
+        fields: {},
+        body: "Body\n",
+        fieldsDropped: { line: 3, message: "invalid YAML: Nested mappings are not allowed in compact mappings" }
+      })
+      expect(yield* claude("\uFEFF---\r\nname: c\r\n---\r\nBody\r\n")).toEqual({ fields: { name: "c" }, hasFrontmatter: true, body: "Body\n", bodyLine: 4, warnings: [] })
+    }))
+
+  it.effect("repeated keys: the last wins; unknown tags are ignored, values kept; the block ends at the first `---`", () =>
+    Effect.gen(function* () {
+      expect(yield* claude("---\nname: a\nname: b\n---\n")).toMatchObject({ fields: { name: "b" }, warnings: [] })
+      expect(yield* claude("---\nname: !custom t\nlist: !!set [a]\n---\n")).toMatchObject({ fields: { name: "t", list: ["a"] }, warnings: [] })
+      expect(yield* claude("---\nname: m\ndescription: a --- b\n---\nBody\n")).toEqual({
+        fields: { name: "m", description: "a" },
+        hasFrontmatter: true,
+        body: "b\n---\nBody\n",
+        bodyLine: 3,
+        warnings: []
+      })
+    }))
+
+  it.effect("tool-map's own caps and refusals hold in the dialect too", () =>
+    Effect.gen(function* () {
+      const aliases = `---\na: &a x\nb: [${Array(101).fill("*a").join(", ")}]\n---\n`
+      expect(yield* claude(aliases)).toEqual({ error: [3, "frontmatter uses more than 100 aliases"] })
+      expect(yield* claude("---\nname: x\n---\n\u0000")).toEqual({ error: [4, "file contains NUL bytes (binary, not markdown)"] })
+    }))
+
+  it("quoteLikeClaudeCode quotes exactly the host's lines", () => {
+    expect(quoteLikeClaudeCode([
+      "description: Use when: X",
+      "plain: no specials here",
+      "tags: [a, b]",
+      "broken: [a, b",
+      "quoted: \"already: quoted\"",
+      "single: 'x: y'",
+      "with_slash: a\\b: \"q\"",
+      "x1: digits: in key",
+      "  nested: a: b",
+      "cr: a: b\r",
+      "\t\t- tabbed"
+    ].join("\n"))).toBe([
+      "description: \"Use when: X\"",
+      "plain: no specials here",
+      "tags: [a, b]",
+      "broken: \"[a, b\"",
+      "quoted: \"already: quoted\"",
+      "single: 'x: y'",
+      "with_slash: \"a\\\\b: \\\"q\\\"\"",
+      "x1: digits: in key",
+      "  nested: a: b",
+      "cr: a: b\r",
+      "    - tabbed"
+    ].join("\n"))
+  })
+
+  it("where strict YAML reads a mapping, the dialect reads the same fields with no warning", () => {
+    const parser = makeFrontmatterParser(defaultFrontmatterLimits)
+    const key = fc.constantFrom("name", "description", "tools", "model", "x")
+    const value = fc.oneof(fc.stringMatching(/^[A-Za-z0-9 ,:#'"\[\]{}-]{0,24}$/), fc.constantFrom("[a, b]", "{a: 1}", "42", "true", "\"q: x\""))
+    fc.assert(
+      fc.property(fc.array(fc.tuple(key, value), { maxLength: 6 }), (pairs) => {
+        const text = `---\n${pairs.map(([k, v]) => `${k}: ${v}`).join("\n")}\n---\nbody\n`
+        const strict = Effect.runSync(Effect.either(parser.parseText("/p.md", text)))
+        const dialect = Effect.runSync(Effect.either(parser.parseText("/p.md", text, "claude-code")))
+        expect(Either.isRight(dialect)).toBe(true)
+        if (Either.isRight(dialect)) expect(Object.getPrototypeOf(dialect.right.fields)).toBeNull()
+        if (Either.isRight(strict) && Either.isRight(dialect) && !text.slice(4, -8).includes("---")) {
+          expect([dialect.right.fields, dialect.right.warnings, dialect.right.fieldsDropped]).toEqual([strict.right.fields, [], undefined])
+        }
+      }),
+      { numRuns: 1500 }
+    )
+  })
 })
 
 describe("tool lists", () => {
