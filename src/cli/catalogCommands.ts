@@ -8,6 +8,9 @@ import { jsonOption } from "./options.js"
  */
 const handlers = Effect.promise(() => import("./catalogHandlers.js"))
 
+/** `catalog find`'s handler, loaded like the others only when it runs. */
+const findHandler = Effect.promise(() => import("./catalogFind.js"))
+
 /**
  * The catalog graph of one run, built once per command from its --agent and --schemas (the
  * handlers' module, and so the catalog stack, still loads only when a catalog command runs).
@@ -71,6 +74,27 @@ const unloadCommand = Command.make(
   Command.provide((flags) => session(flags))
 )
 
+const findCommand = Command.make(
+  "find",
+  {
+    query: Args.text({ name: "QUERY" }).pipe(Args.optional),
+    queries: Options.file("queries").pipe(
+      Options.withDescription("A JSONL file of {qid, query} lines: prints one JSON line {qid, results} per query (tool names, best first)."),
+      Options.optional
+    ),
+    k: Options.integer("k").pipe(Options.withDescription("How many tools (default 10)."), Options.withDefault(10)),
+    agent: agentOption,
+    schemas: schemasOption,
+    json: jsonOption
+  },
+  (flags) => Effect.flatMap(findHandler, (run) => run.find(flags))
+).pipe(
+  Command.withDescription(
+    "Rank the catalog's tools for a task in plain words (the router of tools_find): score, path, size, summary and why each matched."
+  ),
+  Command.provide((flags) => session(flags))
+)
+
 const diffCommand = Command.make(
   "diff",
   { agent: agentOption, schemas: schemasOption, json: jsonOption },
@@ -82,10 +106,10 @@ const diffCommand = Command.make(
   Command.provide((flags) => session(flags))
 )
 
-/** `tool-map catalog`: browse, load, unload and diff the tool catalog. */
+/** `tool-map catalog`: browse, find, load, unload and diff the tool catalog. */
 export const catalogCommand = Command.make("catalog").pipe(
   Command.withDescription(
     "The tool catalog: every tool in /category/group/tool, loaded per agent on demand. State lives in the data dir under catalog/."
   ),
-  Command.withSubcommands([lsCommand, loadCommand, unloadCommand, diffCommand])
+  Command.withSubcommands([lsCommand, findCommand, loadCommand, unloadCommand, diffCommand])
 )

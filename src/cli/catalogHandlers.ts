@@ -314,7 +314,7 @@ const runWarnings = Effect.gen(function*() {
 })
 
 /** Runs a command, then prints every warning of the run on stderr, one line each, whether the command failed or not. */
-const reportingWarnings = <A, E, R>(command: Effect.Effect<A, E, R>) =>
+export const reportingWarnings = <A, E, R>(command: Effect.Effect<A, E, R>) =>
   Effect.ensuring(
     command,
     Effect.flatMap(runWarnings, (warnings) => Effect.forEach(warnings, (warning) => Console.error(`tool-map: warning: ${warning.message}`), { discard: true }))
@@ -325,7 +325,7 @@ const reportingWarnings = <A, E, R>(command: Effect.Effect<A, E, R>) =>
  * text, except that a lone surrogate becomes U+FFFD: `JSON.stringify` would write it as an
  * escape that JSON readers such as jq reject.
  */
-const printCatalogJson = (value: object) =>
+export const printCatalogJson = (value: object) =>
   Effect.flatMap(runWarnings, (warnings) =>
     Console.log(JSON.stringify({ ...value, warnings }, (_key, item: unknown) => (typeof item === "string" ? wellFormed(item) : item), 2)))
 

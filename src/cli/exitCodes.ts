@@ -21,6 +21,7 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   BundleReadError: ExitCode.cannotRead,
   BundleLocked: ExitCode.locked,
   SchemasFileInvalid: ExitCode.badInput,
+  QueriesFileInvalid: ExitCode.badInput,
   ServersFileInvalid: ExitCode.badInput,
   NoToolSchemas: ExitCode.usage,
   CatalogUsageError: ExitCode.usage,

@@ -8,6 +8,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Option, Ref, Runtime, type Scope, Stream } from "effect"
 import { type EntryToolDefinition, TOOLS_LOAD, TOOLS_LS, TOOLS_UNLOAD } from "../../catalog/core/entryTools.js"
+import { ROUTER_TOOL_DEFINITIONS, type RouterToolDefinition, TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
 import type { ToolEntry } from "../../catalog/core/model.js"
 import { sanitizeDescription } from "../../catalog/core/sanitize.js"
 import { ENTRY_TOOLS } from "../../catalog/core/visibility.js"
@@ -20,7 +21,7 @@ import { type GatewayTool, GatewayServers, type ServerStatus } from "./GatewaySe
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
 
 /** An entry tool's definition in the SDK's shape (its schema is plain JSON Schema already). */
-const entryTool = (definition: EntryToolDefinition, extra: Readonly<Record<string, unknown>> = {}, note = ""): Tool => ({
+const entryTool = (definition: EntryToolDefinition | RouterToolDefinition, extra: Readonly<Record<string, unknown>> = {}, note = ""): Tool => ({
   name: definition.name,
   description: `${definition.description}${note}`,
   inputSchema: {
@@ -37,8 +38,13 @@ export const GATEWAY_TOOLS_LS: Tool = entryTool(
   " Set refresh to take every MCP server's tool list again first."
 )
 
-/** The entry tools as `tools/list` shows them. */
-export const GATEWAY_ENTRY_TOOLS: ReadonlyArray<Tool> = [GATEWAY_TOOLS_LS, entryTool(TOOLS_LOAD), entryTool(TOOLS_UNLOAD)]
+/** The entry tools as `tools/list` shows them: the catalog's, then the router's. */
+export const GATEWAY_ENTRY_TOOLS: ReadonlyArray<Tool> = [
+  GATEWAY_TOOLS_LS,
+  entryTool(TOOLS_LOAD),
+  entryTool(TOOLS_UNLOAD),
+  ...ROUTER_TOOL_DEFINITIONS.map((definition) => entryTool(definition))
+]
 
 const entryByName = new Map(GATEWAY_ENTRY_TOOLS.map((tool) => [tool.name, tool]))
 
@@ -218,7 +224,8 @@ export const makeGatewayProvider = (
             yield* catalog.refresh
           }
         }
-        if (name === TOOLS_LOAD.name) yield* Ref.update(refusals, (all) => new Map(all).set(agent.id, []))
+        const loads = name === TOOLS_LOAD.name || name === TOOLS_ROUTE.name
+        if (loads) yield* Ref.update(refusals, (all) => new Map(all).set(agent.id, []))
         const answer = yield* catalog.callEntryTool(agent, name, forwarded).pipe(Effect.either)
         if (answer._tag === "Left") return text(answer.left.message, true)
         if (name === TOOLS_LS.name) {
@@ -227,7 +234,7 @@ export const makeGatewayProvider = (
           const at = typeof forwarded["path"] === "string" ? forwarded["path"].trim().replace(/\/+$/, "") : ""
           if (at === "" || at === `/${GATEWAY_CATEGORY}`) extra.push(...statusLines(yield* servers.status))
         }
-        if (name === TOOLS_LOAD.name) extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
+        if (loads) extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
         // The catalog's answer is neutralized already; the lines added here name tools and servers too.
         return text([answer.right, ...extra.map(neutralize)].join("\n"))
       })

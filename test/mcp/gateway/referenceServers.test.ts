@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { direct, namesOf, referenceServers, tempDir, textOf, withGateway } from "./harness.js"
 
-const ENTRY = ["tools_ls", "tools_load", "tools_unload"]
+const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"]
 
 const MEMORY_LOADED = [
   "mcp__memory__add_observations",
