@@ -211,10 +211,10 @@ export const renderToolsFind = (query: string, hits: ReadonlyArray<ToolHit>): st
   if (hits.length === 0) return answer([`No tools match "${query}". Try other words, or browse with tools_ls("/").`])
   return answer([
     `${hits.length} ${hits.length === 1 ? "tool" : "tools"} for "${query}", best first (load with tools_load, or find and load at once with tools_route):`,
-    ...hits.map((hit) =>
-      `  ${hit.loaded ? "*" : " "}${hit.highRisk ? "!" : " "} ${score(hit.score)}  ${fitText(hit.path, MAX_NAME_WIDTH)}  ${formatTokens(hit.tokens)}  ${hit.summary}`.trimEnd() +
-      `\n        why: ${whyText(hit.matched)}`
-    )
+    ...hits.flatMap((hit) => [
+      `  ${hit.loaded ? "*" : " "}${hit.highRisk ? "!" : " "} ${score(hit.score)}  ${fitText(hit.path, MAX_NAME_WIDTH)}  ${formatTokens(hit.tokens)}  ${hit.summary}`.trimEnd(),
+      `        why: ${whyText(hit.matched)}`
+    ])
   ])
 }
 
@@ -247,10 +247,12 @@ export const renderRoute = (outcome: RouteOutcome): string => {
   const head = plan.load.length === 0
     ? [`Nothing to load for "${outcome.query}" within ${formatTokens(outcome.budget)}.`]
     : [`Routed "${outcome.query}" (budget ${formatTokens(outcome.budget)}): chose ${plan.load.map((hit) => hit.name).join(", ")}.`, outcome.loadText]
-  return answer([
-    ...head,
-    ...(plan.leftOut.length > 0 ? ["Left out:", ...plan.leftOut.map((reason) => `  ${leftOutText(reason)}`)] : [])
-  ].flatMap((line) => line.split("\n")))
+  // The load's text is an answer already: its lines are kept as they are.
+  return [
+    answer(head.slice(0, 1)),
+    ...head.slice(1),
+    ...(plan.leftOut.length > 0 ? [answer(["Left out:", ...plan.leftOut.map((reason) => `  ${leftOutText(reason)}`)])] : [])
+  ].join("\n")
 }
 
 /** The answer of `skills_find`. */
@@ -258,10 +260,12 @@ export const renderSkillsFind = (query: string, hits: ReadonlyArray<SkillHit>): 
   if (hits.length === 0) return answer([`No skills or subagents match "${query}".`])
   return answer([
     `${hits.length} for "${query}", best first (skills_route returns the best one's instructions):`,
-    ...hits.map((hit) =>
-      `  ${score(hit.score)}  ${hit.kind} ${fitText(hit.name, MAX_NAME_WIDTH)} (${hit.host})  ${fitText(hit.description, 200)}\n        ${hit.path}\n        why: ${whyText(hit.matched)}`
-    )
-  ].flatMap((line) => line.split("\n")))
+    ...hits.flatMap((hit) => [
+      `  ${score(hit.score)}  ${hit.kind} ${fitText(hit.name, MAX_NAME_WIDTH)} (${hit.host})  ${fitText(hit.description, 200)}`,
+      `        ${hit.path}`,
+      `        why: ${whyText(hit.matched)}`
+    ])
+  ])
 }
 
 /** The chosen skill's instructions, for `renderSkillRoute`. */
