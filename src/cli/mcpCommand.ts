@@ -1,5 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Option, Schema } from "effect"
+import { Console, Effect, Layer, Option, Schema } from "effect"
 import * as NodePath from "node:path"
 import { AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
 import { hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
@@ -81,8 +81,11 @@ export const mcpCommand = Command.make(
       }
       const mcp = yield* Effect.promise(() => import("../layers/McpLayer.js"))
       if (gatewayRequested(options.gateway)) {
-        const { GatewayFromOptions } = yield* Effect.promise(() => import("../mcp/gateway/GatewayLayer.js"))
-        return yield* mcp.serveMcp(options.transport, GatewayFromOptions(options.gateway))
+        // Loaded while the server already answers (see serveMcp): the catalog's code is large.
+        const gateway = Layer.unwrapEffect(
+          Effect.map(Effect.promise(() => import("../mcp/gateway/GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options.gateway))
+        )
+        return yield* mcp.serveMcp(options.transport, gateway)
       }
       yield* mcp.serveMcp(options.transport, mcp.InventoryProvidersLayer)
     })

@@ -174,10 +174,13 @@ describe("tool-map mcp driven by the official SDK client", () => {
     const content = result.structuredContent as { count: number; items: Array<{ name: string; envVars: Array<string>; command: string }> }
     expect(content.items.map((item) => [item.name, item.command, item.envVars])).toEqual([["notion", "npx", ["NOTION_API_KEY"]]])
     expect(JSON.stringify(result)).not.toContain(SECRET)
-    const skills = await client.callTool({ name: "inventory_query", arguments: { kind: "skills", keyword: "PULL" } })
+    // opencode loads ~/.claude/skills too (1.18.33): the skill is listed once per host that loads it.
+    const everyHost = await client.callTool({ name: "inventory_query", arguments: { kind: "skills", keyword: "PULL" } })
+    expect((everyHost.structuredContent as { items: Array<{ host: string }> }).items.map((skill) => skill.host)).toEqual(["claude-code", "opencode"])
+    const skills = await client.callTool({ name: "inventory_query", arguments: { kind: "skills", keyword: "PULL", host: "claude-code" } })
     expect(text(skills)).toBe("1 skills: review-helper")
     // Tag characters (invisible ASCII for a model) leave a description as they leave a tool's in the catalog.
-    const cliSkills = JSON.parse(runCli(["query", "skills", "--json"], machine.env).stdout) as Array<{ description: string }>
+    const cliSkills = JSON.parse(runCli(["query", "skills", "--host", "claude-code", "--json"], machine.env).stdout) as Array<{ description: string }>
     expect(cliSkills.map((skill) => skill.description)).toEqual(["Helps review\u{E0041}\u{E0042} pull requests"])
     expect((skills.structuredContent as { items: Array<{ description: string }> }).items.map((skill) => skill.description)).toEqual(["Helps review pull requests"])
   })

@@ -16,7 +16,7 @@ import {
 import { Cause, Context, Deferred, Effect, Exit, HashSet, Layer, Option, Ref, Runtime, Schema, Scope, Stream } from "effect"
 import { cleanText } from "../../inventory/domain/untrusted.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
-import { McpProviders } from "./McpProviders.js"
+import { McpProviders, type McpProviderSet } from "./McpProviders.js"
 import { McpClientRequestFailed, type McpCallContext, type McpSession } from "./McpSession.js"
 import type { McpToolProvider } from "./McpToolProvider.js"
 
@@ -61,8 +61,11 @@ const validatorOnFirstUse = (): jsonSchemaValidator => {
 const toolListError = (provider: McpToolProvider, cause: { readonly message: string }) =>
   new McpProtocolError({ code: ErrorCode.InternalError, reason: `${provider.name}: ${cause.message}` })
 
-const make = Effect.gen(function* () {
-  const providers = yield* McpProviders
+/**
+ * The server answering from `providerSet`, which may still be being built: `initialize` is the
+ * SDK's own and is answered at once, and every other request waits for the providers.
+ */
+const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>) => Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
   const validator = validatorOnFirstUse()
 
@@ -116,6 +119,7 @@ const make = Effect.gen(function* () {
      */
     const startSession = Effect.gen(function* () {
       if (yield* Ref.getAndSet(sessionStarted, true)) return yield* Deferred.await(sessionSlot)
+      const providers = yield* providerSet
       const session: McpSession = {
         id,
         client: Option.fromNullable(server.getClientVersion()),
@@ -142,6 +146,7 @@ const make = Effect.gen(function* () {
 
     const listTools = Effect.gen(function* () {
       const session = yield* startSession
+      const providers = yield* providerSet
       const seen = new Set<string>()
       const tools: Array<Tool> = []
       for (const provider of providers.tools) {
@@ -161,6 +166,7 @@ const make = Effect.gen(function* () {
     const callTool = (name: string, args: Readonly<Record<string, unknown>>, context: Omit<McpCallContext, "session">) =>
       Effect.gen(function* () {
         const session = yield* startSession
+        const providers = yield* providerSet
         for (const provider of providers.tools) {
           const answered = yield* provider.callTool({ name, arguments: args }, { ...context, session }).pipe(
             Effect.catchTag("McpProviderError", (error) =>
@@ -173,6 +179,7 @@ const make = Effect.gen(function* () {
 
     const listResources = Effect.gen(function* () {
       const session = yield* startSession
+      const providers = yield* providerSet
       const lists = yield* Effect.forEach(providers.resources, (provider) =>
         provider.listResources(session).pipe(
           Effect.mapError((error) => new McpProtocolError({ code: ErrorCode.InternalError, reason: error.message }))
@@ -183,6 +190,7 @@ const make = Effect.gen(function* () {
     const readResource = (uri: string) =>
       Effect.gen(function* () {
         const session = yield* startSession
+        const providers = yield* providerSet
         for (const provider of providers.resources) {
           const read = yield* provider.readResource(uri, session).pipe(
             Effect.mapError((error) => new McpProtocolError({ code: ErrorCode.InternalError, reason: error.message }))
@@ -238,5 +246,11 @@ export class McpServer extends Context.Tag("tool-map/McpServer")<McpServer, {
    */
   readonly connect: (transport: Transport, id: string) => Effect.Effect<McpConnection, never, Scope.Scope>
 }>() {
-  static readonly layer = Layer.effect(this, make)
+  /** The server over the providers of {@link McpProviders}. */
+  static readonly layer = Layer.effect(this, Effect.flatMap(McpProviders, (set) => make(Effect.succeed(set))))
+  /**
+   * The server over providers still being built (`providerSet` completes once they are): a
+   * client's `initialize` is answered without waiting for them, its other requests wait.
+   */
+  static readonly layerAwaiting = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>) => Layer.effect(this, make(providerSet))
 }
