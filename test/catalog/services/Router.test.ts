@@ -1,0 +1,135 @@
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { makeMemoryHost } from "../../../examples/minimal-host/host.js"
+import { pluginLayer } from "../../../examples/minimal-host/plugin.js"
+import { Embedder } from "../../../src/catalog/services/Embedder.js"
+import type { Agent } from "../../../src/catalog/services/HostPort.js"
+import { Router, SKILL_BODY_CAP } from "../../../src/catalog/services/Router.js"
+import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
+import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
+import { ROUTER_FIXTURE } from "../core/routerFixture.js"
+
+const main: Agent = { id: "main", sessionId: "s-main", provider: "test" }
+const platform = Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({}))
+
+/** Runs `body` with the catalog embedded over a memory host holding the router fixture. */
+const withRouter = <A, E>(body: Effect.Effect<A, E, Router | ToolCatalog>, extra: Layer.Layer<never> | Layer.Layer<Embedder> = Layer.empty) =>
+  Effect.gen(function*() {
+    const host = yield* makeMemoryHost({ tools: ROUTER_FIXTURE })
+    return yield* Effect.gen(function*() {
+      yield* (yield* ToolCatalog).attach(main)
+      return yield* body
+    }).pipe(Effect.scoped, Effect.provide(pluginLayer(host, { persist: false }).pipe(Layer.provide(extra))))
+  }).pipe(Effect.provide(platform))
+
+/** A deterministic embedder: one dimension per topic, 1 when the text names it. */
+const TOPICS = [["message", "channel", "chat", "team"], ["issue", "repository", "code", "bug"], ["file", "text"]]
+const topicEmbedder = Layer.succeed(Embedder, {
+  name: "topics",
+  embed: (texts) =>
+    Effect.succeed(texts.map((text) => TOPICS.map((words) => (words.some((word) => text.toLowerCase().includes(word)) ? 1 : 0))))
+})
+
+describe("Router", () => {
+  it.live("finds tools for a task with why they matched and whether they are loaded", () =>
+    withRouter(Effect.gen(function*() {
+      const router = yield* Router
+      const hits = yield* router.findTools({ query: "post a message in the channel", k: 2 }, main)
+      expect(hits.map((hit) => [hit.name, hit.path, hit.loaded, hit.matched])).toEqual([
+        ["mcp__slack__post_message", "/uncategorized/slack/post_message", false, [
+          { field: "name", words: ["post", "message"] },
+          { field: "description", words: ["post", "message", "channel"] },
+          { field: "parameters", words: ["post", "channel"] }
+        ]],
+        ["mcp__slack__list_channels", "/uncategorized/slack/list_channels", false, [
+          { field: "name", words: ["channel"] },
+          { field: "description", words: ["channel"] }
+        ]]
+      ])
+      expect(yield* router.findTools({ query: "post a message", path: "/uncategorized/github" }, main)).toEqual([])
+    })))
+
+  it.live("routes within a budget: one load of the strong hits, and what was left out and why", () =>
+    withRouter(Effect.gen(function*() {
+      const router = yield* Router
+      const catalog = yield* ToolCatalog
+      const built = yield* catalog.get(main)
+      const post = built.byName.get("mcp__slack__post_message")!.tokens
+      const list = built.byName.get("mcp__slack__list_channels")!.tokens
+      const route = yield* router.routeTools(main, { query: "post a message in the channel", budget: post })
+      expect(route.plan.load.map((hit) => hit.name)).toEqual(["mcp__slack__post_message"])
+      expect(route.plan.leftOut).toEqual([{ _tag: "WeakMatch", name: "mcp__slack__list_channels", score: route.plan.leftOut[0]!._tag === "WeakMatch" ? route.plan.leftOut[0]!.score : -1, best: route.plan.load[0]!.score }])
+      expect(Option.map(route.load, (load) => load.added)).toEqual(Option.some(["mcp__slack__post_message"]))
+      expect(Option.getOrThrow(yield* catalog.allowFor(main))).toContain("mcp__slack__post_message")
+
+      const again = yield* router.routeTools(main, { query: "list the channels and post a message", budget: list - 1 })
+      expect(again.plan.load).toEqual([])
+      expect(again.plan.leftOut.map((reason) => reason._tag)).toEqual(["Loaded", "OverBudget"])
+      expect(again.text).toBe([
+        "Nothing to load for \"list the channels and post a message\" within ~" + (list - 1) + " tok.",
+        "Left out:",
+        "  mcp__slack__post_message: loaded already",
+        `  mcp__slack__list_channels: over the budget (~${list} tok, ~${list - 1} tok left)`
+      ].join("\n"))
+    })))
+
+  it.live("tools_route leaves a high-risk tool out without a risk gate, through the one load path", () =>
+    withRouter(Effect.gen(function*() {
+      const catalog = yield* ToolCatalog
+      const text = yield* catalog.callEntryTool(main, "tools_route", { query: "delete_repository" })
+      expect(text.split("\n")).toEqual([
+        "Routed \"delete_repository\" (budget ~4.0k tok): chose mcp__github__delete_repository.",
+        "Nothing new loaded.",
+        "mcp__github__delete_repository is high risk and no risk gate is registered to confirm it; not loaded",
+        "Left out:",
+        "  mcp__github__create_issue: a weaker match (score 0.95, under half of the best 5.23)",
+        "  mcp__github__search_code: a weaker match (score 0.95, under half of the best 5.23)"
+      ])
+    })))
+
+  it.live("fuses a host's embedder with the lexical ranking: a task with no word of the catalog still finds tools", () =>
+    Effect.gen(function*() {
+      const lexical = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "chat with the team" }, main)))
+      expect(lexical).toEqual([])
+      const fused = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "chat with the team", k: 3 }, main)), topicEmbedder)
+      // Equal vectors keep the catalog's order (list_channels before post_message).
+      expect(fused.map((hit) => hit.name)).toEqual(["mcp__slack__list_channels", "mcp__slack__post_message", "mcp__github__create_issue"])
+      // An exact name still comes first.
+      const exact = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "read_text_file", k: 1 }, main)), topicEmbedder)
+      expect(exact.map((hit) => hit.name)).toEqual(["read_text_file"])
+    }))
+
+  it.live("finds the skills the hosts load and routes to the best one with its SKILL.md, capped", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const home = yield* fs.makeTempDirectoryScoped()
+      const skill = (name: string, description: string, body: string) =>
+        Effect.gen(function*() {
+          yield* fs.makeDirectory(`${home}/.claude/skills/${name}`, { recursive: true })
+          yield* fs.writeFileString(`${home}/.claude/skills/${name}/SKILL.md`, `---\nname: ${name}\ndescription: ${description}\n---\n${body}`)
+        })
+      yield* skill("pdf-report", "Build PDF reports with charts from data", "Use reportlab.\n")
+      yield* skill("code-review", "Review a pull request for bugs", `Read the diff.\n${"x".repeat(SKILL_BODY_CAP)}`)
+      const environment = MachineEnvironment.layerTest({ homedir: home, cwd: home, env: { PATH: "", XDG_DATA_HOME: `${home}/data` } })
+      const host = yield* makeMemoryHost({ tools: ROUTER_FIXTURE })
+      yield* Effect.gen(function*() {
+        const router = yield* Router
+        const hits = yield* router.findSkills({ query: "make a pdf report with a chart" })
+        // opencode loads ~/.claude/skills too: one file, an item of each host.
+        expect(hits.map((hit) => [hit.name, hit.kind, hit.host, hit.path])).toEqual([
+          ["pdf-report", "skill", "claude-code", `${home}/.claude/skills/pdf-report/SKILL.md`],
+          ["pdf-report", "skill", "opencode", `${home}/.claude/skills/pdf-report/SKILL.md`]
+        ])
+        expect((yield* router.findSkills({ query: "make a pdf report", host: "opencode" })).map((hit) => hit.host)).toEqual(["opencode"])
+        const route = yield* router.routeSkills({ query: "look over my pull request" })
+        expect(Option.map(route.hit, (hit) => hit.name)).toEqual(Option.some("code-review"))
+        const body = Option.getOrThrow(route.body)
+        if (typeof body === "string") throw new Error(body)
+        expect(body.truncated).toBe(true)
+        expect(body.text.startsWith("---\nname: code-review\n")).toBe(true)
+        expect(body.text.length).toBeLessThanOrEqual(SKILL_BODY_CAP)
+      }).pipe(Effect.scoped, Effect.provide(pluginLayer(host, { persist: false }).pipe(Layer.provide(environment))))
+    }).pipe(Effect.scoped, Effect.provide(platform)))
+})
