@@ -42,8 +42,8 @@ export const SERVER_INSTRUCTIONS =
 
 /** One live connection: its session (after `initialize`) and a way to wait for its end. */
 export interface McpConnection {
-  /** The session, once the client has sent `initialize`. */
-  readonly session: Effect.Effect<McpSession>
+  /** The session, once the client has sent `initialize` (a failure when the providers could not be built). */
+  readonly session: Effect.Effect<McpSession, McpProtocolError>
   /** Completes when the transport closes (the client left, or the server stopped it). */
   readonly closed: Effect.Effect<void>
 }
@@ -99,7 +99,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>) => E
     const scope = yield* Scope.make()
     const closed = yield* Deferred.make<void>()
     const subscriptions = yield* Ref.make(HashSet.empty<string>())
-    const sessionSlot = yield* Deferred.make<McpSession>()
+    const sessionSlot = yield* Deferred.make<McpSession, McpProtocolError>()
     const sessionStarted = yield* Ref.make(false)
 
     const elicit: McpSession["elicit"] = (params) =>
@@ -119,7 +119,8 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>) => E
      */
     const startSession = Effect.gen(function* () {
       if (yield* Ref.getAndSet(sessionStarted, true)) return yield* Deferred.await(sessionSlot)
-      const providers = yield* providerSet
+      // Providers that failed to build fail this request and every later one of the session.
+      const providers = yield* Effect.tapError(providerSet, (error) => Deferred.fail(sessionSlot, error))
       const session: McpSession = {
         id,
         client: Option.fromNullable(server.getClientVersion()),

@@ -8,9 +8,9 @@ import {
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, Layer, Option, Queue, Ref, Stream } from "effect"
-import { providersLayer } from "../../../src/mcp/server/McpProviders.js"
+import { type McpProviderSet, providersLayer } from "../../../src/mcp/server/McpProviders.js"
 import { McpResourceChange, type McpResourceProvider } from "../../../src/mcp/server/McpResourceProvider.js"
-import { McpServer } from "../../../src/mcp/server/McpServer.js"
+import { McpProtocolError, McpServer } from "../../../src/mcp/server/McpServer.js"
 import type { McpSession } from "../../../src/mcp/server/McpSession.js"
 import { McpProviderError, type McpToolProvider } from "../../../src/mcp/server/McpToolProvider.js"
 
@@ -190,5 +190,37 @@ describe("McpServer", () => {
       const session = yield* connection.session
       const answer = yield* session.elicit({ mode: "form", message: "load?", requestedSchema: { type: "object", properties: { answer: { type: "string" } } } })
       expect(answer).toEqual({ action: "accept", content: { answer: "yes to load?" } })
+    }).pipe(Effect.scoped))
+
+  it.live("over providers still being built: initialize is answered at once, the other requests wait for them", () =>
+    Effect.gen(function* () {
+      const fixture = yield* makeFixture
+      const ready = yield* Deferred.make<McpProviderSet, McpProtocolError>()
+      const server = yield* McpServer.pipe(Effect.provide(McpServer.layerAwaiting(Deferred.await(ready))))
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      yield* server.connect(serverSide, "session-1")
+      const client = new Client({ name: "unit-client", version: "2.0.0" })
+      yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
+      expect(client.getServerVersion()?.name).toBe("tool-map")
+      const listing = yield* Effect.fork(Effect.promise(() => client.listTools()))
+      yield* Effect.sleep("100 millis")
+      expect(Option.isNone(yield* listing.poll)).toBe(true)
+      expect(yield* Ref.get(fixture.attached)).toEqual([])
+      yield* Deferred.succeed(ready, fixture.providers)
+      expect((yield* listing.await.pipe(Effect.flatten)).tools.map((listed) => listed.name)).toEqual(["alpha", "shared", "beta"])
+      expect(yield* Ref.get(fixture.attached)).toEqual(["first:session-1:unit-client"])
+    }).pipe(Effect.scoped))
+
+  it.live("over providers that failed to build: a request is answered with the JSON-RPC error", () =>
+    Effect.gen(function* () {
+      const server = yield* McpServer.pipe(
+        Effect.provide(McpServer.layerAwaiting(Effect.fail(new McpProtocolError({ code: -32603, reason: "tool-map mcp could not start its tools (see its stderr)" }))))
+      )
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      yield* server.connect(serverSide, "session-1")
+      const client = new Client({ name: "unit-client", version: "2.0.0" })
+      yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
+      const failed = yield* Effect.flip(Effect.tryPromise(() => client.readResource({ uri: "test://a" })))
+      expect(String(failed.error)).toBe("McpError: MCP error -32603: tool-map mcp could not start its tools (see its stderr)")
     }).pipe(Effect.scoped))
 })
