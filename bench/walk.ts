@@ -20,7 +20,7 @@ import { materializePathTree, scaledPathTree } from "./generators.js"
 export interface WalkBenchRow {
   readonly executables: number
   readonly dirs: number
-  /** Tools recorded by the walk (after dedupe) and paths reached (tools + alsoAt). */
+  /** Records of the walk (one per command name and file) and paths reached (records + alsoAt). */
   readonly tools: number
   readonly reached: number
   /** Lines printed by find (should equal `reached`). */
@@ -162,7 +162,7 @@ export const benchWalk = async (
 /** The rows as a markdown table. */
 export const renderWalkTable = (rows: ReadonlyArray<WalkBenchRow>): string =>
   [
-    "| executables | dirs | tools (deduped) | paths reached | find paths | walk cold ms | walk median ms | walk CPU ms | µs per path | find median ms | walk / find | peak RSS MB | result heap MB | result B/path |",
+    "| executables | dirs | records (names) | paths reached | find paths | walk cold ms | walk median ms | walk CPU ms | µs per path | find median ms | walk / find | peak RSS MB | result heap MB | result B/path |",
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map((row) =>
       `| ${row.executables} | ${row.dirs} | ${row.tools} | ${row.reached} | ${row.findCount} | ${row.walkColdMs} | ${row.walkMedianMs} | ${row.walkCpuMedianMs} | ${row.perToolUs} | ${row.findMedianMs} | ${row.ratio} | ${row.maxRssMb} | ${row.resultHeapMb} | ${row.resultBytesPerPath} |`

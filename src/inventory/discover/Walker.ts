@@ -297,10 +297,10 @@ const makeWalk = (fs: WalkerFsShape) =>
     const reports: Array<RootReport> = []
     const diagnostics: Array<Diagnostic> = []
     const directories: Array<string> = []
-    /** The records of each file reached, by device and inode: one per name it is called by. */
-    const byInode = new InodeMap<Array<ToolRecord>>()
-    /** The record lists of `byInode` that hold more than one name (their `sameFileAs` is set at the end). */
-    const filesWithSeveralNames: Array<ReadonlyArray<ToolRecord>> = []
+    /** The first record of each file reached, by device and inode. */
+    const byInode = new InodeMap<ToolRecord>()
+    /** Every record of a file called by more than one name, by its first record (`sameFileAs` is set at the end). */
+    const namesOfFile = new Map<ToolRecord, Array<ToolRecord>>()
     const lookup = pathLookup(options.os, options.pathExt)
     /** The copy of each command name (by `lookup.key`) that runs, among the PATH roots walked so far. */
     const winners = new Map<string, PathPlace & { readonly path: string }>()
@@ -364,8 +364,11 @@ const makeWalk = (fs: WalkerFsShape) =>
         const candidate = candidates[index]!
         const key = keys[index]!
         if (!candidate.entry.utf8) reportNonUtf8(candidate.entry, candidate.path)
-        const records = byInode.get(candidate.stat)
-        const sameName = records?.find((tool) => lookup.key(tool.name) === key)
+        const first = byInode.get(candidate.stat)
+        const others = first === undefined ? undefined : namesOfFile.get(first)
+        const sameName = first === undefined || lookup.key(first.name) === key
+          ? first
+          : others?.find((tool) => lookup.key(tool.name) === key)
         if (sameName !== undefined) {
           sameName.alsoAt.push(candidate.path)
           // Windows: one file under two extensions of a dir, the one listed later preferred by PATHEXT.
@@ -386,11 +389,9 @@ const makeWalk = (fs: WalkerFsShape) =>
           alsoAt: [],
           sameFileAs: NO_OTHER_NAMES
         }
-        if (records === undefined) byInode.set(candidate.stat, [tool])
-        else {
-          if (records.length === 1) filesWithSeveralNames.push(records)
-          records.push(tool)
-        }
+        if (first === undefined) byInode.set(candidate.stat, tool)
+        else if (others === undefined) namesOfFile.set(first, [first, tool])
+        else others.push(tool)
         tools.push(tool)
         rootCtx.toolCount += 1
       }
@@ -537,7 +538,7 @@ const makeWalk = (fs: WalkerFsShape) =>
       })
 
     for (const root of roots) yield* walkRoot(root)
-    for (const records of filesWithSeveralNames) {
+    for (const records of namesOfFile.values()) {
       for (const tool of records) tool.sameFileAs = records.filter((other) => other !== tool).map((other) => other.path)
     }
     return { tools, roots: reports, diagnostics, directories } satisfies WalkResult
