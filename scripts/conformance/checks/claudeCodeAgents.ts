@@ -14,7 +14,7 @@ import { claudeSession, detailsNames } from "./claudeCode.js"
 /** Lays the fixture out in a fresh sandbox and runs `body` there. */
 const withFixture = <A>(context: CheckContext, body: (sandbox: Sandbox) => A): A =>
   withSandbox(context, (sandbox) => {
-    const tree = claudeCodeFixture({ home: sandbox.home, homeKey: "home", projectKey: "project" })
+    const tree = claudeCodeFixture({ home: sandbox.home, homeKey: "home", projectKey: "project", parentKey: "" })
     for (const [key, text] of Object.entries(tree.files)) sandbox.write(key, text)
     for (const [key, target] of Object.entries(tree.links)) {
       const link = path.join(sandbox.root, key)

@@ -111,6 +111,23 @@ export const claudePluginAgentNaming = (agentsDir: string) => (c: HostCollector,
   return { _tag: "Named", name: [...folders, own === "" ? fileName : own].join(":") }
 }
 
+/**
+ * The folders whose `.claude` Claude Code 2.1.332 reads for the project (checked with session
+ * starts): the working directory and its parents up to the nearest one holding `.git`, else up
+ * to the root; never the home directory nor any folder above it.
+ */
+const claudeProjectDirs = (c: HostCollector): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function* () {
+    const home = c.path.resolve(c.env.homedir)
+    const dirs: Array<string> = []
+    for (const dir of ancestors(c.path, c.env.cwd)) {
+      if (dir === home) break
+      dirs.push(dir)
+      if (yield* c.exists(c.path.join(dir, ".git"))) break
+    }
+    return dirs
+  })
+
 /** The system directory of managed settings, per OS. */
 export const claudeManagedDir = (ctx: HostReadContext): string =>
   ctx.env.os === "win32"
@@ -147,7 +164,7 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
     const managedDir = claudeManagedDir(ctx)
     const projects = projectDirs(ctx)
     const projectClaudeDirs: Array<{ readonly dir: string; readonly claude: string; readonly index: number }> = []
-    for (const [index, dir] of projects.entries()) {
+    for (const [index, dir] of (yield* claudeProjectDirs(c)).entries()) {
       const claude = path.join(dir, ".claude")
       if (claude !== userDir && (yield* c.probe(claude))._tag === "directory") projectClaudeDirs.push({ dir, claude, index })
     }

@@ -16,8 +16,9 @@ const KIT = `${HOME}/.claude/plugins/cache/mkt/kit/1.0.0`
 const TOOLKIT = `${HOME}/.claude/plugins/cache/claude-code-plugins/pr-review-toolkit/1.0.0`
 
 const scanFixture = () => {
-  const { files, links } = claudeCodeFixture({ home: HOME, homeKey: "home/u", projectKey: "work/proj" })
-  return Effect.map(scanTree(files, {}, undefined, links), (result) => result.inventory)
+  const { files, links } = claudeCodeFixture({ home: HOME, homeKey: "home/u", projectKey: "work/proj", parentKey: "work" })
+  // The project is a git repository, as the conformance sandbox's is.
+  return Effect.map(scanTree({ ...files, "work/proj/.git/HEAD": "ref: refs/heads/main\n" }, {}, undefined, links), (result) => result.inventory)
 }
 
 /** Claude Code's name of an agent: a plugin's agents are `<plugin>:<name>`. */
@@ -41,6 +42,26 @@ describe("Claude Code agents as the host loads them (issue 12, finding 2; claude
       // A link inside a plugin's agents folder is not followed; a user folder link is.
       expect(inventory.items.some((item) => item.path === `${KIT}/agents/k-link.md`)).toBe(false)
       expect(agentAt(inventory.items, `${HOME}/.claude/agents/linkdir/u-via-dirlink.md`).name).toBe("u-via-dirlink")
+    }))
+
+  it.effect("project folders: from the working directory up to its git root, or up to the root when there is none; never the home", () =>
+    Effect.gen(function* () {
+      const agent = (name: string) => `---\nname: ${name}\ndescription: d\n---\n`
+      const tree = {
+        "work/.claude/agents/above.md": agent("above"),
+        "work/proj/.claude/agents/root.md": agent("root"),
+        "work/proj/sub/.claude/agents/sub.md": agent("sub"),
+        "home/u/.claude/agents/mine.md": agent("mine")
+      }
+      const names = (files: Record<string, string>, cwd: string) =>
+        Effect.map(scanTree(files, { cwd }), ({ inventory }) => inventory.items.filter((item) => item.kind === "agent").map((item) => `${item.scope}:${item.name}`))
+      expect(yield* names({ ...tree, "work/proj/.git/HEAD": "ref\n" }, "/work/proj/sub")).toEqual(["project:sub", "project:root", "user:mine"])
+      expect(yield* names(tree, "/work/proj/sub")).toEqual(["project:sub", "project:root", "project:above", "user:mine"])
+      // In the home, its own .claude is the user's, and nothing above the home is a project.
+      expect(yield* names({ ...tree, "home/.claude/agents/x.md": agent("over-home"), "home/u/w/.claude/agents/w.md": agent("w") }, "/home/u/w")).toEqual([
+        "project:w",
+        "user:mine"
+      ])
     }))
 
   it.effect("what each file gives: fields read after the host's retry, repeated keys, tags; a plugin agent whose YAML fails loads bare", () =>
