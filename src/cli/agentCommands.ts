@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { AGENT_HOSTS, type AgentHostItem, type AgentHostsInventory, type AgentItemScope, type AgentSource } from "../inventory/domain/agentHosts.js"
+import { AGENT_HOSTS, type AgentHostItem, type AgentHostsInventory, type AgentItemScope, type AgentSource, loadedBy } from "../inventory/domain/agentHosts.js"
 import {
   type CommonFilters,
   effectiveToolNames,
@@ -43,14 +43,14 @@ const printItems = <A extends AgentHostItem>(
   flags: { readonly from: Option.Option<string>; readonly json: boolean },
   select: (inventory: AgentHostsInventory) => ReadonlyArray<A>,
   headers: ReadonlyArray<string>,
-  row: (item: A, state: string) => ReadonlyArray<string>,
+  row: (item: A, state: string, byId: ReadonlyMap<string, AgentHostItem>) => ReadonlyArray<string>,
   emptyNote: string
 ) =>
   Effect.gen(function* () {
     const inventory = (yield* (yield* InventoryReader).load(flags.from)).agentHosts
     const byId = new Map(inventory.items.map((item) => [item.id, item] as const))
     yield* printResult(flags.json, select(inventory), (list) =>
-      printTable(headers, list.map((item) => row(item, itemState(item, byId))), emptyNote)
+      printTable(headers, list.map((item) => row(item, itemState(item, byId), byId)), emptyNote)
     )
   })
 
@@ -113,11 +113,20 @@ export const querySkillsCommand = Command.make(
     printItems(
       flags,
       (inventory) => filterSkills(inventory, { ...common(flags), keyword: Option.getOrUndefined(flags.keyword) }),
-      ["name", "host", "scope", "plugin", "scripts", "state", "description"],
-      (skill, state) => [skill.name, skill.host, skill.scope, skill.plugin ?? "", skill.hasScripts ? "yes" : "", state, oneLine(skill.description)],
+      ["name", "host", "scope", "plugin", "scripts", "state", "also loaded by", "description"],
+      (skill, state, byId) => [
+        skill.name,
+        skill.host,
+        skill.scope,
+        skill.plugin ?? "",
+        skill.hasScripts ? "yes" : "",
+        state,
+        loadedBy(skill, byId).filter((host) => host !== skill.host).join(","),
+        oneLine(skill.description)
+      ],
       "No skills match."
     )
-).pipe(Command.withDescription("List the skills the agent hosts load."))
+).pipe(Command.withDescription("List the skills the agent hosts load: one row per host, and the other hosts that load the same file (the JSON's sameFileAs ids)."))
 
 /** `query commands`: slash commands and custom prompts. */
 export const queryCommandsCommand = Command.make(

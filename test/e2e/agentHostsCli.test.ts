@@ -25,6 +25,8 @@ describe("the built CLI on a fake Claude Code home", () => {
     write(path.join(home, ".claude", "agents", "reader.md"), "---\nname: reader\ndescription: Reads code for review\ntools: [Read, Grep]\nmodel: sonnet\n---\n")
     write(path.join(project, ".claude", "agents", "reader.md"), "---\nname: reader\ndescription: Project reader\ntools: Read\nmodel: haiku\n---\n")
     write(path.join(home, ".claude", "skills", "review-helper", "SKILL.md"), "---\nname: review-helper\ndescription: Helps review pull requests\nallowed-tools: Read, Bash(git diff:*)\n---\n")
+    // opencode is there too (its global config), so it loads the same ~/.claude/skills file.
+    write(path.join(home, ".config", "opencode", "opencode.json"), "{}\n")
     write(path.join(home, ".claude.json"), JSON.stringify({ mcpServers: { notion: { command: "npx", args: ["@notionhq/notion-mcp-server"], env: { NOTION_API_KEY: SECRET } } } }))
     write(path.join(home, ".claude", "settings.json"), JSON.stringify({ mcpServers: { ignored: { command: "x" } } }))
     fs.mkdirSync(path.join(temp.dir, "bin"))
@@ -49,10 +51,23 @@ describe("the built CLI on a fake Claude Code home", () => {
     expect(jq('.agents[] | select(.model == "sonnet") | select(.tools | index("Bash") | not) | select(.tools | index("Write") | not) | select(.tools | index("Edit") | not) | .name')).toEqual([])
     expect(query(["agents", "--background"])).toEqual(["shell-runner"])
     expect(jq(".agents[] | select(.background == true) | .name")).toEqual(["shell-runner"])
-    expect(query(["skills", "--keyword", "review"])).toEqual(["review-helper"])
+    expect(query(["skills", "--host", "claude-code", "--keyword", "review"])).toEqual(["review-helper"])
     expect(jq('.skills[] | select(.description | test("review"; "i")) | .name')).toEqual(["review-helper"])
     expect(query(["mcp"])).toEqual(["notion"])
     expect(jq(".mcp_servers[].name")).toEqual(["notion"])
+  })
+
+  it("lists a ~/.claude/skills skill for Claude Code and for opencode, linked by sameFileAs, and says so in the table (issue 12, finding 5)", () => {
+    const skills = JSON.parse(runCli(["query", "skills", "--json"], env, project).stdout) as Array<{ id: string; host: string; name: string; sameFileAs?: Array<string> }>
+    expect(skills.map((skill) => [skill.host, skill.name, skill.sameFileAs])).toEqual([
+      ["claude-code", "review-helper", [skills[1]!.id]],
+      ["opencode", "review-helper", [skills[0]!.id]]
+    ])
+    const table = runCli(["query", "skills"], env, project).stdout.split("\n").filter((line) => line.includes("review-helper"))
+    expect(table.map((line) => line.split(/\s{2,}/).slice(0, 6))).toEqual([
+      ["review-helper", "claude-code", "user", "loaded", "opencode", "Helps review pull requests"],
+      ["review-helper", "opencode", "user", "loaded", "claude-code", "Helps review pull requests"]
+    ])
   })
 
   it("lets the project agent shadow the user agent of the same name", () => {

@@ -15,7 +15,9 @@ const checkHome = (input: { readonly count: number; readonly seed: number; reado
     const hostile = HOSTILE_FILES.filter(([name]) => input.hostile.includes(name))
     const files: Tree = {
       ...Object.fromEntries(Object.entries(tree).map(([path, content]) => [`home/u/${path}`, content])),
-      ...Object.fromEntries(hostile.map(([name, content]) => [`home/u/.claude/agents/zz-hostile-${name}.md`, content]))
+      ...Object.fromEntries(hostile.map(([name, content]) => [`home/u/.claude/agents/zz-hostile-${name}.md`, content])),
+      // opencode is installed too: it loads the same ~/.claude/skills files.
+      "home/u/.config/opencode/opencode.json": "{}"
     }
     const { inventory } = yield* scanTree(files)
 

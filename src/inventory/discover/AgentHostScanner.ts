@@ -16,7 +16,7 @@ import { readCodex } from "./agentHosts/codex.js"
 import { readCursor } from "./agentHosts/cursor.js"
 import { readGemini } from "./agentHosts/gemini.js"
 import { readOpencode } from "./agentHosts/opencode.js"
-import { resolvePrecedence } from "./agentHosts/precedence.js"
+import { linkSameFiles, resolvePrecedence } from "./agentHosts/precedence.js"
 import { defaultHostFileLimits, type HostFileLimits, type HostReadContext, type HostReadResult } from "./agentHosts/shared.js"
 import { FrontmatterParser } from "./FrontmatterParser.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
@@ -92,7 +92,7 @@ export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostSca
       hosts.push(
         new AgentHostReport({
           host: result.host,
-          detected: result.roots.some((root) => root.status !== "missing") || hostItems.length > 0,
+          detected: result.detected ?? (result.roots.some((root) => root.status !== "missing") || hostItems.length > 0),
           roots: result.roots,
           counts: new AgentHostCounts({
             agents: count("agent"),
@@ -108,7 +108,7 @@ export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostSca
       )
     }
     return {
-      inventory: new AgentHostsInventory({ hosts, items, diagnostics }, true),
+      inventory: new AgentHostsInventory({ hosts, items: linkSameFiles(items), diagnostics }, true),
       watched: Array.from(watched).sort()
     }
   }).pipe(Effect.withSpan("AgentHostScanner.scan"))

@@ -52,7 +52,13 @@ const itemFields = {
   /** Modification time of the defining file, ISO 8601 UTC, or null when unknown. */
   mtime: Schema.NullOr(Schema.String),
   /** `name@marketplace` of the plugin (or extension) that ships the item, else null. */
-  plugin: Schema.NullOr(Schema.String)
+  plugin: Schema.NullOr(Schema.String),
+  /**
+   * The ids of other hosts' items of the same kind defined by the same file (a skill in
+   * `~/.claude/skills` is Claude Code's and opencode's), each with its own state under its
+   * host's rules; absent when no other host loads the file.
+   */
+  sameFileAs: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 }
 
 /** A subagent definition. */
@@ -200,3 +206,13 @@ export class AgentHostsInventory extends Schema.Class<AgentHostsInventory>("Agen
 
 /** True when the host will really load the item: enabled and not shadowed by another. */
 export const isEffective = (item: AgentHostItem): boolean => item.enabled && item.shadowedBy === null
+
+/** The hosts that load the file of an item: its own, then those of its {@link AgentHostItem} `sameFileAs` ids. */
+export const loadedBy = (item: AgentHostItem, byId: ReadonlyMap<string, AgentHostItem>): ReadonlyArray<AgentHostName> => {
+  const hosts = new Set<AgentHostName>([item.host])
+  for (const id of item.sameFileAs ?? []) {
+    const other = byId.get(id)
+    if (other !== undefined) hosts.add(other.host)
+  }
+  return AGENT_HOSTS.filter((host) => hosts.has(host))
+}

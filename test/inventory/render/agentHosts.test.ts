@@ -89,11 +89,11 @@ Not found (looked in 1 location).
 
 ### Gemini CLI
 
-Not found (looked in 5 locations).
+Not found (looked in 6 locations).
 
 ### opencode
 
-Not found (looked in 4 locations).
+Not found (looked in 6 locations).
 `)
     }))
 

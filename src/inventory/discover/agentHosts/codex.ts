@@ -63,6 +63,7 @@ export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =
     skillDirs.push([path.join(codexHome, "skills"), "user", 101, "user skills (CODEX_HOME)"])
     if (ctx.env.os !== "win32") skillDirs.push(["/etc/codex/skills", "managed", 200, "admin skills"])
     for (const [dir, scope, rank, role] of skillDirs) {
+      if (dir.endsWith(path.join(".agents", "skills"))) c.shareDir(dir)
       for (const draft of yield* skillsIn(c, dir, role, skillPlacement(scope, rank))) c.add(draft)
     }
 

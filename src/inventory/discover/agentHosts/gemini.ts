@@ -164,6 +164,7 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
         : [[path.join(workspaceDir, "skills"), "project", "project skills", false] as const, [path.join(ctx.env.cwd, ".agents", "skills"), "project", "shared project skills (.agents/skills)", false] as const])
     ]
     for (const [index, [dir, scope, role, recordMissing]] of skillSources.entries()) {
+      if (dir.endsWith(path.join(".agents", "skills"))) c.shareDir(dir)
       if (!recordMissing && (yield* c.probe(dir))._tag !== "directory") continue
       const base: ItemPlacement = { ...standalone(scope, { rank: 100 - index }), namespace: (name) => `skill:${name}`, dialect: "claude-code" }
       const placement = scope === "project" ? untrusted(base) : base

@@ -146,6 +146,7 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
       }
     }
     for (const source of skillSources) {
+      if (source.dot) c.shareDir(source.dir)
       if (source.role === null && (yield* c.probe(source.dir))._tag !== "directory") continue
       const rank = nextRank()
       const files = yield* c.filesNamed(source.dir, "SKILL.md", { role: source.role, dot: source.dot })

@@ -19,8 +19,8 @@ export type ItemProps =
   | ConstructorParameters<typeof PluginItem>[0]
   | ConstructorParameters<typeof InstructionsItem>[0]
 
-/** An item before precedence is applied: everything but `id` and `shadowedBy`. */
-export type DraftFields = DistributiveOmit<ItemProps, "id" | "shadowedBy">
+/** An item before precedence is applied: everything but `id`, `shadowedBy` and `sameFileAs`. */
+export type DraftFields = DistributiveOmit<ItemProps, "id" | "shadowedBy" | "sameFileAs">
 
 /**
  * An item found by a host reader, with its place in the host's precedence: items of the same
@@ -67,6 +67,34 @@ export const resolvePrecedence = (drafts: ReadonlyArray<ItemDraft>): ReadonlyArr
     for (const index of ordered) if (index !== winner) shadowedBy[index] = ids[winner]!
   }
   return drafts.map((draft, index) => makeItem({ ...draft.fields, id: ids[index]!, shadowedBy: shadowedBy[index] ?? null } as ItemProps))
+}
+
+/**
+ * Links the items of several hosts that one file defines (same kind, same path, no entry key):
+ * each gets the ids of the others in `sameFileAs`. Items of one host only are left as they are.
+ */
+export const linkSameFiles = (items: ReadonlyArray<AgentHostItem>): ReadonlyArray<AgentHostItem> => {
+  const byFile = new Map<string, Array<number>>()
+  items.forEach((item, index) => {
+    if (item.id !== `${item.host}:${item.kind}:${item.scope}:${item.path}`) return
+    const key = `${item.kind}\u0000${item.path}`
+    const group = byFile.get(key)
+    if (group === undefined) byFile.set(key, [index])
+    else group.push(index)
+  })
+  const links = new Map<number, ReadonlyArray<string>>()
+  for (const group of byFile.values()) {
+    if (group.length < 2) continue
+    for (const index of group) {
+      const others = group.filter((other) => items[other]!.host !== items[index]!.host).map((other) => items[other]!.id)
+      if (others.length > 0) links.set(index, others)
+    }
+  }
+  if (links.size === 0) return items
+  return items.map((item, index) => {
+    const others = links.get(index)
+    return others === undefined ? item : makeItem({ ...item, sameFileAs: others } as ItemProps)
+  })
 }
 
 // Validation is skipped: the readers build every field from checked values, and 20k items matter.

@@ -57,6 +57,11 @@ export interface HostReadResult {
   readonly roots: ReadonlyArray<AgentHostRoot>
   readonly diagnostics: ReadonlyArray<AgentHostDiagnostic>
   readonly watched: ReadonlyArray<string>
+  /**
+   * False when none of the host's own locations exists (folders it shares with other hosts, such
+   * as `~/.claude/skills` for opencode, do not count); absent when the reader leaves it to the scanner.
+   */
+  readonly detected?: boolean
 }
 
 /** A file read within its cap. */
@@ -107,6 +112,7 @@ export class HostCollector {
   readonly roots: Array<AgentHostRoot> = []
   readonly diagnostics: Array<AgentHostDiagnostic> = []
   private readonly watchedPaths = new Set<string>()
+  private readonly sharedDirs: Array<string> = []
   private lastBreath = Date.now()
 
   constructor(readonly host: AgentHostName, readonly ctx: HostReadContext) {}
@@ -132,13 +138,27 @@ export class HostCollector {
   }
 
   result(): HostReadResult {
-    return {
+    const read = {
       host: this.host,
       drafts: this.drafts,
       roots: this.roots,
       diagnostics: this.diagnostics,
       watched: Array.from(this.watchedPaths)
     }
+    const shared = (path: string | null) => path !== null && this.sharedDirs.some((dir) => path === dir || path.startsWith(`${dir}${this.path.sep}`))
+    if (this.sharedDirs.length === 0 || this.roots.some((root) => root.status !== "missing" && !shared(root.path))) return read
+    // A host that is not there loads nothing, not even what sits in the folders it would share.
+    return {
+      ...read,
+      drafts: this.drafts.filter((draft) => !shared(draft.fields.path)),
+      diagnostics: this.diagnostics.filter((diagnostic) => !shared(diagnostic.path)),
+      detected: false
+    }
+  }
+
+  /** Marks a folder this host reads but shares with other hosts: it alone does not make the host detected. */
+  shareDir(dir: string): void {
+    this.sharedDirs.push(dir)
   }
 
   add(draft: ItemDraft): void {
