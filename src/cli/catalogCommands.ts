@@ -82,7 +82,7 @@ const findCommand = Command.make(
       Options.withDescription("A JSONL file of {qid, query} lines: prints one JSON line {qid, results} per query (tool names, best first)."),
       Options.optional
     ),
-    k: Options.integer("k").pipe(Options.withDescription("How many tools (default 10)."), Options.withDefault(10)),
+    k: Options.integer("k").pipe(Options.withDescription("How many tools (-k N, default 10)."), Options.withDefault(10)),
     agent: agentOption,
     schemas: schemasOption,
     json: jsonOption

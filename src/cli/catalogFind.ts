@@ -45,7 +45,7 @@ export const find = (flags: CatalogFlags & {
   reportingWarnings(Effect.gen(function*() {
     const router = yield* Router
     const { agent } = yield* CatalogCliSession
-    if (flags.k < 1) return yield* new CatalogUsageError({ command: "find", reason: `--k must be at least 1 (got ${flags.k})` })
+    if (flags.k < 1) return yield* new CatalogUsageError({ command: "find", reason: `-k must be at least 1 (got ${flags.k})` })
     if (Option.isSome(flags.queries)) {
       if (Option.isSome(flags.query)) {
         return yield* new CatalogUsageError({ command: "find", reason: "give a QUERY or --queries FILE, not both" })
