@@ -440,8 +440,9 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
         )
       )
       expect(reports.map((r) => [r.name, r.status])).toEqual(probeNames().map((name) => [name, "timeout"]))
-      // In waves of 4 (the earlier bound on 2 cores) the 27 took 7 timeouts.
-      expect(elapsed).toBeLessThan(BUDGET_MS + TIMEOUT_MS)
+      // In waves of 4 (the earlier bound on 2 cores) the 27 took 7 timeouts. One wave takes one
+      // timeout plus the spawning, which a loaded machine stretches (4.2 s at load 12 on 2 cores).
+      expect(elapsed).toBeLessThan((Math.ceil(probeNames().length / 4) - 1) * TIMEOUT_MS)
     }), 30_000)
 
   /** An npm-style install: `<dir>/bin/<name>` links to the package's bin script. */
