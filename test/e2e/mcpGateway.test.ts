@@ -53,7 +53,7 @@ it("fronts the reference servers: entry tools first, a load, a proxied call equa
   expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["memory"] } })).split("\n")[0]).toBe(
     "Loaded 6 tool(s), ~611 tok; callable from your next step:"
   )
-  expect(namesOf((await client.listTools()).tools).length).toBe(9)
+  expect(namesOf((await client.listTools()).tools).length).toBe(ENTRY.length + 6)
   expect(await client.callTool({ name: "mcp__memory__read_graph", arguments: {} })).toEqual(expected)
   await client.close()
   const dataDir = path.join(home, ".local", "share", "tool-map")
@@ -64,7 +64,7 @@ it("fronts the reference servers: entry tools first, a load, a proxied call equa
   expect(pids.filter(running)).toEqual([])
   // A second session starts from the snapshots and the stored state: no server is started.
   const again = await connect(file, home)
-  expect(namesOf((await again.listTools()).tools).length).toBe(9)
+  expect(namesOf((await again.listTools()).tools).length).toBe(ENTRY.length + 6)
   await again.close()
   expect(startedPids(dataDir).length).toBe(3)
 })
