@@ -39,7 +39,7 @@ describe("tool-map catalog find through the built CLI", () => {
         name: "mcp__github__create_issue",
         path: "/uncategorized/github/create_issue",
         summary: "Create a new issue in a GitHub repository.",
-        tokens: 62,
+        tokens: 51,
         score: 6.75,
         highRisk: false,
         loaded: false,

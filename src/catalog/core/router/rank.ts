@@ -184,9 +184,17 @@ const byScoreThenName = (index: RouterIndex) => (a: RankedDocument, b: RankedDoc
   b.exact - a.exact || b.score - a.score ||
   (index.documents[a.position]!.document.id < index.documents[b.position]!.document.id ? -1 : 1)
 
-/** The `limit` best of `candidates` (all kept in order of rank). */
-const topOf = (index: RouterIndex, candidates: Array<RankedDocument>, limit: number): Array<RankedDocument> =>
-  candidates.sort(byScoreThenName(index)).slice(0, limit)
+/** The `limit` best of `candidates`, best first (`candidates` is reordered). */
+const topOf = (index: RouterIndex, candidates: Array<RankedDocument>, limit: number): Array<RankedDocument> => {
+  if (candidates.length > limit * 4) {
+    // The limit-th best score by a native numeric sort; only candidates at or above it are
+    // compared by name (a comparator over tens of thousands of hits dominates a query).
+    const scores = Float64Array.from(candidates, (hit) => (hit.exact > 0 ? Infinity : hit.score)).sort()
+    const threshold = scores[scores.length - limit]!
+    candidates = candidates.filter((hit) => hit.exact > 0 || hit.score >= threshold)
+  }
+  return candidates.sort(byScoreThenName(index)).slice(0, limit)
+}
 
 /** The feedback terms of the top documents (not in the query), weighted. */
 const feedbackTerms = (
