@@ -1,9 +1,9 @@
-import type { FileSystem } from "@effect/platform"
+import { FileSystem } from "@effect/platform"
 import { Effect, Equivalence, Option } from "effect"
 import type { ProbeSpec } from "../domain/probeTable.js"
 import { pathModule } from "../domain/roots.js"
 import { looksSecret } from "../domain/secrets.js"
-import { readUpTo } from "../../services/fileRead.js"
+import { readRegularFile } from "../../services/fileRead.js"
 import type { MachineEnvironmentShape } from "../domain/machine.js"
 
 // The version sources of the probe table (see `VersionSource`): files that state exactly what
@@ -28,21 +28,16 @@ const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
- * The text of a regular file of at most MAX_BYTES, or none. Checked on the open descriptor and
- * read with a bound, so a file that grows or is swapped after a look is never read whole; the
- * look first keeps a FIFO or a device from being opened at all.
+ * The text of a regular file of at most MAX_BYTES, or none: the data files' bounded read
+ * (`readRegularFile`: checked on the path, so a FIFO or a device is never opened, and on the
+ * open descriptor, and read with a bound), a refused file as none.
  */
 const readSmallFile = (fs: FileSystem.FileSystem, file: string) =>
-  Effect.gen(function*() {
-    const before = yield* fs.stat(file)
-    if (before.type !== "File" || Number(before.size) > MAX_BYTES) return Option.none<string>()
-    return yield* Effect.scoped(Effect.gen(function*() {
-      const handle = yield* fs.open(file, { flag: "r" })
-      if ((yield* handle.stat).type !== "File") return Option.none<string>()
-      const bytes = yield* readUpTo(handle, MAX_BYTES + 1)
-      return bytes.length > MAX_BYTES ? Option.none<string>() : Option.some(new TextDecoder().decode(bytes))
-    }))
-  })
+  readRegularFile(file, MAX_BYTES).pipe(
+    Effect.map(Option.map((bytes) => new TextDecoder().decode(bytes))),
+    Effect.catchTag("FileRefused", () => Effect.succeed(Option.none<string>())),
+    Effect.provideService(FileSystem.FileSystem, fs)
+  )
 
 /** The file a package.json `bin` runs for `name`: a string bin is the unscoped package name's. */
 const binEntry = (manifest: Readonly<Record<string, unknown>>, packageName: string, name: string): string | null => {
