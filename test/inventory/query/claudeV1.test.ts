@@ -18,7 +18,7 @@ describe("export claude-v1", () => {
           background: true,
           max_turns: 12
         }),
-        "home/u/.claude/agents/notion-writer.md": "---\nname: notion-writer\nmcpServers:\n  - notion\n---\n",
+        "home/u/.claude/agents/notion-writer.md": "---\nname: notion-writer\ndescription: Writes pages to Notion\nmcpServers:\n  - notion\n---\n",
         "home/u/.claude/skills/deep-researcher/SKILL.md": markdown({
           name: "deep-researcher",
           description: "5-step methodology, >=20 sources, credibility scoring.",
@@ -61,7 +61,7 @@ describe("export claude-v1", () => {
             tools: ["Agent", "Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "Skill", "TodoWrite", "WebFetch", "WebSearch", "Write"],
             background: false,
             max_turns: null,
-            description: "",
+            description: "Writes pages to Notion",
             agent_source: "local",
             mcpServers: ["notion"]
           },
