@@ -32,6 +32,8 @@ const makeMachine = (root: string) => {
   writeExecutable(path.join(binC, HOSTILE))
   write(path.join(home, ".claude", "agents", "reader.md"), "---\nname: reader\ndescription: Reads code \u001b[2Jfor review\ntools: [Read, Grep]\nmodel: sonnet\n---\n")
   write(path.join(home, ".claude", "agents", "shell-runner.md"), "---\nname: shell-runner\ndescription: Runs shell commands\ntools: Bash, Read\nmodel: sonnet\n---\n")
+  // opencode is set up on this machine too: it loads the skills of ~/.claude/skills as well.
+  write(path.join(home, ".config", "opencode", "opencode.json"), "{}")
   write(path.join(home, ".claude", "skills", "review-helper", "SKILL.md"), "---\nname: review-helper\ndescription: Helps review\u{E0041}\u{E0042} pull requests\n---\n")
   write(
     path.join(home, ".claude.json"),
