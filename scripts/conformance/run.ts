@@ -19,11 +19,12 @@ import { claudeCodeChecks } from "./checks/claudeCode.js"
 import { claudeCodeAgentChecks } from "./checks/claudeCodeAgents.js"
 import { gatewayChecks } from "./checks/gateway.js"
 import { mcpSnippetChecks } from "./checks/mcpSnippets.js"
+import { sharedDirChecks } from "./checks/sharedDirs.js"
 import { HOSTS, type HostName } from "./hosts.js"
 import { ensureInstalled } from "./install.js"
 import { createSandbox, describeIsolation, detectIsolation } from "./sandbox.js"
 
-const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks]
+const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks]
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 

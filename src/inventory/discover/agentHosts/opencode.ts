@@ -121,6 +121,7 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     }
     const managedDir = opencodeManagedDir(ctx)
     for (const name of ["opencode.json", "opencode.jsonc"]) yield* readConfig(path.join(managedDir, name), "managed", "managed config", false)
+    switchOffInherited(c)
 
     // Skills.
     const external = !isSet(env["OPENCODE_DISABLE_EXTERNAL_SKILLS"], EFFECT_TRUE)
@@ -165,6 +166,25 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     }
     return c.result()
   })
+
+/**
+ * opencode merges its config files key by key, so a later file's `enabled: false` switches off
+ * the server an earlier one defines (1.18.33: `opencode mcp list` says disabled): the winning
+ * entry's switch holds for every entry of its name.
+ */
+const switchOffInherited = (c: HostCollector): void => {
+  const winners = new Map<string, ItemDraft>()
+  for (const draft of c.drafts) {
+    if (draft.fields.kind !== "mcpServer" || draft.namespace === null) continue
+    const known = winners.get(draft.namespace)
+    if (known === undefined || draft.rank < known.rank) winners.set(draft.namespace, draft)
+  }
+  c.drafts.forEach((draft, index) => {
+    const winner = draft.namespace === null ? undefined : winners.get(draft.namespace)
+    if (winner === undefined || winner === draft || winner.fields.enabled || !draft.fields.enabled) return
+    c.drafts[index] = { ...draft, fields: { ...draft.fields, enabled: false, disabledReason: `switched off by enabled: false in ${winner.fields.path}` } }
+  })
+}
 
 /** The MCP servers, agents and commands of one config file. */
 const addConfigItems = (c: HostCollector, config: ConfigFile): void => {

@@ -150,6 +150,23 @@ describe("opencode reader", () => {
     }))
 })
 
+describe("opencode MCP servers", () => {
+  it.effect("a later file's enabled: false switches off the server an earlier file defines (configs merge key by key)", () =>
+    Effect.gen(function* () {
+      const { inventory } = yield* scanTree({
+        "home/u/.config/opencode/opencode.json": JSON.stringify({ mcp: { "on-srv": { type: "local", command: ["a"] }, "off-srv": { type: "local", command: ["b"], enabled: false } } }),
+        "work/proj/.git/HEAD": "ref\n",
+        "work/proj/opencode.json": JSON.stringify({ mcp: { "proj-srv": { type: "local", command: ["c"] }, "on-srv": { type: "local", command: ["a"], enabled: false } } })
+      })
+      expect(inventory.items.filter((item) => item.host === "opencode").map((item) => [item.scope, item.name, item.enabled, item.disabledReason, item.shadowedBy])).toEqual([
+        ["user", "on-srv", false, "switched off by enabled: false in /work/proj/opencode.json", null],
+        ["user", "off-srv", false, "enabled: false", null],
+        ["project", "proj-srv", true, null, null],
+        ["project", "on-srv", false, "enabled: false", null]
+      ])
+    }))
+})
+
 const skillRows = (inventory: AgentHostsInventory) =>
   inventory.items.filter((item) => item.host === "opencode" && item.kind === "skill").map((item) => [item.scope, item.name, item.enabled, item.shadowedBy, item.path] as const)
 
