@@ -97,6 +97,24 @@ export const claudeCodeAgentChecks: ReadonlyArray<Check> = [
       })
     }
   },
+  {
+    id: "agents-duplicate-winner",
+    host: "claude",
+    title: "agents sharing a name: the file claude -p's debug log calls active = the file of tool-map's loaded agent of that name",
+    run: (context) =>
+      withFixture(context, (sandbox) => {
+        const log = path.join(sandbox.root, "debug.log")
+        context.runHost(sandbox, "claude", ["-p", "hello", "--debug-file", log, "--output-format", "stream-json", "--verbose"])
+        // 2.1.332 logs `[agents] Duplicate agent name 'NAME' (SOURCE): PATHS — active: PATH`.
+        const active = [...fs.readFileSync(log, "utf8").matchAll(/Duplicate agent name '([^']+)' \([^)]*\): .* — active: (\S+)/g)].map(
+          ([, name, file]) => `${name}: ${path.relative(sandbox.root, file!)}`
+        )
+        const items = toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, ["agents"]).filter((item) => item.host === "claude-code")
+        const named = new Set(active.map((line) => line.slice(0, line.indexOf(":"))))
+        const toolMap = items.filter((item) => named.has(item.name)).map((item) => `${item.name}: ${path.relative(sandbox.root, item.path)}`)
+        return { toolMap: list(toolMap), host: list(active) }
+      })
+  },
   ...FIXTURE_PLUGINS.map((plugin): Check => ({
     id: `plugin-details-${plugin.name}`,
     host: "claude",

@@ -128,6 +128,36 @@ const claudeProjectDirs = (c: HostCollector): Effect.Effect<ReadonlyArray<string
     return dirs
   })
 
+/**
+ * Agents of one folder that share a name, as Claude Code 2.1.332 settles them (its debug log says
+ * which is active): files are read in path order, a hard link to a file read already is skipped,
+ * and the last one read wins (a symbolic link too). The others are ranked after it, so they are
+ * shadowed by it.
+ */
+const lastPathWins = (c: HostCollector, drafts: ReadonlyArray<ItemDraft>): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.gen(function* () {
+    const byName = new Map<string, Array<ItemDraft>>()
+    for (const draft of drafts) byName.set(draft.fields.name, [...(byName.get(draft.fields.name) ?? []), draft])
+    const losers = new Set<ItemDraft>()
+    for (const group of byName.values()) {
+      if (group.length < 2) continue
+      const read = new Set<string>()
+      const kept: Array<ItemDraft> = []
+      for (const draft of [...group].sort((a, b) => (a.fields.path < b.fields.path ? -1 : a.fields.path > b.fields.path ? 1 : 0))) {
+        // The host takes the inode of the entry itself (lstat): a link is a file of its own, a hard link is not.
+        const isLink = Option.isSome(yield* Effect.option(c.ctx.fs.readLink(draft.fields.path)))
+        const info = isLink ? Option.none() : yield* Effect.option(c.ctx.fs.stat(draft.fields.path))
+        const inode = Option.flatMap(info, (stat) => Option.map(stat.ino, (ino) => `${stat.dev}:${ino}`))
+        if (Option.isSome(inode) && read.has(inode.value)) continue
+        if (Option.isSome(inode)) read.add(inode.value)
+        kept.push(draft)
+      }
+      const winner = kept.at(-1)
+      for (const draft of group) if (draft !== winner) losers.add(draft)
+    }
+    return losers.size === 0 ? drafts : drafts.map((draft) => (losers.has(draft) ? { ...draft, rank: draft.rank + 0.5 } : draft))
+  })
+
 /** The system directory of managed settings, per OS. */
 export const claudeManagedDir = (ctx: HostReadContext): string =>
   ctx.env.os === "win32"
@@ -202,7 +232,7 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
       { dir: userDir, scope: "user" as const, agentRank: RANK.agent.user, slashRank: RANK.slash.user, label: "user" }
     ]
     for (const home of homes) {
-      const agents = yield* agentsIn(c, path.join(home.dir, "agents"), `${home.label} agents`, agentPlacement(home.scope, home.agentRank))
+      const agents = yield* lastPathWins(c, yield* agentsIn(c, path.join(home.dir, "agents"), `${home.label} agents`, agentPlacement(home.scope, home.agentRank)))
       const skills = yield* skillsIn(c, path.join(home.dir, "skills"), `${home.label} skills`, slashPlacement(home.scope, home.slashRank))
       const commands = yield* commandsIn(
         c,

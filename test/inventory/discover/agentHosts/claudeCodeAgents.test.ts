@@ -36,9 +36,11 @@ describe("Claude Code agents as the host loads them (issue 12, finding 2; claude
       const inventory = yield* scanFixture()
       const loaded = inventory.items.filter((item) => item.host === "claude-code" && item.kind === "agent" && isEffective(item))
       expect(loaded.map(hostName).sort()).toEqual(CLAUDE_CODE_FIXTURE_AGENTS)
-      // A link to a file already read is the same agent: it loses to the file (the host reads it once).
-      const linked = agentAt(inventory.items, `${HOME}/.claude/agents/u-link.md`)
-      expect([linked.name, linked.shadowedBy]).toEqual(["u-colon", `claude-code:agent:user:${HOME}/.claude/agents/u-colon.md`])
+      // Files of one folder with one name: the path that sorts last wins, a symbolic link too.
+      const winner = (name: string) =>
+        inventory.items.filter((item) => item.kind === "agent" && item.name === name).map((item) => [item.path.slice(HOME.length), item.shadowedBy === null])
+      expect(winner("u-dup")).toEqual([["/.claude/agents/dup-a.md", false], ["/.claude/agents/dup-b.md", true]])
+      expect(winner("u-colon")).toEqual([["/.claude/agents/u-colon.md", false], ["/.claude/agents/u-link.md", true]])
       // A link inside a plugin's agents folder is not followed; a user folder link is.
       expect(inventory.items.some((item) => item.path === `${KIT}/agents/k-link.md`)).toBe(false)
       expect(agentAt(inventory.items, `${HOME}/.claude/agents/linkdir/u-via-dirlink.md`).name).toBe("u-via-dirlink")
@@ -132,6 +134,6 @@ describe("Claude Code agents as the host loads them (issue 12, finding 2; claude
   it.effect("the summary counts the plugins' commands among the skills (finding 3)", () =>
     Effect.gen(function* () {
       const inventory = yield* scanFixture()
-      expect(summarizeAgentHosts(inventory, 6144)[0]).toBe("- Claude Code: 45/46 agents, 6 skills (4 from commands/), 2 plugins loaded; 36 diagnostics")
+      expect(summarizeAgentHosts(inventory, 6144)[0]).toBe("- Claude Code: 46/48 agents, 6 skills (4 from commands/), 2 plugins loaded; 36 diagnostics")
     }))
 })
