@@ -154,7 +154,7 @@ describe("tool-map catalog load and unload", () => {
           handoffGroups: ["/uncategorized/github"],
           handoffTools: []
         },
-        order: ["tools_ls", "tools_load", "tools_unload", "bash", "mcp__github__create_issue"]
+        order: ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route", "bash", "mcp__github__create_issue"]
       })
       const other = yield* runCatalog(dir, "ls", "github", "--agent", "other")
       expect(other.stdout).toBe([
@@ -170,7 +170,7 @@ describe("tool-map catalog load and unload", () => {
         removed: ["mcp__github__create_issue"],
         notes: [],
         refused: null,
-        allow: ["tools_ls", "tools_load", "tools_unload", "bash"],
+        allow: ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route", "bash"],
         warnings: []
       })
     })))
@@ -185,7 +185,7 @@ describe("tool-map catalog load and unload", () => {
         denied: [],
         notes: [],
         refused: null,
-        allow: ["tools_ls", "tools_load", "tools_unload", "bash", "mcp__github__delete_repository"],
+        allow: ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route", "bash", "mcp__github__delete_repository"],
         warnings: []
       })
     })))
