@@ -13,7 +13,7 @@ import {
 import { probeNames } from "./domain/probeTable.js"
 import { shellQuote } from "./domain/shellQuote.js"
 import { copiesNamed, namedCopies, winningCopy } from "./domain/toolNames.js"
-import { computeRoots, pathExtensions, pathModule, RECURSIVE_DEPTH_CAP } from "./domain/roots.js"
+import { computeRoots, pathExtensions, RECURSIVE_DEPTH_CAP } from "./domain/roots.js"
 import { cleanInventory, cleanTools } from "./domain/cleanInventory.js"
 import { encodeTools, type EncodedTools, renderInventoryJson } from "./render/inventoryJson.js"
 import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkdown } from "./render/inventoryMarkdown.js"
@@ -174,7 +174,7 @@ const make = Effect.gen(function* () {
     yield* yieldToEventLoop
     yield* step(`found ${tools.length} tools; waiting for the version probes`)
     const requests = options.probes ? probeRequests(tools, walked.roots, host.os) : []
-    const identityInputs = [pathModule(host.os).join(host.homedir, ".gitconfig"), pathModule(host.os).join(host.homedir, ".ssh")]
+    const identityInputs = identity.watched
     // While the last probes run, the bulk of the files (the tools' JSON and their markdown
     // rows, which no version changes) is rendered.
     const [versions, prepared] = yield* Effect.all([

@@ -8,10 +8,12 @@ import { readUpTo } from "../../services/fileRead.js"
 import type { MachineEnvironmentShape } from "../domain/machine.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 
-/** The identity facts and the problems met while reading them. */
+/** The identity facts, the problems met while reading them, and what was looked at. */
 export interface IdentityResult {
   readonly identity: Identity
   readonly diagnostics: ReadonlyArray<Diagnostic>
+  /** Every path examined, missing ones too (git's config files, the includes followed, `~/.ssh`): a change to one makes the identity stale. */
+  readonly watched: ReadonlyArray<string>
 }
 
 /** Bytes of one git config file read at most; a larger file is read up to here. */
@@ -98,10 +100,11 @@ const make = (host: MachineEnvironmentShape, fs: FileSystem.FileSystem) => {
     depth: number,
     state: GitUserState,
     diagnostics: Array<Diagnostic>,
-    budget: { files: number }
+    budget: { files: number; readonly examined: Set<string> }
   ): Effect.Effect<void, GitRefuses> =>
     Effect.gen(function*() {
       const included = depth > 0
+      budget.examined.add(file)
       const info = yield* Effect.either(fs.stat(file))
       if (info._tag === "Left") {
         if (isNotFound(info.left)) return
@@ -168,12 +171,13 @@ const make = (host: MachineEnvironmentShape, fs: FileSystem.FileSystem) => {
   const readGitUser = Effect.gen(function*() {
     const diagnostics: Array<Diagnostic> = []
     const state: GitUserState = { name: null, email: null }
-    const budget = { files: GIT_MAX_CONFIG_FILES }
+    const budget = { files: GIT_MAX_CONFIG_FILES, examined: new Set<string>() }
     const refused = yield* Effect.either(Effect.forEach(gitConfigFiles(host), (file) => readConfig(file, 0, state, diagnostics, budget), { discard: true }))
+    const examined = [...budget.examined]
     if (refused._tag === "Left") {
       const { path: at, line, reason } = refused.left
       diagnostics.push(diagnostic(at, `git rejects its configuration (${reason}): no user name or email`, line))
-      return { name: null, email: null, diagnostics }
+      return { name: null, email: null, diagnostics, examined }
     }
     const keep = (key: "name" | "email"): string | null => {
       const found = state[key]
@@ -188,7 +192,7 @@ const make = (host: MachineEnvironmentShape, fs: FileSystem.FileSystem) => {
       }
       return found.value
     }
-    return { name: keep("name"), email: keep("email"), diagnostics }
+    return { name: keep("name"), email: keep("email"), diagnostics, examined }
   })
 
   const readSshNames = fs.readDirectory(sshPath).pipe(
@@ -213,7 +217,8 @@ const make = (host: MachineEnvironmentShape, fs: FileSystem.FileSystem) => {
     read: Effect.all([readGitUser, readSshNames], { concurrency: 2 }).pipe(
       Effect.map(([git, ssh]) => ({
         identity: new Identity({ gitUserName: git.name, gitUserEmail: git.email, sshFiles: ssh.names }),
-        diagnostics: [...git.diagnostics, ...ssh.diagnostics]
+        diagnostics: [...git.diagnostics, ...ssh.diagnostics],
+        watched: [...git.examined, sshPath]
       })),
       Effect.withSpan("IdentityReader.read")
     )

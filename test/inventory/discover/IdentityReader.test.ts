@@ -58,6 +58,9 @@ const makeHome = (files: Record<string, string>) =>
     return home
   }).pipe(Effect.provide(NodeFileSystem.layer))
 
+/** What a reading of a home with no includes watches: git's two files and ~/.ssh. */
+const watchedIn = (home: string) => [NodePath.join(home, ".config/git/config"), NodePath.join(home, ".gitconfig"), NodePath.join(home, ".ssh")]
+
 const gitDiagnostic = (home: string, message: string, line: number | null = null) =>
   new Diagnostic({ source: "identity", path: NodePath.join(home, ".gitconfig"), line, message })
 
@@ -94,7 +97,8 @@ describe("IdentityReader", () => {
           gitUserEmail: "jane@example.com",
           sshFiles: ["config", "id_ed25519", "id_ed25519.pub", "known_hosts"]
         }),
-        diagnostics: []
+        diagnostics: [],
+        watched: watchedIn(home)
       })
       expect(JSON.stringify(result)).not.toMatch(/CANARY|ghp_/)
       // Only git's two files were stat'ed and the one there opened; nothing under ~/.ssh was.
@@ -106,7 +110,8 @@ describe("IdentityReader", () => {
       const home = yield* makeHome({})
       expect(yield* readIdentity(home, recordingFs([]))).toEqual({
         identity: new Identity({ gitUserName: null, gitUserEmail: null, sshFiles: [] }),
-        diagnostics: []
+        diagnostics: [],
+        watched: watchedIn(home)
       })
     }))
 
@@ -127,7 +132,8 @@ describe("IdentityReader", () => {
             line: null,
             message: "1 file name(s) look like secrets; not recorded"
           })
-        ]
+        ],
+        watched: watchedIn(home)
       })
       expect(JSON.stringify(result)).not.toContain("ghp_")
     }))
@@ -149,7 +155,8 @@ describe("IdentityReader", () => {
         diagnostics: [
           ...[1, 4, 6].map((line) => gitDiagnostic(home, "malformed line; git itself would reject this file", line)),
           gitDiagnostic(home, "git rejects its configuration (a malformed line): no user name or email", 1)
-        ]
+        ],
+        watched: watchedIn(home)
       })
     }))
 
@@ -160,7 +167,8 @@ describe("IdentityReader", () => {
       expect(padding.length).toBeGreaterThan(GITCONFIG_READ_CAP)
       expect(yield* readIdentity(home, recordingFs([]))).toEqual({
         identity: new Identity({ gitUserName: "Early", gitUserEmail: null, sshFiles: [] }),
-        diagnostics: [gitDiagnostic(home, "larger than 262144 bytes; only the start was read")]
+        diagnostics: [gitDiagnostic(home, "larger than 262144 bytes; only the start was read")],
+        watched: watchedIn(home)
       })
     }))
 
@@ -172,7 +180,8 @@ describe("IdentityReader", () => {
         diagnostics: [
           gitDiagnostic(home, "not a regular file; not read"),
           new Diagnostic({ source: "identity", path: NodePath.join(home, ".ssh"), line: null, message: "cannot list: BadResource" })
-        ]
+        ],
+        watched: watchedIn(home)
       })
     }))
 
@@ -195,7 +204,8 @@ describe("IdentityReader", () => {
             line: null,
             message: "cannot list: PermissionDenied"
           })
-        ]
+        ],
+        watched: watchedIn(home)
       })
     }))
 })
@@ -247,6 +257,9 @@ describe("IdentityReader: git's own files and includes (issue 12, finding 7; git
         "with space": "[user]\n\temail = space@example.com\n\tname = Space\n"
       })
       expect(yield* userOf(home)).toEqual({ user: user("Space", "after@example.com"), diagnostics: [] })
+      // Every file looked at is watched, the missing include too: creating it changes the identity.
+      const { watched } = yield* readIdentity(home, NodeFileSystem.layer)
+      expect(watched.map((file) => NodePath.relative(home, file))).toEqual([".config/git/config", ".gitconfig", "a/one", "a/b/two", "with space", "missing", ".ssh"])
       // From the XDG file, relative to its own directory.
       const xdg = yield* makeHome({ ".config/git/config": "[include]\n\tpath = sub/inc\n", ".config/git/sub/inc": "[user]\n\tname = XdgInc\n" })
       expect(yield* userOf(xdg)).toEqual({ user: user("XdgInc"), diagnostics: [] })
