@@ -181,7 +181,8 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
       const global = yield* instructionsFile(c, path.join(userDir, name), "user context", standalone("user"))
       if (Option.isSome(global)) c.add(global.value)
       for (const dir of [...projects].reverse()) {
-        const draft = yield* instructionsFile(c, path.join(dir, name), "project context", standalone("project"))
+        // 0.61.0 puts no project memory in context in an untrusted folder.
+        const draft = yield* instructionsFile(c, path.join(dir, name), "project context", untrusted(standalone("project")))
         if (Option.isSome(draft)) c.add(draft.value)
       }
     }

@@ -93,6 +93,11 @@ describe("Gemini CLI reader", () => {
         ["agent", "project", "helper", false, reason, "gemini:agent:user:/home/u/.gemini/agents/helper.md"],
         ["agent", "user", "helper", true, null, null]
       ])
+      expect(inventory.items.filter((item) => item.host === "gemini" && item.kind === "instructions").map((item) => [item.scope, item.name, item.enabled, item.disabledReason])).toEqual([
+        ["plugin", "EXT.md", true, null],
+        ["user", "GEMINI.md", true, null],
+        ["project", "GEMINI.md", false, reason]
+      ])
       const missing = yield* scanTree(Object.fromEntries(Object.entries(tree).filter(([file]) => !file.endsWith("trustedFolders.json"))))
       expect(missing.inventory.items.find((item) => item.host === "gemini" && item.name === "maps")?.disabledReason).toBe(
         "the folder is not trusted: no /home/u/.gemini/trustedFolders.json (Gemini CLI folder trust, on unless security.folderTrust.enabled is false)"
