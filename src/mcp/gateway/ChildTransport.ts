@@ -60,6 +60,9 @@ export class ChildTransport implements Transport {
   private child: ChildProcess | undefined
   private chunks: Array<Buffer> = []
   private buffered = 0
+  /** Messages read and not yet handed to the SDK, oldest first (see {@link deliver}). */
+  private readonly inbox: Array<JSONRPCMessage> = []
+  private delivering = false
   private closed = false
   private exited: Promise<void> | undefined
   /** The last line that was not a JSON-RPC message, to explain a server that answers nothing usable. */
@@ -138,7 +141,23 @@ export class ChildTransport implements Transport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(json)
     if (!parsed.success) return this.garbage(excerpt(line))
-    this.onmessage?.(parsed.data)
+    this.inbox.push(parsed.data)
+    if (!this.delivering) this.deliver()
+  }
+
+  /**
+   * Hands the received messages to the SDK one per turn of the event loop. The SDK runs a
+   * notification's handler in a microtask but settles a response at once, and a stream may
+   * emit two chunks in one turn: a server's last progress notification and its result would
+   * otherwise reach the client result first, and the progress be dropped as belonging to no
+   * request.
+   */
+  private deliver(): void {
+    const message = this.inbox.shift()
+    this.delivering = message !== undefined
+    if (message === undefined) return
+    this.onmessage?.(message)
+    setImmediate(() => this.deliver())
   }
 
   private garbage(what: string): void {
@@ -179,6 +198,8 @@ export class ChildTransport implements Transport {
       liveGroups.delete(this.child.pid)
     }
     if (this.closed) return
+    // Messages read before the end reach the SDK before it hears of the close.
+    if (this.delivering) return void setImmediate(() => this.finish())
     this.closed = true
     this.onclose?.()
   }

@@ -254,14 +254,19 @@ export const makeGatewayProvider = (
             return text(`"${neutralize(call.name)}" is not available in this session. Use tools_ls to see what is.`, true)
           }
         }
+        // The server's progress notifications are sent on in order, and all of them before the
+        // result: the client drops a request's progress once its result has arrived.
+        let forwarded: Promise<void> = Promise.resolve()
         const onProgress = Option.isSome(context.progressToken)
           ? (progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined }) => {
-            Runtime.runFork(runtime)(context.progress(progress.progress, progress.total, progress.message))
+            forwarded = forwarded.then(() => Runtime.runPromise(runtime)(context.progress(progress.progress, progress.total, progress.message)))
           }
           : undefined
-        return yield* tool.server.downstream.call(tool.tool.name, call.arguments, { onProgress }).pipe(
+        const result = yield* tool.server.downstream.call(tool.tool.name, call.arguments, { onProgress }).pipe(
           Effect.catchTag("DownstreamFailed", (error) => Effect.succeed(text(error.message, true)))
         )
+        yield* Effect.promise(() => forwarded)
+        return result
       })
 
     const callTool = (call: McpToolCall, context: McpCallContext) =>

@@ -87,7 +87,8 @@ describe("hostile downstream servers", () => {
     const garbage = fixture("garbage", "garbage.mjs")
     plantSnapshot(silent, [{ name: "wait" }])
     plantSnapshot(garbage, [{ name: "talk" }])
-    const timings = { ...TEST_TIMINGS, startTimeout: Duration.seconds(3) }
+    // A backoff long enough that the next call surely finds the server waiting, on a busy machine too.
+    const timings = { ...TEST_TIMINGS, startTimeout: Duration.seconds(3), backoffInitial: Duration.seconds(30), backoffMax: Duration.seconds(30) }
     await withGateway({ servers: [silent, garbage, fixture("poisoned", "poisoned.mjs")], dataDir: dir, timings }, async ({ client }) => {
       const started = Date.now()
       const [hung, talked, fine] = await Promise.all([
@@ -95,7 +96,8 @@ describe("hostile downstream servers", () => {
         client.callTool({ name: "mcp__garbage__talk", arguments: {} }),
         client.callTool({ name: "mcp__poisoned__ansi", arguments: {} })
       ])
-      expect(Date.now() - started).toBeLessThan(5000)
+      // Within the start timeout (3 s) and some slack for a busy machine, not after the call timeout.
+      expect(Date.now() - started).toBeLessThan(8000)
       expect(hung).toEqual({
         content: [{ type: "text", text: `The MCP server "silent" did not answer initialize within 3000 ms (its stderr is logged in ${logOf("silent")}).` }],
         isError: true
@@ -110,9 +112,12 @@ describe("hostile downstream servers", () => {
       })
       expect(fine).toEqual({ content: [{ type: "text", text: "ran ansi" }] })
       // The next call waits for the backoff instead of starting it again at once.
-      expect(textOf(await client.callTool({ name: "mcp__silent__wait", arguments: {} }))).toBe(
-        `The MCP server "silent" did not answer initialize within 3000 ms; it failed 1 time(s) and is restarted in 1 s at the earliest (its stderr is logged in ${logOf("silent")}).`
+      const waiting = textOf(await client.callTool({ name: "mcp__silent__wait", arguments: {} }))
+      // The seconds left of the 30 s backoff depend on the time the first calls took.
+      expect(waiting.replace(/restarted in \d+ s/, "restarted in N s")).toBe(
+        `The MCP server "silent" did not answer initialize within 3000 ms; it failed 1 time(s) and is restarted in N s at the earliest (its stderr is logged in ${logOf("silent")}).`
       )
+      expect(Number(/restarted in (\d+) s/.exec(waiting)?.[1])).toBeGreaterThan(20)
     })
   })
 
@@ -224,6 +229,19 @@ describe("hostile downstream servers", () => {
       expect(textOf(await client.callTool({ name: "tools_ls", arguments: { path: "/mcp/rugpull" } })).split("\n").at(-1)).toBe(
         "  *   swap    ~22 tok  Changes lookup."
       )
+    })
+  })
+
+  it("forwards a progress notification the server wrote together with its result, before the result", async () => {
+    await withGateway({ servers: [fixture("burst", "burst.mjs")], dataDir: dir }, async ({ client }) => {
+      await client.callTool({ name: "tools_load", arguments: { targets: ["burst"] } })
+      for (let call = 0; call < 5; call++) {
+        const progress: Array<string> = []
+        const done = await client.callTool({ name: "mcp__burst__work", arguments: {} }, undefined, {
+          onprogress: (p) => progress.push(`${p.progress}/${p.total} ${p.message}`)
+        })
+        expect([done, progress]).toEqual([{ content: [{ type: "text", text: "worked" }] }, ["1/1 all done"]])
+      }
     })
   })
 
