@@ -176,9 +176,11 @@ describe("tool-map mcp driven by the official SDK client", () => {
     const content = result.structuredContent as { count: number; items: Array<{ name: string; envVars: Array<string>; command: string }> }
     expect(content.items.map((item) => [item.name, item.command, item.envVars])).toEqual([["notion", "npx", ["NOTION_API_KEY"]]])
     expect(JSON.stringify(result)).not.toContain(SECRET)
-    // opencode loads ~/.claude/skills too (1.18.33): the skill is listed once per host that loads it.
+    // A skill is listed once per host that loads it, exactly as query skills lists it.
     const everyHost = await client.callTool({ name: "inventory_query", arguments: { kind: "skills", keyword: "PULL" } })
-    expect((everyHost.structuredContent as { items: Array<{ host: string }> }).items.map((skill) => skill.host)).toEqual(["claude-code", "opencode"])
+    const cliHosts = (JSON.parse(runCli(["query", "skills", "--keyword", "PULL", "--json"], machine.env).stdout) as Array<{ host: string }>).map((skill) => skill.host)
+    expect(cliHosts).toContain("claude-code")
+    expect((everyHost.structuredContent as { items: Array<{ host: string }> }).items.map((skill) => skill.host)).toEqual(cliHosts)
     const skills = await client.callTool({ name: "inventory_query", arguments: { kind: "skills", keyword: "PULL", host: "claude-code" } })
     expect(text(skills)).toBe("1 skills: review-helper")
     // Tag characters (invisible ASCII for a model) leave a description as they leave a tool's in the catalog.
