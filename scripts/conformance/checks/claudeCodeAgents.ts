@@ -88,7 +88,7 @@ export const claudeCodeAgentChecks: ReadonlyArray<Check> = [
   {
     id: "agents-loaded",
     host: "claude",
-    title: "the agents a claude -p session start loads from the fixture HOME (user, project, two plugins) = tool-map query agents",
+    title: "the agents a claude -p session start loads from the fixture HOME (user, project, three plugins, one of a directory marketplace) = tool-map query agents",
     run: (context) => {
       const builtIn = builtInAgents(context)
       return withFixture(context, (sandbox) => {

@@ -375,7 +375,9 @@ const readPlugins = (
     const cwdChain = ancestors(path, c.env.cwd)
     const sameDir = (a: string, b: string) => path.resolve(a).replace(/\\/g, "/") === path.resolve(b).replace(/\\/g, "/")
     const plugin = (id: string, at: number) => ({ rank: at, namespace: `plugin:${id}` })
-    for (const [index, entry] of installed.entries()) {
+    for (const [index, installedEntry] of installed.entries()) {
+      const folder = yield* directoryMarketplaceFolder(c, marketplaces, installedEntry)
+      const entry = folder === null ? installedEntry : { ...installedEntry, installPath: folder }
       if (entry.marketplace !== null && marketplaces !== null && !Object.hasOwn(marketplaces, entry.marketplace)) {
         c.diagnostic(installedFile, null, `plugin ${entry.id}: marketplace ${entry.marketplace} is not in known_marketplaces.json`)
       }
@@ -451,6 +453,34 @@ const readPlugins = (
       }
     }
     return drafts
+  })
+
+/**
+ * The folder Claude Code 2.1.332 reads a plugin from when its marketplace is a local directory
+ * (`source: { source: "directory", path }` in known_marketplaces.json): the plugin entry's
+ * relative `source` in that directory's marketplace.json, not the copy in the cache (`claude
+ * plugin list --json` calls it `readFromFolder`; session starts load its agents). Null for any
+ * other marketplace, or when the folder is not there.
+ */
+const directoryMarketplaceFolder = (
+  c: HostCollector,
+  marketplaces: Readonly<Record<string, unknown>> | null,
+  entry: InstalledPlugin
+): Effect.Effect<string | null> =>
+  Effect.gen(function* () {
+    if (entry.marketplace === null) return null
+    const source = asRecord(own(asRecord(own(marketplaces, entry.marketplace)), "source"))
+    const directory = asString(own(source, "path"))
+    if (asString(own(source, "source")) !== "directory" || directory === null) return null
+    const manifestFile = c.path.join(directory, ".claude-plugin", "marketplace.json")
+    const manifest = yield* c.readJson(manifestFile, null, { jsonc: false })
+    if (Option.isNone(manifest)) return null
+    const plugins = own(asRecord(manifest.value.value), "plugins")
+    const listed = (Array.isArray(plugins) ? plugins : []).map(asRecord).find((plugin) => asString(own(plugin, "name")) === entry.name)
+    const relative = asString(own(listed ?? null, "source"))
+    if (relative === null) return null
+    const folder = c.path.resolve(directory, relative)
+    return (yield* c.probe(folder))._tag === "directory" ? folder : null
   })
 
 /** Paths named by a plugin manifest field (a string or a list), kept inside the plugin root. */

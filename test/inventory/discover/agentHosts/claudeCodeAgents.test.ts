@@ -44,6 +44,11 @@ describe("Claude Code agents as the host loads them (issue 12, finding 2; claude
       // A link inside a plugin's agents folder is not followed; a user folder link is.
       expect(inventory.items.some((item) => item.path === `${KIT}/agents/k-link.md`)).toBe(false)
       expect(agentAt(inventory.items, `${HOME}/.claude/agents/linkdir/u-via-dirlink.md`).name).toBe("u-via-dirlink")
+      // A directory marketplace's plugin is read from that directory; its cached copy is not read.
+      expect(agentAt(inventory.items, `${HOME}/dev-market/plugins/local-kit/agents/only-folder.md`).plugin).toBe("local-kit@dev")
+      expect(inventory.items.some((item) => item.name === "only-cache")).toBe(false)
+      const plugin = inventory.items.find((item) => item.kind === "plugin" && item.plugin === "local-kit@dev")
+      expect(plugin?.path).toBe(`${HOME}/dev-market/plugins/local-kit`)
     }))
 
   it.effect("project folders: from the working directory up to its git root, or up to the root when there is none; never the home", () =>
@@ -134,6 +139,6 @@ describe("Claude Code agents as the host loads them (issue 12, finding 2; claude
   it.effect("the summary counts the plugins' commands among the skills (finding 3)", () =>
     Effect.gen(function* () {
       const inventory = yield* scanFixture()
-      expect(summarizeAgentHosts(inventory, 6144)[0]).toBe("- Claude Code: 46/48 agents, 6 skills (4 from commands/), 2 plugins loaded; 36 diagnostics")
+      expect(summarizeAgentHosts(inventory, 6144)[0]).toBe("- Claude Code: 47/49 agents, 6 skills (4 from commands/), 3 plugins loaded; 36 diagnostics")
     }))
 })
