@@ -11,8 +11,8 @@ import { formatTokens } from "./tokens.js"
 import type { VisibilityNote } from "./visibility.js"
 
 /** The definition of one entry tool, in the shape hosts register tools with. */
-export interface EntryToolDefinition {
-  readonly name: "tools_ls" | "tools_load" | "tools_unload"
+export interface EntryToolDefinition<Name extends string = "tools_ls" | "tools_load" | "tools_unload"> {
+  readonly name: Name
   readonly description: string
   /** JSON Schema of the arguments. */
   readonly inputSchema: {
