@@ -5,23 +5,13 @@
  */
 import { Schema } from "effect"
 import { neutralize } from "../../inventory/domain/untrusted.js"
-import type { AliasNode, Catalog, CatalogNode, SanitizeFlag, ToolEntry } from "./model.js"
+import type { AliasNode, Catalog, CatalogNode, SanitizeFlag, ToolDefinitionOf, ToolEntry } from "./model.js"
 import { fitText, MAX_NAME_WIDTH } from "./sanitize.js"
 import { formatTokens } from "./tokens.js"
 import type { VisibilityNote } from "./visibility.js"
 
-/** The definition of one entry tool, in the shape hosts register tools with. */
-export interface EntryToolDefinition<Name extends string = "tools_ls" | "tools_load" | "tools_unload"> {
-  readonly name: Name
-  readonly description: string
-  /** JSON Schema of the arguments. */
-  readonly inputSchema: {
-    readonly type: "object"
-    readonly properties: Readonly<Record<string, unknown>>
-    readonly required: ReadonlyArray<string>
-    readonly additionalProperties: false
-  }
-}
+/** The definition of one of these three entry tools. */
+export type EntryToolDefinition = ToolDefinitionOf<"tools_ls" | "tools_load" | "tools_unload">
 
 /** `tools_ls`: browse by path, or search under it. */
 export const TOOLS_LS: EntryToolDefinition = {

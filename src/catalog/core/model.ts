@@ -287,3 +287,16 @@ export type Resolution =
     readonly tools: ReadonlyArray<ToolEntry>
   }
   | { readonly kind: "unknown"; readonly target: string; readonly suggestions: ReadonlyArray<string> }
+
+/** The definition of an entry tool named `Name`, in the shape hosts register tools with. */
+export interface ToolDefinitionOf<Name extends string> {
+  readonly name: Name
+  readonly description: string
+  /** JSON Schema of the arguments. */
+  readonly inputSchema: {
+    readonly type: "object"
+    readonly properties: Readonly<Record<string, unknown>>
+    readonly required: ReadonlyArray<string>
+    readonly additionalProperties: false
+  }
+}

@@ -5,7 +5,7 @@
  * service runs them.
  */
 import { Schema } from "effect"
-import type { EntryToolDefinition } from "../entryTools.js"
+import type { ToolDefinitionOf } from "../model.js"
 import { neutralize } from "../../../inventory/domain/untrusted.js"
 import type { Field } from "./document.js"
 import type { MatchedFields } from "./rank.js"
@@ -16,7 +16,7 @@ import { formatTokens } from "../tokens.js"
 export type RouterToolName = "tools_find" | "tools_route" | "skills_find" | "skills_route"
 
 /** The definition of one router entry tool, in the shape hosts register tools with. */
-export type RouterToolDefinition = EntryToolDefinition<RouterToolName>
+export type RouterToolDefinition = ToolDefinitionOf<RouterToolName>
 
 /** How many hits `tools_find` and `skills_find` give by default, and at most. */
 export const DEFAULT_FIND_K = 10
