@@ -112,6 +112,9 @@ describe("Router", () => {
         })
       yield* skill("pdf-report", "Build PDF reports with charts from data", "Use reportlab.\n")
       yield* skill("code-review", "Review a pull request for bugs", `Read the diff.\n${"x".repeat(SKILL_BODY_CAP)}`)
+      // opencode is there (its own config file exists), so it also loads the shared ~/.claude/skills.
+      yield* fs.makeDirectory(`${home}/.config/opencode`, { recursive: true })
+      yield* fs.writeFileString(`${home}/.config/opencode/opencode.json`, "{}")
       const environment = MachineEnvironment.layerTest({ homedir: home, cwd: home, env: { PATH: "", XDG_DATA_HOME: `${home}/data` } })
       const host = yield* makeMemoryHost({ tools: ROUTER_FIXTURE })
       yield* Effect.gen(function*() {
