@@ -174,6 +174,19 @@ export const estimateTokensFromJson = (nameJson: string, descriptionJson: string
   return tokensFromFeatures(f)
 }
 
+/**
+ * Estimated o200k tokens of plain text (a skill's listing line, an instructions file): the
+ * features of the module comment without the per-tool frame and offset; 0 for empty text.
+ */
+export const estimateTextTokens = (text: string): number => {
+  if (text.length === 0) return 0
+  const f = countFeatures(text, noFeatures())
+  return Math.max(
+    1,
+    Math.round(TOKEN_MODEL.word * f.words + TOKEN_MODEL.longExtra * f.longExtra + TOKEN_MODEL.punctuation * f.punctuation + TOKEN_MODEL.nonAscii * f.nonAscii)
+  )
+}
+
 /** Estimated o200k tokens of a tool schema (see the module comment for the method). */
 export const estimateTokens = (schema: ToolSchema): number =>
   estimateTokensFromJson(
