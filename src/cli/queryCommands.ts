@@ -4,6 +4,7 @@ import { Bundle } from "../inventory/bundle/Bundle.js"
 import { InventoryReader, pendingRepairOf } from "../inventory/query/InventoryReader.js"
 import { MAX_NAME_GLOB_LENGTH } from "../inventory/query/nameGlob.js"
 import { filterToolsInterruptibly, ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
+import { ledgerQueryCommands } from "./ledgerCommands.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
 
@@ -90,4 +91,4 @@ const staleCommand = Command.make("stale", { json: jsonOption, from: fromOption 
 ).pipe(Command.withDescription("Whether the cached bundle is out of date, and the first change found."))
 
 /** The `query` subcommands of issue 2. */
-export const inventoryQueryCommands = [toolsCommand, whichCommand, versionsCommand, staleCommand] as const
+export const inventoryQueryCommands = [toolsCommand, whichCommand, versionsCommand, staleCommand, ...ledgerQueryCommands] as const

@@ -58,7 +58,15 @@ const itemFields = {
    * `~/.claude/skills` is Claude Code's and opencode's), each with its own state under its
    * host's rules; absent when no other host loads the file.
    */
-  sameFileAs: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
+  sameFileAs: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  /**
+   * The always-on ledger (issue 14, see `ledger.ts`): estimated o200k tokens the item puts into
+   * every session of its host (0 when the host does not load it), null when unknown (an MCP
+   * server's tool schemas). Absent in bundles written before it was recorded.
+   */
+  alwaysOnTokens: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }),
+  /** Estimated o200k tokens of using the item (its body), null when unknown; absent in older bundles. */
+  onInvokeTokens: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true })
 }
 
 /** A subagent definition. */

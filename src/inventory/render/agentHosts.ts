@@ -9,7 +9,9 @@ import {
   isEffective
 } from "../domain/agentHosts.js"
 import { cleanAgentHosts } from "../domain/cleanInventory.js"
+import { formatTokens } from "../../catalog/core/tokens.js"
 import { effectiveToolNames } from "../query/agentQueries.js"
+import { hostLedgerLine } from "../query/contextLedger.js"
 import { byteLength, mdCell, mdCellFit, mdCode, truncateChars, utf16Length } from "./text.js"
 
 /** The state of an item in words: loaded, shadowed by whom, or why it is off. */
@@ -190,7 +192,17 @@ const hostLines = (host: AgentHostName, inventory: AgentHostsInventory, limit: n
     const line = namesLine(many, names(kind), limit)
     return line === null ? [] : [line]
   })
-  return [head, ...detail]
+  const ledger = ledgerLine(host, inventory, Math.min(3, limit))
+  return [head, ...(ledger === null ? [] : [ledger]), ...detail]
+}
+
+/** The host's always-on total (issue 14) and up to `limit` of its largest items, or null when it loads nothing. */
+const ledgerLine = (host: AgentHostName, inventory: AgentHostsInventory, limit: number): string | null => {
+  const ledger = hostLedgerLine(inventory, host)
+  if (ledger === null) return null
+  const unknown = ledger.unknown === 0 ? "" : ` + ${plural(ledger.unknown, "item")} unknown`
+  const largest = ledger.largest.slice(0, limit).map((row) => `${summaryName(row.name)} ${formatTokens(row.alwaysOnTokens ?? 0)}`)
+  return `  - always-on: ${formatTokens(ledger.total)}${unknown} in every session${largest.length === 0 ? "" : `; largest: ${largest.join(", ")}`}`
 }
 
 const totalBytes = (lines: ReadonlyArray<string>): number => lines.reduce((sum, line) => sum + byteLength(line) + 1, 0)

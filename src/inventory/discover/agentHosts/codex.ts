@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { listedCost } from "../../domain/ledger.js"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
 import { commandsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
@@ -124,7 +125,9 @@ const agentFromToml = (c: HostCollector, file: string, scope: AgentItemScope, ra
           mcpServers: servers === null || Object.keys(servers).length === 0 ? null : Object.keys(servers),
           source: "local"
         },
-        placement
+        placement,
+        // The agent's instructions are the file's text: what starting it costs.
+        listedCost("agent", name, describe(asString(own(record, "description")), null), new TextDecoder().decode(read.bytes))
       )
     })
   )

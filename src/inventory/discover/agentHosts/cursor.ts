@@ -1,4 +1,6 @@
 import { Effect, Option } from "effect"
+import { estimateTextTokens } from "../../../catalog/core/tokens.js"
+import { instructionsCost } from "../../domain/ledger.js"
 import { instructionsFile, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
@@ -47,7 +49,11 @@ export const readCursor = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
             },
             entry: null,
             namespace: null,
-            rank: 0
+            rank: 0,
+            // A rule with alwaysApply is in every request; the others are offered by their description.
+            cost: doc.fields["alwaysApply"] === true
+              ? instructionsCost(doc.body)
+              : { alwaysOn: describe(c.stringField(doc.fields, "description", file), null) ?? "", onInvokeTokens: estimateTextTokens(doc.body.trim()) }
           })
         }
       }

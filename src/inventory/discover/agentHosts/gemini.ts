@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { listedCost } from "../../domain/ledger.js"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
 import { agentsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
@@ -224,7 +225,8 @@ const commandFromToml = (
             allowedTools: null,
             model: null
           },
-          placement
+          placement,
+          listedCost("command", name, null, asString(own(record, "prompt")) ?? "")
         )
       )
     })
@@ -315,7 +317,7 @@ const geminiSkillsIn = (c: HostCollector, dir: string, role: string, placement: 
         description: describe(description, null),
         allowedTools: c.toolListField(doc.fields, ["allowed-tools", "allowedTools", "allowed_tools"], file),
         hasScripts
-      }, placement))
+      }, placement, listedCost("skill", name, describe(description, null), doc.body)))
     }
     return drafts
   })

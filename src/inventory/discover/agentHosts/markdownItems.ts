@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { AGENT_HOST_TITLES, type AgentItemScope, type AgentSource } from "../../domain/agentHosts.js"
 import type { FrontmatterDialect, FrontmatterFields, ParsedMarkdown } from "../FrontmatterParser.js"
+import { claudeCodeCost, claudeSkillName, type CostDraft, instructionsCost, listedCost } from "../../domain/ledger.js"
 import type { ItemDraft } from "./precedence.js"
 import { baseName, describe, type FileRead, type FileWalk, type HostCollector, namesOf } from "./shared.js"
 
@@ -48,12 +49,35 @@ export const fileFields = (c: HostCollector, file: FileRead, name: string, place
 })
 
 /** The draft of an item defined by a whole file (no entry key), at its placement. */
-export const draftAt = (fields: ItemDraft["fields"], placement: ItemPlacement): ItemDraft => ({
+export const draftAt = (fields: ItemDraft["fields"], placement: ItemPlacement, cost?: CostDraft): ItemDraft => ({
   fields,
   entry: null,
   namespace: placement.namespace(fields.name),
-  rank: placement.rank
+  rank: placement.rank,
+  ...(cost === undefined ? {} : { cost })
 })
+
+/** The plugin's own name in `name@marketplace`. */
+const pluginNameOf = (plugin: string): string => (plugin.lastIndexOf("@") > 0 ? plugin.slice(0, plugin.lastIndexOf("@")) : plugin)
+
+/**
+ * What a skill, command or agent file costs in its host's sessions: Claude Code's own rules from
+ * the raw frontmatter and body (its agents under their file name), another host's listing line.
+ */
+const fileCost = (
+  c: HostCollector,
+  kind: "skill" | "command" | "agent",
+  input: { readonly name: string; readonly path: string; readonly fields: FrontmatterFields; readonly body: string; readonly description: string | null; readonly plugin: string | null }
+): CostDraft =>
+  c.host === "claude-code"
+    ? claudeCodeCost({
+        kind,
+        name: kind === "agent" ? baseName(c.path, input.path) : claudeSkillName(input.name, input.plugin === null ? null : pluginNameOf(input.plugin)),
+        description: input.fields["description"],
+        whenToUse: input.fields["when_to_use"],
+        body: input.body
+      })
+    : listedCost(kind, input.name, input.description, input.body)
 
 /** The naming rule of most hosts: the `name` field, else the file name without its extension. */
 export const nameOrFileName = (c: HostCollector, fields: FrontmatterFields, path: string): AgentNaming => ({
@@ -119,12 +143,13 @@ export const agentFromMarkdown = (
       const switchedOff = c.booleanField(fields, "disable", path) === true || c.booleanField(fields, "disabled", path) === true
       const { tools, disallowedTools } = agentTools(c, fields, path)
       const off = placement.enabled && switchedOff ? { enabled: false, disabledReason: "switched off in its frontmatter" } : {}
+      const description = describe(c.stringField(fields, "description", path), null)
       return Option.some(draftAt(
         {
           kind: "agent",
           ...fileFields(c, file, name, placement),
           ...off,
-          description: describe(c.stringField(fields, "description", path), null),
+          description,
           tools,
           disallowedTools,
           model: c.stringField(fields, "model", path),
@@ -133,7 +158,8 @@ export const agentFromMarkdown = (
           mcpServers: namesOf(fields["mcpServers"]),
           source: placement.source
         },
-        placement
+        placement,
+        fileCost(c, "agent", { name, path, fields, body: doc.body, description, plugin: placement.plugin })
       ))
     })
   )
@@ -150,16 +176,18 @@ export const commandFromMarkdown = (
       droppedFields(c, path, doc, "loads the command")
       const fields = doc.fields
       const hint = fields["argument-hint"] !== undefined ? "argument-hint" : fields["argumentHint"] !== undefined ? "argumentHint" : "argument_hint"
+      const description = describe(c.stringField(fields, "description", path), doc.body)
       return draftAt(
         {
           kind: "command",
           ...fileFields(c, file, name, placement),
-          description: describe(c.stringField(fields, "description", path), doc.body),
+          description,
           argumentHint: c.stringField(fields, hint, path),
           allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], path),
           model: c.stringField(fields, "model", path)
         },
-        placement
+        placement,
+        fileCost(c, "command", { name, path, fields, body: doc.body, description, plugin: placement.plugin })
       )
     })
   )
@@ -185,15 +213,17 @@ export const skillFromDirectory = (
       droppedFields(c, file.path, doc, "loads the skill")
       const fields = doc.fields
       const name = nameField(c, fields, file.path, c.path.basename(dir))
+      const description = describe(c.stringField(fields, "description", file.path), doc.body)
       return draftAt(
         {
           kind: "skill",
           ...fileFields(c, file, name, placement),
-          description: describe(c.stringField(fields, "description", file.path), doc.body),
+          description,
           allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], file.path),
           hasScripts
         },
-        placement
+        placement,
+        fileCost(c, "skill", { name, path: file.path, fields, body: doc.body, description, plugin: placement.plugin })
       )
     })
   })
@@ -261,7 +291,8 @@ export const instructionsFile = (
     return Option.map(file, (read) =>
       draftAt(
         { kind: "instructions", ...fileFields(c, read, c.path.basename(path), placement), description, size: read.bytes.length },
-        placement
+        placement,
+        instructionsCost(new TextDecoder().decode(read.bytes))
       )
     )
   })

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { listedCost } from "../../domain/ledger.js"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
 import {
   agentFromMarkdown,
@@ -268,7 +269,8 @@ const skillOf = (c: HostCollector, file: string, placement: ItemPlacement): Effe
         allowedTools: c.toolListField(doc.fields, ["allowed-tools", "allowedTools", "allowed_tools"], file),
         hasScripts
       },
-      placement
+      placement,
+      listedCost("skill", name, describe(c.stringField(doc.fields, "description", file), null), doc.body)
     ))
   })
 
@@ -300,7 +302,8 @@ const agentFromConfig = (config: ConfigFile, name: string, entry: Readonly<Recor
     },
     entry: `agent/${name}`,
     namespace: `agent:${name}`,
-    rank: config.rank
+    rank: config.rank,
+    cost: listedCost("agent", name, describe(asString(own(entry, "description")), null), asString(own(entry, "prompt")) ?? "")
   }
 }
 
@@ -323,5 +326,6 @@ const commandFromConfig = (config: ConfigFile, name: string, entry: Readonly<Rec
   },
   entry: `command/${name}`,
   namespace: `command:${name}`,
-  rank: config.rank
+  rank: config.rank,
+  cost: listedCost("command", name, null, asString(own(entry, "template")) ?? "")
 })

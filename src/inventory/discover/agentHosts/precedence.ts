@@ -7,6 +7,7 @@ import {
   PluginItem,
   SkillItem
 } from "../../domain/agentHosts.js"
+import type { CostDraft } from "../../domain/ledger.js"
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
@@ -29,6 +30,8 @@ export type DraftFields = DistributiveOmit<ItemProps, "id" | "shadowedBy" | "sam
  */
 export interface ItemDraft {
   readonly fields: DraftFields
+  /** What the item costs in its host's sessions, before the host's listing budget (see `ledger.ts`). */
+  readonly cost?: CostDraft
   /** The key of the defining file's entry when several items share one file (an MCP server name). */
   readonly entry: string | null
   readonly namespace: string | null
@@ -97,8 +100,8 @@ export const linkSameFiles = (items: ReadonlyArray<AgentHostItem>): ReadonlyArra
   })
 }
 
-// Validation is skipped: the readers build every field from checked values, and 20k items matter.
-const makeItem = (props: ItemProps): AgentHostItem => {
+/** An item of its kind's class. Validation is skipped: the readers build every field from checked values, and 20k items matter. */
+export const makeItem = (props: ItemProps): AgentHostItem => {
   switch (props.kind) {
     case "agent":
       return new AgentItem(props, true)

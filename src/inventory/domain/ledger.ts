@@ -1,0 +1,153 @@
+import { estimateTextTokens } from "../../catalog/core/tokens.js"
+import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
+import { isEffective } from "./agentHosts.js"
+
+/**
+ * The always-on ledger (issue 14): what an agent-host item puts into every session of its host
+ * (`alwaysOnTokens`) and what using it costs (`onInvokeTokens`), o200k tokens estimated with the
+ * catalog's estimator. The texts counted follow each host's own rules; Claude Code's are read in
+ * its 2.1.332 bundle (the host wins over its docs):
+ *
+ * - `claude plugin details` counts, per skill, command and agent, the text
+ *   `[name, description, when_to_use].filter(Boolean).join(" ")` as always-on and the body after
+ *   the frontmatter, trimmed, as on-invoke. A skill's or command's name is
+ *   `<plugin>:<name with every character outside [A-Za-z0-9_-] made "-">`; an agent's is its file
+ *   name. The description is the `description` field (a number or boolean as its text), else the
+ *   body's first non-empty line without its heading marks, cut to 100 characters (97 and "...").
+ *   Offline (no count_tokens) it projects `round(chars / 4)` per component and per plugin.
+ * - A session lists the model-invocable skills (commands included) as `- <name>: <description>`
+ *   (the description, then ` - <when_to_use>` when set, cut to 1,536 characters with "…"), one a
+ *   line, within a budget of `floor(200,000 × 4 × 0.01)` = 8,000 characters
+ *   (`SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides it). Over the budget every skill is first listed by
+ *   name only and descriptions are given back in listing order while they fit: a skill left
+ *   without its description costs its name line only.
+ *
+ * Other hosts publish no projection: a skill or agent costs its `name: description` line, a
+ * command (only ever invoked by the user there) nothing until it is used, an instructions file
+ * its whole text, a plugin nothing of its own (its components are items). An MCP server's tool
+ * schemas are unknown (null) until measured.
+ */
+
+/** Claude Code 2.1.332: the session's skill-listing budget, in characters (`Cdn` of its bundle). */
+export const CLAUDE_SKILL_LISTING_BUDGET = Math.floor(200_000 * 4 * 0.01)
+
+/** Claude Code 2.1.332: the longest description a skill-listing line keeps (`skillListingMaxDescChars`). */
+export const CLAUDE_SKILL_LISTING_MAX_DESCRIPTION = 1536
+
+/** Claude Code 2.1.332: the longest description taken from a body's first line (`Ize`). */
+const CLAUDE_BODY_DESCRIPTION_MAX = 100
+
+/** The environment variable with which Claude Code's skill-listing budget is set in characters. */
+export const CLAUDE_SKILL_BUDGET_VARIABLE = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
+
+/** What a reader hands on about an item's cost, before the host's listing budget is applied. */
+export interface CostDraft {
+  /** The text the host puts into every session for the item ("" when nothing). */
+  readonly alwaysOn: string
+  /** The tokens of what using the item costs (its body), or null when unknown. */
+  readonly onInvokeTokens: number | null
+  /**
+   * Claude Code's skill listing: the length of the item's full line and of its name-only line,
+   * for the budget; absent when the item is not in that listing.
+   */
+  readonly listing?: { readonly full: number; readonly nameOnly: number; readonly nameOnlyText: string }
+}
+
+/** The two ledger figures of an item. */
+export interface ItemCost {
+  readonly alwaysOnTokens: number | null
+  readonly onInvokeTokens: number | null
+}
+
+/** A frontmatter value as Claude Code takes a description: a trimmed string, a number or boolean as text. */
+export const claudeDescriptionField = (value: unknown): string | null => {
+  if (typeof value === "string") return value.trim() === "" ? null : value.trim()
+  if (typeof value === "number" || typeof value === "boolean") return String(value)
+  return null
+}
+
+/** Claude Code's description from a body: its first non-empty line, heading marks dropped, cut to 100 characters. */
+export const claudeBodyDescription = (body: string, fallback: string): string => {
+  for (const raw of body.split("\n")) {
+    const line = raw.trim()
+    if (line === "") continue
+    const text = /^#+\s+(\S.*)$/.exec(line)?.[1] ?? line
+    return text.length > CLAUDE_BODY_DESCRIPTION_MAX ? `${text.substring(0, CLAUDE_BODY_DESCRIPTION_MAX - 3)}...` : text
+  }
+  return fallback
+}
+
+/** The name Claude Code gives a plugin's skill or command: `<plugin>:<name>`, the name's odd characters made "-". */
+export const claudeSkillName = (name: string, pluginName: string | null): string =>
+  pluginName === null ? name : `${pluginName}:${name.replace(/[^a-zA-Z0-9_-]/g, "-")}`
+
+/** What a Claude Code skill, command or agent file costs, by the host's rules (see the module comment). */
+export const claudeCodeCost = (input: {
+  readonly kind: "skill" | "command" | "agent"
+  /** The listed name (a plugin's skill already `<plugin>:<name>`). */
+  readonly name: string
+  readonly description: unknown
+  readonly whenToUse: unknown
+  readonly body: string
+}): CostDraft => {
+  const description = claudeDescriptionField(input.description) ?? claudeBodyDescription(input.body, "Skill")
+  const whenToUse = input.whenToUse === undefined || input.whenToUse === null ? "" : String(input.whenToUse)
+  const alwaysOn = [input.name, description, whenToUse].filter((part) => part !== "").join(" ")
+  const onInvokeTokens = estimateTextTokens(input.body.trim())
+  if (input.kind === "agent") return { alwaysOn, onInvokeTokens }
+  const listed = whenToUse === "" ? description : `${description} - ${whenToUse}`
+  const shown = listed.length > CLAUDE_SKILL_LISTING_MAX_DESCRIPTION ? `${listed.slice(0, CLAUDE_SKILL_LISTING_MAX_DESCRIPTION - 1)}…` : listed
+  const nameOnlyText = `- ${input.name}`
+  return { alwaysOn, onInvokeTokens, listing: { full: `${nameOnlyText}: ${shown}`.length, nameOnly: nameOnlyText.length, nameOnlyText } }
+}
+
+/** What a skill, agent or command of another host costs: its `name: description` line (commands: nothing until used). */
+export const listedCost = (kind: "skill" | "command" | "agent", name: string, description: string | null, body: string): CostDraft => ({
+  alwaysOn: kind === "command" ? "" : description === null ? name : `${name}: ${description}`,
+  onInvokeTokens: estimateTextTokens(body.trim())
+})
+
+/** An instructions file: its whole text in every session. */
+export const instructionsCost = (text: string): CostDraft => ({ alwaysOn: text, onInvokeTokens: 0 })
+
+/** The Claude Code skill-listing budget of an environment: the variable when it is a positive integer, else the default. */
+export const claudeSkillBudget = (variable: string | undefined): number => {
+  const parsed = variable === undefined ? Number.NaN : Number.parseInt(variable, 10)
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : CLAUDE_SKILL_LISTING_BUDGET
+}
+
+/**
+ * The ledger figures of a host's items, in their order: `costs[i]` is `items[i]`'s draft, or
+ * undefined for an item without one (a plugin: 0; an MCP server: unknown). Only items the host
+ * loads cost anything always-on; Claude Code's listing budget is applied over its loaded skills
+ * and commands in their order.
+ */
+export const applyCosts = (
+  host: AgentHostName,
+  items: ReadonlyArray<AgentHostItem>,
+  costs: ReadonlyArray<CostDraft | undefined>,
+  skillBudget: number
+): ReadonlyArray<ItemCost> => {
+  const nameOnly = new Set<number>()
+  if (host === "claude-code") {
+    const listed = items.flatMap((item, index) => {
+      const listing = costs[index]?.listing
+      return listing !== undefined && isEffective(item) ? [{ index, listing }] : []
+    })
+    const full = listed.reduce((sum, entry) => sum + entry.listing.full, 0) + Math.max(0, listed.length - 1)
+    if (full > skillBudget) {
+      let left = skillBudget - (listed.reduce((sum, entry) => sum + entry.listing.nameOnly, 0) + Math.max(0, listed.length - 1))
+      for (const entry of listed) {
+        const extra = entry.listing.full - entry.listing.nameOnly
+        if (extra <= left) left -= extra
+        else nameOnly.add(entry.index)
+      }
+    }
+  }
+  return items.map((item, index) => {
+    const cost = costs[index]
+    if (cost === undefined) return { alwaysOnTokens: item.kind === "mcpServer" ? null : 0, onInvokeTokens: item.kind === "mcpServer" ? null : 0 }
+    const text = nameOnly.has(index) && cost.listing !== undefined ? cost.listing.nameOnlyText : cost.alwaysOn
+    return { alwaysOnTokens: isEffective(item) ? estimateTextTokens(text) : 0, onInvokeTokens: cost.onInvokeTokens }
+  })
+}

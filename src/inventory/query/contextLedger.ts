@@ -1,0 +1,137 @@
+import { AGENT_HOSTS, type AgentHostItem, type AgentHostName, type AgentHostsInventory, isEffective } from "../domain/agentHosts.js"
+
+/** How `query context` groups the ledger. */
+export const LEDGER_GROUPINGS = ["item", "plugin", "source", "host"] as const
+export type LedgerGrouping = (typeof LEDGER_GROUPINGS)[number]
+
+/** The estimate the ledger's figures are, named in every answer. */
+export const LEDGER_ESTIMATE = "o200k tokens, estimated by tool-map (the catalog's estimator) from the texts each host sends"
+
+/** One item of the ledger: an item the host loads, and its two figures (null: unknown). */
+export interface LedgerItemRow {
+  readonly host: AgentHostName
+  readonly kind: AgentHostItem["kind"]
+  readonly name: string
+  readonly scope: AgentHostItem["scope"]
+  readonly plugin: string | null
+  readonly alwaysOnTokens: number | null
+  readonly onInvokeTokens: number | null
+  readonly id: string
+}
+
+/** A group of the ledger (a plugin, a source, a host): the sums of its items' known figures. */
+export interface LedgerGroupRow {
+  readonly host: AgentHostName
+  /** The plugin (`name@marketplace`, or "(no plugin)"), the source (scope), or the host. */
+  readonly group: string
+  readonly items: number
+  readonly alwaysOnTokens: number
+  readonly onInvokeTokens: number
+  /** Items whose always-on cost is unknown (MCP servers without a tool snapshot, items of an older bundle). */
+  readonly unknown: number
+}
+
+/** A host's totals. */
+export interface LedgerTotal {
+  readonly host: AgentHostName
+  readonly items: number
+  readonly alwaysOnTokens: number
+  readonly onInvokeTokens: number
+  readonly unknown: number
+}
+
+/** The answer of `query context`. */
+export interface ContextLedger {
+  readonly estimate: string
+  readonly by: LedgerGrouping
+  readonly rows: ReadonlyArray<LedgerItemRow> | ReadonlyArray<LedgerGroupRow>
+  readonly totals: ReadonlyArray<LedgerTotal>
+}
+
+const itemRow = (item: AgentHostItem): LedgerItemRow => ({
+  host: item.host,
+  kind: item.kind,
+  name: item.name,
+  scope: item.scope,
+  plugin: item.plugin,
+  alwaysOnTokens: item.alwaysOnTokens ?? null,
+  onInvokeTokens: item.onInvokeTokens ?? null,
+  id: item.id
+})
+
+/** Largest known always-on first, unknown last; then by host order, name and id, so the order is stable. */
+const byCost = (a: LedgerItemRow, b: LedgerItemRow): number =>
+  (b.alwaysOnTokens ?? -1) - (a.alwaysOnTokens ?? -1) ||
+  AGENT_HOSTS.indexOf(a.host) - AGENT_HOSTS.indexOf(b.host) ||
+  (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+const groupKey = (row: LedgerItemRow, by: Exclude<LedgerGrouping, "item">): string =>
+  by === "plugin" ? row.plugin ?? "(no plugin)" : by === "source" ? row.scope : row.host
+
+interface Sums {
+  items: number
+  alwaysOnTokens: number
+  onInvokeTokens: number
+  unknown: number
+}
+
+const add = (sums: Sums, row: LedgerItemRow): void => {
+  sums.items += 1
+  sums.alwaysOnTokens += row.alwaysOnTokens ?? 0
+  sums.onInvokeTokens += row.onInvokeTokens ?? 0
+  if (row.alwaysOnTokens === null) sums.unknown += 1
+}
+
+const empty = (): Sums => ({ items: 0, alwaysOnTokens: 0, onInvokeTokens: 0, unknown: 0 })
+
+/**
+ * The always-on ledger of the items the hosts load (enabled, not shadowed), optionally of one
+ * host: by item (largest first), or summed by plugin, source (scope) or host; with each host's totals.
+ */
+export const contextLedger = (
+  inventory: AgentHostsInventory,
+  options: { readonly host?: AgentHostName | undefined; readonly by: LedgerGrouping }
+): ContextLedger => {
+  const rows = inventory.items
+    .filter((item) => isEffective(item) && (options.host === undefined || item.host === options.host))
+    .map(itemRow)
+    .sort(byCost)
+  const totals = new Map<AgentHostName, Sums>()
+  for (const row of rows) {
+    const sums = totals.get(row.host) ?? empty()
+    add(sums, row)
+    totals.set(row.host, sums)
+  }
+  const totalRows = AGENT_HOSTS.flatMap((host) => {
+    const sums = totals.get(host)
+    return sums === undefined ? [] : [{ host, ...sums }]
+  })
+  if (options.by === "item") return { estimate: LEDGER_ESTIMATE, by: "item", rows, totals: totalRows }
+  const by = options.by
+  const groups = new Map<string, { readonly host: AgentHostName; readonly group: string; readonly sums: Sums }>()
+  for (const row of rows) {
+    const group = groupKey(row, by)
+    const key = `${row.host}\u0000${group}`
+    const entry = groups.get(key) ?? { host: row.host, group, sums: empty() }
+    add(entry.sums, row)
+    groups.set(key, entry)
+  }
+  const groupRows: ReadonlyArray<LedgerGroupRow> = [...groups.values()]
+    .map((entry) => ({ host: entry.host, group: entry.group, ...entry.sums }))
+    .sort((a, b) =>
+      b.alwaysOnTokens - a.alwaysOnTokens || AGENT_HOSTS.indexOf(a.host) - AGENT_HOSTS.indexOf(b.host) || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0))
+  return { estimate: LEDGER_ESTIMATE, by, rows: groupRows, totals: totalRows }
+}
+
+/** A host's always-on total and its largest items, for the summary; none when the host loads nothing. */
+export const hostLedgerLine = (
+  inventory: AgentHostsInventory,
+  host: AgentHostName
+): { readonly total: number; readonly unknown: number; readonly largest: ReadonlyArray<LedgerItemRow> } | null => {
+  const ledger = contextLedger(inventory, { host, by: "item" })
+  const total = ledger.totals[0]
+  if (total === undefined) return null
+  const rows = ledger.rows as ReadonlyArray<LedgerItemRow>
+  return { total: total.alwaysOnTokens, unknown: total.unknown, largest: rows.filter((row) => (row.alwaysOnTokens ?? 0) > 0).slice(0, 3) }
+}
