@@ -4,7 +4,15 @@ import { defaultTeardown } from "@effect/platform/Runtime"
 import { Cause, Effect, Exit, FiberRef, HashSet, Logger } from "effect"
 import { ExitCode } from "./cli/exitCodes.js"
 import { runCli, runToExitCode } from "./cli/main.js"
+import { stdoutWriteFailure } from "./cli/output.js"
 import { CliLayer } from "./layers/CoreLayer.js"
+
+// A failed write to stdout: console.log swallows it, so it is seen here (see stdoutWriteFailure).
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  const failure = stdoutWriteFailure(error)
+  if (failure.message !== null) process.stderr.write(`${failure.message}\n`)
+  process.exit(failure.exitCode)
+})
 
 const program = runToExitCode(runCli(process.argv)).pipe(
   Effect.flatMap((code) =>

@@ -8,6 +8,8 @@ export const ExitCode = {
   locked: 5,
   badInput: 6,
   internal: 70,
+  /** Standard output could not be written (ENOSPC, EIO: `> /dev/full`); sysexits' EX_IOERR. A closed pipe (EPIPE) is no error. */
+  outputFailed: 74,
   interrupted: 130
 } as const
 
@@ -16,6 +18,8 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   ToolNotFound: ExitCode.notFound,
   ConflictingFlags: ExitCode.usage,
   UnknownFlag: ExitCode.usage,
+  UsageError: ExitCode.usage,
+  DataDirInvalid: ExitCode.usage,
   RedirectPathInvalid: ExitCode.usage,
   BundleWriteError: ExitCode.cannotWrite,
   BundleReadError: ExitCode.cannotRead,
@@ -43,9 +47,16 @@ export const exitCodeOf = (error: unknown): number => {
   return EXIT_CODE_BY_TAG[tagOf(cause) ?? ""] ?? EXIT_CODE_BY_TAG[tag] ?? ExitCode.internal
 }
 
-export const EXIT_CODES_HELP = [
-  "Exit codes: 0 success; 1 nothing found (query which, catalog path or target); 2 usage error (bad flag or argument);",
-  "3 the bundle cannot be written (output dir not writable); 4 the bundle cannot be read (corrupt);",
-  "5 another scan holds the bundle's lock; 6 an input file is invalid (catalog --schemas, mcp --servers); 70 internal error;",
-  "130 interrupted (SIGINT or SIGTERM; the bundle is left as it was)."
-].join(" ")
+/** What each exit code means, for `tool-map --help`. */
+export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
+  [ExitCode.ok, "success"],
+  [ExitCode.notFound, "nothing found (query which, a catalog path or target)"],
+  [ExitCode.usage, "usage error (an unknown command or flag, a missing or bad value), or a data dir that would be relative"],
+  [ExitCode.cannotWrite, "the bundle cannot be written (output dir not writable)"],
+  [ExitCode.cannotRead, "the bundle cannot be read (missing with --from, or corrupt)"],
+  [ExitCode.locked, "another scan holds the bundle's lock"],
+  [ExitCode.badInput, "an input file is invalid (catalog --schemas, mcp --servers)"],
+  [ExitCode.internal, "internal error"],
+  [ExitCode.outputFailed, "standard output cannot be written (disk full, I/O error); a closed pipe is not an error"],
+  [ExitCode.interrupted, "interrupted (SIGINT or SIGTERM; the bundle is left as it was)"]
+]

@@ -33,6 +33,19 @@ export const defaultDataDir = (env: Readonly<Record<string, string | undefined>>
   return NodePath.join(homedir, ".local", "share", "tool-map")
 }
 
+/**
+ * Why the default data directory cannot be used, or null: it derives from an empty or relative
+ * home directory (`HOME=` or `HOME=.`) with no `$PLUGIN_DATA` and no absolute `$XDG_DATA_HOME`, so
+ * it would be a directory under whatever the working directory happens to be.
+ */
+export const defaultDataDirProblem = (env: Readonly<Record<string, string | undefined>>, homedir: string): string | null => {
+  const dir = defaultDataDir(env, homedir)
+  if (NodePath.isAbsolute(dir) || nonEmpty(env["PLUGIN_DATA"])) return null
+  const xdg = env["XDG_DATA_HOME"]
+  const why = homedir === "" ? "HOME is empty" : `HOME is the relative path ${homedir}`
+  return `the data directory would be ${dir} under the working directory: ${why}${nonEmpty(xdg) ? ` and XDG_DATA_HOME (${xdg}) is relative` : ""}. Set HOME (or XDG_DATA_HOME, or PLUGIN_DATA) to an absolute directory`
+}
+
 const pathsFor = (dir: string, stem: string): BundlePaths => ({
   dir,
   json: NodePath.join(dir, `${stem}.json`),

@@ -23,18 +23,24 @@ export interface ToolFilters {
   readonly name: Option.Option<string>
 }
 
-/** Whether a tool passes the filters of `query tools`; the name glob is matched without backtracking (`nameGlob.ts`). */
-const toolFilter = (inventory: Inventory, filters: ToolFilters): (tool: Tool) => boolean => {
-  const matchName = Option.map(filters.name, (glob) => compileNameGlob(glob, { caseInsensitive: inventory.host.os === "win32" }))
+/**
+ * The name by which a tool matches a `--name` glob (matched without backtracking, `nameGlob.ts`):
+ * its own name, else the base name of one of its `alsoAt` paths; null when none matches.
+ */
+export const nameMatcher = (inventory: Inventory, glob: string): (tool: Tool) => string | null => {
+  const matches = compileNameGlob(glob, { caseInsensitive: inventory.host.os === "win32" })
   const basename = pathModule(toOsFamily(inventory.host.os)).basename
+  // Every name has its record; an `alsoAt` path differs from it only in letter case
+  // (Windows), or is another name of the file in a bundle written before that was so.
+  return (tool) => (matches(tool.name) ? tool.name : tool.alsoAt.map((alias) => basename(alias)).find(matches) ?? null)
+}
+
+/** Whether a tool passes the filters of `query tools`. */
+const toolFilter = (inventory: Inventory, filters: ToolFilters): (tool: Tool) => boolean => {
+  const matchName = Option.map(filters.name, (glob) => nameMatcher(inventory, glob))
   return (tool) =>
     Option.match(filters.category, { onNone: () => true, onSome: (category) => tool.category === category }) &&
-    Option.match(matchName, {
-      onNone: () => true,
-      // Every name has its record; an `alsoAt` path differs from it only in letter case
-      // (Windows), or is another name of the file in a bundle written before that was so.
-      onSome: (matches) => matches(tool.name) || tool.alsoAt.some((alias) => matches(basename(alias)))
-    })
+    Option.match(matchName, { onNone: () => true, onSome: (matched) => matched(tool) !== null })
 }
 
 /** The tools matching the filters of `query tools`, in walk order. */

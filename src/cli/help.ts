@@ -1,0 +1,170 @@
+// The help screens of tool-map, made from the command tree (commandTree.ts): the full command
+// path, what the command does, its arguments and options, an example or two, wrapped to the
+// terminal's width (80 columns when stdout is no terminal). Only the top-level screen lists the
+// global options and the exit codes; the others point to it in one line.
+import { displayWidth, padEndDisplay } from "../inventory/domain/displayWidth.js"
+import { type ArgSpec, type CommandSpec, type OptionSpec } from "./commandTree.js"
+import { EXIT_CODE_MEANINGS } from "./exitCodes.js"
+import { GLOBAL_OPTIONS } from "./usage.js"
+
+/** How a help screen is drawn. */
+export interface HelpStyle {
+  /** Columns to wrap at. */
+  readonly width: number
+  /** Bold headings (ANSI), only on a terminal that wants colour. */
+  readonly color: boolean
+}
+
+/** The style for stdout: its width when it is a terminal (at least 40), else 80; colour only on a terminal, without NO_COLOR, with a TERM other than dumb. */
+export const helpStyleFor = (
+  terminal: { readonly stdoutIsTty: boolean; readonly columns: number | undefined },
+  env: Readonly<Record<string, string | undefined>>
+): HelpStyle => ({
+  width: terminal.stdoutIsTty && terminal.columns !== undefined && terminal.columns > 0 ? Math.max(40, terminal.columns) : 80,
+  color: terminal.stdoutIsTty && (env["NO_COLOR"] ?? "") === "" && env["TERM"] !== "dumb"
+})
+
+/** Examples by command path (without `tool-map`); a command without any gets one made from its usage. */
+const EXAMPLES: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "": ["tool-map scan", "tool-map query which git", "tool-map query agents --tool Bash --json"],
+  scan: ["tool-map scan --if-stale", "tool-map scan out/inventory.md --no-probes"],
+  query: ["tool-map query which node", "tool-map query skills --keyword review"],
+  "query tools": ["tool-map query tools --category version-control", "tool-map query tools --name 'python*' --json"],
+  "query which": ["tool-map query which git", "tool-map query which python3 --json"],
+  "query versions": ["tool-map query versions", "tool-map query versions --from out/inventory.md"],
+  "query stale": ["tool-map query stale --json"],
+  "query agents": ["tool-map query agents --read-only", "tool-map query agents --host claude-code --tool Bash"],
+  "query skills": ["tool-map query skills --keyword review", "tool-map query skills --host codex --json"],
+  "query commands": ["tool-map query commands --host claude-code"],
+  "query mcp": ["tool-map query mcp", "tool-map query mcp --scope project --all"],
+  "query plugins": ["tool-map query plugins --all"],
+  export: ["tool-map export claude-v1 > tools-inventory.json"],
+  "export claude-v1": ["tool-map export claude-v1 > tools-inventory.json"],
+  catalog: ["tool-map catalog ls / --schemas tools.json", "tool-map catalog load /dev/github"],
+  "catalog ls": ["tool-map catalog ls / --schemas tools.json", "tool-map catalog ls --query 'list issues'"],
+  "catalog find": ["tool-map catalog find 'open a pull request'", "tool-map catalog find 'read a file' -k 3 --json"],
+  "catalog load": ["tool-map catalog load github", "tool-map catalog load mcp__github__create_issue --agent reviewer"],
+  "catalog unload": ["tool-map catalog unload github", "tool-map catalog unload all"],
+  "catalog diff": ["tool-map catalog diff --schemas tools.json"],
+  mcp: ["tool-map mcp --print-config claude-code", "tool-map mcp --gateway --host cursor"]
+}
+
+const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`$])/
+
+/** The first sentence of a description, for the command lists. */
+const firstSentence = (text: string): string => text.split(SENTENCE_END)[0] ?? text
+
+/** Splits a word wider than `width` into pieces that fit. */
+const hardBreak = (word: string, width: number): ReadonlyArray<string> => {
+  const pieces: Array<string> = []
+  let piece = ""
+  for (const char of word) {
+    if (displayWidth(piece + char) > width && piece !== "") {
+      pieces.push(piece)
+      piece = ""
+    }
+    piece += char
+  }
+  return piece === "" ? pieces : [...pieces, piece]
+}
+
+/** Word-wraps `text` to lines of at most `width` display columns. */
+export const wrap = (text: string, width: number): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  let line = ""
+  for (const word of text.split(/\s+/).filter((part) => part !== "").flatMap((part) => hardBreak(part, width))) {
+    const candidate = line === "" ? word : `${line} ${word}`
+    if (displayWidth(candidate) <= width) line = candidate
+    else {
+      lines.push(line)
+      line = word
+    }
+  }
+  return line === "" ? lines : [...lines, line]
+}
+
+/** `text` wrapped to `width`, each line after `indent`; the first line after `first` instead when given. */
+const indented = (text: string, width: number, indent: string, first: string = indent): ReadonlyArray<string> =>
+  wrap(text, Math.max(20, width - displayWidth(indent))).map((line, index) => `${index === 0 ? first : indent}${line}`)
+
+/** Rows of two columns: the label, then its description wrapped beside it (below it when the label is wide). */
+const definitionList = (rows: ReadonlyArray<readonly [string, string]>, width: number): ReadonlyArray<string> => {
+  const labelWidth = Math.min(24, Math.max(...rows.map(([label]) => displayWidth(label))))
+  const column = 2 + labelWidth + 2
+  const pad = " ".repeat(column)
+  return rows.flatMap(([label, text]) => {
+    if (displayWidth(label) > labelWidth) return [`  ${label}`, ...indented(text, width, pad)]
+    return indented(text === "" ? " " : text, width, pad, `  ${padEndDisplay(label, labelWidth)}  `).map((line) => line.trimEnd())
+  })
+}
+
+const optionLabel = (option: OptionSpec): string => {
+  const [long, ...aliases] = option.names
+  const names = [...aliases, long].join(", ")
+  return option.placeholder === "" ? names : `${names} ${option.placeholder}`
+}
+
+const optionText = (option: OptionSpec): string =>
+  option.value.kind === "choice" && !option.value.choices.every((choice) => option.description.includes(choice))
+    ? `${option.description} One of: ${option.value.choices.join(", ")}.`
+    : option.description
+
+const argUsage = (arg: ArgSpec): string => {
+  const name = arg.max === Infinity ? `${arg.name}...` : arg.name
+  return arg.min === 0 ? `[${name}]` : name
+}
+
+/** The usage line of a command: its path, `COMMAND` for a group, `[options]`, its arguments. */
+const usageLine = (command: CommandSpec): string =>
+  [
+    ...command.path,
+    ...(command.subcommands.length > 0 ? ["COMMAND"] : []),
+    ...(command.options.length > 0 || command.subcommands.length > 0 ? ["[options]"] : []),
+    ...command.args.map(argUsage)
+  ].join(" ")
+
+/** The examples of a command: its own, or its usage with the required arguments in capitals. */
+const examplesOf = (command: CommandSpec): ReadonlyArray<string> => {
+  const own = EXAMPLES[command.path.slice(1).join(" ")]
+  if (own !== undefined) return own
+  const required = command.args.filter((arg) => arg.min > 0).map((arg) => arg.name)
+  const json = command.options.some((option) => option.names.includes("--json"))
+  const base = [...command.path, ...required].join(" ")
+  return json ? [base, `${base} --json`] : [base]
+}
+
+/** The leaf commands below `command`, each with its words after the root's name. */
+const leaves = (command: CommandSpec): ReadonlyArray<CommandSpec> =>
+  command.subcommands.length === 0 ? [command] : command.subcommands.flatMap(leaves)
+
+/** The help screen of `command` (a node of the tree whose root is `tool-map`), without a trailing newline. */
+export const renderHelp = (command: CommandSpec, style: HelpStyle, version: string): string => {
+  const heading = (text: string) => (style.color ? `\x1b[1m${text}\x1b[22m` : text)
+  const isRoot = command.path.length === 1
+  const sections: Array<ReadonlyArray<string>> = []
+  sections.push(indented(usageLine(command), style.width, "    ", `${heading("Usage:")} `))
+  sections.push(wrap(isRoot ? `tool-map ${version}: ${command.description}` : command.description, style.width))
+  if (command.subcommands.length > 0) {
+    const rows = (isRoot ? leaves(command) : command.subcommands).map((sub): readonly [string, string] => [
+      sub.path.slice(command.path.length).join(" "),
+      firstSentence(sub.description)
+    ])
+    sections.push([heading("Commands:"), ...definitionList(rows, style.width)])
+  }
+  if (command.args.length > 0) {
+    sections.push([heading("Arguments:"), ...definitionList(command.args.map((arg) => [arg.name, arg.description]), style.width)])
+  }
+  if (command.options.length > 0) {
+    sections.push([heading("Options:"), ...definitionList(command.options.map((option) => [optionLabel(option), optionText(option)]), style.width)])
+  }
+  if (isRoot) {
+    sections.push([heading("Global options (any command):"), ...definitionList(GLOBAL_OPTIONS.map((option) => [optionLabel(option), optionText(option)]), style.width)])
+  }
+  sections.push([heading("Examples:"), ...examplesOf(command).flatMap((example) => indented(example, style.width, "      ", "  $ "))])
+  if (isRoot) {
+    sections.push([heading("Exit codes:"), ...definitionList(EXIT_CODE_MEANINGS.map(([code, meaning]) => [String(code), meaning]), style.width)])
+  } else {
+    sections.push(wrap("Global options (--help, --version, --completions SHELL, --log-level LEVEL) and exit codes: tool-map --help.", style.width))
+  }
+  return sections.map((lines) => lines.join("\n")).join("\n\n")
+}
