@@ -1,11 +1,14 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Either, Option } from "effect"
 import { formatTokens } from "../catalog/core/tokens.js"
 import { AGENT_HOST_TITLES, AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
 import { contextLedger, LEDGER_GROUPINGS, type LedgerGroupRow, type LedgerItemRow } from "../inventory/query/contextLedger.js"
+import type { ChangedItem, Changes } from "../inventory/domain/drift.js"
+import { changesSince } from "../inventory/query/changes.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printLines, renderTable } from "./output.js"
+import { UsageError } from "./usage.js"
 
 const tokens = (value: number | null): string => (value === null ? "unknown" : formatTokens(value))
 
@@ -61,5 +64,60 @@ export const queryContextCommand = Command.make(
     })
 ).pipe(Command.withDescription("What the agent hosts put into every session before you type (always-on) and what each item costs when used (on-invoke), largest first, with each host's totals."))
 
+const itemLine = (mark: string, item: ChangedItem) => `  ${mark} ${item.host} ${item.kind} ${item.name} (${item.id})`
+
+const mcpLine = (facts: { readonly command: string | null; readonly url: string | null; readonly envVars: ReadonlyArray<string> }) =>
+  `${facts.command ?? facts.url ?? "(no command or url)"}${facts.envVars.length === 0 ? "" : ` [env: ${facts.envVars.join(", ")}]`}`
+
+/** The lines of `query changes` without --json: MCP servers first, then tools, then the other items. */
+const changeLines = (changes: Changes): ReadonlyArray<string> => {
+  const section = <A>(title: string, list: ReadonlyArray<A>, line: (entry: A) => string): ReadonlyArray<string> =>
+    list.length === 0 ? [] : [`${title} (${list.length}):`, ...list.map(line)]
+  return [
+    `${changes.count} ${changes.count === 1 ? "change" : "changes"} since generation ${changes.since.generation} (${changes.since.generatedAt}); now ${changes.current.generation} (${changes.current.generatedAt}).`,
+    ...section("MCP servers added", changes.mcpServers.added, (item) => `${itemLine("+", item)}: ${mcpLine(item)}`),
+    ...section("MCP servers changed", changes.mcpServers.changed, (item) => `${itemLine("~", item)}: ${item.fields.join(", ")}: ${mcpLine(item.before)} -> ${mcpLine(item.after)}`),
+    ...section("MCP servers removed", changes.mcpServers.removed, (item) => itemLine("-", item)),
+    ...section("Tools added", changes.tools.added, (tool) => `  + ${tool.name} ${tool.path}`),
+    ...section("Tools removed", changes.tools.removed, (tool) => `  - ${tool.name} ${tool.path}`),
+    ...section("Tools moved (another file wins)", changes.tools.moved, (tool) => `  ~ ${tool.name} ${tool.from} -> ${tool.to}`),
+    ...section("Versions changed", changes.tools.versionChanged, (tool) => `  ~ ${tool.name} ${tool.from ?? "(none)"} -> ${tool.to ?? "(none)"}`),
+    ...section("Agent-host items added", changes.items.added, (item) => itemLine("+", item)),
+    ...section("Agent-host items removed", changes.items.removed, (item) => itemLine("-", item)),
+    ...section("Now loaded", changes.items.enabled, (item) => itemLine("+", item)),
+    ...section("No longer loaded", changes.items.disabled, (item) => itemLine("-", item)),
+    ...section("Content changed", changes.items.contentChanged, (item) => itemLine("~", item))
+  ]
+}
+
+/** `query changes [--since GENERATION]`: what changed since the previous scan (issue 14). */
+export const queryChangesCommand = Command.make(
+  "changes",
+  {
+    since: Options.text("since").pipe(
+      Options.withDescription("The generation to compare with: the one before the bundle's (the default; the bundle keeps its digest), or the bundle's own."),
+      Options.optional
+    ),
+    json: jsonOption,
+    from: fromOption
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const inventory = yield* (yield* InventoryReader).load(flags.from)
+      const answer = changesSince(inventory, Option.getOrUndefined(flags.since))
+      if (Either.isLeft(answer)) {
+        return yield* new UsageError({
+          command: "tool-map query changes",
+          problem: `--since ${Option.getOrElse(flags.since, () => "")}: the bundle keeps the digest of one earlier generation only`,
+          choices: answer.left,
+          suggestion: null
+        })
+      }
+      const changes = answer.right
+      if (flags.json) return yield* printJson(changes)
+      yield* printLines(changes.since === null ? [`No changes to show: ${changes.note}.`] : changeLines(changes))
+    })
+).pipe(Command.withDescription("What changed since the previous scan: MCP servers added or changed first, then tools added, removed, moved or of another version, then agent-host items added, removed, enabled, disabled or edited."))
+
 /** The ledger subcommands of `tool-map query` (issue 14). */
-export const ledgerQueryCommands = [queryContextCommand] as const
+export const ledgerQueryCommands = [queryContextCommand, queryChangesCommand] as const

@@ -10,6 +10,7 @@ import {
   Tool,
   type VersionReport
 } from "./domain/inventory.js"
+import { changesBetween, describeChangeCounts, digestOf } from "./domain/drift.js"
 import { probeNames } from "./domain/probeTable.js"
 import { shellQuote } from "./domain/shellQuote.js"
 import { copiesNamed, namedCopies, winningCopy } from "./domain/toolNames.js"
@@ -20,6 +21,7 @@ import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkd
 import { TOOL_MAP_VERSION } from "../version.js"
 import { AgentHostScanner } from "./discover/AgentHostScanner.js"
 import { Bundle } from "./bundle/Bundle.js"
+import { previousDigest } from "./bundle/previousDigest.js"
 import { BundleWriter, type BundleLocked, type BundleWriteError } from "./bundle/BundleWriter.js"
 import type { RedirectPathInvalid } from "./bundle/errors.js"
 import type { MachineEnvironmentShape } from "./domain/machine.js"
@@ -56,6 +58,15 @@ export interface ScanCounts {
   readonly diagnostics: number
 }
 
+/** What changed since the generation a scan replaced (issue 14), for its report. */
+export interface ScanChanges {
+  /** The generation compared with. */
+  readonly since: string
+  readonly count: number
+  /** The counts in words (`1 MCP server added, 3 tools added`), or null when nothing changed. */
+  readonly summary: string | null
+}
+
 /** The outcome of `scan`: a new generation written, or a no-op with its reason. */
 export type ScanOutcome =
   | {
@@ -66,6 +77,8 @@ export type ScanOutcome =
       readonly durationMs: number
       /** Why an `--if-stale` scan went ahead, or null for an unconditional scan. */
       readonly reason: string | null
+      /** What changed since the bundle it replaced, or null when there was none (or it was unreadable). */
+      readonly changes: ScanChanges | null
     }
   | {
       readonly _tag: "Skipped"
@@ -227,7 +240,19 @@ const make = Effect.gen(function* () {
     }
     const now = new Date()
     const generation = newGeneration(now)
-    const { inventory, prepared } = yield* Effect.scoped(scanInventory(options, generation, now))
+    // The generation being replaced is read while the machine is scanned: its digest is committed with the new one.
+    const [scanned, previous] = yield* Effect.all([Effect.scoped(scanInventory(options, generation, now)), previousDigest(paths)], {
+      concurrency: "unbounded"
+    })
+    const { prepared } = scanned
+    const inventory = Option.match(previous, {
+      onNone: () => scanned.inventory,
+      onSome: (digest) => new Inventory({ ...scanned.inventory, previous: digest }, TYPED)
+    })
+    const changes = Option.getOrNull(Option.map(previous, (before): ScanChanges => {
+      const found = changesBetween(before, digestOf(inventory))
+      return { since: before.generation, count: found.count, summary: describeChangeCounts(found) }
+    }))
     if (options.progress) yield* progress.step("writing the bundle")
     yield* yieldToEventLoop
     const json = renderInventoryJson(inventory, prepared.toolsJson)
@@ -246,7 +271,7 @@ const make = Effect.gen(function* () {
       agentHostItems: inventory.agentHosts.items.length,
       diagnostics: inventory.diagnostics.length + inventory.agentHosts.diagnostics.length
     }
-    return { _tag: "Written", generation, paths, counts, durationMs: Date.now() - started, reason } as const
+    return { _tag: "Written", generation, paths, counts, durationMs: Date.now() - started, reason, changes } as const
   })
 
   return { run } as const

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { AgentHostsInventory } from "./agentHosts.js"
+import { GenerationDigest } from "./drift.js"
 
 /** Bumped whenever the shape of `tools.json` changes incompatibly. */
 export const SCHEMA_VERSION = 1 as const
@@ -148,7 +149,12 @@ export class Inventory extends Schema.Class<Inventory>("Inventory")({
   identity: Identity,
   agentHosts: AgentHostsInventory,
   diagnostics: Schema.Array(Diagnostic),
-  watch: WatchSet
+  watch: WatchSet,
+  /**
+   * The digest of the generation this one replaced (issue 14: `query changes`), written in the
+   * same commit. Absent after a first scan and in bundles written before it was recorded.
+   */
+  previous: Schema.optionalWith(GenerationDigest, { exact: true })
 }) {}
 
 /** Parse `tools.json` text into an Inventory (the same Schema that wrote it). */

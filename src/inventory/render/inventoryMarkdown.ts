@@ -3,6 +3,7 @@ import { cleanInventory, cleanTools } from "../domain/cleanInventory.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
 import { renderAgentHostsMarkdown, summarizeAgentHosts } from "./agentHosts.js"
 import { generationMarker } from "../bundle/format.js"
+import { changesBetween, describeChangeCounts, digestOf } from "../domain/drift.js"
 import { byteLength, fitLines, fitNames, mdCell, mdCellFit, mdCode, mdInlineCodeFit, mdTextFit, truncateBytes } from "./text.js"
 
 /** The hard cap of `tools.summary.md`. */
@@ -133,6 +134,13 @@ const summaryName = (name: string): string => mdCellFit(name, SUMMARY_NAME_BYTES
 const categoryNames = (tools: ReadonlyArray<Tool>, budget: number): string =>
   fitNames([...new Set(tools.map((tool) => tool.name))].sort(), budget, summaryName)
 
+/** "Changed since last scan: …" when the bundle keeps the previous generation's digest and anything changed (issue 14). */
+const changedLine = (inventory: Inventory): ReadonlyArray<string> => {
+  if (inventory.previous === undefined) return []
+  const summary = describeChangeCounts(changesBetween(inventory.previous, digestOf(inventory)))
+  return summary === null ? [] : [`Changed since last scan (${mdCell(inventory.previous.generatedAt)}): ${summary}. Ask: \`tool-map query changes\`.`]
+}
+
 /** SSH key pairs are counted by their public halves; names are never shown in the summary. */
 const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name) => name.endsWith(".pub")).length
 
@@ -151,6 +159,7 @@ export const renderSummary = (raw: Inventory, location: BundleLocation): string 
     "",
     `Scanned ${inventory.generatedAt} · ${inventory.host.os} ${inventory.host.arch} · Node ${inventory.host.node} · tool-map ${inventory.host.toolMap}`,
     `${inventory.tools.length} command names (${winners.length} callable, ${inventory.tools.length - winners.length} shadowed) in ${pathDirs} PATH dirs and ${inventory.roots.filter((root) => root.status === "ok").length} other roots.`,
+    ...changedLine(inventory),
     ""
   ]
   const foot = [
