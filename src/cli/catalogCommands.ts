@@ -33,7 +33,7 @@ const schemasOption = Options.file("schemas").pipe(
 const lsCommand = Command.make(
   "ls",
   {
-    path: Args.text({ name: "PATH" }).pipe(Args.withDefault("/")),
+    path: Args.text({ name: "PATH" }).pipe(Args.withDescription("A catalog path: /, /CATEGORY, /CATEGORY/GROUP or a tool's path (default /)."), Args.withDefault("/")),
     query: Options.text("query").pipe(Options.withDescription("Search words, ranked (names above descriptions)."), Options.optional),
     agent: agentOption,
     schemas: schemasOption,
@@ -48,7 +48,10 @@ const lsCommand = Command.make(
 const loadCommand = Command.make(
   "load",
   {
-    targets: Args.text({ name: "TARGET" }).pipe(Args.atLeast(1)),
+    targets: Args.text({ name: "TARGET" }).pipe(
+      Args.withDescription("A category or group (by path or name), or a tool (by path or full name)."),
+      Args.atLeast(1)
+    ),
     forSubagents: Options.boolean("for-subagents").pipe(Options.withDescription("Also hand these targets to subagents started afterwards.")),
     agent: agentOption,
     schemas: schemasOption,
@@ -63,7 +66,7 @@ const loadCommand = Command.make(
 const unloadCommand = Command.make(
   "unload",
   {
-    targets: Args.text({ name: "TARGET" }).pipe(Args.atLeast(1)),
+    targets: Args.text({ name: "TARGET" }).pipe(Args.withDescription("What load takes, or all."), Args.atLeast(1)),
     agent: agentOption,
     schemas: schemasOption,
     json: jsonOption
@@ -77,7 +80,7 @@ const unloadCommand = Command.make(
 const findCommand = Command.make(
   "find",
   {
-    query: Args.text({ name: "QUERY" }).pipe(Args.optional),
+    query: Args.text({ name: "QUERY" }).pipe(Args.withDescription("The task in plain words."), Args.optional),
     queries: Options.file("queries").pipe(
       Options.withDescription("A JSONL file of {qid, query} lines: prints one JSON line {qid, results} per query (tool names, best first)."),
       Options.optional
