@@ -3,7 +3,7 @@
 // handlers, only when such a word is completed.
 import { Effect, Option } from "effect"
 import { ToolCatalog } from "../catalog/services/ToolCatalog.js"
-import { neutralize } from "../inventory/domain/untrusted.js"
+import { cleanText } from "../inventory/domain/untrusted.js"
 import { CatalogCliSession, catalogCliLayer } from "./catalogHandlers.js"
 import type { Candidate } from "./completion.js"
 
@@ -20,8 +20,8 @@ export const catalogCandidates = (targets: "paths" | "targets" | "unloadTargets"
     const paths = [...built.byPath.keys()]
     const names = targets === "paths" || prefix.startsWith("/") ? [] : [...built.groups.keys(), ...built.byName.keys()]
     const words = [...(targets === "unloadTargets" ? ["all"] : []), ...paths, ...names]
-    // Names come from tool schemas: untrusted, so neutralized like every other output of them.
-    return [...new Set(words)].filter((word) => word.startsWith(prefix)).map((word): Candidate => ({ value: neutralize(word), description: "" }))
+    // Names come from tool schemas: untrusted, so they pass the one boundary (neutralized, secrets redacted).
+    return [...new Set(words)].filter((word) => word.startsWith(prefix)).map((word): Candidate => ({ value: cleanText(word), description: "" }))
   }).pipe(
     Effect.provide(catalogCliLayer(agentId, Option.none())),
     Effect.orElseSucceed((): ReadonlyArray<Candidate> => [])

@@ -40,7 +40,7 @@ const EXAMPLES: Readonly<Record<string, ReadonlyArray<string>>> = {
   "query plugins": ["tool-map query plugins --all"],
   export: ["tool-map export claude-v1 > tools-inventory.json"],
   "export claude-v1": ["tool-map export claude-v1 > tools-inventory.json"],
-  catalog: ["tool-map catalog ls / --schemas tools.json", "tool-map catalog load /dev/github"],
+  catalog: ["tool-map catalog ls / --schemas tools.json", "tool-map catalog load github"],
   "catalog ls": ["tool-map catalog ls / --schemas tools.json", "tool-map catalog ls --query 'list issues'"],
   "catalog find": ["tool-map catalog find 'open a pull request'", "tool-map catalog find 'read a file' -k 3 --json"],
   "catalog load": ["tool-map catalog load github", "tool-map catalog load mcp__github__create_issue --agent reviewer"],
@@ -49,10 +49,37 @@ const EXAMPLES: Readonly<Record<string, ReadonlyArray<string>>> = {
   mcp: ["tool-map mcp --print-config claude-code", "tool-map mcp --gateway --host cursor"]
 }
 
+/** One line on each command for the command lists (a command without one shows its description's first sentence). */
+const SUMMARIES: Readonly<Record<string, string>> = {
+  scan: "Scan the machine and the agent hosts' configuration; write the bundle.",
+  query: "Answer questions from the cached bundle.",
+  "query tools": "The executables found, by category or name glob.",
+  "query which": "Every copy of NAME on PATH, the one that wins, its version.",
+  "query versions": "The versions of the allow-listed tools from the last scan.",
+  "query stale": "Whether the cached bundle is out of date, and why.",
+  "query context": "What the agent hosts put into every session, largest first.",
+  "query changes": "What changed since the previous scan.",
+  "query agents": "The subagents the agent hosts load.",
+  "query skills": "The skills the agent hosts load.",
+  "query commands": "The slash commands and custom prompts the agent hosts load.",
+  "query mcp": "The MCP servers the agent hosts configure, and where.",
+  "query plugins": "The installed plugins and extensions.",
+  export: "Print the cached inventory in another tool's format.",
+  "export claude-v1": "The Claude Code inventory in the seed's v1 JSON schema.",
+  catalog: "Browse, search, load and unload the tool catalog.",
+  "catalog ls": "Browse the catalog tree, or search it with --query.",
+  "catalog find": "Rank the catalog's tools for a task in plain words.",
+  "catalog load": "Make tools callable for an agent.",
+  "catalog unload": "Hide an agent's loaded tools again.",
+  "catalog diff": "What changed in the tool definitions since the last build.",
+  mcp: "Run as an MCP server (stdio or HTTP), or as a gateway."
+}
+
 const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`$])/
 
-/** The first sentence of a description, for the command lists. */
-const firstSentence = (text: string): string => text.split(SENTENCE_END)[0] ?? text
+/** The one-line summary of a command, for the command lists. */
+const summaryOf = (command: CommandSpec): string =>
+  SUMMARIES[command.path.slice(1).join(" ")] ?? command.description.split(SENTENCE_END)[0] ?? command.description
 
 /** Splits a word wider than `width` into pieces that fit. */
 const hardBreak = (word: string, width: number): ReadonlyArray<string> => {
@@ -93,8 +120,9 @@ const definitionList = (rows: ReadonlyArray<readonly [string, string]>, width: n
   const column = 2 + labelWidth + 2
   const pad = " ".repeat(column)
   return rows.flatMap(([label, text]) => {
+    if (text === "") return [`  ${label}`]
     if (displayWidth(label) > labelWidth) return [`  ${label}`, ...indented(text, width, pad)]
-    return indented(text === "" ? " " : text, width, pad, `  ${padEndDisplay(label, labelWidth)}  `).map((line) => line.trimEnd())
+    return indented(text, width, pad, `  ${padEndDisplay(label, labelWidth)}  `)
   })
 }
 
@@ -119,7 +147,7 @@ const usageLine = (command: CommandSpec): string =>
   [
     ...command.path,
     ...(command.subcommands.length > 0 ? ["COMMAND"] : []),
-    ...(command.options.length > 0 || command.subcommands.length > 0 ? ["[options]"] : []),
+    ...(command.options.length > 0 ? ["[options]"] : []),
     ...command.args.map(argUsage)
   ].join(" ")
 
@@ -147,7 +175,7 @@ export const renderHelp = (command: CommandSpec, style: HelpStyle, version: stri
   if (command.subcommands.length > 0) {
     const rows = (isRoot ? leaves(command) : command.subcommands).map((sub): readonly [string, string] => [
       sub.path.slice(command.path.length).join(" "),
-      firstSentence(sub.description)
+      summaryOf(sub)
     ])
     sections.push([heading("Commands:"), ...definitionList(rows, style.width)])
   }

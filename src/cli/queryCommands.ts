@@ -47,7 +47,7 @@ const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jso
   })
 ).pipe(Command.withDescription("List the tools of the cached inventory, optionally by category and name glob."))
 
-const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }), json: jsonOption, from: fromOption }, (flags) =>
+const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }).pipe(Args.withDescription("A command name as the shell calls it (git, python3).")), json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryReader).load(flags.from)
     const answer = whichTool(inventory, flags.name)
