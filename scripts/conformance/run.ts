@@ -83,9 +83,9 @@ const main = async (): Promise<number> => {
       sandbox.run(process.execPath, [bin, ...args], { ...options, env: { PLUGIN_DATA: path.join(sandbox.root, "data"), ...options.env } })
   }
 
-  // @effect/cli answers `--help` of an unknown subcommand with the root's help and exit 0.
+  // A build without `mcp` refuses it (exit 2); older builds (@effect/cli's help) answered with the root's help and exit 0.
   const mcpHelp = spawnSync(process.execPath, [bin, "mcp", "--help"], { encoding: "utf8", timeout: 30_000 })
-  const hasMcp = mcpHelp.status === 0 && /^\S*\$ mcp\b/m.test(mcpHelp.stdout.replace(/\u001b\[[0-9;]*m/g, ""))
+  const hasMcp = mcpHelp.status === 0 && /^(Usage: tool-map mcp|\S*\$ mcp)\b/m.test(mcpHelp.stdout.replace(/\u001b\[[0-9;]*m/g, ""))
   process.stdout.write(
     [
       `tool-map conformance: ${selected.length} checks, hosts run with ${describeIsolation(isolation)}`,
