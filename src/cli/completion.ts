@@ -4,6 +4,7 @@
 // an option) or asks for more: file names (the shell completes them) or the catalog's paths,
 // group and tool names (catalogCompletion.ts reads the catalog). One rule for three shells.
 import { type CommandSpec, type OptionSpec, optionNamed } from "./commandTree.js"
+import { summaryOf } from "./help.js"
 import { COMPLETE_COMMAND, GLOBAL_OPTIONS, type Shell } from "./usage.js"
 
 /** A word the shell may put in place of the one being typed, with a short description. */
@@ -70,7 +71,7 @@ export const complete = (root: CommandSpec, words: ReadonlyArray<string>): Compl
   const ownOptions = [...command.options, ...GLOBAL_OPTIONS.filter((option) => option.names.includes("--help"))]
   if (current.startsWith("-")) return words_(optionCandidates(ownOptions, current))
   if (command.subcommands.length > 0) {
-    return words_(command.subcommands.filter((sub) => sub.name.startsWith(current)).map((sub) => ({ value: sub.name, description: firstSentence(sub.description) })))
+    return words_(command.subcommands.filter((sub) => sub.name.startsWith(current)).map((sub) => ({ value: sub.name, description: summaryOf(sub).replace(/[.]$/, "") })))
   }
   const catalog = CATALOG_ARGUMENTS[command.path.slice(1).join(" ")]
   if (catalog !== undefined) return { _tag: "Catalog", targets: catalog, agent, prefix: current }

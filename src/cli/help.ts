@@ -77,8 +77,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
 
 const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`$])/
 
-/** The one-line summary of a command, for the command lists. */
-const summaryOf = (command: CommandSpec): string =>
+/** The one-line summary of a command, for the command lists and the completion descriptions. */
+export const summaryOf = (command: CommandSpec): string =>
   SUMMARIES[command.path.slice(1).join(" ")] ?? command.description.split(SENTENCE_END)[0] ?? command.description
 
 /** Splits a word wider than `width` into pieces that fit. */

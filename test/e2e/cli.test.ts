@@ -231,7 +231,7 @@ describe("the built CLI on a fake machine", () => {
     const misspelled = runCli(["scan", "--no-probe"], machine.env)
     expect([misspelled.status, misspelled.stderr]).toEqual([
       2,
-      "tool-map: Unknown flag --no-probe (taken as the output path, which must end in .md). See `tool-map scan --help` for the flags.\n"
+      "tool-map: unknown option '--no-probe' for `tool-map scan` (did you mean --no-probes?). Valid: --if-stale, --force, --no-probes, --json, --quiet. See `tool-map scan --help`.\n"
     ])
 
     const badFlag = runCli(["scan", "--frobnicate"], machine.env)

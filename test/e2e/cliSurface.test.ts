@@ -61,14 +61,14 @@ describe("the CLI surface (issue 15)", () => {
           "probed.",
           "",
           "Arguments:",
-          "  NAME            A command name as the shell calls it (git, python3).",
+          "  NAME  A command name as the shell calls it (git, python3).",
           "",
           "Options:",
           "  --json          Print one JSON value on stdout and nothing else.",
           "  --from PATH.md  Read the bundle written by `tool-map scan PATH.md` instead of",
-          "                  the default one, named by any of its files (PATH.md, PATH.json,",
-          "                  PATH.summary.md). Only reads: a missing bundle is an error",
-          "                  (exit 4).",
+          "                  the default one, named by any of its files (PATH.md,",
+          "                  PATH.json, PATH.summary.md). Only reads: a missing bundle is",
+          "                  an error (exit 4).",
           "",
           "Examples:",
           "  $ tool-map query which git",
@@ -169,7 +169,7 @@ describe("the CLI surface (issue 15)", () => {
 
   describe("stdout that cannot be written", () => {
     it("> /dev/full: a message on stderr and exit 74", () => {
-      expect(runCli(["scan", "--quiet", "--no-probes"], env).status).toBe(0)
+      expect(runCli(["scan", "--quiet", "--no-probes"], { ...env, PATH: binDir }).status).toBe(0)
       const full = fs.openSync("/dev/full", "w")
       try {
         const run = spawnSync(process.execPath, [BIN, "query", "versions"], { env, stdio: ["ignore", full, "pipe"], encoding: "utf8" })
@@ -233,14 +233,14 @@ describe("the CLI surface (issue 15)", () => {
     }
     // An absolute XDG_DATA_HOME gives an absolute data dir: allowed.
     const xdg = path.join(temp.dir, "xdg")
-    const allowed = runCli(["scan", "--quiet", "--no-probes"], { HOME: "", XDG_DATA_HOME: xdg, PATH: env.PATH!, LANG: "C.UTF-8" }, work)
+    const allowed = runCli(["scan", "--quiet", "--no-probes"], { HOME: "", XDG_DATA_HOME: xdg, PATH: binDir, LANG: "C.UTF-8" }, work)
     expect(allowed.status).toBe(0)
     expect(fs.readdirSync(path.join(xdg, "tool-map")).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
   })
 
   it("query tools --name says by which name a tool matched", () => {
     const target = path.join(temp.dir, "named", "inv.md")
-    expect(runCli(["scan", target, "--quiet", "--no-probes"], env).status).toBe(0)
+    expect(runCli(["scan", target, "--quiet", "--no-probes"], { ...env, PATH: binDir }).status).toBe(0)
     // A bundle of a tool-map that recorded another name of a file as an alias (alsoAt) of its record.
     const json = path.join(path.dirname(target), "inv.json")
     const inventory = JSON.parse(fs.readFileSync(json, "utf8"))
@@ -262,15 +262,17 @@ describe("the CLI surface (issue 15)", () => {
     for (const name of names) writeExecutable(path.join(wideDir, name))
     const target = path.join(temp.dir, "wide", "inv.md")
     expect(runCli(["scan", target, "--quiet", "--no-probes"], { ...env, PATH: wideDir }).status).toBe(0)
-    const run = runCli(["query", "tools", "--from", target, "--name", "*"], env)
+    const run = runCli(["query", "tools", "--from", target], env)
+    expect(run.status).toBe(0)
     const lines = run.stdout.trimEnd().split("\n")
-    const rows = lines.slice(2).filter((line) => names.some((name) => line.startsWith(name)))
+    // Where the category column starts on the header line; every row's name is padded to it.
+    const categoryColumn = displayWidth(lines[0]!.slice(0, lines[0]!.indexOf("category")))
+    const rows = lines.slice(2).filter((line) => names.some((name) => line.startsWith(`${name} `)))
     expect(rows.length).toBe(4)
-    // The category column starts at the same display column on every row: the name column is 5 wide.
     for (const row of rows) {
-      const name = names.find((candidate) => row.startsWith(candidate))!
-      expect(row.slice(name.length, name.length + 7 - displayWidth(name))).toBe(" ".repeat(7 - displayWidth(name)))
-      expect(displayWidth(row.slice(0, row.indexOf("other")))).toBe(displayWidth(lines[0]!.slice(0, lines[0]!.indexOf("category"))))
+      const name = names.find((candidate) => row.startsWith(`${candidate} `))!
+      const rest = row.slice(name.length)
+      expect([name, displayWidth(name) + rest.length - rest.trimStart().length]).toEqual([name, categoryColumn])
     }
   })
 
@@ -339,8 +341,8 @@ describe("the CLI surface (issue 15)", () => {
       const fish = (line: string) =>
         execFileSync("fish", ["--no-config", "-c", `tool-map --completions fish | source; complete -C '${line}'`], { env, encoding: "utf8" })
           .split("\n").filter((entry) => entry !== "")
-      expect(fish("tool-map query wh")).toEqual(["which\tEvery copy of NAME in PATH order, the one that wins, and its version when probed"])
-      expect(fish("tool-map export ")).toEqual(["claude-v1\tPrint the Claude Code inventory in the v1 tools-inventory"])
+      expect(fish("tool-map query wh")).toEqual(["which\tEvery copy of NAME on PATH, the one that wins, its version"])
+      expect(fish("tool-map export ")).toEqual(["claude-v1\tThe Claude Code inventory in the seed's v1 JSON schema"])
       expect(fish("tool-map query plugins --host g")).toEqual(["gemini"])
       expect(fish("tool-map catalog unload mcp__github__l")).toEqual(["mcp__github__list_issues"])
     })
