@@ -46,6 +46,8 @@ export const rootedFileSystem = (
         readDirectory: (path: string, options?: FileSystem.ReadDirectoryOptions) =>
           fault("readDirectory", path) ? denied("readDirectory", path) : fs.readDirectory(map(path), options),
         readFile: (path: string) => (fault("readFile", path) ? denied("readFile", path) : fs.readFile(map(path))),
+        // Readers open files through the shared bounded read: a "readFile" fault fails the open.
+        open: (path: string, options?: FileSystem.OpenFileOptions) => (fault("readFile", path) ? denied("open", path) : fs.open(map(path), options)),
         readLink: (path: string) => fs.readLink(map(path)),
         exists: (path: string) => fs.exists(map(path))
       } satisfies FileSystem.FileSystem

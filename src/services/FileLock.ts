@@ -18,7 +18,11 @@ import type { PlatformError } from "@effect/platform/Error"
 import { Clock, Context, Duration, Effect, Either, Layer, Option, Schedule, Schema, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as NodePath from "node:path"
+import { readRegularFile } from "./fileRead.js"
 import { pidScope, processStartTicks } from "./processIdentity.js"
+
+/** A lock holds a pid, a nonce and two times: anything larger is not a lock tool-map wrote. */
+const LOCK_MAX_BYTES = 4096
 
 /** The identity written into lock files and the test of whether a lock holder still runs. */
 export interface LockOwnerShape {
@@ -207,38 +211,47 @@ const makeFileLock = (options: FileLockOptions) =>
 
     const removeIfPresent = (path: string) => fs.remove(path, { force: true }).pipe(Effect.mapError(fail("remove", path)))
 
+    /** A lock whose content is not a holder tool-map writes (torn, foreign, not a regular file): judged by its age. */
+    const unknownHolder = (path: string) =>
+      Effect.map(fs.stat(path), (info) =>
+        Option.some<Holder>({
+          id: `ino${Option.getOrElse(info.ino, () => 0)}`,
+          pid: null,
+          createdAt: null,
+          mtimeMs: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0),
+          scope: null,
+          startTicks: null
+        }))
+
+    // Not found by its target: gone, or a dangling symbolic link, which no writer makes and
+    // which would otherwise be "held" forever: stale at once.
+    const goneOrDangling = (path: string) =>
+      fs.readLink(path).pipe(
+        Effect.as(Option.some<Holder>({ id: "symlink", pid: null, createdAt: null, mtimeMs: 0, scope: null, startTicks: null })),
+        Effect.catchAll(() => Effect.succeedNone)
+      )
+
     const readHolder = (path: string): Effect.Effect<Option.Option<Holder>, FileLockError> =>
-      fs.readFileString(path).pipe(
-        Effect.flatMap((content) =>
-          Option.match(decodeLockContent(content), {
-            onSome: (lock) =>
-              Effect.succeedSome<Holder>({
-                id: lock.nonce,
-                pid: lock.pid,
-                createdAt: lock.createdAt,
-                mtimeMs: null,
-                scope: lock.scope ?? null,
-                startTicks: lock.startTicks ?? null
-              }),
-            onNone: () =>
-              Effect.map(fs.stat(path), (info) =>
-                Option.some<Holder>({
-                  id: `ino${Option.getOrElse(info.ino, () => 0)}`,
-                  pid: null,
-                  createdAt: null,
-                  mtimeMs: Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0),
-                  scope: null,
-                  startTicks: null
-                }))
-          })
-        ),
-        // Not found by its target: gone, or a dangling symbolic link, which no writer makes and
-        // which would otherwise be "held" forever: stale at once.
-        Effect.catchIf(isNotFound, () =>
-          fs.readLink(path).pipe(
-            Effect.as(Option.some<Holder>({ id: "symlink", pid: null, createdAt: null, mtimeMs: 0, scope: null, startTicks: null })),
-            Effect.catchAll(() => Effect.succeedNone)
-          )),
+      readRegularFile(path, LOCK_MAX_BYTES).pipe(
+        Effect.provideService(FileSystem.FileSystem, fs),
+        Effect.catchTag("FileRefused", () => Effect.succeed(Option.some<Uint8Array>(new Uint8Array(0)))),
+        Effect.flatMap(Option.match({
+          onNone: () => goneOrDangling(path),
+          onSome: (bytes) =>
+            Option.match(decodeLockContent(new TextDecoder().decode(bytes)), {
+              onSome: (lock) =>
+                Effect.succeedSome<Holder>({
+                  id: lock.nonce,
+                  pid: lock.pid,
+                  createdAt: lock.createdAt,
+                  mtimeMs: null,
+                  scope: lock.scope ?? null,
+                  startTicks: lock.startTicks ?? null
+                }),
+              onNone: () => unknownHolder(path)
+            })
+        })),
+        Effect.catchIf(isNotFound, () => goneOrDangling(path)),
         Effect.mapError(fail("read", path))
       )
 

@@ -22,6 +22,8 @@ export const readUpTo = (file: FileSystem.File, cap: number) =>
  */
 export class FileRefused extends Schema.TaggedError<FileRefused>()("FileRefused", {
   path: Schema.String,
+  /** Why, as a reader's status: not a regular file, or over the cap. */
+  refusal: Schema.Literal("not-a-file", "too-large"),
   reason: Schema.String
 }) {
   get message() {
@@ -41,14 +43,14 @@ const TYPE_NAMES: Readonly<Record<FileSystem.File.Type, string>> = {
 }
 
 const notRegular = (path: string, type: FileSystem.File.Type) =>
-  new FileRefused({ path, reason: `it is not a regular file (${TYPE_NAMES[type]})` })
+  new FileRefused({ path, refusal: "not-a-file", reason: `it is not a regular file (${TYPE_NAMES[type]})` })
 
 const tooLarge = (path: string, size: bigint | number, maxBytes: number) =>
-  new FileRefused({ path, reason: `it is ${size} bytes, over the ${maxBytes}-byte cap` })
+  new FileRefused({ path, refusal: "too-large", reason: `it is ${size} bytes, over the ${maxBytes}-byte cap` })
 
 /** The refusal of a file that grew past `maxBytes` while it was read (its size is not known). */
 const grewTooLarge = (path: string, maxBytes: number) =>
-  new FileRefused({ path, reason: `it grew over the ${maxBytes}-byte cap while it was read` })
+  new FileRefused({ path, refusal: "too-large", reason: `it grew over the ${maxBytes}-byte cap while it was read` })
 
 const isNotFound = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
 

@@ -2,6 +2,7 @@ import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Exit, Fiber, Logger, LogLevel, type Scope } from "effect"
+import { execFileSync } from "node:child_process"
 import * as NodePath from "node:path"
 import { Fault, makeFaultyFileSystem } from "../../src/layers/FaultyFileSystem.js"
 import {
@@ -136,6 +137,19 @@ describe("FileLock", () => {
     onDisk(Effect.gen(function*() {
       const { fs, lockPath } = yield* setup
       yield* fs.writeFileString(lockPath, "")
+      const processes = makeProcesses()
+      const patient = yield* lockFor(processes.owner(processes.spawn()))
+      expect(yield* Effect.flip(patient.withLock(lockPath, Effect.void))).toEqual(
+        new FileLocked({ path: lockPath, pid: null, since: null })
+      )
+      const hasty = yield* lockFor(processes.owner(processes.spawn()), { ...FAST, unreadableLockGrace: 0 })
+      expect((yield* Effect.scoped(hasty.acquire(lockPath))).brokeStale).toBe(true)
+    })))
+
+  it.scopedLive("a FIFO at the lock is never opened: judged by its age like a lock that names no pid", () =>
+    onDisk(Effect.gen(function*() {
+      const { lockPath } = yield* setup
+      execFileSync("mkfifo", [lockPath])
       const processes = makeProcesses()
       const patient = yield* lockFor(processes.owner(processes.spawn()))
       expect(yield* Effect.flip(patient.withLock(lockPath, Effect.void))).toEqual(

@@ -50,15 +50,15 @@ for (const [name, platform] of platforms) {
         // Sparse: 3 GiB that take no room, and would take 15 s to read.
         NodeFs.writeFileSync(big, "")
         NodeFs.truncateSync(big, 3 * 1024 ** 3)
-        const refused = (file: string, reason: string) => Exit.fail(new FileRefused({ path: file, reason }))
-        expect(yield* Effect.exit(readRegularFile(fifo, 100))).toEqual(refused(fifo, "it is not a regular file (fifo)"))
-        expect(yield* Effect.exit(readHead(fifo, 100))).toEqual(refused(fifo, "it is not a regular file (fifo)"))
-        expect(yield* Effect.exit(readRegularFile(zero, 100))).toEqual(refused(zero, "it is not a regular file (character device)"))
-        expect(yield* Effect.exit(readRegularFile(dir, 100))).toEqual(refused(dir, "it is not a regular file (directory)"))
+        const refused = (file: string, refusal: "not-a-file" | "too-large", reason: string) => Exit.fail(new FileRefused({ path: file, refusal, reason }))
+        expect(yield* Effect.exit(readRegularFile(fifo, 100))).toEqual(refused(fifo, "not-a-file", "it is not a regular file (fifo)"))
+        expect(yield* Effect.exit(readHead(fifo, 100))).toEqual(refused(fifo, "not-a-file", "it is not a regular file (fifo)"))
+        expect(yield* Effect.exit(readRegularFile(zero, 100))).toEqual(refused(zero, "not-a-file", "it is not a regular file (character device)"))
+        expect(yield* Effect.exit(readRegularFile(dir, 100))).toEqual(refused(dir, "not-a-file", "it is not a regular file (directory)"))
         expect(yield* Effect.exit(readRegularFile(big, 256 * 1024 ** 2))).toEqual(
-          refused(big, "it is 3221225472 bytes, over the 268435456-byte cap")
+          refused(big, "too-large", "it is 3221225472 bytes, over the 268435456-byte cap")
         )
-        expect(new FileRefused({ path: big, reason: "r" }).message).toBe(`${big} was not read: r`)
+        expect(new FileRefused({ path: big, refusal: "too-large", reason: "r" }).message).toBe(`${big} was not read: r`)
       }).pipe(Effect.provide(platform)))
   })
 }
@@ -89,7 +89,7 @@ describe("readRegularFile checks the open descriptor too", () => {
         NodeFs.symlinkSync("/dev/zero", file)
       })
       expect(yield* swappedBeforeOpen(readRegularFile(file, 1024), swap)).toEqual(
-        Exit.fail(new FileRefused({ path: file, reason: "it is not a regular file (character device)" }))
+        Exit.fail(new FileRefused({ path: file, refusal: "not-a-file", reason: "it is not a regular file (character device)" }))
       )
     }).pipe(Effect.provide(faulty)))
 
@@ -101,7 +101,7 @@ describe("readRegularFile checks the open descriptor too", () => {
       NodeFs.writeFileSync(file, "{}")
       const swap = Effect.sync(() => NodeFs.writeFileSync(file, "x".repeat(2000)))
       expect(yield* swappedBeforeOpen(readRegularFile(file, 1024), swap)).toEqual(
-        Exit.fail(new FileRefused({ path: file, reason: "it is 2000 bytes, over the 1024-byte cap" }))
+        Exit.fail(new FileRefused({ path: file, refusal: "too-large", reason: "it is 2000 bytes, over the 1024-byte cap" }))
       )
     }).pipe(Effect.provide(faulty)))
 
@@ -123,7 +123,7 @@ describe("readRegularFile checks the open descriptor too", () => {
         })
       expect(yield* grow(5)).toEqual(Exit.succeed(Option.some("abccccc")))
       expect(yield* grow(20)).toEqual(
-        Exit.fail(new FileRefused({ path: file, reason: "it grew over the 10-byte cap while it was read" }))
+        Exit.fail(new FileRefused({ path: file, refusal: "too-large", reason: "it grew over the 10-byte cap while it was read" }))
       )
     }).pipe(Effect.provide(faulty)))
 })

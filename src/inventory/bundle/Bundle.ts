@@ -2,7 +2,7 @@ import { FileSystem } from "@effect/platform"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { yieldToEventLoop } from "../../services/eventLoop.js"
-import { readUpTo } from "../../services/fileRead.js"
+import { readHead, readRegularFile } from "../../services/fileRead.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { type Inventory, WatchedInput, WatchSet } from "../domain/inventory.js"
 import { envValue } from "../domain/roots.js"
@@ -21,6 +21,12 @@ export interface Staleness {
 
 /** Values built from typed parts: the run-time validation of the Schema classes is skipped. */
 const TYPED = { disableValidation: true } as const
+
+/**
+ * The largest tools.json read back: V8's longest string is 2^29 - 24 characters, and a bundle
+ * of 50,000 tools is about 30 MB.
+ */
+export const BUNDLE_JSON_MAX_BYTES = 256 * 1024 * 1024
 
 const isNotFound = (error: { readonly _tag: string; readonly reason?: unknown }) =>
   error._tag === "SystemError" && error.reason === "NotFound"
@@ -55,16 +61,11 @@ const make = Effect.gen(function* () {
    */
   const readJson = (paths: BundlePaths): Effect.Effect<Option.Option<string>, BundleReadError> => {
     const failed = (reason: string) => new BundleReadError({ path: paths.json, reason })
-    return Effect.gen(function* () {
-      const info = yield* fs.stat(paths.json).pipe(
-        Effect.map(Option.some<FileSystem.File.Info>),
-        Effect.catchIf(isNotFound, () => Effect.succeedNone),
-        Effect.mapError((error) => failed(error.message))
-      )
-      if (Option.isNone(info)) return Option.none()
-      if (info.value.type !== "File") return yield* failed(`it is not a regular file (${info.value.type.toLowerCase()})`)
-      return Option.some(yield* Effect.mapError(fs.readFileString(paths.json), (error) => failed(error.message)))
-    })
+    return readRegularFile(paths.json, BUNDLE_JSON_MAX_BYTES).pipe(
+      Effect.provideService(FileSystem.FileSystem, fs),
+      Effect.mapError((error) => failed(error._tag === "FileRefused" ? error.reason : error.message)),
+      Effect.map(Option.map((bytes) => new TextDecoder().decode(bytes)))
+    )
   }
 
   /** The watch set and generation tools.json records, or none when it cannot be read. */
@@ -78,13 +79,10 @@ const make = Effect.gen(function* () {
   const incomplete = (paths: BundlePaths, generation: Option.Option<string>) =>
     Effect.gen(function* () {
       for (const path of [paths.markdown, paths.summary]) {
-        const info = yield* Effect.option(fs.stat(path))
-        if (Option.isNone(info)) return Option.some(`${path} is missing`)
-        if (info.value.type !== "File") return Option.some(`${path} is not a regular file`)
-        const head = yield* Effect.scoped(Effect.flatMap(fs.open(path, { flag: "r" }), (file) => readUpTo(file, MARKER_BYTES))).pipe(
-          Effect.map((bytes) => new TextDecoder().decode(bytes)),
-          Effect.orElseSucceed(() => "")
-        )
+        const read = yield* Effect.either(Effect.provideService(readHead(path, MARKER_BYTES), FileSystem.FileSystem, fs))
+        if (read._tag === "Right" && Option.isNone(read.right)) return Option.some(`${path} is missing`)
+        if (read._tag === "Left" && read.left._tag === "FileRefused") return Option.some(`${path} is not a regular file`)
+        const head = read._tag === "Right" ? new TextDecoder().decode(Option.getOrThrow(read.right)) : ""
         const found = readGeneration(head)
         if (Option.isNone(generation) || found !== generation.value) return Option.some(`${path} is not of the generation ${paths.json} records`)
       }

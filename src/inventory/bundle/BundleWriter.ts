@@ -4,6 +4,10 @@ import { Context, Effect, Either, Layer, Option, Schema, type Scope } from "effe
 import * as NodePath from "node:path"
 import type { BundlePaths } from "./location.js"
 import { GENERATION_PATTERN } from "./format.js"
+import { readRegularFile } from "../../services/fileRead.js"
+
+/** A commit journal names three files: anything larger is not one of tool-map's. */
+const JOURNAL_MAX_BYTES = 64 * 1024
 import {
   breakMarkerPath,
   defaultFileLockOptions,
@@ -299,7 +303,14 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
       const classify = auxClassifier(paths)
       const targets = new Set(Object.values(targetNames(paths)))
       return Effect.flatMap(
-        Effect.mapError(fs.readFileString(path), fail("recover", path)),
+        readRegularFile(path, JOURNAL_MAX_BYTES).pipe(
+          Effect.provideService(FileSystem.FileSystem, fs),
+          Effect.mapError((error) => error._tag === "FileRefused" ? new BundleWriteError({ step: "recover", path, reason: error.reason }) : fail("recover", path)(error)),
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.fail(new BundleWriteError({ step: "recover", path, reason: "the commit journal disappeared while it was read" })),
+            onSome: (bytes) => Effect.succeed(new TextDecoder().decode(bytes))
+          }))
+        ),
         (content) => {
           const decoded = decodeJournal(content)
           const valid = Either.isRight(decoded) && decoded.right.files.every((entry) =>

@@ -1,10 +1,10 @@
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import * as NodePath from "node:path"
 import { Diagnostic, Identity } from "../domain/inventory.js"
 import { looksSecret } from "../domain/secrets.js"
-import { readUpTo } from "../../services/fileRead.js"
+import { readHead } from "../../services/fileRead.js"
 import type { MachineEnvironmentShape } from "../domain/machine.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 
@@ -128,15 +128,15 @@ const make = (host: MachineEnvironmentShape, fs: FileSystem.FileSystem) => {
       if (Number(info.right.size) > GITCONFIG_READ_CAP) {
         diagnostics.push(diagnostic(file, `larger than ${GITCONFIG_READ_CAP} bytes; only the start was read`))
       }
-      const bytes = yield* Effect.scoped(Effect.flatMap(fs.open(file, { flag: "r" }), (handle) => readUpTo(handle, GITCONFIG_READ_CAP))).pipe(
-        Effect.either
-      )
-      if (bytes._tag === "Left") {
-        if (included) return yield* new GitRefuses({ path: file, line: null, reason: `an include cannot be read (${reasonOf(bytes.left)})` })
-        diagnostics.push(diagnostic(file, `cannot read: ${reasonOf(bytes.left)}`))
+      // The shared bounded read checks the type again on the open file: the path may have become a FIFO since the stat.
+      const read = yield* readHead(file, GITCONFIG_READ_CAP).pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.either)
+      if (read._tag === "Left" || Option.isNone(read.right)) {
+        const reason = read._tag === "Right" ? "it disappeared while it was read" : read.left._tag === "FileRefused" ? read.left.reason : reasonOf(read.left)
+        if (included) return yield* new GitRefuses({ path: file, line: null, reason: `an include cannot be read (${reason})` })
+        diagnostics.push(diagnostic(file, `cannot read: ${reason}`))
         return
       }
-      const parsed = parseGitConfig(new TextDecoder("utf-8").decode(bytes.right))
+      const parsed = parseGitConfig(new TextDecoder("utf-8").decode(read.right.value))
       if (parsed.malformedLines.length > 0) {
         for (const line of parsed.malformedLines.slice(0, MAX_LINE_DIAGNOSTICS)) {
           diagnostics.push(diagnostic(file, "malformed line; git itself would reject this file", line))

@@ -30,6 +30,9 @@ const REFERENCE = `\\$\\{?[A-Za-z_][A-Za-z0-9_]*\\}?`
 const NOT_A_REFERENCE = `(?!${REFERENCE}(?![^\\s"']))`
 // A value already redacted is left as it is, so the rule can run twice over the same text.
 const SECRET_VALUE = `${NOT_A_REFERENCE}(?!\\[redacted\\])(?:"[^"]*"|'[^']*'|[^\\s"']+)`
+// A value that ends in a secret label (`--api-key=--header=X-Auth: X`) has its secret after the
+// label: the value runs on through it, or the rule would keep the very secret the label names.
+const LABELLED_VALUE = `(?:[^\\s"']*?(?:${SECRET_LABEL})[ \\t]*:[ \\t]+(?:(?:${SCHEME})[ \\t]+)?)?${SECRET_VALUE}`
 const ONLY_A_REFERENCE = new RegExp(`^${REFERENCE}$`)
 
 /** True when `value` is nothing but a `${NAME}` or `$NAME` reference (where a secret comes from, not the secret). */
@@ -103,12 +106,12 @@ const SECRET_RULES: ReadonlyArray<SecretRule> = [
   {
     name: "secret-flag-value",
     // The value after `=` or a blank; after a blank, a word starting with `-` is the next flag.
-    pattern: new RegExp(`(?<![A-Za-z0-9_-])(${SECRET_FLAG})(=|[ \\t]+(?=[^\\s-]))(${SECRET_VALUE})`, "i"),
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])(${SECRET_FLAG})(=|[ \\t]+(?=[^\\s-]))(${LABELLED_VALUE})`, "i"),
     replace: (_match, [flag, separator, value], before) => `${flag}${separator}${redactValue(value ?? "", before)}`
   },
   {
     name: "secret-assignment",
-    pattern: new RegExp(`(?<![A-Za-z0-9_.-])(${SECRET_NAME})=(${SECRET_VALUE})`, "i"),
+    pattern: new RegExp(`(?<![A-Za-z0-9_.-])(${SECRET_NAME})=(${LABELLED_VALUE})`, "i"),
     replace: (_match, [name, value], before) => `${name}=${redactValue(value ?? "", before)}`
   },
   {

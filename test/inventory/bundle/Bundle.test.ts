@@ -4,7 +4,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
 import { execFileSync } from "node:child_process"
 import * as NodePath from "node:path"
-import { Bundle } from "../../../src/inventory/bundle/Bundle.js"
+import { Bundle, BUNDLE_JSON_MAX_BYTES } from "../../../src/inventory/bundle/Bundle.js"
 import { BundleReadError, RedirectPathInvalid } from "../../../src/inventory/bundle/errors.js"
 import type { BundlePaths } from "../../../src/inventory/bundle/location.js"
 import { Inventory, type WatchSet } from "../../../src/inventory/domain/inventory.js"
@@ -121,6 +121,12 @@ layer(NodeContext.layer)("Bundle.read", (it) => {
       yield* fs.makeDirectory(directory.json)
       expect(yield* Effect.exit(withBundle({}, (bundle) => bundle.read(directory)))).toEqual(
         Exit.fail(new BundleReadError({ path: directory.json, reason: "it is not a regular file (directory)" }))
+      )
+      // Over the cap (sparse: nothing is written, and nothing is read).
+      const huge = pathsIn(yield* tempDir)
+      execFileSync("truncate", ["-s", String(BUNDLE_JSON_MAX_BYTES + 1), huge.json])
+      expect(yield* Effect.exit(withBundle({}, (bundle) => bundle.read(huge)))).toEqual(
+        Exit.fail(new BundleReadError({ path: huge.json, reason: `it is ${BUNDLE_JSON_MAX_BYTES + 1} bytes, over the ${BUNDLE_JSON_MAX_BYTES}-byte cap` }))
       )
     }))
 })

@@ -125,6 +125,9 @@ const lastCall = (log: ReadonlyArray<FsCall>, matches: (call: FsCall) => boolean
   return 0
 }
 
+/** The calls of the shared bounded read of one small file (services/fileRead.ts): checked on the path and on the open file. */
+const boundedRead = (name: string) => [`stat ${name}`, `open ${name}`, `File.stat ${name}`, `File.read ${name}`, `File.read ${name}`]
+
 const milestones = (log: ReadonlyArray<FsCall>): Milestones => {
   const base = (call: FsCall) => NodePath.basename(call.path)
   const journalPublish = log.findIndex((call) => call.method === "rename" && base(call) === ".inv.journal.tmp") + 1
@@ -276,7 +279,7 @@ describe("BundleWriter.commit", () => {
         "open .",
         "File.sync .",
         "readDirectory .",
-        "readFileString .inv.journal",
+        ...boundedRead(".inv.journal"),
         `remove ${backup("inv.json")}`,
         `remove ${backup("inv.md")}`,
         `remove ${backup("inv.summary.md")}`,
@@ -284,7 +287,7 @@ describe("BundleWriter.commit", () => {
         "open .",
         "File.sync .",
         // The release removes the lock only while it still holds this writer's nonce.
-        "readFileString .inv.lock",
+        ...boundedRead(".inv.lock"),
         "remove .inv.lock"
       ])
     })))
@@ -445,7 +448,7 @@ describe("a failure at every call of a commit", () => {
           const old = start === "an old bundle" ? OLD_FILES : null
           const log = yield* cleanCommitLog(root, old)
           const at = milestones(log)
-          expect(at.total).toBe(old === null ? 34 : 40)
+          expect(at.total).toBe(old === null ? 42 : 48)
           const processes = makeProcesses()
           const recoverer = yield* writerOver(fs, processes.owner(processes.spawn()))
           for (let n = 1; n <= at.total; n++) {
@@ -827,12 +830,12 @@ describe("the lock", () => {
       processes.kill(dead)
       yield* fs.writeFileString(lockPath, JSON.stringify({ pid: dead, nonce: "deadbeef", createdAt: "2024-01-01T00:00:00.000Z" }))
 
-      // B: 1 mkdir, 2-4 create lock (exists), 5 read it (dead pid: stale), 6 create the break marker ← paused here.
+      // B: 1 mkdir, 2-4 create lock (exists), 5-9 read it (dead pid: stale), 10 create the break marker ← paused here.
       const bReached = yield* Deferred.make<void>()
       const bGo = yield* Deferred.make<void>()
       const { controller: bCalls, fs: bFs } = makeFaultyFileSystem(
         fs,
-        Fault.hook(6, Effect.zipRight(Deferred.succeed(bReached, undefined), Deferred.await(bGo)))
+        Fault.hook(10, Effect.zipRight(Deferred.succeed(bReached, undefined), Deferred.await(bGo)))
       )
       const b = processes.spawn()
       const bFiber = yield* Effect.fork((yield* writerOver(bFs, processes.owner(b))).commit(paths, NEW, NEW_FILES))
@@ -842,22 +845,22 @@ describe("the lock", () => {
         "writeFile .inv.lock.NONCE.tmp",
         "link .inv.lock.NONCE.tmp",
         "remove .inv.lock.NONCE.tmp",
-        "readFileString .inv.lock",
+        ...boundedRead(".inv.lock"),
         "writeFile .inv.lock.deadbeef.break.NONCE.tmp"
       ])
 
       // A breaks the same stale lock, takes the lock and holds it.
       const a = processes.spawn()
-      const held = yield* holdLock(fs, processes.owner(a), paths, OLD_FILES, OLD, 16)
-      expect(baseLog(held.log).slice(1, 15)).toEqual([
+      const held = yield* holdLock(fs, processes.owner(a), paths, OLD_FILES, OLD, 24)
+      expect(baseLog(held.log).slice(1, 23)).toEqual([
         "writeFile .inv.lock.NONCE.tmp",
         "link .inv.lock.NONCE.tmp",
         "remove .inv.lock.NONCE.tmp",
-        "readFileString .inv.lock",
+        ...boundedRead(".inv.lock"),
         "writeFile .inv.lock.deadbeef.break.NONCE.tmp",
         "link .inv.lock.deadbeef.break.NONCE.tmp",
         "remove .inv.lock.deadbeef.break.NONCE.tmp",
-        "readFileString .inv.lock",
+        ...boundedRead(".inv.lock"),
         "remove .inv.lock",
         "remove .inv.lock.deadbeef.break",
         "writeFile .inv.lock.NONCE.tmp",

@@ -114,6 +114,16 @@ describe("redactSecrets", () => {
     expect(redactSecrets("https://h/x?token=abc")).toBe("https://h/x?token=[redacted]")
   })
 
+  it("drops the secret of a label inside a flag's or an assignment's value, not only the label", () => {
+    // Found by the canary generator: an agent name made of a directory `x--api-key=X` and a header.
+    expect(redactSecrets("x--api-key=CANARY:--header=X-Auth: CANARY,x")).toBe("x--api-key=[redacted]")
+    expect(redactSecrets("--api-key=--header=X-Auth: CANARY now")).toBe("--api-key=[redacted] now")
+    expect(redactSecrets("TOKEN=--header=X-Auth: Bearer CANARY now")).toBe("TOKEN=[redacted] now")
+    expect(redactSecrets("Bash(export API_TOKEN=X-Auth: CANARY), Read")).toBe("Bash(export API_TOKEN=[redacted]), Read")
+    // A value that ends in a colon but no secret label takes no more than itself.
+    expect(redactSecrets("--token X: see docs")).toBe("--token [redacted] see docs")
+  })
+
   it("removes a whole PEM block, and an unterminated one to the end", () => {
     expect(redactSecrets(`before\n${pem}\nafter`)).toBe("before\n[redacted]\nafter")
     expect(redactSecrets("x -----BEGIN RSA PRIVATE KEY-----\nMIIEow")).toBe("x [redacted]")

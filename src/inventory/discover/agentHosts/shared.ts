@@ -1,4 +1,4 @@
-import type { FileSystem } from "@effect/platform"
+import { FileSystem } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { printParseErrorCode, visit } from "jsonc-parser"
 import { createHash } from "node:crypto"
@@ -14,6 +14,7 @@ import {
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import { yieldToEventLoop } from "../../../services/eventLoop.js"
+import { readRegularFile } from "../../../services/fileRead.js"
 import { InodeMap } from "../Walker.js"
 import {
   type FrontmatterDialect,
@@ -362,14 +363,17 @@ export class HostCollector {
       if (probe._tag === "unreadable") return problem("unreadable", probe.reason)
       if (probe._tag !== "file") return problem("not-a-file", "not a regular file")
       if (probe.size > maxBytes) return problem("too-large", `file is ${probe.size} bytes, over the ${maxBytes}-byte cap`)
-      const bytes = yield* Effect.either(self.ctx.fs.readFile(path))
-      if (bytes._tag === "Left") {
-        return problem("unreadable", bytes.left._tag === "SystemError" ? bytes.left.reason : bytes.left.message)
+      // The shared bounded read checks type and size again on the open file: the path may have
+      // become a FIFO, or the file grown, since the probe.
+      const read = yield* Effect.either(Effect.provideService(readRegularFile(path, maxBytes), FileSystem.FileSystem, self.ctx.fs))
+      if (read._tag === "Left") {
+        const error = read.left
+        return error._tag === "FileRefused" ? problem(error.refusal, error.reason) : problem("unreadable", error._tag === "SystemError" ? error.reason : error.message)
       }
-      // The file may have grown since the stat.
-      if (bytes.right.length > maxBytes) return problem("too-large", `file is over the ${maxBytes}-byte cap`)
+      if (Option.isNone(read.right)) return problem("missing", null)
+      const bytes = read.right.value
       if (role !== null) self.root(path, role, "ok")
-      return Option.some({ path, bytes: bytes.right, mtime: probe.mtime, sha256: sha256(bytes.right) })
+      return Option.some({ path, bytes, mtime: probe.mtime, sha256: sha256(bytes) })
     })
   }
 

@@ -1,9 +1,10 @@
 import { FileSystem } from "@effect/platform"
 import type { Resource } from "@modelcontextprotocol/sdk/types.js"
 import { Context, Effect, Layer, Option, Stream } from "effect"
-import { Bundle } from "../../../inventory/bundle/Bundle.js"
+import { Bundle, BUNDLE_JSON_MAX_BYTES } from "../../../inventory/bundle/Bundle.js"
 import type { BundlePaths } from "../../../inventory/bundle/location.js"
 import { InventoryReader } from "../../../inventory/query/InventoryReader.js"
+import { readRegularFile } from "../../../services/fileRead.js"
 import { McpResourceChange, type McpResourceProvider } from "../McpResourceProvider.js"
 import { McpProviderError } from "../McpToolProvider.js"
 import { untrustedJson } from "../untrusted.js"
@@ -71,14 +72,17 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const paths = yield* bundle.locate(Option.none()).pipe(Effect.mapError((error) => failure(uri, error.message)))
       const file = entry.file(paths)
-      const read = fs.readFileString(file)
-      return yield* read.pipe(
-        Effect.catchIf(
-          (error) => error._tag === "SystemError" && error.reason === "NotFound",
-          () => Effect.zipRight(reader.load(Option.none()), read)
-        ),
+      // The bundle's files are read as every data file is: a regular file, within a cap.
+      const read = readRegularFile(file, BUNDLE_JSON_MAX_BYTES).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+      const bytes = yield* read.pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.zipRight(reader.load(Option.none()), read),
+          onSome: (found) => Effect.succeed(Option.some(found))
+        })),
         Effect.mapError((error) => failure(uri, error.message))
       )
+      if (Option.isNone(bytes)) return yield* failure(uri, `${file} is missing after a scan`)
+      return new TextDecoder().decode(bytes.value)
     })
 
   const readResource = Effect.fn("InventoryResources.read")(function* (uri: string) {
