@@ -51,7 +51,7 @@ const EXAMPLES: Readonly<Record<string, ReadonlyArray<string>>> = {
 
 /** One line on each command for the command lists (a command without one shows its description's first sentence). */
 const SUMMARIES: Readonly<Record<string, string>> = {
-  scan: "Scan the machine and the agent hosts' configuration; write the bundle.",
+  scan: "Scan the machine and the agent hosts into the bundle.",
   query: "Answer questions from the cached bundle.",
   "query tools": "The executables found, by category or name glob.",
   "query which": "Every copy of NAME on PATH, the one that wins, its version.",

@@ -158,14 +158,13 @@ export const interpretArgs = (root: CommandSpec, args: ReadonlyArray<string>): C
   }
   let command = root
   let help = false
-  let error: CliRequest | null = null
+  /** The usage errors met, in order: the first is reported. */
+  const errors: Array<CliRequest> = []
   const given = new Set<string>()
   let completions: Shell | null = null
   const positionals: Array<string> = []
   let forced = false
-  const fail = (request: CliRequest) => {
-    if (error === null) error = request
-  }
+  const fail = (request: CliRequest) => void errors.push(request)
   for (let index = 0; index < args.length; index++) {
     const word = args[index]!
     if (forced) {
@@ -210,14 +209,14 @@ export const interpretArgs = (root: CommandSpec, args: ReadonlyArray<string>): C
     }
     if (command.subcommands.length > 0) {
       const child = command.subcommands.find((sub) => sub.name === word)
-      if (child !== undefined && error === null) command = child
+      if (child !== undefined && errors.length === 0) command = child
       else if (child === undefined) fail(invalid(command, `unknown command '${word}' for \`${commandName(command)}\``, command.subcommands.map((sub) => sub.name), word))
       continue
     }
     positionals.push(word)
   }
   if (help) return { _tag: "Help", command }
-  if (error !== null) return error
+  if (errors.length > 0) return errors[0]!
   if (completions !== null) return { _tag: "Completions", shell: completions }
   if (given.has("--version")) return { _tag: "Version" }
   if (given.has("--wizard")) return { _tag: "Run", command, optionsGiven: given, positionals: positionals.length }
