@@ -29,7 +29,7 @@ const inventory = inventoryOf(
 
 const outcome = (tag: "Written" | "Skipped", dir: string): ScanOutcome =>
   tag === "Written"
-    ? { _tag: "Written", generation: "gen-2", paths: bundlePathsForDir(dir), counts: { tools: 3, shadowed: 1, pathDirs: 1, roots: 0, versions: 1, agentHostItems: 0, diagnostics: 0 }, durationMs: 12, reason: "a PATH dir changed" }
+    ? { _tag: "Written", generation: "gen-2", paths: bundlePathsForDir(dir), counts: { tools: 3, shadowed: 1, pathDirs: 1, roots: 0, versions: 1, agentHostItems: 0, diagnostics: 0 }, durationMs: 12, reason: "a PATH dir changed", changes: null }
     : { _tag: "Skipped", generation: "gen-1", paths: bundlePathsForDir(dir), durationMs: 2, reason: "no watched input changed since the last scan" }
 
 /** The inventory's providers over a fixed inventory (`read`), a scanner that answers `next` and records its options, and a bundle in `dir`. */
