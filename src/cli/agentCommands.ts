@@ -14,6 +14,7 @@ import { exportClaudeV1 } from "../inventory/query/claudeV1.js"
 import { itemState } from "../inventory/render/agentHosts.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
+import { readinessOf } from "../inventory/query/readiness.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
 
@@ -142,28 +143,40 @@ export const queryCommandsCommand = Command.make(
     )
 ).pipe(Command.withDescription("List the slash commands and custom prompts the agent hosts load."))
 
-/** `query mcp`: MCP servers and where each is configured. */
+/** `query mcp`: MCP servers, where each is configured, and whether it can start (issue 14). */
 export const queryMcpCommand = Command.make(
   "mcp",
   { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption },
   (flags) =>
-    printItems(
-      flags,
-      (inventory) => filterMcpServers(inventory, common(flags)),
-      ["name", "host", "scope", "transport", "command / url", "env vars", "state", "file"],
-      (server, state) => [
-        server.name,
-        server.host,
-        server.scope,
-        server.transport,
-        server.command === null ? server.url ?? "" : [server.command, ...server.args].join(" "),
-        server.envVars.join(","),
-        state,
-        server.path
-      ],
-      "No MCP servers match."
-    )
-).pipe(Command.withDescription("List the MCP servers the agent hosts configure, and where (env var names only, never values)."))
+    Effect.gen(function* () {
+      const loaded = yield* (yield* InventoryReader).load(flags.from)
+      const inventory = loaded.agentHosts
+      const byId = new Map(inventory.items.map((item) => [item.id, item] as const))
+      const servers = filterMcpServers(inventory, common(flags))
+      const readiness = yield* readinessOf(loaded, servers)
+      const rows = servers.map((server) => ({ ...server, readiness: readiness.get(server.id) ?? null }))
+      yield* printResult(flags.json, rows, (list) =>
+        printTable(
+          ["name", "host", "scope", "transport", "command / url", "env vars", "ready", "state", "file"],
+          list.map((server) => [
+            server.name,
+            server.host,
+            server.scope,
+            server.transport,
+            server.command === null ? server.url ?? "" : [server.command, ...server.args].join(" "),
+            server.envVars.join(","),
+            server.readiness?.ready ?? "",
+            itemState(server, byId),
+            server.path
+          ]),
+          "No MCP servers match."
+        ))
+    })
+).pipe(
+  Command.withDescription(
+    "List the MCP servers the agent hosts configure, and where (env var names only, never values), with whether each can start without connecting to it: ready is ok, missing command, missing env NAME, not cached (an npx package not yet downloaded), bad url or insecure url."
+  )
+)
 
 /** `query plugins`: installed plugins and extensions. */
 export const queryPluginsCommand = Command.make(

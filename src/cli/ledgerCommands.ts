@@ -60,7 +60,8 @@ export const queryContextCommand = Command.make(
       )
       if (ledger.totals.length === 0) return yield* printLines(["No agent-host item is loaded."])
       // The table's cells are neutralized by renderTable; the totals hold no untrusted text.
-      yield* Console.log([table, "", ...totals, `Figures: ${ledger.estimate}.`].join("\n"))
+      const estimates = ledger.totals.map((total) => `${AGENT_HOST_TITLES[total.host]} figures: ${total.estimate}.`)
+      yield* Console.log([table, "", ...totals, ...estimates].join("\n"))
     })
 ).pipe(Command.withDescription("What the agent hosts put into every session before you type (always-on) and what each item costs when used (on-invoke), largest first, with each host's totals."))
 

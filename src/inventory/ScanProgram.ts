@@ -1,3 +1,4 @@
+import { FileSystem } from "@effect/platform"
 import { Context, Effect, Fiber, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import type { BundlePaths } from "./bundle/location.js"
@@ -10,6 +11,7 @@ import {
   Tool,
   type VersionReport
 } from "./domain/inventory.js"
+import { isEffective } from "./domain/agentHosts.js"
 import { changesBetween, describeChangeCounts, digestOf } from "./domain/drift.js"
 import { probeNames } from "./domain/probeTable.js"
 import { shellQuote } from "./domain/shellQuote.js"
@@ -29,6 +31,7 @@ import { forEachSliced, yieldToEventLoop } from "../services/eventLoop.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { IdentityReader } from "./discover/IdentityReader.js"
 import { FirstScan } from "./query/FirstScan.js"
+import { readinessOf } from "./query/readiness.js"
 import { ScanProgress } from "./ScanProgress.js"
 import { type ProbeRequest, VersionProbe } from "./probe/VersionProbe.js"
 import { Walker } from "./discover/Walker.js"
@@ -141,6 +144,7 @@ const make = Effect.gen(function* () {
   const agentHosts = yield* AgentHostScanner
   const writer = yield* BundleWriter
   const progress = yield* ScanProgress
+  const fs = yield* FileSystem.FileSystem
 
   /**
    * The version reports of `requests` (what the walk resolved), reusing the probes started
@@ -243,7 +247,7 @@ const make = Effect.gen(function* () {
     // The generation being replaced is read while the machine is scanned: its digest is committed with the new one.
     const [scanned, previous] = yield* Effect.all([Effect.scoped(scanInventory(options, generation, now)), previousDigest(paths)], {
       concurrency: "unbounded"
-    })
+    }).pipe(Effect.provideService(FileSystem.FileSystem, fs))
     const { prepared } = scanned
     const inventory = Option.match(previous, {
       onNone: () => scanned.inventory,
@@ -259,7 +263,13 @@ const make = Effect.gen(function* () {
     yield* yieldToEventLoop
     const markdown = renderToolsMarkdown(inventory, prepared.toolRows)
     yield* yieldToEventLoop
-    const summary = renderSummary(inventory, { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target, host.os) })
+    // The summary counts the MCP servers that will not start in the environment of this scan.
+    const servers = inventory.agentHosts.items.flatMap((item) => (item.kind === "mcpServer" && isEffective(item) ? [item] : []))
+    const readiness = yield* readinessOf(inventory, servers).pipe(
+      Effect.provideService(FileSystem.FileSystem, fs),
+      Effect.provideService(MachineEnvironment, host)
+    )
+    const summary = renderSummary(inventory, { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target, host.os) }, readiness)
     yield* writer.commit(paths, generation, { json, markdown, summary })
     if (options.progress) yield* progress.done
     const counts: ScanCounts = {

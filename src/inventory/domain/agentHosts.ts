@@ -120,6 +120,12 @@ export class McpServerItem extends Schema.Class<McpServerItem>("McpServerItem")(
   url: Schema.NullOr(Schema.String),
   /** Names of the environment variables it is given or reads. */
   envVars: Schema.Array(Schema.String),
+  /**
+   * The names among them it needs from the environment the host gives it (`${NAME}` without a
+   * default, forwarded variables): unset, the server will not start as configured. Absent in
+   * bundles written before it was recorded.
+   */
+  requiredEnvVars: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
   /** Names of the HTTP headers it is given. */
   headerNames: Schema.Array(Schema.String),
   /** Tool allowlist of the host for this server (`enabled_tools`, `includeTools`), or null for all. */

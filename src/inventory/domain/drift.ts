@@ -51,10 +51,10 @@ interface ItemLike {
   readonly sha256: string | null
   readonly enabled: boolean
   readonly shadowedBy: string | null
-  readonly command?: string | null
-  readonly args?: ReadonlyArray<string>
-  readonly url?: string | null
-  readonly envVars?: ReadonlyArray<string>
+  readonly command?: string | null | undefined
+  readonly args?: ReadonlyArray<string> | undefined
+  readonly url?: string | null | undefined
+  readonly envVars?: ReadonlyArray<string> | undefined
 }
 
 /** What a digest is made of: an inventory, or the parsed tools.json of an earlier one. */

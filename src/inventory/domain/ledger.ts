@@ -4,9 +4,11 @@ import { isEffective } from "./agentHosts.js"
 
 /**
  * The always-on ledger (issue 14): what an agent-host item puts into every session of its host
- * (`alwaysOnTokens`) and what using it costs (`onInvokeTokens`), o200k tokens estimated with the
- * catalog's estimator. The texts counted follow each host's own rules; Claude Code's are read in
- * its 2.1.332 bundle (the host wins over its docs):
+ * (`alwaysOnTokens`) and what using it costs (`onInvokeTokens`). The texts counted follow each
+ * host's own rules, and so does the count where the host publishes one: Claude Code's figures are
+ * its own projection (characters / 4, what `claude plugin details` prints without a connection to
+ * its token-counting API), the other hosts' are o200k tokens from the catalog's estimator.
+ * Claude Code's rules are read in its 2.1.332 bundle (the host wins over its docs):
  *
  * - `claude plugin details` counts, per skill, command and agent, the text
  *   `[name, description, when_to_use].filter(Boolean).join(" ")` as always-on and the body after
@@ -36,6 +38,21 @@ export const CLAUDE_SKILL_LISTING_MAX_DESCRIPTION = 1536
 
 /** Claude Code 2.1.332: the longest description taken from a body's first line (`Ize`). */
 const CLAUDE_BODY_DESCRIPTION_MAX = 100
+
+/** Claude Code 2.1.332's projection of a text offline (`dgd` → `Wl(" ".repeat(chars), 4)`): characters / 4, rounded. */
+export const claudeProjection = (text: string): number => Math.round(text.length / 4)
+
+/** How each host's figures are counted: its own published rule, else the catalog's o200k estimate. */
+export const tokenCounterOf = (host: AgentHostName): ((text: string) => number) => (host === "claude-code" ? claudeProjection : estimateTextTokens)
+
+/** The estimate behind each host's figures, named in every ledger. */
+export const LEDGER_ESTIMATES: Readonly<Record<AgentHostName, string>> = {
+  "claude-code": "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline)",
+  codex: "o200k tokens, tool-map's estimate (the catalog's estimator)",
+  cursor: "o200k tokens, tool-map's estimate (the catalog's estimator)",
+  gemini: "o200k tokens, tool-map's estimate (the catalog's estimator)",
+  opencode: "o200k tokens, tool-map's estimate (the catalog's estimator)"
+}
 
 /** The environment variable with which Claude Code's skill-listing budget is set in characters. */
 export const CLAUDE_SKILL_BUDGET_VARIABLE = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
@@ -93,7 +110,7 @@ export const claudeCodeCost = (input: {
   const description = claudeDescriptionField(input.description) ?? claudeBodyDescription(input.body, "Skill")
   const whenToUse = input.whenToUse === undefined || input.whenToUse === null ? "" : String(input.whenToUse)
   const alwaysOn = [input.name, description, whenToUse].filter((part) => part !== "").join(" ")
-  const onInvokeTokens = estimateTextTokens(input.body.trim())
+  const onInvokeTokens = claudeProjection(input.body.trim())
   if (input.kind === "agent") return { alwaysOn, onInvokeTokens }
   const listed = whenToUse === "" ? description : `${description} - ${whenToUse}`
   const shown = listed.length > CLAUDE_SKILL_LISTING_MAX_DESCRIPTION ? `${listed.slice(0, CLAUDE_SKILL_LISTING_MAX_DESCRIPTION - 1)}…` : listed
@@ -102,9 +119,9 @@ export const claudeCodeCost = (input: {
 }
 
 /** What a skill, agent or command of another host costs: its `name: description` line (commands: nothing until used). */
-export const listedCost = (kind: "skill" | "command" | "agent", name: string, description: string | null, body: string): CostDraft => ({
+export const listedCost = (host: AgentHostName, kind: "skill" | "command" | "agent", name: string, description: string | null, body: string): CostDraft => ({
   alwaysOn: kind === "command" ? "" : description === null ? name : `${name}: ${description}`,
-  onInvokeTokens: estimateTextTokens(body.trim())
+  onInvokeTokens: tokenCounterOf(host)(body.trim())
 })
 
 /** An instructions file: its whole text in every session. */
@@ -128,6 +145,7 @@ export const applyCosts = (
   costs: ReadonlyArray<CostDraft | undefined>,
   skillBudget: number
 ): ReadonlyArray<ItemCost> => {
+  const count = tokenCounterOf(host)
   const nameOnly = new Set<number>()
   if (host === "claude-code") {
     const listed = items.flatMap((item, index) => {
@@ -148,6 +166,6 @@ export const applyCosts = (
     const cost = costs[index]
     if (cost === undefined) return { alwaysOnTokens: item.kind === "mcpServer" ? null : 0, onInvokeTokens: item.kind === "mcpServer" ? null : 0 }
     const text = nameOnly.has(index) && cost.listing !== undefined ? cost.listing.nameOnlyText : cost.alwaysOn
-    return { alwaysOnTokens: isEffective(item) ? estimateTextTokens(text) : 0, onInvokeTokens: cost.onInvokeTokens }
+    return { alwaysOnTokens: isEffective(item) ? count(text) : 0, onInvokeTokens: cost.onInvokeTokens }
   })
 }

@@ -1,11 +1,9 @@
 import { AGENT_HOSTS, type AgentHostItem, type AgentHostName, type AgentHostsInventory, isEffective } from "../domain/agentHosts.js"
+import { LEDGER_ESTIMATES } from "../domain/ledger.js"
 
 /** How `query context` groups the ledger. */
 export const LEDGER_GROUPINGS = ["item", "plugin", "source", "host"] as const
 export type LedgerGrouping = (typeof LEDGER_GROUPINGS)[number]
-
-/** The estimate the ledger's figures are, named in every answer. */
-export const LEDGER_ESTIMATE = "o200k tokens, estimated by tool-map (the catalog's estimator) from the texts each host sends"
 
 /** One item of the ledger: an item the host loads, and its two figures (null: unknown). */
 export interface LedgerItemRow {
@@ -17,6 +15,8 @@ export interface LedgerItemRow {
   readonly alwaysOnTokens: number | null
   readonly onInvokeTokens: number | null
   readonly id: string
+  /** The file (or plugin folder) that defines it. */
+  readonly path: string
 }
 
 /** A group of the ledger (a plugin, a source, a host): the sums of its items' known figures. */
@@ -34,6 +34,8 @@ export interface LedgerGroupRow {
 /** A host's totals. */
 export interface LedgerTotal {
   readonly host: AgentHostName
+  /** What the host's figures are: its own published projection, or tool-map's o200k estimate. */
+  readonly estimate: string
   readonly items: number
   readonly alwaysOnTokens: number
   readonly onInvokeTokens: number
@@ -42,7 +44,6 @@ export interface LedgerTotal {
 
 /** The answer of `query context`. */
 export interface ContextLedger {
-  readonly estimate: string
   readonly by: LedgerGrouping
   readonly rows: ReadonlyArray<LedgerItemRow> | ReadonlyArray<LedgerGroupRow>
   readonly totals: ReadonlyArray<LedgerTotal>
@@ -56,7 +57,8 @@ const itemRow = (item: AgentHostItem): LedgerItemRow => ({
   plugin: item.plugin,
   alwaysOnTokens: item.alwaysOnTokens ?? null,
   onInvokeTokens: item.onInvokeTokens ?? null,
-  id: item.id
+  id: item.id,
+  path: item.path
 })
 
 /** Largest known always-on first, unknown last; then by host order, name and id, so the order is stable. */
@@ -105,9 +107,9 @@ export const contextLedger = (
   }
   const totalRows = AGENT_HOSTS.flatMap((host) => {
     const sums = totals.get(host)
-    return sums === undefined ? [] : [{ host, ...sums }]
+    return sums === undefined ? [] : [{ host, estimate: LEDGER_ESTIMATES[host], ...sums }]
   })
-  if (options.by === "item") return { estimate: LEDGER_ESTIMATE, by: "item", rows, totals: totalRows }
+  if (options.by === "item") return { by: "item", rows, totals: totalRows }
   const by = options.by
   const groups = new Map<string, { readonly host: AgentHostName; readonly group: string; readonly sums: Sums }>()
   for (const row of rows) {
@@ -121,7 +123,7 @@ export const contextLedger = (
     .map((entry) => ({ host: entry.host, group: entry.group, ...entry.sums }))
     .sort((a, b) =>
       b.alwaysOnTokens - a.alwaysOnTokens || AGENT_HOSTS.indexOf(a.host) - AGENT_HOSTS.indexOf(b.host) || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0))
-  return { estimate: LEDGER_ESTIMATE, by, rows: groupRows, totals: totalRows }
+  return { by, rows: groupRows, totals: totalRows }
 }
 
 /** A host's always-on total and its largest items, for the summary; none when the host loads nothing. */

@@ -3,7 +3,9 @@ import { cleanInventory, cleanTools } from "../domain/cleanInventory.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
 import { renderAgentHostsMarkdown, summarizeAgentHosts } from "./agentHosts.js"
 import { generationMarker } from "../bundle/format.js"
+import { isEffective } from "../domain/agentHosts.js"
 import { changesBetween, describeChangeCounts, digestOf } from "../domain/drift.js"
+import type { McpReadiness } from "../domain/mcpReadiness.js"
 import { byteLength, fitLines, fitNames, mdCell, mdCellFit, mdCode, mdInlineCodeFit, mdTextFit, truncateBytes } from "./text.js"
 
 /** The hard cap of `tools.summary.md`. */
@@ -141,6 +143,18 @@ const changedLine = (inventory: Inventory): ReadonlyArray<string> => {
   return summary === null ? [] : [`Changed since last scan (${mdCell(inventory.previous.generatedAt)}): ${summary}. Ask: \`tool-map query changes\`.`]
 }
 
+/** The MCP servers a host loads that will not start as configured (issue 14, readiness), counted, a few named. */
+const notReadyLines = (inventory: Inventory, readiness: ReadonlyMap<string, McpReadiness> | undefined): ReadonlyArray<string> => {
+  if (readiness === undefined) return []
+  const servers = inventory.agentHosts.items.filter((item) => item.kind === "mcpServer" && isEffective(item))
+  const failing = servers.flatMap((server) => {
+    const ready = readiness.get(server.id)?.ready
+    return ready === undefined || ready === "ok" ? [] : [`${mdCellFit(server.name, 40, "middle")} (${server.host}: ${mdCellFit(ready, 80)})`]
+  })
+  if (failing.length === 0) return []
+  return [`- MCP servers that will not start: ${failing.length} of ${servers.length}: ${fitNames(failing, 400)}. Ask: \`tool-map query mcp\`.`]
+}
+
 /** SSH key pairs are counted by their public halves; names are never shown in the summary. */
 const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name) => name.endsWith(".pub")).length
 
@@ -149,7 +163,7 @@ const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name
  * {@link SUMMARY_MAX_BYTES} bytes whatever the machine holds: every list is cut with
  * `… and N more`, and every untrusted string is escaped as in tools.md (see `text.ts`) and length-capped.
  */
-export const renderSummary = (raw: Inventory, location: BundleLocation): string => {
+export const renderSummary = (raw: Inventory, location: BundleLocation, readiness?: ReadonlyMap<string, McpReadiness>): string => {
   const inventory = cleanInventory(raw)
   const winners = inventory.tools.filter((tool) => tool.shadowedBy === null)
   const pathDirs = inventory.path.filter((root) => root.status === "ok").length
@@ -198,7 +212,7 @@ export const renderSummary = (raw: Inventory, location: BundleLocation): string 
     Math.floor(remaining * 0.4),
     "categories"
   )
-  const agentLines = summarizeAgentHosts(inventory.agentHosts, Math.floor(remaining * 0.25))
+  const agentLines = [...summarizeAgentHosts(inventory.agentHosts, Math.floor(remaining * 0.25)), ...notReadyLines(inventory, readiness)]
 
   const body = [...versions, "", "## By category", ...categoryLines, "", "## Agent hosts", ...agentLines]
   const bodyLines = fitLines(body, remaining - 1, "lines")

@@ -127,7 +127,7 @@ const agentFromToml = (c: HostCollector, file: string, scope: AgentItemScope, ra
         },
         placement,
         // The agent's instructions are the file's text: what starting it costs.
-        listedCost("agent", name, describe(asString(own(record, "description")), null), new TextDecoder().decode(read.bytes))
+        listedCost("codex", "agent", name, describe(asString(own(record, "description")), null), new TextDecoder().decode(read.bytes))
       )
     })
   )

@@ -226,7 +226,7 @@ const commandFromToml = (
             model: null
           },
           placement,
-          listedCost("command", name, null, asString(own(record, "prompt")) ?? "")
+          listedCost("gemini", "command", name, null, asString(own(record, "prompt")) ?? "")
         )
       )
     })
@@ -317,7 +317,7 @@ const geminiSkillsIn = (c: HostCollector, dir: string, role: string, placement: 
         description: describe(description, null),
         allowedTools: c.toolListField(doc.fields, ["allowed-tools", "allowedTools", "allowed_tools"], file),
         hasScripts
-      }, placement, listedCost("skill", name, describe(description, null), doc.body)))
+      }, placement, listedCost("gemini", "skill", name, describe(description, null), doc.body)))
     }
     return drafts
   })

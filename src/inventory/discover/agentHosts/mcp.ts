@@ -30,12 +30,22 @@ export interface McpPublicFields {
   readonly switchedOn: boolean | null
   /** SHA-256 of the public fields (changes when they do; a rotated secret does not show). */
   readonly sha256: string
+  /**
+   * Names the server needs from the environment the host gives it (issue 14, readiness):
+   * `${NAME}` references without a default, Codex's `env_vars`, `bearer_token_env_var` and
+   * `env_http_headers` names. Left out of the hash, which predates it.
+   */
+  readonly requiredEnvVars: ReadonlyArray<string>
 }
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g
 
 /** Names of the variables a string refers to with `${NAME}` or `${NAME:-default}`. */
 const referencedNames = (text: string): ReadonlyArray<string> => Array.from(text.matchAll(REFERENCE), (match) => match[1]!)
+
+/** Names a string refers to with `${NAME}` and no default: unset, the host cannot fill them in. */
+const requiredNames = (text: string): ReadonlyArray<string> =>
+  Array.from(text.matchAll(REFERENCE)).flatMap((match) => (match[0].includes(":-") ? [] : [match[1]!]))
 
 /** An MCP server's arguments with their secrets redacted: the argument-vector rule of `domain/secrets.ts`. */
 export const redactArgs = redactArgv
@@ -84,6 +94,7 @@ export const normalizeMcpEntry = (raw: unknown, dialect: McpDialect): McpPublicF
   let disabledTools: ReadonlyArray<string> = []
   let trust: boolean | null = null
   let switchedOn: boolean | null = null
+  const forwarded: Array<string> = []
 
   if (dialect === "opencode") {
     const commandList = asStringArray(field("command")) ?? []
@@ -114,7 +125,9 @@ export const normalizeMcpEntry = (raw: unknown, dialect: McpDialect): McpPublicF
       url = asString(field("url"))
       transport = command !== null ? "stdio" : url !== null ? "http" : "unknown"
       envNames.push(...(asStringArray(field("env_vars")) ?? []))
+      forwarded.push(...(asStringArray(field("env_vars")) ?? []), ...stringValues(field("env_http_headers")))
       const bearer = asString(field("bearer_token_env_var"))
+      if (bearer !== null) forwarded.push(bearer)
       headerNames = [...keysOf(field("http_headers")), ...keysOf(field("env_http_headers"))]
       if (bearer !== null) {
         envNames.push(bearer)
@@ -150,7 +163,8 @@ export const normalizeMcpEntry = (raw: unknown, dialect: McpDialect): McpPublicF
     trust,
     switchedOn
   }
-  return { ...fields, sha256: sha256(JSON.stringify(fields)) }
+  const requiredEnvVars = sortedUnique([...forwarded, ...[command ?? "", ...args, url ?? "", ...valueTexts].flatMap(requiredNames)])
+  return { ...fields, sha256: sha256(JSON.stringify(fields)), requiredEnvVars }
 }
 
 /** Looks like a server definition (for maps that may hold servers directly). */
@@ -192,6 +206,7 @@ export const mcpDrafts = (
         args: fields.args,
         url: fields.url,
         envVars: fields.envVars,
+        requiredEnvVars: fields.requiredEnvVars,
         headerNames: fields.headerNames,
         enabledTools: fields.enabledTools,
         disabledTools: fields.disabledTools,

@@ -270,7 +270,7 @@ const skillOf = (c: HostCollector, file: string, placement: ItemPlacement): Effe
         hasScripts
       },
       placement,
-      listedCost("skill", name, describe(c.stringField(doc.fields, "description", file), null), doc.body)
+      listedCost("opencode", "skill", name, describe(c.stringField(doc.fields, "description", file), null), doc.body)
     ))
   })
 
@@ -303,7 +303,7 @@ const agentFromConfig = (config: ConfigFile, name: string, entry: Readonly<Recor
     entry: `agent/${name}`,
     namespace: `agent:${name}`,
     rank: config.rank,
-    cost: listedCost("agent", name, describe(asString(own(entry, "description")), null), asString(own(entry, "prompt")) ?? "")
+    cost: listedCost("opencode", "agent", name, describe(asString(own(entry, "description")), null), asString(own(entry, "prompt")) ?? "")
   }
 }
 
@@ -327,5 +327,5 @@ const commandFromConfig = (config: ConfigFile, name: string, entry: Readonly<Rec
   entry: `command/${name}`,
   namespace: `command:${name}`,
   rank: config.rank,
-  cost: listedCost("command", name, null, asString(own(entry, "template")) ?? "")
+  cost: listedCost("opencode", "command", name, null, asString(own(entry, "template")) ?? "")
 })

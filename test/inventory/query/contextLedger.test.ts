@@ -1,0 +1,84 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { markdown, scanTree } from "../../../bench/hostGenerators.js"
+import { claudeCodeFixture } from "../../../scripts/conformance/fixtures/claudeCode.js"
+import { contextLedger, type LedgerItemRow } from "../../../src/inventory/query/contextLedger.js"
+
+const x80 = "x".repeat(80)
+
+/** Items of every kind, on two hosts, and three skills over a small listing budget. */
+const TREE = {
+  "home/u/.claude/skills/a/SKILL.md": markdown({ name: "a", description: x80 }, "Body of a.\n"),
+  "home/u/.claude/skills/b/SKILL.md": markdown({ name: "b", description: x80 }, "Body of b.\n"),
+  "home/u/.claude/skills/c/SKILL.md": markdown({ name: "c", description: x80 }, "Body of c.\n"),
+  "home/u/.claude/agents/rev.md": markdown({ name: "rev", description: "Reviews code", when_to_use: "after a change" }, "You review code carefully and completely.\n"),
+  "home/u/.claude/agents/nodesc.md": "---\nname: nodesc\ndescription: \"\"\n---\n\n# Heading as description\n\nMore.\n",
+  "home/u/.claude/commands/ship.md": markdown({ description: "Ship it" }, "Run the tests, then push the branch.\n"),
+  "home/u/.claude/CLAUDE.md": "# Rules\n\nAlways run the tests.\n",
+  "home/u/.claude.json": JSON.stringify({ mcpServers: { notion: { command: "npx", args: ["-y", "notion"] } } }),
+  "home/u/.codex/config.toml": "[mcp_servers.gh]\ncommand = \"gh\"\n",
+  "home/u/.codex/AGENTS.md": "Use pnpm, never npm.\n",
+  "home/u/.agents/skills/lint/SKILL.md": markdown({ name: "lint", description: "Lints the code" }, "Run the linter.\n")
+}
+
+const rowsOf = (by: ReturnType<typeof contextLedger>) => by.rows as ReadonlyArray<LedgerItemRow>
+
+describe("the always-on ledger (issue 14)", () => {
+  it.effect("each item's figures by its host's rules; Claude Code's listing budget leaves the last skill its name only", () =>
+    Effect.gen(function* () {
+      const { inventory } = yield* scanTree(TREE, { env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "200" } })
+      const ledger = contextLedger(inventory, { by: "item" })
+      expect(rowsOf(ledger).map((row) => [row.host, row.kind, row.name, row.alwaysOnTokens, row.onInvokeTokens])).toEqual(ITEMS)
+      expect(ledger.totals).toEqual(TOTALS)
+      expect(contextLedger(inventory, { by: "source", host: "claude-code" }).rows).toEqual(BY_SOURCE)
+    }))
+
+  it.effect("without the budget variable the three skills fit Claude Code's 8,000 characters", () =>
+    Effect.gen(function* () {
+      const { inventory } = yield* scanTree(TREE)
+      const skills = rowsOf(contextLedger(inventory, { by: "item", host: "claude-code" })).filter((row) => row.kind === "skill")
+      expect(skills.map((row) => [row.name, row.alwaysOnTokens])).toEqual([["a", 21], ["b", 21], ["c", 21]])
+    }))
+
+  it.effect("the conformance fixture's plugins, per plugin (a real-looking home)", () =>
+    Effect.gen(function* () {
+      const { files, links } = claudeCodeFixture({ home: "/home/u", homeKey: "home/u", projectKey: "work/proj", parentKey: "work" })
+      const { inventory } = yield* scanTree({ ...files, "work/proj/.git/HEAD": "ref: refs/heads/main\n" }, {}, undefined, links)
+      expect(contextLedger(inventory, { by: "plugin", host: "claude-code" }).rows).toEqual(FIXTURE_BY_PLUGIN)
+    }))
+})
+
+/**
+ * a, b and c cost `<name> <80 x>`, 82 characters, 21 tokens; over the budget of 200 characters c
+ * keeps only its name line `- c` (1 token). rev: `rev Reviews code after a change`; ship:
+ * `ship Ship it`; CLAUDE.md its whole text. Codex: o200k. nodesc has an empty description:
+ * Claude Code does not load it. MCP servers: unknown.
+ */
+const ITEMS = [
+  ["claude-code", "skill", "a", 21, 3],
+  ["claude-code", "skill", "b", 21, 3],
+  ["claude-code", "instructions", "CLAUDE.md", 8, 0],
+  ["claude-code", "agent", "rev", 8, 10],
+  ["codex", "instructions", "AGENTS.md", 6, 0],
+  ["codex", "skill", "lint", 5, 4],
+  ["claude-code", "command", "ship", 3, 9],
+  ["claude-code", "skill", "c", 1, 3],
+  ["claude-code", "mcpServer", "notion", null, null],
+  ["codex", "mcpServer", "gh", null, null]
+]
+const TOTALS = [
+  { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline)", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 },
+  { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator)", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
+]
+const BY_SOURCE = [{ host: "claude-code", group: "user", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 }]
+/**
+ * `claude plugin details` (2.1.332) on the same files projects pr-review-toolkit ~316, kit ~94 and
+ * local-kit ~13 tokens; kit's 117 include three agents the session loads and the projection does
+ * not count (k-upper.MD, sub/k-nested.md, .hidden/k-hidden.md: 20 tokens).
+ */
+const FIXTURE_BY_PLUGIN = [
+  { host: "claude-code", group: "pr-review-toolkit@claude-code-plugins", items: 8, alwaysOnTokens: 317, onInvokeTokens: 51, unknown: 0 },
+  { host: "claude-code", group: "kit@mkt", items: 25, alwaysOnTokens: 117, onInvokeTokens: 104, unknown: 0 },
+  { host: "claude-code", group: "(no plugin)", items: 21, alwaysOnTokens: 111, onInvokeTokens: 83, unknown: 0 },
+  { host: "claude-code", group: "local-kit@dev", items: 2, alwaysOnTokens: 13, onInvokeTokens: 4, unknown: 0 }
+]
