@@ -1,0 +1,279 @@
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { type Console, Effect, Layer } from "effect"
+import * as NodePath from "node:path"
+import { markdown } from "../../bench/hostGenerators.js"
+import { runCli, runToExitCode } from "../../src/cli/main.js"
+import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
+import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
+import { IdentityReader } from "../../src/inventory/discover/IdentityReader.js"
+import { Walker } from "../../src/inventory/discover/Walker.js"
+import { Bundle } from "../../src/inventory/bundle/Bundle.js"
+import { BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
+import { VersionProbe } from "../../src/inventory/probe/VersionProbe.js"
+import { ScanProgress } from "../../src/inventory/ScanProgress.js"
+import { inventoryLayerOver } from "../../src/layers/CoreLayer.js"
+import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
+
+/**
+ * `query context` and `query changes` (issue 14) through the CLI, on a machine in a temp dir: the
+ * real walker over `root/bin1:root/bin2`, the agent hosts under `root/home`, the working
+ * directory `root/proj`, the bundle in `root/data`. Scans run without version probes.
+ */
+const machineIn = (root: string) =>
+  inventoryLayerOver(Layer.mergeAll(
+    Walker.layer,
+    VersionProbe.layer,
+    IdentityReader.layer,
+    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
+    Bundle.layer,
+    BundleWriter.layer
+  )).pipe(
+    Layer.provideMerge(Layer.merge(
+      MachineEnvironment.layerTest({
+        os: "linux",
+        env: { PATH: `${root}/bin1:${root}/bin2`, HOME: `${root}/home`, PLUGIN_DATA: `${root}/data` },
+        homedir: `${root}/home`,
+        cwd: `${root}/proj`
+      }),
+      ScanProgress.silent
+    )),
+    Layer.provideMerge(NodeContext.layer)
+  )
+
+const run = (root: string, ...args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const base = yield* Effect.console
+    const console: Console.Console = {
+      ...base,
+      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
+      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
+    }
+    const code = yield* runToExitCode(runCli(["node", "tool-map", ...args])).pipe(Effect.provide(machineIn(root)), Effect.withConsole(console))
+    return { code, stdout: out.join("\n"), stderr: err.join("\n") }
+  })
+
+/** Writes files (relative to `root`); an entry under bin1/ or bin2/ is made executable. */
+const write = (root: string, files: Readonly<Record<string, string>>) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    for (const [file, text] of Object.entries(files)) {
+      const path = NodePath.join(root, file)
+      yield* fs.makeDirectory(NodePath.dirname(path), { recursive: true })
+      yield* fs.writeFileString(path, text)
+      if (/^bin\d\//.test(file)) yield* fs.chmod(path, 0o755)
+    }
+  })
+
+const FIRST = {
+  "bin1/gh": "#!/bin/sh\n",
+  "bin2/node": "#!/bin/sh\n",
+  "bin1/old": "#!/bin/sh\n",
+  "proj/.git/HEAD": "ref: refs/heads/main\n",
+  "home/.claude/skills/review/SKILL.md": markdown({ name: "review", description: "Review a pull request against the team's checklist", when_to_use: "when asked for a review" }, "# Review\n\nRead the diff, then check each point of the list.\n"),
+  "home/.claude/agents/planner.md": markdown({ name: "planner", description: "Plans a change before any code is written", tools: "Read, Grep" }, "You plan. Never edit files.\n"),
+  "home/.claude/commands/ship.md": markdown({ description: "Ship the branch" }, "Run the tests, then push.\n"),
+  "home/.claude/CLAUDE.md": "# House rules\n\nAlways run the tests before a commit. Never push to main.\n",
+  "home/.claude.json": JSON.stringify({ mcpServers: { notion: { command: "npx", args: ["-y", "notion-mcp"], env: { NOTION_KEY: "x" } } } })
+}
+
+describe("query context: the always-on ledger (issue 14)", () => {
+  it.scopedLive("per item, largest first, with the host's totals; --by plugin, source and host sum them", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "ledger-cli-" })
+      yield* write(root, FIRST)
+      expect((yield* run(root, "scan", "--no-probes", "--quiet")).code).toBe(0)
+      const items = yield* run(root, "query", "context", "--json")
+      expect(items.code).toBe(0)
+      expect(JSON.parse(items.stdout)).toEqual(ledgerByItem(root))
+      const text = yield* run(root, "query", "context", "--host", "claude-code")
+      expect(text.stdout.split("\n")).toEqual([
+        "always-on  on-invoke  host         kind          scope  plugin  name",
+        "---------  ---------  -----------  ------------  -----  ------  ---------",
+        "~20 tok    ~15 tok    claude-code  skill         user           review",
+        "~18 tok    ~0 tok     claude-code  instructions  user           CLAUDE.md",
+        "~12 tok    ~7 tok     claude-code  agent         user           planner",
+        "~5 tok     ~6 tok     claude-code  command       user           ship",
+        "unknown    unknown    claude-code  mcpServer     user           notion",
+        "",
+        "Claude Code: ~55 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers' tool schemas, or items of a bundle older than the ledger)",
+        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline)."
+      ])
+      const byHost = yield* run(root, "query", "context", "--by", "host", "--json")
+      expect(JSON.parse(byHost.stdout).rows).toEqual([{ host: "claude-code", group: "claude-code", items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("query changes: drift between two scans (issue 14)", () => {
+  it.scopedLive("a scan, changes to PATH dirs, skills and MCP configs, a second scan: the change count, the summary line and the exact changes", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "drift-cli-" })
+      yield* write(root, FIRST)
+      const first = yield* run(root, "scan", "--no-probes")
+      expect(first.stdout.split("\n")[1]).toBe("No earlier scan to compare with.")
+      const firstGeneration = JSON.parse(yield* fs.readFileString(NodePath.join(root, "data", "tools.json"))).generation as string
+      const none = yield* run(root, "query", "changes", "--json")
+      expect(JSON.parse(none.stdout)).toEqual({
+        since: null,
+        current: { generation: firstGeneration, generatedAt: expect.any(String) },
+        count: 0,
+        note: "this bundle keeps no earlier generation (it is the first scan here, or it was written before tool-map kept one); the next scan will be compared with it"
+      })
+
+      // A new MCP server in the project, an env name more for one of the user's, a node earlier
+      // on PATH, a tool gone and one new, a skill edited, an agent added.
+      yield* fs.remove(NodePath.join(root, "bin1/old"))
+      yield* write(root, {
+        "bin1/node": "#!/bin/sh\n",
+        "bin2/new": "#!/bin/sh\n",
+        "proj/.mcp.json": JSON.stringify({ mcpServers: { exfil: { command: "curl", args: ["https://example.invalid"] } } }),
+        "home/.claude.json": JSON.stringify({ mcpServers: { notion: { command: "npx", args: ["-y", "notion-mcp"], env: { NOTION_KEY: "x", EXTRA: "y" } } } }),
+        "home/.claude/skills/review/SKILL.md": markdown({ name: "review", description: "Review a pull request" }, "Check it.\n"),
+        "home/.claude/agents/tester.md": markdown({ name: "tester", description: "Writes tests" })
+      })
+      const second = yield* run(root, "scan", "--no-probes", "--json")
+      const scanned = JSON.parse(second.stdout)
+      expect(scanned.changes).toEqual({
+        since: firstGeneration,
+        count: 7,
+        summary: "1 MCP server added, 1 MCP server changed, 1 tool added, 1 tool removed, 1 tool moved, 1 agent-host item added, 1 item's content changed"
+      })
+      const summary = yield* fs.readFileString(NodePath.join(root, "data", "tools.summary.md"))
+      expect(summary.split("\n").find((line) => line.startsWith("Changed since last scan"))).toMatch(
+        /^Changed since last scan \(\d{4}-\d\d-\d\dT[\d:.]+Z\): 1 MCP server added, 1 MCP server changed, 1 tool added, 1 tool removed, 1 tool moved, 1 agent-host item added, 1 item's content changed\. Ask: `tool-map query changes`\.$/
+      )
+      const changes = yield* run(root, "query", "changes", "--json")
+      expect(changes.code).toBe(0)
+      const answer = JSON.parse(changes.stdout)
+      expect({ ...answer, since: answer.since.generation, current: answer.current.generation }).toEqual({
+        since: firstGeneration,
+        current: scanned.generation,
+        mcpServers: {
+          added: [{ host: "claude-code", kind: "mcpServer", name: "exfil", id: `claude-code:mcpServer:project:${root}/proj/.mcp.json#exfil`, command: "curl https://example.invalid", url: null, envVars: [] }],
+          changed: [{
+            host: "claude-code",
+            kind: "mcpServer",
+            name: "notion",
+            id: `claude-code:mcpServer:user:${root}/home/.claude.json#notion`,
+            fields: ["env"],
+            before: { command: "npx -y notion-mcp", url: null, envVars: ["NOTION_KEY"] },
+            after: { command: "npx -y notion-mcp", url: null, envVars: ["EXTRA", "NOTION_KEY"] }
+          }],
+          removed: []
+        },
+        tools: {
+          added: [{ name: "new", path: `${root}/bin2/new` }],
+          removed: [{ name: "old", path: `${root}/bin1/old` }],
+          moved: [{ name: "node", from: `${root}/bin2/node`, to: `${root}/bin1/node` }],
+          versionChanged: []
+        },
+        items: {
+          added: [{ host: "claude-code", kind: "agent", name: "tester", id: `claude-code:agent:user:${root}/home/.claude/agents/tester.md` }],
+          removed: [],
+          enabled: [],
+          disabled: [],
+          contentChanged: [{ host: "claude-code", kind: "skill", name: "review", id: `claude-code:skill:user:${root}/home/.claude/skills/review/SKILL.md` }]
+        },
+        count: 7
+      })
+      const text = yield* run(root, "query", "changes")
+      expect(text.stdout.split("\n").slice(1)).toEqual([
+        "MCP servers added (1):",
+        `  + claude-code mcpServer exfil (claude-code:mcpServer:project:${root}/proj/.mcp.json#exfil): curl https://example.invalid`,
+        "MCP servers changed (1):",
+        `  ~ claude-code mcpServer notion (claude-code:mcpServer:user:${root}/home/.claude.json#notion): env: npx -y notion-mcp [env: NOTION_KEY] -> npx -y notion-mcp [env: EXTRA, NOTION_KEY]`,
+        "Tools added (1):",
+        `  + new ${root}/bin2/new`,
+        "Tools removed (1):",
+        `  - old ${root}/bin1/old`,
+        "Tools moved (another file wins) (1):",
+        `  ~ node ${root}/bin2/node -> ${root}/bin1/node`,
+        "Agent-host items added (1):",
+        `  + claude-code agent tester (claude-code:agent:user:${root}/home/.claude/agents/tester.md)`,
+        "Content changed (1):",
+        `  ~ claude-code skill review (claude-code:skill:user:${root}/home/.claude/skills/review/SKILL.md)`
+      ])
+      // Its own generation: nothing changed since; any other: a usage error naming the two kept.
+      expect(JSON.parse((yield* run(root, "query", "changes", "--since", scanned.generation, "--json")).stdout).count).toBe(0)
+      const unknown = yield* run(root, "query", "changes", "--since", "20200101T000000Z-00000000")
+      expect(unknown.code).toBe(2)
+      expect(unknown.stderr).toContain(`Valid: ${firstGeneration}, ${scanned.generation}.`)
+      // A third scan with nothing changed compares with the second only.
+      const third = JSON.parse((yield* run(root, "scan", "--no-probes", "--json")).stdout)
+      expect(third.changes).toEqual({ since: scanned.generation, count: 0, summary: null })
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("query mcp: readiness without connecting (issue 14)", () => {
+  it.scopedLive("a command missing, present, shadowed on PATH, given by path; env names set or not; an insecure url", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "ready-cli-" })
+      yield* write(root, {
+        "bin1/node": "#!/bin/sh\n",
+        "bin2/node": "#!/bin/sh\n",
+        "proj/.git/HEAD": "ref: refs/heads/main\n",
+        "home/.claude.json": JSON.stringify({
+          mcpServers: {
+            absent: { command: "uvx", args: ["some-server"] },
+            shadowed: { command: "node", args: ["s.js"] },
+            bypath: { command: `${root}/bin2/node` },
+            nokey: { command: "node", env: { KEY: "${API_KEY}", H: "${HOME}", D: "${MAYBE:-x}" } },
+            haskey: { command: "node", env: { H: "${HOME}" } },
+            plain: { type: "http", url: "http://mcp.example.com/mcp" }
+          }
+        })
+      })
+      expect((yield* run(root, "scan", "--no-probes", "--quiet")).code).toBe(0)
+      const listed = JSON.parse((yield* run(root, "query", "mcp", "--json")).stdout) as ReadonlyArray<{ readonly name: string; readonly readiness: unknown }>
+      expect(Object.fromEntries(listed.map((server) => [server.name, server.readiness]))).toEqual({
+        absent: { ready: "missing command", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, cached: null },
+        shadowed: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, cached: null },
+        bypath: { ready: "ok", resolvedCommand: `${root}/bin2/node`, version: null, missingEnv: [], npxPackage: null, cached: null },
+        nokey: { ready: "missing env API_KEY", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: ["API_KEY"], npxPackage: null, cached: null },
+        haskey: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, cached: null },
+        plain: { ready: "insecure url", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, cached: null }
+      })
+      const table = (yield* run(root, "query", "mcp")).stdout.split("\n")
+      expect(table[0]).toMatch(/^name +host +scope +transport +command \/ url +env vars +ready +state +file$/)
+      expect(table.find((line) => line.startsWith("nokey"))).toMatch(/ missing env API_KEY +loaded /)
+      const summary = yield* fs.readFileString(NodePath.join(root, "data", "tools.summary.md"))
+      expect(summary.split("\n").find((line) => line.startsWith("- MCP servers that will not start"))).toBe(
+        "- MCP servers that will not start: 3 of 6: absent (claude-code: missing command), nokey (claude-code: missing env API_KEY), plain (claude-code: insecure url). Ask: `tool-map query mcp`."
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+const row = (root: string, kind: string, name: string, file: string, alwaysOnTokens: number | null, onInvokeTokens: number | null, entry = "") => ({
+  host: "claude-code",
+  kind,
+  name,
+  scope: "user",
+  plugin: null,
+  alwaysOnTokens,
+  onInvokeTokens,
+  id: `claude-code:${kind}:user:${root}/home/${file}${entry}`,
+  path: `${root}/home/${file}`
+})
+
+/**
+ * Claude Code's projection, characters / 4: the skill `review Review a pull request against the
+ * team's checklist when asked for a review` (81 characters), CLAUDE.md's whole text, the agent
+ * `planner Plans a change before any code is written`, the command `ship Ship the branch`.
+ */
+const ledgerByItem = (root: string) => ({
+  by: "item",
+  rows: [
+    row(root, "skill", "review", ".claude/skills/review/SKILL.md", 20, 15),
+    row(root, "instructions", "CLAUDE.md", ".claude/CLAUDE.md", 18, 0),
+    row(root, "agent", "planner", ".claude/agents/planner.md", 12, 7),
+    row(root, "command", "ship", ".claude/commands/ship.md", 5, 6),
+    row(root, "mcpServer", "notion", ".claude.json", null, null, "#notion")
+  ],
+  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline)", items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }]
+})
