@@ -40,7 +40,8 @@ runMain(program, {
     if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return onExit(ExitCode.interrupted)
     defaultTeardown(exit, (code) => {
       onExit(code)
-      if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit()
+      // After the ticks already queued: a failed write to stdout reports its error in one of them.
+      if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) setImmediate(() => process.exit())
     })
   }
 })
