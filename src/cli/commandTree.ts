@@ -49,7 +49,8 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   k: "N",
   agent: "ID",
   query: "WORDS",
-  keyword: "TEXT"
+  keyword: "TEXT",
+  "print-config": "HOST"
 }
 
 type Node = { readonly _tag: string } & Readonly<Record<string, unknown>>

@@ -114,9 +114,13 @@ export const wrap = (text: string, width: number): ReadonlyArray<string> => {
 const indented = (text: string, width: number, indent: string, first: string = indent): ReadonlyArray<string> =>
   wrap(text, Math.max(20, width - displayWidth(indent))).map((line, index) => `${index === 0 ? first : indent}${line}`)
 
+/** The widest label a description stands beside. */
+const LABEL_MAX = 20
+
 /** Rows of two columns: the label, then its description wrapped beside it (below it when the label is wide). */
 const definitionList = (rows: ReadonlyArray<readonly [string, string]>, width: number): ReadonlyArray<string> => {
-  const labelWidth = Math.min(24, Math.max(...rows.map(([label]) => displayWidth(label))))
+  // A label wider than LABEL_MAX stands on its own line instead of pushing every description right.
+  const labelWidth = Math.max(0, ...rows.map(([label]) => displayWidth(label)).filter((width) => width <= LABEL_MAX))
   const column = 2 + labelWidth + 2
   const pad = " ".repeat(column)
   return rows.flatMap(([label, text]) => {
