@@ -5,7 +5,7 @@
  * instead of building it again; the statistics that depend on the whole collection (average
  * field lengths) are read at query time.
  */
-import { nameKey, stem, STOP_WORDS, terms, words } from "./analyze.js"
+import { nameKey, stem, STOP_WORDS, words } from "./analyze.js"
 import { FIELDS, type RouterDocument } from "./document.js"
 
 /** How many fields a document has. */
@@ -52,6 +52,8 @@ export interface RouterIndex {
   readonly groups: Array<string>
   readonly groupIds: Map<string, number>
   readonly groupSizes: Array<number>
+  /** Each lowercase word met in a field other than the name, and its term id (-1 for a stop word): one lookup per word instead of three. */
+  readonly wordTerms: Map<string, number>
 }
 
 /** An empty index. */
@@ -65,7 +67,8 @@ export const emptyIndex = (): RouterIndex => ({
   totals: new Float64Array(FIELD_COUNT),
   groups: [],
   groupIds: new Map(),
-  groupSizes: []
+  groupSizes: [],
+  wordTerms: new Map()
 })
 
 /** The field counts of term `postingIndex` of `postings`, unpacked into `into`. */
@@ -132,6 +135,32 @@ const nameTerms = (document: RouterDocument): Array<string> => {
   return out
 }
 
+/** The id of `term`, a new one (with empty postings) when the index has not met it. */
+const termId = (index: RouterIndex, term: string): number => {
+  let id = index.terms.get(term)
+  if (id === undefined) {
+    id = index.postings.length
+    index.terms.set(term, id)
+    index.postings.push({ docs: new Int32Array(1), counts: new Int32Array(1), size: 0 })
+  }
+  return id
+}
+
+/** The term ids of a text, in order (`terms` of it, through the index's word cache). */
+const fieldTermIds = (index: RouterIndex, text: string): Array<number> => {
+  const out: Array<number> = []
+  const cache = index.wordTerms
+  for (const word of words(text)) {
+    let id = cache.get(word)
+    if (id === undefined) {
+      id = STOP_WORDS.has(word) ? -1 : termId(index, stem(word))
+      cache.set(word, id)
+    }
+    if (id >= 0) out.push(id)
+  }
+  return out
+}
+
 const newInt32 = (n: number) => new Int32Array(n)
 const newFloat32 = (n: number) => new Float32Array(n)
 
@@ -161,23 +190,17 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
     let slots = 0
     for (let f = 0; f < FIELD_COUNT; f++) {
       const field = FIELDS[f]!
-      const fieldTerms = field === "name" ? nameTerms(document) : terms(document.texts[field])
-      index.lengths[position * FIELD_COUNT + f] = fieldTerms.length
-      index.totals[f]! += fieldTerms.length
-      for (const term of fieldTerms) {
-        let id = index.terms.get(term)
-        if (id === undefined) {
-          id = index.postings.length
-          index.terms.set(term, id)
-          index.postings.push({ docs: new Int32Array(1), counts: new Int32Array(1), size: 0 })
-          if (id >= stamp.length) {
-            const size = stamp.length * 2
-            const next = new Int32Array(size).fill(-1)
-            next.set(stamp)
-            stamp = next
-            slotOf = grow(slotOf, size, newInt32)
-          }
-        }
+      const fieldIds = field === "name" ? nameTerms(document).map((term) => termId(index, term)) : fieldTermIds(index, document.texts[field])
+      index.lengths[position * FIELD_COUNT + f] = fieldIds.length
+      index.totals[f]! += fieldIds.length
+      if (index.postings.length > stamp.length) {
+        const size = Math.max(index.postings.length, stamp.length * 2)
+        const next = new Int32Array(size).fill(-1)
+        next.set(stamp)
+        stamp = next
+        slotOf = grow(slotOf, size, newInt32)
+      }
+      for (const id of fieldIds) {
         let slot: number
         if (stamp[id] === position) {
           slot = slotOf[id]!

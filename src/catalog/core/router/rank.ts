@@ -75,13 +75,27 @@ export interface RankRequest {
   readonly keep?: ((position: number) => boolean) | undefined
 }
 
-/** Per-document field weights over length normalization, kept per index until it grows. */
-const normCache = new WeakMap<RouterIndex, { readonly documents: number; readonly norms: Float32Array; readonly parameters: RankParameters }>()
+/**
+ * What ranking derives from an index and the parameters, kept until the index grows (the
+ * average field lengths change with every document): per-document field weights over length
+ * normalization, each document's group as a flat array, and per term, lazily, the saturated
+ * BM25F term frequency of each of its postings (its "impact"), so that a query adds one
+ * product per posting.
+ */
+interface Derived {
+  readonly documents: number
+  readonly parameters: RankParameters
+  readonly norms: Float32Array
+  readonly groups: Int32Array
+  readonly impacts: Array<Float64Array | undefined>
+}
 
-const normsOf = (index: RouterIndex, parameters: RankParameters): Float32Array => {
+const derivedCache = new WeakMap<RouterIndex, Derived>()
+
+const derivedOf = (index: RouterIndex, parameters: RankParameters): Derived => {
   const n = index.documents.length
-  const cached = normCache.get(index)
-  if (cached !== undefined && cached.documents === n && cached.parameters === parameters) return cached.norms
+  const cached = derivedCache.get(index)
+  if (cached !== undefined && cached.documents === n && cached.parameters === parameters) return cached
   const norms = new Float32Array(n * FIELD_COUNT)
   for (let f = 0; f < FIELD_COUNT; f++) {
     const field = FIELDS[f]!
@@ -94,8 +108,32 @@ const normsOf = (index: RouterIndex, parameters: RankParameters): Float32Array =
       norms[d * FIELD_COUNT + f] = weight / normalizer
     }
   }
-  normCache.set(index, { documents: n, norms, parameters })
-  return norms
+  const groups = new Int32Array(n)
+  for (let d = 0; d < n; d++) groups[d] = index.documents[d]!.group
+  const derived: Derived = { documents: n, parameters, norms, groups, impacts: [] }
+  derivedCache.set(index, derived)
+  return derived
+}
+
+/** The impact of each posting of term `id` (see {@link Derived}). */
+const impactsOf = (index: RouterIndex, derived: Derived, id: number): Float64Array => {
+  const known = derived.impacts[id]
+  if (known !== undefined) return known
+  const { docs, counts, size } = index.postings[id]!
+  const { norms } = derived
+  const { k1 } = derived.parameters
+  const impacts = new Float64Array(size)
+  for (let p = 0; p < size; p++) {
+    const packed = counts[p]!
+    let tf = 0
+    for (let f = 0, base = docs[p]! * FIELD_COUNT; f < FIELD_COUNT; f++) {
+      const count = (packed >>> (f * 5)) & 31
+      if (count !== 0) tf += count * norms[base + f]!
+    }
+    impacts[p] = (tf * (k1 + 1)) / (tf + k1)
+  }
+  derived.impacts[id] = impacts
+  return impacts
 }
 
 /** Inverse document frequency (BM25's, never negative). */
@@ -114,86 +152,112 @@ const queryTerms = (index: RouterIndex, query: string): WeightedTerms => {
   return out
 }
 
-/** Scores of one BM25F pass: every document touched, its score and the idf mass of the terms it matched. */
-interface Pass {
+/**
+ * The buffers of one ranking, one slot per document, kept per index and reused: a query touches
+ * a few thousand documents of tens of thousands, and allocating (and zeroing) the arrays, or an
+ * object per touched document, would cost more than the scoring itself. Ranking is synchronous,
+ * so one set per index is never shared by two rankings at once. Every slot a pass sets is reset
+ * before the ranking returns.
+ */
+interface Scratch {
   readonly scores: Float64Array
+  /** The idf mass of the task's terms each document matched. */
   readonly covered: Float64Array
-  readonly touched: Array<number>
-  /** The idf mass of the terms any document of each group matched. */
+  /** 1 for the documents the first pass found (feedback only reorders those). */
+  readonly found: Uint8Array
+  /** The documents a pass touched, in the order it touched them. */
+  readonly touched: Int32Array
+  /** Per group: the idf mass of the terms any of its documents matched, and the last term visit that counted. */
   readonly groupCovered: Float64Array
-  readonly totalWeight: number
+  readonly groupVisit: Float64Array
+  visit: number
 }
 
+const scratches = new WeakMap<RouterIndex, Scratch>()
+
+const scratchOf = (index: RouterIndex): Scratch => {
+  const n = index.documents.length
+  const groups = index.groups.length
+  const known = scratches.get(index)
+  if (known !== undefined && known.scores.length >= n && known.groupCovered.length >= groups) return known
+  const scratch: Scratch = {
+    scores: new Float64Array(n),
+    covered: new Float64Array(n),
+    found: new Uint8Array(n),
+    touched: new Int32Array(n),
+    groupCovered: new Float64Array(groups),
+    groupVisit: new Float64Array(groups),
+    visit: known?.visit ?? 0
+  }
+  scratches.set(index, scratch)
+  return scratch
+}
+
+/**
+ * One BM25F pass into the scratch: the score and covered mass of every document touched.
+ * Returns how many documents it touched and the idf mass of the whole task.
+ */
 const bm25f = (
   index: RouterIndex,
+  scratch: Scratch,
   query: WeightedTerms,
   parameters: RankParameters,
-  keep: ((position: number) => boolean) | undefined
-): Pass => {
+  keep: ((position: number) => boolean) | undefined,
+  onlyFound: boolean
+): { readonly touched: number; readonly totalWeight: number } => {
   const n = index.documents.length
-  const norms = normsOf(index, parameters)
-  const scores = new Float64Array(n)
-  const covered = new Float64Array(n)
-  const groupCovered = new Float64Array(index.groups.length)
-  const groupSeen = new Int32Array(index.groups.length).fill(-1)
-  const touched: Array<number> = []
-  const { k1 } = parameters
+  const derived = derivedOf(index, parameters)
+  const { scores, covered, found, touched, groupCovered, groupVisit } = scratch
+  groupCovered.fill(0)
+  let count = 0
   let totalWeight = 0
   for (const [id, weight] of query) {
     const postings = index.postings[id]!
     const termWeight = weight * idf(n, postings.size)
     totalWeight += termWeight
-    const { docs, counts, size } = postings
+    const visit = ++scratch.visit
+    const { docs, size } = postings
+    const impacts = impactsOf(index, derived, id)
+    const groups = derived.groups
     for (let p = 0; p < size; p++) {
       const d = docs[p]!
-      if (keep !== undefined && !keep(d)) continue
-      const packed = counts[p]!
-      let tf = 0
-      for (let f = 0, base = d * FIELD_COUNT; f < FIELD_COUNT; f++) {
-        const count = (packed >>> (f * 5)) & 31
-        if (count !== 0) tf += count * norms[base + f]!
-      }
-      if (scores[d] === 0) touched.push(d)
-      scores[d]! += termWeight * (tf * (k1 + 1)) / (tf + k1)
+      if (onlyFound ? found[d] === 0 : keep !== undefined && !keep(d)) continue
+      if (scores[d] === 0) touched[count++] = d
+      scores[d]! += termWeight * impacts[p]!
       covered[d]! += termWeight
-      const group = index.documents[d]!.group
-      if (group >= 0 && groupSeen[group] !== id) {
-        groupSeen[group] = id
+      const group = groups[d]!
+      if (group >= 0 && groupVisit[group] !== visit) {
+        groupVisit[group] = visit
         groupCovered[group]! += termWeight
       }
     }
   }
-  return { scores, covered, touched, groupCovered, totalWeight }
+  return { touched: count, totalWeight }
 }
 
-/** Applies server evidence and intents to a pass's scores, in place. */
-const adjust = (index: RouterIndex, pass: Pass, intents: number, parameters: RankParameters): void => {
-  const { scores, covered, touched, groupCovered, totalWeight } = pass
-  for (const d of touched) {
-    const document = index.documents[d]!
-    let factor = 1
-    if (document.group >= 0 && totalWeight > 0) {
-      factor += parameters.groupEvidence * Math.max(0, groupCovered[document.group]! - covered[d]!) / totalWeight
-    }
-    if ((document.document.intents & intents) !== 0) factor += parameters.intentBoost
-    scores[d]! *= factor
-  }
-}
+/**
+ * The best `limit` hits, best first: exact matches first, then by score, equal scores by name.
+ * Kept sorted while the candidates stream in; a candidate below the last kept one costs one
+ * comparison.
+ */
+class TopHits {
+  readonly hits: Array<RankedDocument> = []
+  constructor(private readonly index: RouterIndex, private readonly limit: number) {}
 
-const byScoreThenName = (index: RouterIndex) => (a: RankedDocument, b: RankedDocument): number =>
-  b.exact - a.exact || b.score - a.score ||
-  (index.documents[a.position]!.document.id < index.documents[b.position]!.document.id ? -1 : 1)
-
-/** The `limit` best of `candidates`, best first (`candidates` is reordered). */
-const topOf = (index: RouterIndex, candidates: Array<RankedDocument>, limit: number): Array<RankedDocument> => {
-  if (candidates.length > limit * 4) {
-    // The limit-th best score by a native numeric sort; only candidates at or above it are
-    // compared by name (a comparator over tens of thousands of hits dominates a query).
-    const scores = Float64Array.from(candidates, (hit) => (hit.exact > 0 ? Infinity : hit.score)).sort()
-    const threshold = scores[scores.length - limit]!
-    candidates = candidates.filter((hit) => hit.exact > 0 || hit.score >= threshold)
+  private before(exact: ExactMatch, score: number, position: number, hit: RankedDocument): boolean {
+    if (exact !== hit.exact) return exact > hit.exact
+    if (score !== hit.score) return score > hit.score
+    return this.index.documents[position]!.document.id < this.index.documents[hit.position]!.document.id
   }
-  return candidates.sort(byScoreThenName(index)).slice(0, limit)
+
+  offer(position: number, score: number, exact: ExactMatch): void {
+    const { hits, limit } = this
+    if (hits.length === limit && !this.before(exact, score, position, hits[limit - 1]!)) return
+    let at = hits.length === limit ? limit - 1 : hits.length
+    while (at > 0 && this.before(exact, score, position, hits[at - 1]!)) at--
+    if (hits.length === limit) hits.pop()
+    hits.splice(at, 0, { position, score, exact })
+  }
 }
 
 /** The feedback terms of the top documents (not in the query), weighted. */
@@ -259,32 +323,54 @@ export const rankDocuments = (
   const intents = queryIntents(request.query)
   const exact = exactMatches(index, request.query)
   const oneWord = words(request.query).length === 1 ? nameKey(request.query) : ""
+  const scratch = scratchOf(index)
+  const { scores, covered, found, touched, groupCovered } = scratch
 
-  const run = (weighted: WeightedTerms, within: ((position: number) => boolean) | undefined): Array<RankedDocument> => {
-    const pass = bm25f(index, weighted, parameters, within)
-    adjust(index, pass, intents, parameters)
-    const candidates: Array<RankedDocument> = []
-    for (const d of pass.touched) {
-      let score = pass.scores[d]!
-      if (oneWord.length >= 3 && index.documents[d]!.shortKey.startsWith(oneWord)) score *= 1 + parameters.prefixBoost
-      candidates.push({ position: d, score, exact: exact.get(d) ?? 0 })
+  /**
+   * One pass, its server evidence, intents, prefix and exact matches applied, offered to a
+   * `TopHits` of `limit`; `mark` records the documents found for the next pass. The pass's
+   * slots are reset before it returns.
+   */
+  const run = (weighted: WeightedTerms, onlyFound: boolean, limit: number, mark: boolean): TopHits => {
+    const pass = bm25f(index, scratch, weighted, parameters, keep, onlyFound)
+    const top = new TopHits(index, limit)
+    for (let i = 0; i < pass.touched; i++) {
+      const d = touched[i]!
+      const document = index.documents[d]!
+      let factor = 1
+      if (document.group >= 0 && pass.totalWeight > 0) {
+        factor += parameters.groupEvidence * Math.max(0, groupCovered[document.group]! - covered[d]!) / pass.totalWeight
+      }
+      if ((document.document.intents & intents) !== 0) factor += parameters.intentBoost
+      let score = scores[d]! * factor
+      if (oneWord.length >= 3 && document.shortKey.startsWith(oneWord)) score *= 1 + parameters.prefixBoost
+      top.offer(d, score, exact.get(d) ?? 0)
     }
     for (const [d, match] of exact) {
-      if (pass.scores[d] === 0 && (keep === undefined || keep(d))) candidates.push({ position: d, score: 0, exact: match })
+      if (scores[d] === 0 && (keep === undefined || keep(d))) {
+        top.offer(d, 0, match)
+        if (mark) found[d] = 1
+      }
     }
-    return candidates
+    for (let i = 0; i < pass.touched; i++) {
+      const d = touched[i]!
+      scores[d] = 0
+      covered[d] = 0
+      if (mark) found[d] = 1
+    }
+    return top
   }
 
-  let candidates = run(query, keep)
-  if (parameters.feedbackWeight > 0 && parameters.feedbackDocuments > 0 && query.size > 0) {
-    const matched = new Set(candidates.map((hit) => hit.position))
-    const top = topOf(index, [...candidates], parameters.feedbackDocuments)
-    const expansion = feedbackTerms(index, top, query, parameters)
-    if (expansion.size > 0) {
-      candidates = run(new Map([...query, ...expansion]), parameters.feedbackNewDocuments ? keep : (position) => matched.has(position))
-    }
+  const feedback = parameters.feedbackWeight > 0 && parameters.feedbackDocuments > 0 && query.size > 0
+  if (!feedback) return run(query, false, request.limit, false).hits
+  const first = run(query, false, Math.max(request.limit, parameters.feedbackDocuments), true)
+  try {
+    const expansion = feedbackTerms(index, first.hits.slice(0, parameters.feedbackDocuments), query, parameters)
+    if (expansion.size === 0) return first.hits.slice(0, request.limit)
+    return run(new Map([...query, ...expansion]), !parameters.feedbackNewDocuments, request.limit, false).hits
+  } finally {
+    found.fill(0)
   }
-  return topOf(index, candidates, request.limit)
 }
 
 /** Where a document matched the task's words: each field and the task's words found in it. */
