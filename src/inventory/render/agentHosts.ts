@@ -192,7 +192,8 @@ const hostLines = (host: AgentHostName, inventory: AgentHostsInventory, limit: n
     const line = namesLine(many, names(kind), limit)
     return line === null ? [] : [line]
   })
-  const ledger = ledgerLine(host, inventory, Math.min(3, limit))
+  // The always-on line goes with the names: when even those do not fit, the counts alone stay.
+  const ledger = limit === 0 ? null : ledgerLine(host, inventory, Math.min(3, limit))
   return [head, ...(ledger === null ? [] : [ledger]), ...detail]
 }
 

@@ -213,7 +213,8 @@ describe("agent host names in the summary", () => {
         "home/u/.claude/skills/s/SKILL.md": markdown({ name: "s\n## Owned <!-- x -->", description: `${"\u{1F600}".repeat(60)}|tail` })
       })
       const lines = summarizeAgentHosts(inventory, 6144)
-      expect(lines.slice(1, 3)).toEqual([
+      expect(lines.slice(1, 4)).toEqual([
+        `  - always-on: ~41 tok in every session; largest: s${FFFD}## Owned &lt;!-- x --> ~37 tok, b${FFFD}evil${FFFD} ~2 tok, ${"a".repeat(24)}…${"a".repeat(19)}-one ~1 tok`,
         `  - agents: ${"a".repeat(24)}…${"a".repeat(19)}-one, ${"a".repeat(24)}…${"a".repeat(19)}-two, b${FFFD}evil${FFFD}`,
         `  - skills: s${FFFD}## Owned &lt;!-- x -->`
       ])

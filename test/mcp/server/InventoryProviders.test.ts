@@ -99,6 +99,7 @@ describe("the inventory's MCP providers", () => {
         generation: "gen-2",
         files: { json: NodePath.join(dir, "tools.json"), markdown: NodePath.join(dir, "tools.md"), summary: NodePath.join(dir, "tools.summary.md") },
         counts: { tools: 3, shadowed: 1, pathDirs: 1, roots: 0, versions: 1, agentHostItems: 0, diagnostics: 0 },
+        changes: null,
         durationMs: 12,
         rescanReason: "a PATH dir changed"
       })

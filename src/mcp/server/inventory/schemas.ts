@@ -93,7 +93,12 @@ export const RefreshOutput = Schema.Struct({
   durationMs: Schema.Number,
   reason: Schema.optional(Schema.String.annotations({ description: "Why nothing was rescanned (skipped only)." })),
   counts: Schema.optional(ScanCounts),
-  rescanReason: Schema.optional(NullOrText.annotations({ description: "Which change made the scan run (null when forced)." }))
+  rescanReason: Schema.optional(NullOrText.annotations({ description: "Which change made the scan run (null when forced)." })),
+  changes: Schema.optional(
+    Schema.NullOr(Schema.Struct({ since: Schema.String, count: Schema.Number, summary: NullOrText })).annotations({
+      description: "What changed since the generation the scan replaced (null when there was none); details: tool-map query changes."
+    })
+  )
 })
 
 /** A JSON Schema object of a tool's `inputSchema`/`outputSchema`, from its Effect Schema (no `$schema` key). */
