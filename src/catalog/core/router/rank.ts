@@ -193,9 +193,16 @@ const scratchOf = (index: RouterIndex): Scratch => {
   return scratch
 }
 
+/** How many documents a pass has touched so far, and the idf mass of its terms. */
+interface PassTotals {
+  readonly touched: number
+  readonly totalWeight: number
+}
+
 /**
  * One BM25F pass into the scratch: the score and covered mass of every document touched.
- * Returns how many documents it touched and the idf mass of the whole task.
+ * With `after`, the pass goes on from an earlier one over more terms (its sums are those of one
+ * pass over all the terms, in the same order).
  */
 const bm25f = (
   index: RouterIndex,
@@ -203,14 +210,15 @@ const bm25f = (
   query: WeightedTerms,
   parameters: RankParameters,
   keep: ((position: number) => boolean) | undefined,
-  onlyFound: boolean
-): { readonly touched: number; readonly totalWeight: number } => {
+  onlyFound: boolean,
+  after: PassTotals | undefined
+): PassTotals => {
   const n = index.documents.length
   const derived = derivedOf(index, parameters)
   const { scores, covered, found, touched, groupCovered, groupVisit } = scratch
-  groupCovered.fill(0)
-  let count = 0
-  let totalWeight = 0
+  if (after === undefined) groupCovered.fill(0)
+  let count = after?.touched ?? 0
+  let totalWeight = after?.totalWeight ?? 0
   for (const [id, weight] of query) {
     const postings = index.postings[id]!
     const termWeight = weight * idf(n, postings.size)
@@ -327,12 +335,10 @@ export const rankDocuments = (
   const { scores, covered, found, touched, groupCovered } = scratch
 
   /**
-   * One pass, its server evidence, intents, prefix and exact matches applied, offered to a
-   * `TopHits` of `limit`; `mark` records the documents found for the next pass. The pass's
-   * slots are reset before it returns.
+   * The best `limit` of what the passes so far scored, with server evidence, intents, prefix and
+   * exact matches applied.
    */
-  const run = (weighted: WeightedTerms, onlyFound: boolean, limit: number, mark: boolean): TopHits => {
-    const pass = bm25f(index, scratch, weighted, parameters, keep, onlyFound)
+  const best = (pass: PassTotals, limit: number): TopHits => {
     const top = new TopHits(index, limit)
     for (let i = 0; i < pass.touched; i++) {
       const d = touched[i]!
@@ -347,29 +353,37 @@ export const rankDocuments = (
       top.offer(d, score, exact.get(d) ?? 0)
     }
     for (const [d, match] of exact) {
-      if (scores[d] === 0 && (keep === undefined || keep(d))) {
-        top.offer(d, 0, match)
-        if (mark) found[d] = 1
-      }
-    }
-    for (let i = 0; i < pass.touched; i++) {
-      const d = touched[i]!
-      scores[d] = 0
-      covered[d] = 0
-      if (mark) found[d] = 1
+      if (scores[d] === 0 && (keep === undefined || keep(d))) top.offer(d, 0, match)
     }
     return top
   }
 
-  const feedback = parameters.feedbackWeight > 0 && parameters.feedbackDocuments > 0 && query.size > 0
-  if (!feedback) return run(query, false, request.limit, false).hits
-  const first = run(query, false, Math.max(request.limit, parameters.feedbackDocuments), true)
+  const first = bm25f(index, scratch, query, parameters, keep, false, undefined)
+  let totals = first
   try {
-    const expansion = feedbackTerms(index, first.hits.slice(0, parameters.feedbackDocuments), query, parameters)
-    if (expansion.size === 0) return first.hits.slice(0, request.limit)
-    return run(new Map([...query, ...expansion]), !parameters.feedbackNewDocuments, request.limit, false).hits
+    const feedback = parameters.feedbackWeight > 0 && parameters.feedbackDocuments > 0 && query.size > 0
+    const top = best(first, feedback ? Math.max(request.limit, parameters.feedbackDocuments) : request.limit)
+    if (!feedback) return top.hits
+    const expansion = feedbackTerms(index, top.hits.slice(0, parameters.feedbackDocuments), query, parameters)
+    if (expansion.size === 0) return top.hits.slice(0, request.limit)
+    // The second pass ranks the task with the feedback terms added. Over the task's own terms it
+    // would touch the same documents as the first and sum the same numbers, so it goes on from
+    // the first: only the feedback terms are scored, and only over the documents found (unless
+    // feedback may bring in new ones).
+    if (!parameters.feedbackNewDocuments) {
+      for (let i = 0; i < first.touched; i++) found[touched[i]!] = 1
+      for (const [d] of exact) if (keep === undefined || keep(d)) found[d] = 1
+    }
+    totals = bm25f(index, scratch, expansion, parameters, keep, !parameters.feedbackNewDocuments, first)
+    return best(totals, request.limit).hits
   } finally {
-    found.fill(0)
+    for (let i = 0; i < totals.touched; i++) {
+      const d = touched[i]!
+      scores[d] = 0
+      covered[d] = 0
+      found[d] = 0
+    }
+    for (const [d] of exact) found[d] = 0
   }
 }
 
