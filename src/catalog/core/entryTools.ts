@@ -4,6 +4,7 @@
  * their arguments, and every text they answer with. Pure: the `ToolCatalog` service runs them.
  */
 import { Schema } from "effect"
+import { displayWidth, padEndDisplay } from "../../inventory/domain/displayWidth.js"
 import { neutralize } from "../../inventory/domain/untrusted.js"
 import type { AliasNode, Catalog, CatalogNode, SanitizeFlag, ToolDefinitionOf, ToolEntry } from "./model.js"
 import { fitText, MAX_NAME_WIDTH } from "./sanitize.js"
@@ -126,15 +127,16 @@ export interface AgentView {
  * widen every row).
  */
 const columns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent = "  "): ReadonlyArray<string> => {
-  const fitted = rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : fitText(cell, MAX_NAME_WIDTH))))
+  // Measured as shown: a control or bidi character is shown as U+FFFD, one column wide.
+  const fitted = rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : fitText(neutralize(cell), MAX_NAME_WIDTH))))
   const widths: Array<number> = []
   for (const row of fitted) {
     row.forEach((cell, index) => {
-      if (index < row.length - 1) widths[index] = Math.max(widths[index] ?? 0, cell.length)
+      if (index < row.length - 1) widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell))
     })
   }
   return fitted.map((row) =>
-    indent + row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join("  ").trimEnd()
+    indent + row.map((cell, index) => (index === row.length - 1 ? cell : padEndDisplay(cell, widths[index] ?? 0))).join("  ").trimEnd()
   )
 }
 
