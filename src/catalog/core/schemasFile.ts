@@ -17,6 +17,7 @@ import { TOOL_MAP_VERSION } from "../../version.js"
 import { factsOf, primeDefinitionFacts, primeToolSetKey } from "./build.js"
 import { type DefinitionFacts, definitionFacts, sha256 } from "./definitions.js"
 import { TOKEN_MODEL } from "./tokens.js"
+import { notJsonReason } from "../../inventory/domain/jsonText.js"
 import { type ToolAnnotations, type ToolSchema, ToolSchemaFromJson } from "./model.js"
 import { nestsDeeperText, nestsDeeperThan } from "./nesting.js"
 import { displayName, MAX_NAME_WIDTH } from "./sanitize.js"
@@ -151,7 +152,7 @@ export const decodeSchemasText = (text: string): Either.Either<ReadonlyArray<Too
   Either.flatMap(
     Either.try({
       try: (): unknown => JSON.parse(text),
-      catch: (error) => `it is not JSON (${error instanceof Error ? error.message : String(error)})`
+      catch: (error) => notJsonReason(error, text)
     }),
     decodeSchemasJson
   )

@@ -4,6 +4,7 @@ import { Clock, Duration, Effect, Either, Option, ParseResult, Schema, SchemaAST
 import { createHash, randomUUID } from "node:crypto"
 import { compileEncoder, type Encoder, UNDECIDED } from "../../platform/schemaFastPath.js"
 import { FileLock, type FileLocked, type FileLockError, type FileLockOptions, lockPathOf, LockOwner } from "../../services/FileLock.js"
+import { notJsonReason } from "../../inventory/domain/jsonText.js"
 import { type FileRefused, openRegularFile, readRegularFile } from "../../services/fileRead.js"
 import { nestsDeeperText, nestsDeeperThan } from "../core/nesting.js"
 import { firstIssue } from "../core/schemasFile.js"
@@ -173,7 +174,7 @@ const parseJsonText = (text: string): Either.Either<unknown, string> =>
   Either.flatMap(
     Either.try({
       try: (): unknown => JSON.parse(text),
-      catch: (error) => `it is not JSON (${error instanceof Error ? error.message : String(error)})`
+      catch: (error) => notJsonReason(error, text)
     }),
     (json) => (nestsDeeperThan(json) ? Either.left(`it ${nestsDeeperText()}`) : Either.right(json))
   )

@@ -7,6 +7,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import { notJsonReason } from "../../inventory/domain/jsonText.js"
 
 export class HttpTransport implements Transport {
   onclose?: (() => void) | undefined
@@ -106,8 +107,9 @@ export class HttpTransport implements Transport {
     let json: unknown
     try {
       json = JSON.parse(text)
-    } catch {
-      this.onerror?.(new Error(`not a JSON-RPC message: ${text.slice(0, 80)}`))
+    } catch (error) {
+      // The server's text is not quoted: it can hold anything, secrets included.
+      this.onerror?.(new Error(`not a JSON-RPC message: ${notJsonReason(error, text)}`))
       return
     }
     this.dispatch(json)

@@ -11,6 +11,7 @@ import {
   type AgentHostRootStatus,
   type AgentItemScope
 } from "../../domain/agentHosts.js"
+import { jsonErrorLine, lineAt } from "../../domain/jsonText.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import { yieldToEventLoop } from "../../../services/eventLoop.js"
@@ -498,12 +499,6 @@ export const decodeUtf8 = (bytes: Uint8Array): Effect.Effect<string, ParseProble
     catch: () => new ParseProblem(null, "file is not valid UTF-8")
   })
 
-const lineAt = (text: string, offset: number): number => {
-  let line = 1
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++
-  return line
-}
-
 /**
  * Strict JSON. JSON.parse creates `__proto__` as an own property, so parsed objects cannot reach
  * a prototype. V8's messages quote the text, so only the position is kept.
@@ -511,15 +506,7 @@ const lineAt = (text: string, offset: number): number => {
 export const parseJsonText = (text: string): Effect.Effect<unknown, ParseProblem> =>
   Effect.try({
     try: () => JSON.parse(text) as unknown,
-    catch: (error) => {
-      const message = error instanceof Error ? error.message : ""
-      const position = /position (\d+)/.exec(message)
-      const line = /line (\d+)/.exec(message)
-      return new ParseProblem(
-        line !== null ? Number(line[1]) : position !== null ? lineAt(text, Number(position[1])) : null,
-        "invalid JSON"
-      )
-    }
+    catch: (error) => new ParseProblem(jsonErrorLine(error, text), "invalid JSON")
   })
 
 /** How deep a JSONC value may nest; a deeper one is read as null (a hash or a render of it would exhaust the stack). */
