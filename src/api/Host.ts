@@ -19,7 +19,7 @@ export {
 } from "../catalog/services/CatalogEvents.js"
 export { CatalogBuilder } from "../catalog/services/CatalogBuilder.js"
 export type { ConfigSnapshot, ToolMetaSnapshot } from "../catalog/services/CatalogConfig.js"
-export type { CallDecision, LoadOptions, LoadResult, UnloadResult } from "../catalog/services/CatalogLoads.js"
+export type { CallDecision, LoadOptions, LoadResult, UnloadOptions, UnloadResult } from "../catalog/services/CatalogLoads.js"
 export type {
   BeforeLoadHook,
   BeforeUnloadHook,
@@ -28,7 +28,7 @@ export type {
   RiskGate,
   VisibilityFilter
 } from "../catalog/services/CatalogRegistry.js"
-export type { FindHit } from "../catalog/services/CatalogViews.js"
+export type { FindHit, ListRequest } from "../catalog/services/CatalogViews.js"
 export { type Agent, type AgentLifecycle, HostPort } from "../catalog/services/HostPort.js"
 export { ToolCatalog } from "../catalog/services/ToolCatalog.js"
 export { Embedder, EmbedderError } from "../catalog/services/Embedder.js"

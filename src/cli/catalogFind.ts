@@ -2,6 +2,7 @@
 // batch of queries (for evaluations). Loaded with the catalog handlers (see catalogCommands.ts).
 import { Console, Effect, Either, Option, Schema } from "effect"
 import { renderToolsFind } from "../catalog/core/router/routerTools.js"
+import { CLI_WORDING } from "../catalog/core/wording.js"
 import { Router } from "../catalog/services/Router.js"
 import { cleanText } from "../inventory/domain/untrusted.js"
 import { readRegularFile } from "../services/fileRead.js"
@@ -71,5 +72,5 @@ export const find = (flags: CatalogFlags & {
     const query = flags.query.value
     const hits = yield* router.findTools({ query, k: flags.k }, agent)
     if (flags.json) yield* printCatalogJson({ query, k: flags.k, tools: hits })
-    else yield* Console.log(renderToolsFind(query, hits))
+    else yield* Console.log(renderToolsFind(query, hits, CLI_WORDING))
   }))

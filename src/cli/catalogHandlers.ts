@@ -4,8 +4,20 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Context, Effect, Either, Layer, Option, Ref, Schema, Stream } from "effect"
 import * as NodeFs from "node:fs"
-import { definitionHashes, DefinitionHashesJson, diffDefinitions, isEmptyDiff, sha256 } from "../catalog/core/definitions.js"
+import {
+  type DefinitionChange,
+  definitionChange,
+  definitionHashes,
+  DefinitionHashesJson,
+  type DefinitionParts,
+  definitionParts,
+  DefinitionPartsJson,
+  diffDefinitions,
+  isEmptyDiff,
+  sha256
+} from "../catalog/core/definitions.js"
 import { renderNote } from "../catalog/core/entryTools.js"
+import { CLI_WORDING } from "../catalog/core/wording.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
 import { displayName, MAX_NAME_WIDTH } from "../catalog/core/sanitize.js"
 import { cleanText, neutralize, wellFormed } from "../inventory/domain/untrusted.js"
@@ -124,8 +136,20 @@ const RecordedBuild = Schema.Struct({
   version: Schema.Literal(1),
   toolSetKey: Schema.optional(Schema.String),
   recordedAt: Schema.String,
-  hashes: DefinitionHashesJson
+  hashes: DefinitionHashesJson,
+  /** Each tool's name and the parts of its definition (absent in records of earlier versions), for `catalog diff`'s details. */
+  parts: Schema.optional(Schema.Array(Schema.Tuple(Schema.String, DefinitionPartsJson)))
 })
+
+/** The parts of the definitions of the catalog's tools: the first schema of each name the catalog holds. */
+const partsOf = (schemas: ReadonlyArray<ToolSchema>, catalog: Catalog, names?: ReadonlySet<string>): Map<string, DefinitionParts> => {
+  const out = new Map<string, DefinitionParts>()
+  for (const schema of schemas) {
+    if (out.has(schema.name) || !catalog.byName.has(schema.name) || (names !== undefined && !names.has(schema.name))) continue
+    out.set(schema.name, definitionParts(schema))
+  }
+  return out
+}
 
 /** The first `bytes` bytes of a regular file as text; `None` when it cannot be read. */
 const headOf = (path: string, bytes: number): Effect.Effect<Option.Option<string>, never, FileSystem.FileSystem> =>
@@ -446,7 +470,8 @@ const recordBuild = Effect.gen(function*() {
     version: 1 as const,
     toolSetKey: catalog.toolSetKey,
     recordedAt,
-    hashes: Object.fromEntries(hashes)
+    hashes: Object.fromEntries(hashes),
+    parts: [...partsOf(session.schemas, catalog)]
   }).pipe(Effect.catchAll((error) => warn(fileWarning(error))))
 })
 
@@ -545,7 +570,7 @@ const changeLoaded = <R extends LoadResult | UnloadResult>(
       yield* printCatalogJson({
         agent: agent.id,
         ...fields(result),
-        notes: result.notes.map((note) => renderNote(note, command)),
+        notes: result.notes.map((note) => renderNote(note, command, CLI_WORDING)),
         refused: Option.getOrNull(result.refused),
         allow: Option.getOrNull(yield* catalog.allowFor(agent))
       })
@@ -556,20 +581,40 @@ const changeLoaded = <R extends LoadResult | UnloadResult>(
     if (missing.length > 0) return yield* new CatalogTargetNotFound({ targets: missing })
   }))
 
+/** What changed in one definition, as the end of its line: the parts, or that it changed when the record kept none. */
+export const changeText = (change: DefinitionChange): string => {
+  if (!change.known) return "definition changed (the recorded build kept no details)"
+  const list = (label: string, fields: ReadonlyArray<string>) => (fields.length === 0 ? [] : [`${label}: ${fields.join(", ")}`])
+  const parts = [
+    ...(change.description ? ["description changed"] : []),
+    ...list("fields added", change.fieldsAdded),
+    ...list("fields removed", change.fieldsRemoved),
+    ...list("fields changed", change.fieldsChanged),
+    ...(change.schema ? ["schema changed outside its fields"] : []),
+    ...(change.annotations ? ["annotations changed"] : [])
+  ]
+  return parts.length === 0 ? "definition changed" : parts.join("; ")
+}
+
 /** The text of `catalog diff`. */
 export const renderDiff = (
   recordedAt: string | null,
-  diff: { readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string>; readonly changed: ReadonlyArray<string> }
+  diff: { readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string>; readonly changes: ReadonlyArray<DefinitionChange> }
 ): string => {
-  const section = (label: string, names: ReadonlyArray<string>) =>
-    names.length === 0 ? [] : [`${label} (${names.length}):`, ...names.map((name) => `  ${name}`)]
+  const section = (label: string, lines: ReadonlyArray<string>) =>
+    lines.length === 0 ? [] : [`${label} (${lines.length}):`, ...lines.map((line) => `  ${line}`)]
   const header = recordedAt === null
     ? "No build recorded yet: every tool counts as added."
-    : isEmptyDiff(diff)
+    : diff.added.length === 0 && diff.removed.length === 0 && diff.changes.length === 0
     ? `No definition changed since the build recorded at ${recordedAt}.`
     : `Changes since the build recorded at ${recordedAt}:`
-  // One name a line, neutralized (not cut: the line is its own).
-  return [header, ...section("changed", diff.changed), ...section("added", diff.added), ...section("removed", diff.removed)]
+  // One tool a line, neutralized (not cut: the line is its own).
+  return [
+    header,
+    ...section("changed", diff.changes.map((change) => `${change.name}: ${changeText(change)}`)),
+    ...section("added", diff.added),
+    ...section("removed", diff.removed)
+  ]
     .map(neutralize)
     .join("\n")
 }
@@ -593,7 +638,7 @@ export const ls = (flags: CatalogFlags & { readonly path: string; readonly query
     }
     yield* recordBuild
     if (!flags.json) {
-      yield* Console.log(yield* catalog.list(agent, { path: flags.path, query: Option.getOrUndefined(flags.query) }))
+      yield* Console.log(yield* catalog.list(agent, { path: flags.path, query: Option.getOrUndefined(flags.query), wording: CLI_WORDING }))
       return
     }
     const built = yield* catalog.get(agent)
@@ -622,7 +667,7 @@ export const load = (flags: CatalogFlags & { readonly targets: ReadonlyArray<str
     "load",
     flags,
     // The command line is the user's own request: risk gates need not ask again.
-    (catalog, agent) => catalog.load(agent, flags.targets, { forSubagents: flags.forSubagents, consented: true }),
+    (catalog, agent) => catalog.load(agent, flags.targets, { forSubagents: flags.forSubagents, consented: true, wording: CLI_WORDING }),
     (result) => ({ added: result.added, denied: result.denied })
   )
 
@@ -631,7 +676,7 @@ export const unload = (flags: CatalogFlags & { readonly targets: ReadonlyArray<s
   changeLoaded(
     "unload",
     flags,
-    (catalog, agent) => catalog.unload(agent, flags.targets),
+    (catalog, agent) => catalog.unload(agent, flags.targets, { wording: CLI_WORDING }),
     (result) => ({ removed: result.removed })
   )
 
@@ -644,6 +689,13 @@ export const diff = (flags: CatalogFlags) =>
     const previous = recorded._tag === "Found" ? recorded.value : undefined
     const diff = diffDefinitions(new Map(Object.entries(previous?.hashes ?? {})), definitionHashes(catalog.tools))
     const recordedAt = previous?.recordedAt ?? null
-    if (flags.json) yield* printCatalogJson({ recordedAt, ...diff })
-    else yield* Console.log(renderDiff(recordedAt, diff))
+    const before = new Map(previous?.parts ?? [])
+    const after = partsOf(session.schemas, catalog, new Set(diff.changed))
+    // Every changed name is a tool of this catalog, so its schema is at hand.
+    const changes = diff.changed.flatMap((name) => {
+      const now = after.get(name)
+      return now === undefined ? [] : [definitionChange(name, before.get(name), now)]
+    })
+    if (flags.json) yield* printCatalogJson({ recordedAt, ...diff, changes })
+    else yield* Console.log(renderDiff(recordedAt, { added: diff.added, removed: diff.removed, changes }))
   }))

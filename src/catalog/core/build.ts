@@ -8,7 +8,10 @@
  * - category: the merged annotation's `category`, else the first classifier that names a
  *   category, else the category whose definition claims the tool's group (`groups`), else
  *   the category most of the group's placed tools have (ties: the smaller name; not for
- *   `MISC_GROUP`, whose tools are unrelated), else `UNCATEGORIZED`.
+ *   `MISC_GROUP`, whose tools are unrelated), else the default classifier's answer for the
+ *   group (`builtinPlacement.ts`; for a tool of `MISC_GROUP`, its answer for that tool), else
+ *   `UNCATEGORIZED`. The default classifier comes after the claims and votes: a plugin's rule
+ *   always wins over it.
  * Annotations win over classifiers because they name one tool, while a classifier is a
  * rule over many. Category and group names are made path-safe by `segmentName`.
  *
@@ -19,7 +22,7 @@
  * and a bare group name stands for all of them.
  *
  * Order is fixed so a build does not depend on input order: categories as defined
- * (`DEFAULT_CATEGORIES`, then `options.categories`), then undefined ones by name, then
+ * (`options.categories`, then the `DEFAULT_CATEGORIES` they do not redefine), then undefined ones by name, then
  * `UNCATEGORIZED` (always present, even empty, so a missing classifier shows); groups by
  * name; tools by path segment. Names compare by UTF-16 code units. Of two tools with one
  * name, the first given is kept and the other reported in `diagnostics`.
@@ -43,11 +46,16 @@ import type {
 } from "./model.js"
 import { MISC_GROUP, UNCATEGORIZED } from "./model.js"
 import { assessRisk, type RiskAssessment } from "./risk.js"
+import { BUILTIN_CATEGORIES, groupCategory as builtinGroupCategory, toolCategory as builtinToolCategory } from "./builtinPlacement.js"
 import { MAX_DESCRIPTION_LENGTH, type Sanitized, sanitizeDescription } from "./sanitize.js"
 import { markBuilt } from "./tree.js"
 
-/** Category descriptions known out of the box; a definition with the same name replaces one. */
+/**
+ * Category descriptions known out of the box (the default classifier's, then `UNCATEGORIZED`);
+ * a definition with the same name replaces one.
+ */
 export const DEFAULT_CATEGORIES: ReadonlyArray<CategoryDefinition> = [
+  ...BUILTIN_CATEGORIES,
   { name: UNCATEGORIZED, description: "Groups no classifier or annotation has placed yet" }
 ]
 
@@ -63,6 +71,11 @@ export interface BuildOptions {
   readonly highRisk?: Iterable<string> | undefined
   /** Cap of a sanitized description, in UTF-16 code units (default 1,024). */
   readonly maxDescriptionLength?: number | undefined
+  /**
+   * False turns the default classifier off (`builtinPlacement.ts`): groups nothing else
+   * places go to `UNCATEGORIZED` instead of the default categories. On by default.
+   */
+  readonly builtinPlacement?: boolean | undefined
 }
 
 /** Options of `searchCatalog`. */
@@ -295,14 +308,16 @@ export const buildCatalog = (
   const listedHighRisk = new Set(options.highRisk ?? [])
   const maxDescription = options.maxDescriptionLength ?? MAX_DESCRIPTION_LENGTH
 
-  // Category definitions: later ones replace earlier ones of the same name.
+  // Category definitions: later ones replace earlier ones of the same name; the host's come
+  // first, then the defaults it did not define.
   const definitions = new Map<string, CategoryDefinition>()
-  for (const definition of [...DEFAULT_CATEGORIES, ...(options.categories ?? [])]) {
+  for (const definition of options.categories ?? []) {
     const name = segmentName(definition.name)
     if (name === undefined) continue
     definitions.delete(name)
     definitions.set(name, { ...definition, name })
   }
+  for (const definition of DEFAULT_CATEGORIES) if (!definitions.has(definition.name)) definitions.set(definition.name, definition)
   const claims = new Map<string, string>()
   for (const definition of definitions.values()) {
     if (definition.tools !== undefined) continue
@@ -384,11 +399,16 @@ export const buildCatalog = (
     if (tally === undefined) votes.set(draft.group, tally = new Map())
     tally.set(draft.explicitCategory, (tally.get(draft.explicitCategory) ?? 0) + 1)
   }
-  const groupCategory = (group: string): string => {
+  // The default classifier's answers, for the groups (and the misc tools) nothing else placed.
+  const builtin = options.builtinPlacement === false ? undefined : builtinAnswers(drafts, claims, votes)
+  const groupCategory = (draft: Draft): string => {
+    const group = draft.group
     const claimed = claims.get(group)
     if (claimed !== undefined) return claimed
     const tally = votes.get(group)
-    if (tally === undefined) return UNCATEGORIZED
+    if (tally === undefined) {
+      return (group === MISC_GROUP ? builtin?.tools.get(draft) : builtin?.groups.get(group)) ?? UNCATEGORIZED
+    }
     let best = UNCATEGORIZED
     let bestCount = 0
     for (const [category, count] of tally) {
@@ -403,7 +423,7 @@ export const buildCatalog = (
   // Group the drafts: category → group → drafts.
   const tree = new Map<string, Map<string, Array<Draft>>>()
   for (const draft of drafts) {
-    draft.category = draft.explicitCategory ?? groupCategory(draft.group)
+    draft.category = draft.explicitCategory ?? groupCategory(draft)
     let groups = tree.get(draft.category)
     if (groups === undefined) tree.set(draft.category, groups = new Map())
     let members = groups.get(draft.group)
@@ -542,6 +562,39 @@ export const buildCatalog = (
   }
   markBuilt(catalog)
   return catalog
+}
+
+/**
+ * What the default classifier says of the drafts no annotation, classifier, claim or vote
+ * placed: a category per group of such drafts, and per draft of `MISC_GROUP`.
+ */
+const builtinAnswers = (
+  drafts: ReadonlyArray<Draft>,
+  claims: ReadonlyMap<string, string>,
+  votes: ReadonlyMap<string, unknown>
+) => {
+  const groups = new Map<string, string>()
+  const tools = new Map<Draft, string>()
+  const members = new Map<string, Array<Draft>>()
+  for (const draft of drafts) {
+    if (draft.explicitCategory !== undefined || claims.has(draft.group) || votes.has(draft.group)) continue
+    if (draft.group === MISC_GROUP) {
+      const category = builtinToolCategory({ shortName: draft.shortName, annotations: draft.schema.annotations })
+      if (category !== undefined) tools.set(draft, category)
+      continue
+    }
+    let list = members.get(draft.group)
+    if (list === undefined) members.set(draft.group, list = [])
+    list.push(draft)
+  }
+  for (const [group, list] of members) {
+    const category = builtinGroupCategory(
+      group,
+      list.map((draft) => ({ shortName: draft.shortName, annotations: draft.schema.annotations }))
+    )
+    if (category !== undefined) groups.set(group, category)
+  }
+  return { groups, tools }
 }
 
 /**

@@ -458,3 +458,95 @@ export const diffDefinitions = (
 /** True when nothing was added, removed or changed. */
 export const isEmptyDiff = (diff: DefinitionDiff): boolean =>
   diff.added.length === 0 && diff.removed.length === 0 && diff.changed.length === 0
+
+/**
+ * What a definition is made of, each part as a short hash, so that a later build can say
+ * which parts of a changed tool changed: its description, its annotations, each field of its
+ * input schema (a member of `properties`, with whether `required` names it), and the rest of
+ * the input schema. Fields are pairs, never object keys: a field may be named `__proto__`.
+ */
+export interface DefinitionParts {
+  readonly description: string
+  readonly annotations: string
+  /** The input schema apart from its fields (`type`, `additionalProperties`, …). */
+  readonly schema: string
+  /** Each field's name and hash, in the schema's order. */
+  readonly fields: ReadonlyArray<readonly [string, string]>
+}
+
+/** `DefinitionParts` as stored in a file. */
+export const DefinitionPartsJson = Schema.Struct({
+  description: Schema.String,
+  annotations: Schema.String,
+  schema: Schema.String,
+  fields: Schema.Array(Schema.Tuple(Schema.String, Schema.String))
+})
+
+// 64 bits of SHA-256 tell a part's versions apart; the whole definition keeps its full hash.
+const PART_HASH_LENGTH = 16
+
+const partHash = (value: unknown): string => sha256(canonicalJson(value)).slice(0, PART_HASH_LENGTH)
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The parts of a definition (see `DefinitionParts`). */
+export const definitionParts = (schema: ToolSchema): DefinitionParts => {
+  const input = schema.inputSchema
+  if (!isRecord(input)) {
+    return { description: partHash(schema.description ?? ""), annotations: partHash(schema.annotations ?? null), schema: partHash(input), fields: [] }
+  }
+  const properties = isRecord(input.properties) ? input.properties : {}
+  const required = new Set(Array.isArray(input.required) ? input.required.filter((name) => typeof name === "string") : [])
+  const fields = Object.keys(properties).map((name): readonly [string, string] => [
+    name,
+    partHash({ schema: properties[name], required: required.has(name) })
+  ])
+  // The rest: every member but the fields, and the required names that are no field.
+  const rest: Array<readonly [string, unknown]> = Object.keys(input)
+    .filter((key) => key !== "properties" && key !== "required")
+    .map((key) => [key, input[key]])
+  const requiredElsewhere = [...required].filter((name) => !Object.hasOwn(properties, name))
+  return {
+    description: partHash(schema.description ?? ""),
+    annotations: partHash(schema.annotations ?? null),
+    schema: partHash([rest.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), requiredElsewhere.sort()]),
+    fields
+  }
+}
+
+/** What changed in one tool's definition between two builds. */
+export interface DefinitionChange {
+  readonly name: string
+  /** False when the earlier build kept no parts: only that the definition changed is known. */
+  readonly known: boolean
+  readonly description: boolean
+  readonly annotations: boolean
+  /** The input schema changed apart from its fields. */
+  readonly schema: boolean
+  readonly fieldsAdded: ReadonlyArray<string>
+  readonly fieldsRemoved: ReadonlyArray<string>
+  readonly fieldsChanged: ReadonlyArray<string>
+}
+
+/** Which parts of a changed definition differ; `before` is undefined when the earlier build kept none. */
+export const definitionChange = (name: string, before: DefinitionParts | undefined, after: DefinitionParts): DefinitionChange => {
+  if (before === undefined) {
+    return { name, known: false, description: false, annotations: false, schema: false, fieldsAdded: [], fieldsRemoved: [], fieldsChanged: [] }
+  }
+  const earlier = new Map(before.fields)
+  const later = new Map(after.fields)
+  return {
+    name,
+    known: true,
+    description: before.description !== after.description,
+    annotations: before.annotations !== after.annotations,
+    schema: before.schema !== after.schema,
+    fieldsAdded: after.fields.flatMap(([field]) => (earlier.has(field) ? [] : [field])),
+    fieldsRemoved: before.fields.flatMap(([field]) => (later.has(field) ? [] : [field])),
+    fieldsChanged: after.fields.flatMap(([field, hash]) => {
+      const old = earlier.get(field)
+      return old !== undefined && old !== hash ? [field] : []
+    })
+  }
+}

@@ -7,7 +7,9 @@ import { Schema } from "effect"
 import { displayWidth, padEndDisplay } from "../../inventory/domain/displayWidth.js"
 import { neutralize } from "../../inventory/domain/untrusted.js"
 import type { AliasNode, Catalog, CatalogNode, SanitizeFlag, ToolDefinitionOf, ToolEntry } from "./model.js"
+import { terms } from "./router/analyze.js"
 import { fitText, MAX_NAME_WIDTH } from "./sanitize.js"
+import { AGENT_WORDING, type Wording } from "./wording.js"
 import { formatTokens } from "./tokens.js"
 import type { VisibilityNote } from "./visibility.js"
 
@@ -119,6 +121,11 @@ export interface AgentView {
   readonly visible: (name: string) => boolean
   /** Loaded here but hidden by another layer of the host. */
   readonly denied: ReadonlySet<string>
+  /**
+   * The host's tools that are always on (pinned) and so not in the catalog, in the host's
+   * order: a listing names them once, so a tool given to the catalog never seems lost.
+   */
+  readonly pinned?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -177,13 +184,31 @@ const countCells = (tools: ReadonlyArray<ToolEntry>, view: AgentView) => {
 }
 
 /** The header of the root listing: the legend of the marks. */
-export const ROOT_HEADER =
-  "/  categories. * = loaded (callable now), ! = high risk (load it on its own), [denied] = loaded but hidden by the host. tools_ls with query searches everything."
+const rootHeader = (wording: Wording): string =>
+  `/  categories. * = loaded (callable now), ! = high risk (load it on its own), [denied] = loaded but hidden by the host. ${wording.search} searches everything.`
+
+/** How many pinned names a listing spells out. */
+const PINNED_SHOWN = 20
+
+/** The line naming pinned tools (always on, so not in the tree), if there are any. */
+const pinnedLine = (names: ReadonlyArray<string>): ReadonlyArray<string> =>
+  names.length === 0
+    ? []
+    : [`  pinned, always loaded: ${names.slice(0, PINNED_SHOWN).map((name) => fitText(name, MAX_NAME_WIDTH)).join(", ")}${
+      names.length > PINNED_SHOWN ? ` … and ${names.length - PINNED_SHOWN} more` : ""
+    }`]
+
+/** The pinned names a query's words point to: those sharing a term with it. */
+const pinnedMatching = (query: string, names: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (names.length === 0) return names
+  const wanted = new Set(terms(query))
+  return names.filter((name) => terms(name).some((term) => wanted.has(term)))
+}
 
 const aliasTools = (alias: AliasNode) => alias.children
 
 /** The listing of one node, as `tools_ls` answers without a query. */
-export const renderListing = (catalog: Catalog, node: CatalogNode, view: AgentView): string => {
+export const renderListing = (catalog: Catalog, node: CatalogNode, view: AgentView, wording: Wording = AGENT_WORDING): string => {
   switch (node.kind) {
     case "root": {
       const rows = [...catalog.categories.values()]
@@ -196,7 +221,11 @@ export const renderListing = (catalog: Catalog, node: CatalogNode, view: AgentVi
       for (const alias of catalog.aliases.values()) {
         rows.push([`${alias.name}/`, ...countCells(aliasTools(alias), view), `(alias) ${alias.description}`])
       }
-      return answer([ROOT_HEADER, ...(rows.length === 0 ? ["  (no tools to load)"] : columns(rows))])
+      return answer([
+        rootHeader(wording),
+        ...(rows.length === 0 ? ["  (no tools to load)"] : columns(rows)),
+        ...pinnedLine(view.pinned ?? [])
+      ])
     }
     case "category":
       return answer([
@@ -240,31 +269,34 @@ export const renderSearch = (
   total: number,
   view: AgentView
 ): string => {
-  if (total === 0) return answer([`No tools match "${query}".`])
+  const pinned = pinnedLine(pinnedMatching(query, view.pinned ?? []))
+  if (total === 0) return answer([`No tools match "${query}".`, ...pinned])
   const shown = hits.slice(0, SEARCH_LIMIT)
   return answer([
     `${total} ${total === 1 ? "match" : "matches"} for "${query}", best first (load by path or full name):`,
     ...columns(shown.map((tool) => toolRow(tool, view, tool.path))),
-    ...(total > shown.length ? [`  … ${total - shown.length} more; narrow the query or the path`] : [])
+    ...(total > shown.length ? [`  … ${total - shown.length} more; narrow the query or the path`] : []),
+    ...pinned
   ])
 }
 
 /** The answer of `tools_ls` for a path that names nothing. */
-export const renderMissingPath = (target: string, suggestions: ReadonlyArray<string>): string =>
+export const renderMissingPath = (target: string, suggestions: ReadonlyArray<string>, wording: Wording = AGENT_WORDING): string =>
   answer([
-    `No such path: ${target}. Start from tools_ls("/") or search with tools_ls({query}).`,
+    `No such path: ${target}. Browse from ${wording.browse}; ${wording.search} searches everything.`,
     ...(suggestions.length > 0 ? [`Did you mean: ${suggestions.join(", ")}?`] : [])
   ])
 
 /** One note of a load or an unload, as a line (neutralized as every answer is). */
-export const renderNote = (note: VisibilityNote, action: "load" | "unload"): string => neutralize(noteText(note, action))
+export const renderNote = (note: VisibilityNote, action: "load" | "unload", wording: Wording = AGENT_WORDING): string =>
+  neutralize(noteText(note, action, wording))
 
-const noteText = (note: VisibilityNote, action: "load" | "unload"): string => {
+const noteText = (note: VisibilityNote, action: "load" | "unload", wording: Wording): string => {
   switch (note._tag) {
     case "WholeTree":
       return `skipped ${note.target}: the whole tree cannot be ${action}ed at once; pick a category or a group`
     case "NotFound":
-      return `skipped ${note.target}: not found (search with tools_ls and a query)${
+      return `skipped ${note.target}: not found (${wording.search} searches everything)${
         note.suggestions.length > 0 ? `; did you mean ${note.suggestions.join(", ")}?` : ""
       }`
     case "AlwaysOn":
@@ -294,16 +326,16 @@ export interface LoadOutcome {
 }
 
 /** The answer of `tools_load`. */
-export const renderLoad = (outcome: LoadOutcome): string =>
+export const renderLoad = (outcome: LoadOutcome, wording: Wording = AGENT_WORDING): string =>
   answer([
     outcome.callable.length > 0
-      ? `Loaded ${outcome.callable.length} tool(s), ${formatTokens(outcome.tokens)}; callable from your next step:`
+      ? `Loaded ${outcome.callable.length} tool(s), ${formatTokens(outcome.tokens)}; ${wording.callable}:`
       : "Nothing new loaded.",
     ...outcome.callable.map((name) => `  ${name}`),
     ...(outcome.denied.length > 0
       ? [`Hidden by the host, not callable even though loaded: ${outcome.denied.join(", ")}`]
       : []),
-    ...outcome.notes.map((note) => renderNote(note, "load"))
+    ...outcome.notes.map((note) => renderNote(note, "load", wording))
   ])
 
 /** The answer of `tools_load` when a before-load hook vetoed it. */
@@ -313,11 +345,15 @@ export const renderLoadRefused = (reason: string): string => answer([`Load refus
 export const renderUnloadRefused = (reason: string): string => answer([`Unload refused: ${reason}`])
 
 /** The answer of `tools_unload`. */
-export const renderUnload = (removed: ReadonlyArray<string>, notes: ReadonlyArray<VisibilityNote>): string =>
+export const renderUnload = (
+  removed: ReadonlyArray<string>,
+  notes: ReadonlyArray<VisibilityNote>,
+  wording: Wording = AGENT_WORDING
+): string =>
   answer([
     removed.length > 0 ? `Unloaded ${removed.length} tool(s):` : "Nothing was unloaded.",
     ...removed.map((name) => `  ${name}`),
-    ...notes.map((note) => renderNote(note, "unload"))
+    ...notes.map((note) => renderNote(note, "unload", wording))
   ])
 
 /** Why a direct call of a hidden tool was refused. */

@@ -59,7 +59,8 @@ export const optionsKey = (options: BuildOptions): string =>
     }),
     categories: options.categories ?? [],
     highRisk: [...(options.highRisk ?? [])].sort(compare),
-    maxDescriptionLength: options.maxDescriptionLength ?? null
+    maxDescriptionLength: options.maxDescriptionLength ?? null,
+    builtinPlacement: options.builtinPlacement !== false
   })
 
 interface Cache {

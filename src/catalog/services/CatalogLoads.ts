@@ -8,6 +8,7 @@ import {
   renderUnloadRefused,
   type RescueRefusal
 } from "../core/entryTools.js"
+import type { Wording } from "../core/wording.js"
 import type { Resolution, ToolEntry } from "../core/model.js"
 import {
   type AgentState,
@@ -35,6 +36,14 @@ export interface LoadOptions {
    * still be registered for a high-risk tool.
    */
   readonly consented?: boolean | undefined
+  /** The words of the answer's text: the agent's (default) or another front end's. */
+  readonly wording?: Wording | undefined
+}
+
+/** How `unload` answers. */
+export interface UnloadOptions {
+  /** The words of the answer's text: the agent's (default) or another front end's. */
+  readonly wording?: Wording | undefined
 }
 
 /** What a load did, with the text the model sees. */
@@ -71,7 +80,7 @@ export class CatalogLoads extends Context.Tag("tool-map/CatalogLoads")<CatalogLo
   /** Loads targets (hooks, risk gates, persistence), answering with the text of `tools_load`. */
   readonly load: (agent: Agent, targets: ReadonlyArray<string>, options?: LoadOptions) => Effect.Effect<LoadResult>
   /** Unloads targets (hooks, persistence), answering with the text of `tools_unload`. */
-  readonly unload: (agent: Agent, targets: ReadonlyArray<string>) => Effect.Effect<UnloadResult>
+  readonly unload: (agent: Agent, targets: ReadonlyArray<string>, options?: UnloadOptions) => Effect.Effect<UnloadResult>
   /** A hidden catalog tool called directly: loaded on the spot, or refused with the reason to show. */
   readonly beforeCall: (agent: Agent, name: string) => Effect.Effect<CallDecision>
 }>() {
@@ -162,7 +171,7 @@ const make = Effect.gen(function*() {
     const callable = added.filter((name) => !deniedSet.has(name))
     const tokens = callable.reduce((sum, name) => sum + (context.catalog.byName.get(name)?.tokens ?? 0), 0)
     return {
-      text: renderLoad({ callable, denied, tokens, notes: plan.notes }),
+      text: renderLoad({ callable, denied, tokens, notes: plan.notes }, options.wording),
       added,
       denied,
       notes: plan.notes,
@@ -170,7 +179,11 @@ const make = Effect.gen(function*() {
     } satisfies LoadResult
   }, sessions.exclusive)
 
-  const unload = Effect.fn("CatalogLoads.unload")(function*(agent: Agent, targets: ReadonlyArray<string>) {
+  const unload = Effect.fn("CatalogLoads.unload")(function*(
+    agent: Agent,
+    targets: ReadonlyArray<string>,
+    options: UnloadOptions = {}
+  ) {
     const context = yield* restrictions.contextOf(agent)
     const registries = yield* registry.current
     const veto = yield* runHooks(registries.beforeUnload, { agent, targets })
@@ -189,7 +202,7 @@ const make = Effect.gen(function*() {
     })
     yield* restrictions.sync(agent, context)
     yield* events.publish({ _tag: "ToolsUnloaded", agentId: agent.id, targets: [...targets], removed })
-    return { text: renderUnload(removed, notes), removed, notes, refused: Option.none() } satisfies UnloadResult
+    return { text: renderUnload(removed, notes, options.wording), removed, notes, refused: Option.none() } satisfies UnloadResult
   }, sessions.exclusive)
 
   const beforeCall = Effect.fn("CatalogLoads.beforeCall")(function*(agent: Agent, name: string) {

@@ -1,9 +1,11 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { resolveTarget, searchCatalog } from "../core/catalog.js"
 import { ENTRY_TOOL_DEFINITIONS, renderListing, renderMissingPath, renderSearch, SEARCH_LIMIT } from "../core/entryTools.js"
+import type { Wording } from "../core/wording.js"
 import type { Catalog, CatalogNode, ToolEntry } from "../core/model.js"
 import { ROUTER_TOOL_DEFINITIONS } from "../core/router/routerTools.js"
 import { estimateTokens } from "../core/tokens.js"
+import { ENTRY_TOOLS } from "../core/visibility.js"
 import { AgentRestrictions } from "./AgentRestrictions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogRegistry } from "./CatalogRegistry.js"
@@ -17,7 +19,11 @@ export type FindHit = Pick<ToolEntry, "name" | "shortName" | "path" | "category"
 export interface ListRequest {
   readonly path?: string | undefined
   readonly query?: string | undefined
+  /** The words of the answer's text: the agent's (default) or another front end's. */
+  readonly wording?: Wording | undefined
 }
+
+const ENTRY_NAMES: ReadonlySet<string> = new Set(ENTRY_TOOLS)
 
 /** How many hits `find` returns at most. */
 const FIND_LIMIT = 200
@@ -75,11 +81,19 @@ const make = Effect.gen(function*() {
     const allow = yield* restrictions.orderedAllow(agent, context)
     const allowSet = new Set(allow)
     const denied = new Set(yield* restrictions.deniedIn(agent, context, allow))
-    const view = { visible: (name: string) => exempt || allowSet.has(name), denied }
     const target = request.path === undefined || request.path.trim() === "" ? "/" : request.path
     const resolution = resolveTarget(context.catalog, target, resolvers)
     const query = request.query?.trim() ?? ""
-    if (resolution.kind === "unknown") return renderMissingPath(resolution.target, resolution.suggestions)
+    // The host's pinned tools (not in the catalog) are named once by the root listing and by a
+    // search; entry tools are the listing's own. Other listings do not need them.
+    const namesPinned = query !== "" || resolution.kind === "root"
+    const pinned = namesPinned
+      ? [...new Set(context.hostTools.map((schema) => schema.name))].filter((name) =>
+        context.pinned.has(name) && !context.reserved.has(name) && !ENTRY_NAMES.has(name) && context.keep(name)
+      )
+      : []
+    const view = { visible: (name: string) => exempt || allowSet.has(name), denied, pinned }
+    if (resolution.kind === "unknown") return renderMissingPath(resolution.target, resolution.suggestions, request.wording)
     if (query !== "") {
       if (resolution.kind === "resolver") {
         // A resolver names tools, not a node: rank the whole tree and keep its tools.
@@ -93,7 +107,7 @@ const make = Effect.gen(function*() {
     if (resolution.kind === "resolver") {
       return renderSearch(resolution.target, resolution.tools.slice(0, SEARCH_LIMIT), resolution.tools.length, view)
     }
-    return renderListing(context.catalog, resolution.node, view)
+    return renderListing(context.catalog, resolution.node, view, request.wording)
   })
 
   const find = Effect.fn("CatalogViews.find")(function*(query: string, path: string, agent: Option.Option<Agent>) {

@@ -33,7 +33,7 @@ import { AgentSessions } from "./AgentSessions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogConfig, type CatalogConfigShape } from "./CatalogConfig.js"
 import { type CatalogEvent, CatalogEvents, type CatalogWarning } from "./CatalogEvents.js"
-import { type CallDecision, CatalogLoads, type LoadOptions, type LoadResult, type UnloadResult } from "./CatalogLoads.js"
+import { type CallDecision, CatalogLoads, type LoadOptions, type LoadResult, type UnloadOptions, type UnloadResult } from "./CatalogLoads.js"
 import {
   type BeforeLoadHook,
   type BeforeUnloadHook,
@@ -43,13 +43,13 @@ import {
   type RiskGate,
   type VisibilityFilter
 } from "./CatalogRegistry.js"
-import { CatalogViews, type FindHit } from "./CatalogViews.js"
+import { CatalogViews, type FindHit, type ListRequest } from "./CatalogViews.js"
 import { EntryTools, type UnknownEntryTool } from "./EntryTools.js"
 import type { Agent } from "./HostPort.js"
 
 export { type Agent, type AgentLifecycle, HostPort } from "./HostPort.js"
 export type { ConfigSnapshot, ToolMetaSnapshot } from "./CatalogConfig.js"
-export type { CallDecision, LoadOptions, LoadResult, UnloadResult } from "./CatalogLoads.js"
+export type { CallDecision, LoadOptions, LoadResult, UnloadOptions, UnloadResult } from "./CatalogLoads.js"
 export {
   type BeforeLoadHook,
   type BeforeUnloadHook,
@@ -59,7 +59,7 @@ export {
   type RiskGate,
   type VisibilityFilter
 } from "./CatalogRegistry.js"
-export type { FindHit } from "./CatalogViews.js"
+export type { FindHit, ListRequest } from "./CatalogViews.js"
 export { UnknownEntryTool } from "./EntryTools.js"
 
 /**
@@ -105,9 +105,9 @@ export class ToolCatalog extends Context.Tag("tool-map/ToolCatalog")<ToolCatalog
   readonly exemptionOf: (agent: Agent) => Effect.Effect<Exemption>
   /** Loads targets through the same path as `tools_load` (hooks, risk gates, persistence). */
   readonly load: (agent: Agent, targets: ReadonlyArray<string>, options?: LoadOptions) => Effect.Effect<LoadResult>
-  readonly unload: (agent: Agent, targets: ReadonlyArray<string>) => Effect.Effect<UnloadResult>
+  readonly unload: (agent: Agent, targets: ReadonlyArray<string>, options?: UnloadOptions) => Effect.Effect<UnloadResult>
   /** The text of `tools_ls`. */
-  readonly list: (agent: Agent, request: { readonly path?: string | undefined; readonly query?: string | undefined }) => Effect.Effect<string>
+  readonly list: (agent: Agent, request: ListRequest) => Effect.Effect<string>
   /**
    * Decides a call before dispatch: a hidden catalog tool is loaded on the spot, or refused
    * with the reason to show (high risk, a veto, a filter that keeps it out).
@@ -239,13 +239,10 @@ const make = Effect.gen(function*() {
     load: Effect.fn("ToolCatalog.load")(function*(agent: Agent, targets: ReadonlyArray<string>, options?: LoadOptions) {
       return yield* loads.load(agent, targets, options)
     }),
-    unload: Effect.fn("ToolCatalog.unload")(function*(agent: Agent, targets: ReadonlyArray<string>) {
-      return yield* loads.unload(agent, targets)
+    unload: Effect.fn("ToolCatalog.unload")(function*(agent: Agent, targets: ReadonlyArray<string>, options?: UnloadOptions) {
+      return yield* loads.unload(agent, targets, options)
     }),
-    list: Effect.fn("ToolCatalog.list")(function*(
-      agent: Agent,
-      request: { readonly path?: string | undefined; readonly query?: string | undefined }
-    ) {
+    list: Effect.fn("ToolCatalog.list")(function*(agent: Agent, request: ListRequest) {
       return yield* views.list(agent, request)
     }),
     beforeCall: Effect.fn("ToolCatalog.beforeCall")(function*(agent: Agent, name: string) {

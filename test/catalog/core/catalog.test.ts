@@ -97,14 +97,17 @@ describe("buildCatalog", () => {
       "/code/github/delete_repo",
       "/code/github/search_code",
       "/productivity/calendar/calendar_list",
-      "/uncategorized/fs/read_file",
-      "/uncategorized/fs/write_file",
-      "/uncategorized/misc/fetch_url"
+      "/files/fs/read_file",
+      "/files/fs/write_file",
+      "/web/misc/fetch_url"
     ])
+    // The host's categories first, then the default classifier's (fs is a file server, fetch_url fetches).
     expect(CATALOG.root.children.map((c) => [c.path, c.description, c.toolCount])).toEqual([
       ["/code", "Source hosting and reviews", 3],
       ["/productivity", "Calendars and notes", 1],
-      ["/uncategorized", "Groups no classifier or annotation has placed yet", 3]
+      ["/files", "Files and folders: read, write, search, move", 2],
+      ["/web", "Fetch pages, crawl sites and search the web", 1],
+      ["/uncategorized", "Groups no classifier or annotation has placed yet", 0]
     ])
     expect([...CATALOG.groups.keys()]).toEqual(["github", "calendar", "fs", "misc"])
   })
@@ -158,16 +161,21 @@ describe("buildCatalog", () => {
     expect(catalog.root.children.map((c) => [c.path, c.toolCount])).toEqual([["/a", 1], ["/uncategorized", 0]])
   })
 
-  it("puts mcp tools in their server's group and the rest in the misc group, uncategorized by default", () => {
-    const catalog = buildCatalog([tool("mcp__slack__post_message"), tool("mcp__slack__list_channels"), tool("grep_repo")])
-    expect(paths(catalog)).toEqual([
-      "/uncategorized/misc/grep_repo",
-      "/uncategorized/slack/list_channels",
-      "/uncategorized/slack/post_message"
+  it("puts mcp tools in their server's group and the rest in the misc group, uncategorized when nothing places them", () => {
+    const tools = [tool("mcp__acme__post_status"), tool("mcp__acme__list_widgets"), tool("grep_repo")]
+    expect(paths(buildCatalog(tools))).toEqual([
+      "/code/misc/grep_repo",
+      "/uncategorized/acme/list_widgets",
+      "/uncategorized/acme/post_status"
+    ])
+    expect(paths(buildCatalog(tools, { builtinPlacement: false }))).toEqual([
+      "/uncategorized/acme/list_widgets",
+      "/uncategorized/acme/post_status",
+      "/uncategorized/misc/grep_repo"
     ])
     expect(MISC_GROUP).toBe("misc")
     expect(UNCATEGORIZED).toBe("uncategorized")
-    expect(DEFAULT_CATEGORIES.map((c) => c.name)).toEqual(["uncategorized"])
+    expect(DEFAULT_CATEGORIES.at(-1)?.name).toBe(UNCATEGORIZED)
   })
 
   it("layers annotations per field: package, then runtime, then user edits", () => {
@@ -232,7 +240,7 @@ describe("buildCatalog", () => {
       "/files/fs/b",
       "/files/fs/c",
       "/files/misc/lone",
-      "/uncategorized/db/q"
+      "/data/db/q"
     ])
     const byClaim = buildCatalog(tools, {
       annotations: { package: { mcp__fs__a: { category: "files" } } },
@@ -290,7 +298,7 @@ describe("buildCatalog", () => {
   it("treats alias categories as views: the tools keep their home and are counted once", () => {
     const pack = CATALOG.aliases.get("pack")!
     expect(pack).toMatchObject({ kind: "alias", path: "/pack", description: "A starter pack", toolCount: 2 })
-    expect(pack.children.map((t) => t.path)).toEqual(["/code/github/search_code", "/uncategorized/fs/read_file"])
+    expect(pack.children.map((t) => t.path)).toEqual(["/code/github/search_code", "/files/fs/read_file"])
     expect(pack.missing).toEqual(["not_a_tool"])
     expect(CATALOG.root.children.map((c) => c.name)).not.toContain("pack")
     expect(toolsUnder(CATALOG.root)).toHaveLength(7)
@@ -384,8 +392,8 @@ describe("resolveTarget", () => {
     const category = resolveTarget(CATALOG, "/code/")
     expect(category.kind).toBe("category")
     expect(names(category)).toEqual(["mcp__github__create_issue", "mcp__github__delete_repo", "mcp__github__search_code"])
-    const group = resolveTarget(CATALOG, "/uncategorized//fs")
-    expect(group).toMatchObject({ kind: "group", node: CATALOG.byPath.get("/uncategorized/fs") })
+    const group = resolveTarget(CATALOG, "/files//fs")
+    expect(group).toMatchObject({ kind: "group", node: CATALOG.byPath.get("/files/fs") })
     expect(names(group)).toEqual(["mcp__fs__read_file", "mcp__fs__write_file"])
     expect(names(resolveTarget(CATALOG, "/code/github/create_issue"))).toEqual(["mcp__github__create_issue"])
     expect(names(resolveTarget(CATALOG, "/code/github/mcp__github__create_issue"))).toEqual([
@@ -438,7 +446,7 @@ describe("resolveTarget", () => {
     expect(resolveTarget(CATALOG, "FS")).toEqual({
       kind: "unknown",
       target: "FS",
-      suggestions: ["/uncategorized/fs", "/uncategorized/fs/read_file", "/uncategorized/fs/write_file"]
+      suggestions: ["/files/fs", "/files/fs/read_file", "/files/fs/write_file"]
     })
   })
 })
@@ -451,7 +459,7 @@ describe("searchCatalog", () => {
     tool("mcp__a__search_files", "Find files by name."),
     tool("mcp__s__search", "Plain search."),
     tool("unrelated", "Nothing here.")
-  ])
+  ], { builtinPlacement: false }) // all in /uncategorized, so that a search under /uncategorized/misc has two hits
 
   it("ranks exact names, then name prefixes, name words, inside names, then descriptions", () => {
     expect(searchCatalog(catalog, "search").tools.map((t) => t.name)).toEqual([

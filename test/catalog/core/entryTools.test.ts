@@ -66,11 +66,19 @@ describe("tools_ls", () => {
   it.effect("lists the categories at / with counts, loaded counts and token totals", () =>
     withCatalog(Effect.gen(function*() {
       expect(yield* ls({})).toBe([
-        "/  categories. * = loaded (callable now), ! = high risk (load it on its own), [denied] = loaded but hidden by the host. tools_ls with query searches everything.",
+        "/  categories. * = loaded (callable now), ! = high risk (load it on its own), [denied] = loaded but hidden by the host. tools_ls with a query searches everything.",
         "  code/           3 tools  0 loaded  ~103 tok  Source hosting and review",
         "  chat/           2 tools  0 loaded  ~70 tok   Team chat",
-        "  uncategorized/  1 tool   0 loaded  ~31 tok   Groups no classifier or annotation has placed yet"
+        "  uncategorized/  1 tool   0 loaded  ~31 tok   Groups no classifier or annotation has placed yet",
+        "  pinned, always loaded: bash"
       ].join("\n"))
+    })))
+
+  it.effect("names the host's pinned tools once: on the root listing and under a search they match", () =>
+    withCatalog(Effect.gen(function*() {
+      expect((yield* ls({})).split("\n").at(-1)).toBe("  pinned, always loaded: bash")
+      expect(yield* ls({ query: "bash" })).toBe(["No tools match \"bash\".", "  pinned, always loaded: bash"].join("\n"))
+      expect(yield* ls({ path: "/code" })).not.toContain("pinned")
     })))
 
   it.effect("lists a category's groups", () =>
@@ -134,10 +142,10 @@ describe("tools_ls", () => {
   it.effect("answers a path that names nothing with where to start, and suggestions", () =>
     withCatalog(Effect.gen(function*() {
       expect(yield* ls({ path: "/code/gitlab" })).toBe(
-        "No such path: /code/gitlab. Start from tools_ls(\"/\") or search with tools_ls({query})."
+        "No such path: /code/gitlab. Browse from tools_ls(\"/\"); tools_ls with a query searches everything."
       )
       expect(yield* ls({ path: "/slack" })).toBe([
-        "No such path: /slack. Start from tools_ls(\"/\") or search with tools_ls({query}).",
+        "No such path: /slack. Browse from tools_ls(\"/\"); tools_ls with a query searches everything.",
         "Did you mean: /chat/slack, /chat/slack/list_channels, /chat/slack/post_message?"
       ].join("\n"))
     })))
@@ -206,8 +214,8 @@ describe("tools_load", () => {
         "Loaded 1 tool(s), ~35 tok; callable from your next step:",
         "  mcp__slack__list_channels",
         "skipped /: the whole tree cannot be loaded at once; pick a category or a group",
-        "skipped slak: not found (search with tools_ls and a query)",
-        "skipped /slack: not found (search with tools_ls and a query); did you mean /chat/slack, /chat/slack/list_channels, /chat/slack/post_message?",
+        "skipped slak: not found (tools_ls with a query searches everything)",
+        "skipped /slack: not found (tools_ls with a query searches everything); did you mean /chat/slack, /chat/slack/list_channels, /chat/slack/post_message?",
         "skipped bash: always on already"
       ].join("\n"))
     })))
@@ -326,7 +334,7 @@ describe("hostile tool names in the entry tools' answers", () => {
           "  schema ~32 tok"
         ].join("\n"))
         expect(yield* ls({ path: "/nope\u001b[31m\u202e" })).toBe(
-          "No such path: /nope\uFFFD[31m\uFFFD. Start from tools_ls(\"/\") or search with tools_ls({query})."
+          "No such path: /nope\uFFFD[31m\uFFFD. Browse from tools_ls(\"/\"); tools_ls with a query searches everything."
         )
         expect(yield* ls({ query: "clears" })).toBe([
           "1 match for \"clears\", best first (load by path or full name):",

@@ -48,7 +48,8 @@ describe("rankDocuments", () => {
     expect(rank("create an issue")).toEqual(["mcp__github__create_issue"])
     // The server's name lifts its other tools (server-level evidence), below the one that matches.
     expect(rank("search github code")).toEqual(["mcp__github__search_code", "mcp__github__create_issue", "mcp__github__delete_repository"])
-    expect(rank("remove the repository")).toEqual(["mcp__github__delete_repository", "mcp__github__create_issue", "mcp__github__search_code"])
+    // The best hit lends its terms to re-rank the others; its category, code (the default classifier's), lifts search_code.
+    expect(rank("remove the repository")).toEqual(["mcp__github__delete_repository", "mcp__github__search_code", "mcp__github__create_issue"])
     // Parameter descriptions and enum values are fields too.
     expect(rank("show me what a file contains")).toEqual(["read_text_file"])
     expect(rank("latin1 encoded text")).toEqual(["read_text_file", "mcp__slack__post_message"])

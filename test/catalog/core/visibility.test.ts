@@ -30,8 +30,9 @@ const HOST_TOOLS: ReadonlyArray<ToolSchema> = [
 const PINNED = new Set(["bash", ...ENTRY_TOOLS])
 const RESERVED = new Set(["run_code"])
 
+/** The catalog of the host's tools, every group in /uncategorized (placement is not what these tests are about). */
 const catalogOf = (schemas: ReadonlyArray<ToolSchema>): Catalog =>
-  buildCatalog(schemas.filter((schema) => !PINNED.has(schema.name) && !RESERVED.has(schema.name)))
+  buildCatalog(schemas.filter((schema) => !PINNED.has(schema.name) && !RESERVED.has(schema.name)), { builtinPlacement: false })
 
 const context = (catalog: Catalog) => ({
   pinned: PINNED,

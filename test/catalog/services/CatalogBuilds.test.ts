@@ -21,9 +21,9 @@ describe("CatalogBuilds", () => {
           "mcp__github__create_issue",
           "mcp__github__delete_repository",
           "mcp__github__search_code",
-          "fs_tree",
           "mcp__slack__list_channels",
-          "mcp__slack__post_message"
+          "mcp__slack__post_message",
+          "fs_tree"
         ])
         expect(first.pinned.has("bash")).toBe(true)
         expect(builds.reserved).toEqual(new Set())

@@ -41,7 +41,7 @@ describe("CatalogLoads", () => {
           notes: [],
           refused: Option.some("this session keeps its tools")
         })
-        expect((yield* catalog.stateOf(agent)).groups).toEqual(["/uncategorized/slack"])
+        expect((yield* catalog.stateOf(agent)).groups).toEqual(["/communication/slack"])
       })
     ))
 

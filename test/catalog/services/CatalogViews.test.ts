@@ -16,7 +16,7 @@ describe("CatalogViews", () => {
         yield* (yield* CatalogLoads).load(agent, ["mcp__slack__list_channels"])
         const calls = yield* host.restrictCalls("a")
         expect(yield* views.list(agent, { path: "slack" })).toBe([
-          "/uncategorized/slack/",
+          "/communication/slack/",
           "  *   list_channels  ~24 tok  Does mcp slack list channels.",
           "      post_message   ~24 tok  Does mcp slack post message."
         ].join("\n"))
@@ -34,7 +34,7 @@ describe("CatalogViews", () => {
         })
         expect(yield* views.list(agent, { path: "cap:write" })).toContain("2 matches for \"cap:write\"")
         const ranked = yield* views.list(agent, { path: "cap:write", query: "post" })
-        expect(ranked).toContain("/uncategorized/slack/post_message")
+        expect(ranked).toContain("/communication/slack/post_message")
         expect(ranked).not.toContain("create_issue")
       })
     ))
@@ -43,9 +43,9 @@ describe("CatalogViews", () => {
     withEmbedded(() =>
       Effect.gen(function*() {
         const views = yield* CatalogViews
-        const hits = yield* views.find("issue", "/uncategorized/github", Option.none())
+        const hits = yield* views.find("issue", "/code/github", Option.none())
         expect(hits.map((hit) => [hit.name, hit.path, hit.highRisk])).toEqual([
-          ["mcp__github__create_issue", "/uncategorized/github/create_issue", false]
+          ["mcp__github__create_issue", "/code/github/create_issue", false]
         ])
         expect(yield* views.find("issue", "/nowhere", Option.none())).toEqual([])
       })

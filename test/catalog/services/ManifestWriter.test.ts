@@ -91,7 +91,7 @@ describe("ManifestWriter", () => {
       const after = yield* readManifest(file)
       expect(after.toolSetKey).toBe(before.toolSetKey)
       expect(after.buildKey).not.toBe(before.buildKey)
-      expect(after.categories.map((category) => category.name)).toEqual(["chat", "uncategorized"])
+      expect(after.categories.map((category) => category.name)).toEqual(["code", "chat", "uncategorized"])
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("follows agents' builds too: a host that only serves agents gets its manifest", () =>

@@ -38,17 +38,17 @@ describe("Router", () => {
       const router = yield* Router
       const hits = yield* router.findTools({ query: "post a message in the channel", k: 2 }, main)
       expect(hits.map((hit) => [hit.name, hit.path, hit.loaded, hit.matched])).toEqual([
-        ["mcp__slack__post_message", "/uncategorized/slack/post_message", false, [
+        ["mcp__slack__post_message", "/communication/slack/post_message", false, [
           { field: "name", words: ["post", "message"] },
           { field: "description", words: ["post", "message", "channel"] },
           { field: "parameters", words: ["post", "channel"] }
         ]],
-        ["mcp__slack__list_channels", "/uncategorized/slack/list_channels", false, [
+        ["mcp__slack__list_channels", "/communication/slack/list_channels", false, [
           { field: "name", words: ["channel"] },
           { field: "description", words: ["channel"] }
         ]]
       ])
-      expect(yield* router.findTools({ query: "post a message", path: "/uncategorized/github" }, main)).toEqual([])
+      expect(yield* router.findTools({ query: "post a message", path: "/code/github" }, main)).toEqual([])
     })))
 
   it.live("routes within a budget: one load of the strong hits, and what was left out and why", () =>
@@ -84,8 +84,8 @@ describe("Router", () => {
         "Nothing new loaded.",
         "mcp__github__delete_repository is high risk and no risk gate is registered to confirm it; not loaded",
         "Left out:",
-        "  mcp__github__create_issue: a weaker match (score 0.95, under half of the best 5.23)",
-        "  mcp__github__search_code: a weaker match (score 0.95, under half of the best 5.23)"
+        "  mcp__github__search_code: a weaker match (score 1.10, under half of the best 5.28)",
+        "  mcp__github__create_issue: a weaker match (score 1.00, under half of the best 5.28)"
       ])
     })))
 
@@ -95,7 +95,7 @@ describe("Router", () => {
       expect(lexical).toEqual([])
       const fused = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "chat with the team", k: 3 }, main)), topicEmbedder)
       // Equal vectors keep the catalog's order (list_channels before post_message).
-      expect(fused.map((hit) => hit.name)).toEqual(["mcp__slack__list_channels", "mcp__slack__post_message", "mcp__github__create_issue"])
+      expect(fused.map((hit) => hit.name)).toEqual(["mcp__slack__list_channels", "mcp__slack__post_message", "read_text_file"])
       // An exact name still comes first.
       const exact = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "read_text_file", k: 1 }, main)), topicEmbedder)
       expect(exact.map((hit) => hit.name)).toEqual(["read_text_file"])

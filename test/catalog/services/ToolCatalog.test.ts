@@ -135,11 +135,11 @@ describe("ToolCatalog allow-list", () => {
         const catalog = yield* ToolCatalog
         yield* catalog.registerTargetResolver({
           prefix: "cap:",
-          resolve: (rest) => (rest === "triage" ? ["mcp__github__search_code", "/uncategorized/slack"] : undefined)
+          resolve: (rest) => (rest === "triage" ? ["mcp__github__search_code", "/communication/slack"] : undefined)
         })
         const result = yield* catalog.load(main, ["cap:triage"])
         expect(result.added).toEqual(["mcp__github__search_code", "mcp__slack__list_channels", "mcp__slack__post_message"])
-        expect((yield* catalog.stateOf(main)).groups).toEqual(["/uncategorized/slack"])
+        expect((yield* catalog.stateOf(main)).groups).toEqual(["/communication/slack"])
       })
     ))
 
@@ -264,7 +264,7 @@ describe("ToolCatalog subagents and lifecycle", () => {
         yield* catalog.attach({ id: "child", parentId: "main" })
         expect(yield* catalog.stateOf({ id: "child" })).toEqual({
           loaded: [],
-          groups: ["/uncategorized/slack"],
+          groups: ["/communication/slack"],
           excluded: [],
           handoffGroups: [],
           handoffTools: []
@@ -412,9 +412,9 @@ describe("ToolCatalog persistence", () => {
           yield* catalog.attach(main)
           expect(yield* catalog.stateOf(main)).toEqual({
             loaded: ["mcp__github__search_code"],
-            groups: ["/uncategorized/slack"],
+            groups: ["/communication/slack"],
             excluded: [],
-            handoffGroups: ["/uncategorized/slack"],
+            handoffGroups: ["/communication/slack"],
             handoffTools: ["mcp__github__search_code"]
           })
           expect(yield* host.restrictionOf("main")).toEqual(Option.some(Option.some(before)))
@@ -459,7 +459,9 @@ describe("ToolCatalog persistence", () => {
       )
       expect(manifest.toolCount).toBe(6)
       expect(manifest.categories.map((category) => category.groups.map((group) => group.path))).toEqual([
-        ["/uncategorized/github", "/uncategorized/misc", "/uncategorized/slack"]
+        ["/code/github"],
+        ["/communication/slack"],
+        ["/uncategorized/misc"]
       ])
       expect(manifest.categories[0]!.groups[0]!.tools.map((entry) => [entry.name, entry.highRisk])).toEqual([
         ["mcp__github__create_issue", false],

@@ -95,7 +95,7 @@ describe("the catalog shared by processes", () => {
       // In turn (the caller's memory copy is stale by then), then both at once.
       yield* loader(load(["slack"]))
       expect(yield* caller(rescue)).toEqual({ _tag: "Proceed" })
-      expect((yield* stateFile(dir, "a")).state).toMatchObject({ loaded: ["fs_tree"], groups: ["/uncategorized/slack"] })
+      expect((yield* stateFile(dir, "a")).state).toMatchObject({ loaded: ["fs_tree"], groups: ["/communication/slack"] })
       const [decision] = yield* Effect.all([
         caller(Effect.flatMap(CatalogLoads, (loads) => loads.beforeCall(agent, "mcp__github__search_code"))),
         loader(load(["mcp__github__create_issue"]))
@@ -103,7 +103,7 @@ describe("the catalog shared by processes", () => {
       expect(decision).toEqual({ _tag: "Proceed" })
       const stored = yield* stateFile(dir, "a")
       expect([...stored.state.loaded].sort()).toEqual(["fs_tree", "mcp__github__create_issue", "mcp__github__search_code"])
-      expect(stored.state.groups).toEqual(["/uncategorized/slack"])
+      expect(stored.state.groups).toEqual(["/communication/slack"])
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("a rescue of a tool another process loaded meanwhile proceeds and records nothing more", () =>

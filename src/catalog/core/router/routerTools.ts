@@ -11,6 +11,7 @@ import type { Field } from "./document.js"
 import type { MatchedFields } from "./rank.js"
 import { fitText, MAX_NAME_WIDTH } from "../sanitize.js"
 import { formatTokens } from "../tokens.js"
+import { AGENT_WORDING, type Wording } from "../wording.js"
 
 /** The names of the router's entry tools. */
 export type RouterToolName = "tools_find" | "tools_route" | "skills_find" | "skills_route"
@@ -199,10 +200,11 @@ export const whyText = (matched: MatchedFields): string =>
 const score = (value: number) => value.toFixed(2)
 
 /** The answer of `tools_find`. */
-export const renderToolsFind = (query: string, hits: ReadonlyArray<ToolHit>): string => {
-  if (hits.length === 0) return answer([`No tools match "${query}". Try other words, or browse with tools_ls("/").`])
+export const renderToolsFind = (query: string, hits: ReadonlyArray<ToolHit>, wording: Wording = AGENT_WORDING): string => {
+  if (hits.length === 0) return answer([`No tools match "${query}". Try other words, or browse with ${wording.browse}.`])
+  const route = wording.route === undefined ? "" : `, or find and load at once with ${wording.route}`
   return answer([
-    `${hits.length} ${hits.length === 1 ? "tool" : "tools"} for "${query}", best first (load with tools_load, or find and load at once with tools_route):`,
+    `${hits.length} ${hits.length === 1 ? "tool" : "tools"} for "${query}", best first (load with ${wording.load}${route}):`,
     ...hits.flatMap((hit) => [
       `  ${hit.loaded ? "*" : " "}${hit.highRisk ? "!" : " "} ${score(hit.score)}  ${fitText(hit.path, MAX_NAME_WIDTH)}  ${formatTokens(hit.tokens)}  ${hit.summary}`.trimEnd(),
       `        why: ${whyText(hit.matched)}`
