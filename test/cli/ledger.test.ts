@@ -1,20 +1,14 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { type Console, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as NodePath from "node:path"
 import { markdown } from "../../bench/hostGenerators.js"
-import { runCli, runToExitCode } from "../../src/cli/main.js"
-import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
-import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
-import { IdentityReader } from "../../src/inventory/discover/IdentityReader.js"
 import { Walker } from "../../src/inventory/discover/Walker.js"
-import { Bundle } from "../../src/inventory/bundle/Bundle.js"
-import { BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
-import { VersionProbe } from "../../src/inventory/probe/VersionProbe.js"
 import { ScanProgress } from "../../src/inventory/ScanProgress.js"
 import { inventoryLayerOver } from "../../src/layers/CoreLayer.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
+import { runCliOver, scanServicesWith } from "./inProcess.js"
 
 /**
  * `query context` and `query changes` (issue 14) through the CLI, on a machine in a temp dir: the
@@ -22,14 +16,7 @@ import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
  * directory `root/proj`, the bundle in `root/data`. Scans run without version probes.
  */
 const machineIn = (root: string) =>
-  inventoryLayerOver(Layer.mergeAll(
-    Walker.layer,
-    VersionProbe.layer,
-    IdentityReader.layer,
-    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
-    Bundle.layer,
-    BundleWriter.layer
-  )).pipe(
+  inventoryLayerOver(scanServicesWith(Walker.layer)).pipe(
     Layer.provideMerge(Layer.merge(
       MachineEnvironment.layerTest({
         os: "linux",
@@ -42,19 +29,7 @@ const machineIn = (root: string) =>
     Layer.provideMerge(NodeContext.layer)
   )
 
-const run = (root: string, ...args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const base = yield* Effect.console
-    const console: Console.Console = {
-      ...base,
-      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
-      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
-    }
-    const code = yield* runToExitCode(runCli(["node", "tool-map", ...args])).pipe(Effect.provide(machineIn(root)), Effect.withConsole(console))
-    return { code, stdout: out.join("\n"), stderr: err.join("\n") }
-  })
+const run = (root: string, ...args: ReadonlyArray<string>) => runCliOver(machineIn(root), args)
 
 /** Writes files (relative to `root`); an entry under bin1/ or bin2/ is made executable. */
 const write = (root: string, files: Readonly<Record<string, string>>) =>

@@ -1,19 +1,13 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { type Console, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as NodePath from "node:path"
-import { runCli, runToExitCode } from "../../src/cli/main.js"
-import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
-import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
-import { IdentityReader } from "../../src/inventory/discover/IdentityReader.js"
 import { Walker } from "../../src/inventory/discover/Walker.js"
-import { Bundle } from "../../src/inventory/bundle/Bundle.js"
-import { BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
-import { VersionProbe } from "../../src/inventory/probe/VersionProbe.js"
 import { ScanProgress } from "../../src/inventory/ScanProgress.js"
 import { inventoryLayerOver } from "../../src/layers/CoreLayer.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
+import { runCliOver, scanServicesWith } from "./inProcess.js"
 
 /**
  * The CLI's inventory graph over a machine in `root`: an empty PATH, an in-memory walker that
@@ -21,14 +15,7 @@ import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
  * dir `root/data`, the working directory `root`.
  */
 const machineIn = (root: string) =>
-  inventoryLayerOver(Layer.mergeAll(
-    Walker.layerTest({ nodes: {} }),
-    VersionProbe.layer,
-    IdentityReader.layer,
-    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
-    Bundle.layer,
-    BundleWriter.layer
-  )).pipe(
+  inventoryLayerOver(scanServicesWith(Walker.layerTest({ nodes: {} }))).pipe(
     Layer.provideMerge(Layer.merge(
       MachineEnvironment.layerTest({
         os: "linux",
@@ -42,22 +29,7 @@ const machineIn = (root: string) =>
   )
 
 /** Runs `tool-map ARGS` as bin.ts does, on the machine in `root`: the exit code and what was printed. */
-const run = (root: string, ...args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const base = yield* Effect.console
-    const console: Console.Console = {
-      ...base,
-      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
-      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
-    }
-    const code = yield* runToExitCode(runCli(["node", "tool-map", ...args])).pipe(
-      Effect.provide(machineIn(root)),
-      Effect.withConsole(console)
-    )
-    return { code, stdout: out.join("\n"), stderr: err.join("\n") }
-  })
+const run = (root: string, ...args: ReadonlyArray<string>) => runCliOver(machineIn(root), args)
 
 /** A machine in a fresh temp dir: `home/` and `data/` exist, nothing else. */
 const machine = Effect.gen(function*() {
