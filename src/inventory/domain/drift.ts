@@ -103,33 +103,78 @@ export const digestOf = (source: DigestSource): GenerationDigest => {
   }, TYPED)
 }
 
-const decodeSource = Schema.decodeUnknownOption(Schema.Struct({
-  generation: Schema.String,
-  generatedAt: Schema.String,
-  tools: Schema.Array(Schema.Struct({ name: Schema.String, path: Schema.String, pathIndex: Schema.NullOr(Schema.Number), shadowedBy: Schema.NullOr(Schema.String) })),
-  versions: Schema.Array(Schema.Struct({ name: Schema.String, version: Schema.NullOr(Schema.String), status: Schema.String })),
-  agentHosts: Schema.Struct({
-    items: Schema.Array(Schema.Struct({
-      id: Schema.String,
-      host: Schema.String,
-      kind: AgentItemKind,
-      name: Schema.String,
-      sha256: Schema.NullOr(Schema.String),
-      enabled: Schema.Boolean,
-      shadowedBy: Schema.NullOr(Schema.String),
-      command: Schema.optional(Schema.NullOr(Schema.String)),
-      args: Schema.optional(Schema.Array(Schema.String)),
-      url: Schema.optional(Schema.NullOr(Schema.String)),
-      envVars: Schema.optional(Schema.Array(Schema.String))
-    }))
-  })
-}))
+type Json = { readonly [key: string]: unknown }
+
+const record = (value: unknown): Json | null => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null)
+const text = (value: unknown): value is string => typeof value === "string"
+const textOrNull = (value: unknown): value is string | null => value === null || typeof value === "string"
+const texts = (value: unknown): value is ReadonlyArray<string> => Array.isArray(value) && value.every(text)
+const KINDS: ReadonlySet<unknown> = new Set(AgentItemKind.literals)
+
+/** A tool record of a parsed tools.json, or null when it lacks a field the digest reads. */
+const toolOf = (value: unknown): ToolLike | null => {
+  const tool = record(value)
+  if (tool === null || !text(tool["name"]) || !text(tool["path"]) || !textOrNull(tool["shadowedBy"])) return null
+  const pathIndex = tool["pathIndex"]
+  if (pathIndex !== null && typeof pathIndex !== "number") return null
+  return { name: tool["name"], path: tool["path"], pathIndex, shadowedBy: tool["shadowedBy"] }
+}
+
+/** An agent-host item of a parsed tools.json, or null when it lacks a field the digest reads. */
+const itemOf = (value: unknown): ItemLike | null => {
+  const item = record(value)
+  if (item === null || !text(item["id"]) || !text(item["host"]) || !KINDS.has(item["kind"]) || !text(item["name"])) return null
+  if (!textOrNull(item["sha256"]) || typeof item["enabled"] !== "boolean" || !textOrNull(item["shadowedBy"])) return null
+  const command = item["command"]
+  const args = item["args"]
+  const url = item["url"]
+  const envVars = item["envVars"]
+  return {
+    id: item["id"],
+    host: item["host"],
+    kind: item["kind"] as AgentItemKind,
+    name: item["name"],
+    sha256: item["sha256"],
+    enabled: item["enabled"],
+    shadowedBy: item["shadowedBy"],
+    command: textOrNull(command) ? command : undefined,
+    args: texts(args) ? args : undefined,
+    url: textOrNull(url) ? url : undefined,
+    envVars: texts(envVars) ? envVars : undefined
+  }
+}
+
+/** Every element read by `read`, or null when one cannot be. */
+const all = <A>(value: unknown, read: (entry: unknown) => A | null): ReadonlyArray<A> | null => {
+  if (!Array.isArray(value)) return null
+  const out: Array<A> = []
+  for (const entry of value) {
+    const found = read(entry)
+    if (found === null) return null
+    out.push(found)
+  }
+  return out
+}
 
 /**
  * The digest of the parsed tools.json of an earlier scan (only the fields the digest needs are
- * read: any bundle since the first schema version has them), or none when it has not.
+ * read, by hand: a scan pays for it, and every bundle since the first schema version has them),
+ * or none when it has not.
  */
-export const digestOfParsed = (parsed: unknown): Option.Option<GenerationDigest> => Option.map(decodeSource(parsed), digestOf)
+export const digestOfParsed = (parsed: unknown): Option.Option<GenerationDigest> => {
+  const bundle = record(parsed)
+  if (bundle === null || !text(bundle["generation"]) || !text(bundle["generatedAt"])) return Option.none()
+  const tools = all(bundle["tools"], toolOf)
+  const versions = all(bundle["versions"], (value) => {
+    const report = record(value)
+    return report !== null && text(report["name"]) && textOrNull(report["version"]) && text(report["status"])
+      ? { name: report["name"], version: report["version"], status: report["status"] }
+      : null
+  })
+  const items = all(record(bundle["agentHosts"])?.["items"], itemOf)
+  if (tools === null || versions === null || items === null) return Option.none()
+  return Option.some(digestOf({ generation: bundle["generation"], generatedAt: bundle["generatedAt"], tools, versions, agentHosts: { items } }))
+}
 
 /** An agent-host item in a change list. */
 export interface ChangedItem {
