@@ -7,12 +7,15 @@ import { runCli, runToExitCode } from "./cli/main.js"
 import { stdoutWriteFailure } from "./cli/output.js"
 import { CliLayer } from "./layers/CoreLayer.js"
 
-// A failed write to stdout: console.log swallows it, so it is seen here (see stdoutWriteFailure).
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+/** Ends the run on a failed write to stdout (see stdoutWriteFailure). */
+const exitOnStdoutFailure = (error: NodeJS.ErrnoException): never => {
   const failure = stdoutWriteFailure(error)
   if (failure.message !== null) process.stderr.write(`${failure.message}\n`)
-  process.exit(failure.exitCode)
-})
+  return process.exit(failure.exitCode)
+}
+
+// console.log swallows a failed write: the stream still reports it, here.
+process.stdout.on("error", exitOnStdoutFailure)
 
 const program = runToExitCode(runCli(process.argv)).pipe(
   Effect.flatMap((code) =>
@@ -40,8 +43,10 @@ runMain(program, {
     if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return onExit(ExitCode.interrupted)
     defaultTeardown(exit, (code) => {
       onExit(code)
-      // After the ticks already queued: a failed write to stdout reports its error in one of them.
-      if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) setImmediate(() => process.exit())
+      // A write to stdout that failed is known at once (its error event waits for the next tick).
+      const failed: NodeJS.ErrnoException | null = process.stdout.errored
+      if (failed !== null) exitOnStdoutFailure(failed)
+      if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit()
     })
   }
 })
