@@ -25,8 +25,8 @@ describe("tool-map catalog find through the built CLI", () => {
     const text = runCli(["catalog", "find", "post a message in the channel", "-k", "1", "--schemas", schemas], env)
     expect([text.status, text.stderr]).toEqual([0, ""])
     expect(text.stdout).toBe([
-      "1 tool for \"post a message in the channel\", best first (load with tools_load, or find and load at once with tools_route):",
-      "     8.08  /uncategorized/slack/post_message  ~54 tok  Post a message to a Slack channel.",
+      "1 tool for \"post a message in the channel\", best first (load with `tool-map catalog load TARGET`):",
+      "     8.16  /communication/slack/post_message  ~54 tok  Post a message to a Slack channel.",
       "        why: name: post, message; description: post, message, channel; parameters: post, channel",
       ""
     ].join("\n"))
@@ -37,10 +37,10 @@ describe("tool-map catalog find through the built CLI", () => {
       k: 10,
       tools: [{
         name: "mcp__github__create_issue",
-        path: "/uncategorized/github/create_issue",
+        path: "/code/github/create_issue",
         summary: "Create a new issue in a GitHub repository.",
         tokens: 51,
-        score: 6.75,
+        score: 6.78,
         highRisk: false,
         loaded: false,
         matched: [

@@ -1,5 +1,5 @@
 // The package as a user gets it (issue 15, point 8): `npm pack` of the built tree, `npm i -g`
-// of the tarball into a throw-away prefix (offline, from the npm cache), the installed bin run
+// of the tarball into a throw-away prefix (--prefer-offline: from the npm cache where it can), the installed bin run
 // for real, the installed size, and `require()` / `import()` of the library from a project that
 // installed the tarball and brings the Effect peers.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process"
