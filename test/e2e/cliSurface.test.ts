@@ -347,6 +347,55 @@ describe("the CLI surface (issue 15)", () => {
       expect(fish("tool-map catalog unload mcp__github__l")).toEqual(["mcp__github__list_issues"])
     })
 
+    /**
+     * Types `typed` and TAB into an interactive shell in tmux, with the script loaded as the
+     * README says, and returns the screen once a line of it is `expected` (or after 30 s).
+     */
+    const typeTab = async (shell: "bash" | "zsh", typed: string, expected: string): Promise<string> => {
+      const rc = path.join(temp.dir, `rc-${shell}`)
+      fs.mkdirSync(rc, { recursive: true })
+      const session = `tool-map-${shell}-${process.pid}`
+      const base = `env -i HOME=${rc} PATH=${env.PATH} PLUGIN_DATA=${env.PLUGIN_DATA} LANG=C.UTF-8 TERM=xterm`
+      if (shell === "zsh") {
+        fs.writeFileSync(path.join(rc, ".zshrc"), "autoload -U compinit && compinit -u\neval \"$(tool-map --completions zsh)\"\nPS1='%% '\n")
+      } else {
+        fs.writeFileSync(path.join(rc, ".bashrc"), "eval \"$(tool-map --completions bash)\"\nPS1='$ '\n")
+      }
+      const command = shell === "zsh" ? `${base} ZDOTDIR=${rc} zsh -i` : `${base} bash --rcfile ${path.join(rc, ".bashrc")} -i`
+      const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", args, { encoding: "utf8" })
+      tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "20", command)
+      try {
+        const screen = async (until: (text: string) => boolean) => {
+          let text = ""
+          for (let waited = 0; waited < 30_000 && !until(text); waited += 200) {
+            await new Promise((resolve) => setTimeout(resolve, 200))
+            text = tmux("capture-pane", "-t", session, "-p")
+          }
+          return text
+        }
+        await screen((text) => /^[%$]$/m.test(text))
+        tmux("send-keys", "-t", session, typed, "Tab")
+        // tmux drops the trailing spaces of a line: the completed line is compared without them.
+        return await screen((text) => text.split("\n").includes(expected))
+      } finally {
+        tmux("kill-session", "-t", session)
+      }
+    }
+
+    it("bash and zsh, interactive, complete a line on TAB (tmux)", async () => {
+      for (const shell of ["bash", "zsh"] as const) {
+        const prompt = shell === "zsh" ? "%" : "$"
+        for (const [typed, completed] of [
+          ["tool-map query wh", "tool-map query which"],
+          ["tool-map query agents --host cl", "tool-map query agents --host claude-code"],
+          ["tool-map catalog load mcp__slack", "tool-map catalog load mcp__slack__post_message"]
+        ] as const) {
+          const line = `${prompt} ${completed}`
+          expect([shell, (await typeTab(shell, typed, line)).split("\n").includes(line)]).toEqual([shell, true])
+        }
+      }
+    }, 180_000)
+
     it("--completions names the shells it knows", () => {
       const run = runCli(["--completions", "powershell"], env)
       expect(run.status).toBe(2)
