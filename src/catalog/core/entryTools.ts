@@ -20,18 +20,15 @@ export type EntryToolDefinition = ToolDefinitionOf<"tools_ls" | "tools_load" | "
 export const TOOLS_LS: EntryToolDefinition = {
   name: "tools_ls",
   description:
-    "List the tools you can load, as a directory tree. \"/\" shows the categories, \"/<category>\" its groups (one per MCP server or plugin), \"/<category>/<group>\" its tools with a one-line summary and the size of each schema. A * marks a loaded tool (callable now), ! a high-risk tool, [denied] a tool that is loaded but hidden by the host. Most tools stay hidden until you load them with tools_load. Give query to search names and descriptions under path (the whole tree by default).",
+    "Browse the loadable tools (hidden until tools_load) as a tree: \"/\" categories, \"/<category>\" groups (MCP servers, plugins), \"/<category>/<group>\" tools with summary and schema tokens. * loaded, ! high-risk, [denied] hidden by the host. query searches under path.",
   inputSchema: {
     type: "object",
     properties: {
       path: {
         type: "string",
-        description: "A path such as \"/\", \"/code\" or \"/code/github\", or a group or tool name. Defaults to \"/\"."
+        description: "A path (\"/\", \"/code/github\"), group or tool name; default \"/\"."
       },
-      query: {
-        type: "string",
-        description: "Words to look for in tool names, groups, categories and descriptions, under path."
-      }
+      query: { type: "string" }
     },
     required: [],
     additionalProperties: false
@@ -45,14 +42,14 @@ const targetsProperty = (description: string) => ({ type: "array", items: { type
 export const TOOLS_LOAD: EntryToolDefinition = {
   name: "tools_load",
   description:
-    "Make tools callable for the rest of this session, from your next step on. A target is a category (\"/code\"), a group (\"/code/github\" or \"github\"), or a single tool by path or full name (\"mcp__github__create_issue\"). A loaded group also brings the tools it gains later; high-risk tools never come with a group and must be loaded one by one. One group load is better than many single tools. Set forSubagents to hand the same targets to the subagents you start afterwards.",
+    "Make tools callable from your next step: a category (\"/code\"), group (\"/code/github\", \"github\") or tool (path or name). A group brings its later tools too, never high-risk ones (load those singly).",
   inputSchema: {
     type: "object",
     properties: {
-      targets: targetsProperty("Category or group paths, group names, tool paths or full tool names."),
+      targets: targetsProperty("Paths, group or tool names."),
       forSubagents: {
         type: "boolean",
-        description: "Also give these targets to subagents started from now on."
+        description: "Also for subagents started later."
       }
     },
     required: ["targets"],
@@ -64,11 +61,11 @@ export const TOOLS_LOAD: EntryToolDefinition = {
 export const TOOLS_UNLOAD: EntryToolDefinition = {
   name: "tools_unload",
   description:
-    "Hide loaded tools again to keep your context small. Targets take the same forms as in tools_load; \"all\" goes back to the always-on tools. Always-on tools cannot be unloaded.",
+    "Hide loaded tools again (\"all\": back to the always-on ones).",
   inputSchema: {
     type: "object",
     properties: {
-      targets: targetsProperty("Paths, group names, full tool names, or \"all\".")
+      targets: targetsProperty("As in tools_load, or \"all\".")
     },
     required: ["targets"],
     additionalProperties: false

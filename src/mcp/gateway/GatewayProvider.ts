@@ -21,21 +21,24 @@ import { type GatewayTool, GatewayServers, type ServerStatus } from "./GatewaySe
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
 
 /** An entry tool's definition in the SDK's shape (its schema is plain JSON Schema already). */
-const entryTool = (definition: EntryToolDefinition | RouterToolDefinition, extra: Readonly<Record<string, unknown>> = {}, note = ""): Tool => ({
-  name: definition.name,
-  description: `${definition.description}${note}`,
-  inputSchema: {
-    ...definition.inputSchema,
-    properties: { ...definition.inputSchema.properties, ...extra } as Record<string, object>,
-    required: [...definition.inputSchema.required]
+const entryTool = (definition: EntryToolDefinition | RouterToolDefinition, extra: Readonly<Record<string, unknown>> = {}): Tool => {
+  const { required, properties, ...schema } = definition.inputSchema
+  return {
+    name: definition.name,
+    description: definition.description,
+    inputSchema: {
+      ...schema,
+      properties: { ...properties, ...extra } as Record<string, object>,
+      // Every token of these definitions is in every session: an empty list says nothing.
+      ...(required.length === 0 ? {} : { required: [...required] })
+    }
   }
-})
+}
 
 /** `tools_ls` as the gateway lists it: the catalog's, with `refresh`. */
 export const GATEWAY_TOOLS_LS: Tool = entryTool(
   TOOLS_LS,
-  { refresh: { type: "boolean", description: "Ask every MCP server for its tools again before listing (starts the servers)." } },
-  " Set refresh to take every MCP server's tool list again first."
+  { refresh: { type: "boolean", description: "Ask the servers for their tools again first." } }
 )
 
 /** The entry tools as `tools/list` shows them: the catalog's, then the router's. */

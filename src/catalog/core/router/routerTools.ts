@@ -33,25 +33,25 @@ export const MAX_ROUTE_TOOLS = 5
  */
 export const ROUTE_MIN_SHARE = 0.5
 
-const queryProperty = { type: "string", description: "The task in plain words, e.g. \"open an issue for the crash on GitHub\"." }
-const kProperty = { type: "integer", minimum: 1, maximum: MAX_FIND_K, description: `How many hits (default ${DEFAULT_FIND_K}).` }
+// The tool descriptions say what a query is: every token here is in every session (issue 10).
+const queryProperty = { type: "string" }
+const kProperty = { type: "integer", description: `Hits, at most ${MAX_FIND_K} (default ${DEFAULT_FIND_K}).` }
 const hostProperty = {
   type: "string",
-  enum: ["claude-code", "codex", "cursor", "gemini", "opencode"],
-  description: "Only this agent host's skills and subagents (default: every host's)."
+  enum: ["claude-code", "codex", "cursor", "gemini", "opencode"]
 }
 
 /** `tools_find`: rank the catalog against a task. */
 export const TOOLS_FIND: RouterToolDefinition = {
   name: "tools_find",
   description:
-    "Find the tools for a task described in plain words, best first: each hit with its score, path, schema size, a one-line summary and why it matched (which fields held which words). * marks a loaded tool, ! a high-risk one. Load hits with tools_load, or use tools_route to find and load in one step.",
+    "Rank the tools for a task (query, in plain words) under path: score, path, schema tokens, summary, why it matched. * loaded, ! high-risk. Load hits with tools_load.",
   inputSchema: {
     type: "object",
     properties: {
       query: queryProperty,
       k: kProperty,
-      path: { type: "string", description: "Only tools under this path, e.g. \"/code\" or \"/mcp/github\" (default: everything)." }
+      path: { type: "string" }
     },
     required: ["query"],
     additionalProperties: false
@@ -62,12 +62,12 @@ export const TOOLS_FIND: RouterToolDefinition = {
 export const TOOLS_ROUTE: RouterToolDefinition = {
   name: "tools_route",
   description:
-    `Find the tools for a task and load the best of them in one step, within a budget of schema tokens (default ${DEFAULT_ROUTE_BUDGET}, at most ${MAX_ROUTE_TOOLS} tools). Answers with what was loaded (callable from your next step) and what was left out and why. High-risk tools go through the same confirmation as tools_load.`,
+    `Find and load in one step the best tools for a task (at most ${MAX_ROUTE_TOOLS}, within budget); says what was left out and why. High-risk ones are confirmed as in tools_load.`,
   inputSchema: {
     type: "object",
     properties: {
       query: queryProperty,
-      budget: { type: "integer", minimum: 1, description: `Most schema tokens to add (default ${DEFAULT_ROUTE_BUDGET}).` }
+      budget: { type: "integer", minimum: 1, description: `Most schema tokens to load (default ${DEFAULT_ROUTE_BUDGET}).` }
     },
     required: ["query"],
     additionalProperties: false
@@ -78,7 +78,7 @@ export const TOOLS_ROUTE: RouterToolDefinition = {
 export const SKILLS_FIND: RouterToolDefinition = {
   name: "skills_find",
   description:
-    "Find the skills and subagents for a task described in plain words, among those the agent hosts on this machine really load, best first: each with its kind, host, score, description and SKILL.md (or agent file) path.",
+    "Rank the skills and subagents the agent hosts here load, for a task in plain words: kind, host, score, description, file.",
   inputSchema: {
     type: "object",
     properties: { query: queryProperty, k: kProperty, host: hostProperty },
@@ -91,7 +91,7 @@ export const SKILLS_FIND: RouterToolDefinition = {
 export const SKILLS_ROUTE: RouterToolDefinition = {
   name: "skills_route",
   description:
-    "Pick the skill (or subagent) that best fits a task and return its instructions: the SKILL.md (or agent file) body, capped, with its path, so you can follow it now.",
+    "The instructions (SKILL.md or agent file) of the skill or subagent best fitting a task.",
   inputSchema: {
     type: "object",
     properties: { query: queryProperty, host: hostProperty },
