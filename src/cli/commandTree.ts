@@ -50,7 +50,8 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   agent: "ID",
   query: "WORDS",
   keyword: "TEXT",
-  "print-config": "HOST"
+  "print-config": "HOST",
+  since: "GENERATION"
 }
 
 type Node = { readonly _tag: string } & Readonly<Record<string, unknown>>
@@ -103,6 +104,16 @@ const valueOf = (primitive: Node): OptionValue => {
   }
 }
 
+/** The longest list of choices shown in place of a placeholder (`--by item|plugin|source|host`). */
+const CHOICES_SHOWN_MAX = 24
+
+/** The word shown for an option's value: its few choices, else a word that says what it is. */
+const placeholderOf = (name: string, value: OptionValue): string => {
+  if (value.kind === "flag") return ""
+  if (value.kind === "choice" && value.choices.join("|").length <= CHOICES_SHOWN_MAX) return value.choices.join("|")
+  return PLACEHOLDERS[name] ?? (value.kind === "file" ? "FILE" : name.toUpperCase())
+}
+
 const optionsOf = (value: unknown): ReadonlyArray<OptionSpec> => {
   const node = nodeOf(value, "an option")
   switch (node._tag) {
@@ -115,7 +126,7 @@ const optionsOf = (value: unknown): ReadonlyArray<OptionSpec> => {
       return [{
         names: [name.length === 1 ? `-${name}` : `--${name}`, ...aliases],
         value: optionValue,
-        placeholder: optionValue.kind === "flag" ? "" : optionValue.kind === "file" && PLACEHOLDERS[name] === undefined ? "FILE" : PLACEHOLDERS[name] ?? name.toUpperCase(),
+        placeholder: placeholderOf(name, optionValue),
         description: textOf(node["description"])
       }]
     }

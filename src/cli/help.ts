@@ -33,6 +33,8 @@ const EXAMPLES: Readonly<Record<string, ReadonlyArray<string>>> = {
   "query which": ["tool-map query which git", "tool-map query which python3 --json"],
   "query versions": ["tool-map query versions", "tool-map query versions --from out/inventory.md"],
   "query stale": ["tool-map query stale --json"],
+  "query context": ["tool-map query context --by plugin", "tool-map query context --host claude-code --json"],
+  "query changes": ["tool-map query changes", "tool-map scan && tool-map query changes --json"],
   "query agents": ["tool-map query agents --read-only", "tool-map query agents --host claude-code --tool Bash"],
   "query skills": ["tool-map query skills --keyword review", "tool-map query skills --host codex --json"],
   "query commands": ["tool-map query commands --host claude-code"],
@@ -137,7 +139,7 @@ const optionLabel = (option: OptionSpec): string => {
 }
 
 const optionText = (option: OptionSpec): string =>
-  option.value.kind === "choice" && !option.value.choices.every((choice) => option.description.includes(choice))
+  option.value.kind === "choice" && !option.placeholder.includes("|") && !option.value.choices.every((choice) => option.description.includes(choice))
     ? `${option.description} One of: ${option.value.choices.join(", ")}.`
     : option.description
 
