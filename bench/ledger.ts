@@ -15,13 +15,13 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { fmt, installedBin, medianPairedRatio, mediansOf, sampleInterleaved, timeCommand } from "./harness.js"
 import { claudeHome, writeTree } from "./hostGenerators.js"
 
-export const benchLedger = (items = 20_000, runs = 7): string => {
+export const benchLedger = async (items = 20_000, runs = 7): Promise<string> => {
   const bin = installedBin()
   if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first`)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tool-map-bench-ledger-"))
   try {
     const home = path.join(dir, "home")
-    Effect.runSync(writeTree(home, { ...claudeHome(items).tree, "work/README.md": "bench\n" }).pipe(Effect.provide(NodeFileSystem.layer)))
+    await Effect.runPromise(writeTree(home, { ...claudeHome(items).tree, "work/README.md": "bench\n" }).pipe(Effect.provide(NodeFileSystem.layer)))
     const bundle = path.join(dir, "bundle", "inv.md")
     const env = { ...process.env, HOME: home, PATH: "/usr/bin:/bin", XDG_DATA_HOME: path.join(dir, "data") }
     const cwd = path.join(home, "work")
@@ -53,5 +53,5 @@ export const benchLedger = (items = 20_000, runs = 7): string => {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const [items, runs] = process.argv.slice(2).map(Number)
-  console.log(benchLedger(items !== undefined && items > 0 ? items : undefined, runs !== undefined && runs > 0 ? runs : undefined))
+  benchLedger(items !== undefined && items > 0 ? items : undefined, runs !== undefined && runs > 0 ? runs : undefined).then((table) => console.log(table))
 }
