@@ -9,9 +9,7 @@ import {
   definitionChange,
   definitionHashes,
   DefinitionHashesJson,
-  type DefinitionParts,
   definitionParts,
-  DefinitionPartsJson,
   diffDefinitions,
   isEmptyDiff,
   sha256
@@ -21,7 +19,7 @@ import { CLI_WORDING } from "../catalog/core/wording.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
 import { displayName, MAX_NAME_WIDTH } from "../catalog/core/sanitize.js"
 import { cleanText, neutralize, wellFormed } from "../inventory/domain/untrusted.js"
-import { primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
+import { factsOf, primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
 import {
   decodeFactsFile,
   decodeSchemasText,
@@ -136,20 +134,50 @@ const RecordedBuild = Schema.Struct({
   version: Schema.Literal(1),
   toolSetKey: Schema.optional(Schema.String),
   recordedAt: Schema.String,
-  hashes: DefinitionHashesJson,
-  /** Each tool's name and the parts of its definition (absent in records of earlier versions), for `catalog diff`'s details. */
-  parts: Schema.optional(Schema.Array(Schema.Tuple(Schema.String, DefinitionPartsJson)))
+  hashes: DefinitionHashesJson
 })
 
-/** The parts of the definitions of the catalog's tools: the first schema of each name the catalog holds. */
-const partsOf = (schemas: ReadonlyArray<ToolSchema>, catalog: Catalog, names?: ReadonlySet<string>): Map<string, DefinitionParts> => {
-  const out = new Map<string, DefinitionParts>()
-  for (const schema of schemas) {
-    if (out.has(schema.name) || !catalog.byName.has(schema.name) || (names !== undefined && !names.has(schema.name))) continue
-    out.set(schema.name, definitionParts(schema))
-  }
+/** The first schema of each of `names` in a list. */
+const schemasNamed = (schemas: ReadonlyArray<ToolSchema>, names: ReadonlySet<string>): Map<string, ToolSchema> => {
+  const out = new Map<string, ToolSchema>()
+  for (const schema of schemas) if (names.has(schema.name) && !out.has(schema.name)) out.set(schema.name, schema)
   return out
 }
+
+/**
+ * The definitions of the recorded build, of the tools named: read from the snapshot the recording
+ * run linked (`recordedSchemas`), each taken only when its hash is the one recorded (so a link
+ * left over from another build never answers). Empty when there is no such file.
+ */
+const recordedDefinitions = (path: string, recorded: Readonly<Record<string, string>>, names: ReadonlySet<string>) =>
+  readBounded(path, SCHEMAS_FILE_MAX_BYTES, textOf).pipe(
+    Effect.map((found) => {
+      const schemas = Option.match(Option.flatMap(found, Either.getRight), {
+        onNone: () => [],
+        onSome: (text) => Either.getOrElse(decodeSchemasText(text), () => [])
+      })
+      const out = new Map<string, ToolSchema>()
+      for (const [name, schema] of schemasNamed(schemas, names)) {
+        if (Object.hasOwn(recorded, name) && factsOf(schema).hash === recorded[name]) out.set(name, schema)
+      }
+      return out
+    }),
+    // Only the details of a change are lost: the diff itself comes from the recorded hashes.
+    Effect.orElseSucceed(() => new Map<string, ToolSchema>())
+  )
+
+/**
+ * Keeps the snapshot of the schemas this run records as `recordedSchemas`: a hard link (no byte
+ * copied, and a later snapshot replaces `schemasSnapshot` by a rename, so the link keeps this
+ * one). A file system without hard links only loses `catalog diff`'s details.
+ */
+const linkRecordedSchemas = (files: SchemasFiles) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const temp = `${files.recordedSchemas}.partial-${yield* Clock.currentTimeNanos}`
+    yield* fs.link(files.schemasSnapshot, temp)
+    yield* fs.rename(temp, files.recordedSchemas).pipe(Effect.tapError(() => fs.remove(temp).pipe(Effect.ignore)))
+  }).pipe(Effect.ignore)
 
 /** The first `bytes` bytes of a regular file as text; `None` when it cannot be read. */
 const headOf = (path: string, bytes: number): Effect.Effect<Option.Option<string>, never, FileSystem.FileSystem> =>
@@ -168,6 +196,8 @@ interface SchemasFiles {
   readonly schemasSnapshot: string
   /** The definition facts of the snapshot's schemas (see `FactsFile`). */
   readonly schemasFacts: string
+  /** The snapshot as of the recorded build (a hard link), for the details of `catalog diff`. */
+  readonly recordedSchemas: string
 }
 
 /** Schemas as decoded from a text, and the SHA-256 of that text. */
@@ -427,7 +457,8 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
       const files = {
         ...catalogFilesIn(dir),
         schemasSnapshot: path.join(dir, "schemas.json"),
-        schemasFacts: path.join(dir, "schemas.facts.json")
+        schemasFacts: path.join(dir, "schemas.facts.json"),
+        recordedSchemas: path.join(dir, "schemas.recorded.json")
       }
       const warnings = yield* Ref.make<ReadonlyArray<CliWarning>>([])
       const { schemas, source } = yield* loadSchemas(schemasFile, files, warnings)
@@ -470,9 +501,11 @@ const recordBuild = Effect.gen(function*() {
     version: 1 as const,
     toolSetKey: catalog.toolSetKey,
     recordedAt,
-    hashes: Object.fromEntries(hashes),
-    parts: [...partsOf(session.schemas, catalog)]
-  }).pipe(Effect.catchAll((error) => warn(fileWarning(error))))
+    hashes: Object.fromEntries(hashes)
+  }).pipe(
+    Effect.zipRight(linkRecordedSchemas(session.files)),
+    Effect.catchAll((error) => warn(fileWarning(error)))
+  )
 })
 
 /**
@@ -583,7 +616,7 @@ const changeLoaded = <R extends LoadResult | UnloadResult>(
 
 /** What changed in one definition, as the end of its line: the parts, or that it changed when the record kept none. */
 export const changeText = (change: DefinitionChange): string => {
-  if (!change.known) return "definition changed (the recorded build kept no details)"
+  if (!change.known) return "definition changed (its recorded definition is not at hand to compare)"
   const list = (label: string, fields: ReadonlyArray<string>) => (fields.length === 0 ? [] : [`${label}: ${fields.join(", ")}`])
   const parts = [
     ...(change.description ? ["description changed"] : []),
@@ -689,12 +722,17 @@ export const diff = (flags: CatalogFlags) =>
     const previous = recorded._tag === "Found" ? recorded.value : undefined
     const diff = diffDefinitions(new Map(Object.entries(previous?.hashes ?? {})), definitionHashes(catalog.tools))
     const recordedAt = previous?.recordedAt ?? null
-    const before = new Map(previous?.parts ?? [])
-    const after = partsOf(session.schemas, catalog, new Set(diff.changed))
+    const changed = new Set(diff.changed)
+    const before = previous === undefined || changed.size === 0
+      ? new Map<string, ToolSchema>()
+      : yield* recordedDefinitions(session.files.recordedSchemas, previous.hashes, changed)
+    const after = schemasNamed(session.schemas, changed)
     // Every changed name is a tool of this catalog, so its schema is at hand.
     const changes = diff.changed.flatMap((name) => {
       const now = after.get(name)
-      return now === undefined ? [] : [definitionChange(name, before.get(name), now)]
+      if (now === undefined) return []
+      const then = before.get(name)
+      return [definitionChange(name, then === undefined ? undefined : definitionParts(then), definitionParts(now))]
     })
     if (flags.json) yield* printCatalogJson({ recordedAt, ...diff, changes })
     else yield* Console.log(renderDiff(recordedAt, { added: diff.added, removed: diff.removed, changes }))

@@ -73,7 +73,7 @@ describe("tool-map catalog ls", () => {
       const { dir, schemas } = yield* setup
       const first = yield* runCatalog(dir, "ls", "--schemas", schemas)
       expect(first).toEqual({ stdout: ROOT_LISTING, stderr: "", error: undefined })
-      expect((yield* fs.readDirectory(`${dir}/catalog`)).sort()).toEqual(["definitions.json", "manifest.json", "schemas.facts.json", "schemas.json"])
+      expect((yield* fs.readDirectory(`${dir}/catalog`)).sort()).toEqual(["definitions.json", "manifest.json", "schemas.facts.json", "schemas.json", "schemas.recorded.json"])
       const group = yield* runCatalog(dir, "ls", "/code/github")
       expect(group.stdout).toBe([
         "/code/github/",
@@ -251,7 +251,7 @@ describe("tool-map catalog: a read writes nothing", () => {
       yield* runCatalog(dir, "ls", "--schemas", schemas)
       yield* runCatalog(dir, "load", "github", "--schemas", schemas)
       const before = yield* filesUnder(`${dir}/catalog`)
-      expect(Object.keys(before)).toEqual(["definitions.json", "manifest.json", "schemas.facts.json", "schemas.json", "state/cli.json"])
+      expect(Object.keys(before)).toEqual(["definitions.json", "manifest.json", "schemas.facts.json", "schemas.json", "schemas.recorded.json", "state/cli.json"])
       for (const args of [["ls", "--schemas", schemas], ["ls"], ["ls", "github"], ["ls", "--query", "issue", "--json"], ["diff"]]) {
         const run = yield* runCatalog(dir, ...args)
         expect(run.error).toBeUndefined()
@@ -541,7 +541,7 @@ describe("tool-map catalog: what was reset or left out is said, on stderr and in
       ])
       yield* fs.writeFileString(definitions, "[]")
       const diff = yield* runCatalog(dir, "diff", "--json")
-      const reason = "at : Expected { readonly version: 1; readonly toolSetKey?: string | undefined; readonly recordedAt: string; readonly hashes: { readonly [x: string]: string }; readonly parts?: ReadonlyArray<readonly [string, { readonly description: string; readonly annotations: string; readonly schema: string; readonly fields: ReadonlyArray<readonly [string, string]> }]> | undefined }, actual []"
+      const reason = "at : Expected { readonly version: 1; readonly toolSetKey?: string | undefined; readonly recordedAt: string; readonly hashes: { readonly [x: string]: string } }, actual []"
       expect(JSON.parse(diff.stdout)).toMatchObject({ recordedAt: null, warnings: [{ kind: "corrupt-file", subject: definitions, message: line(definitions, reason) }] })
       expect(diff.stderr).toBe(`tool-map: warning: ${line(definitions, reason)}`)
     })))

@@ -1,6 +1,7 @@
 // The catalog from the CLI as a user meets it (issue 15, point 9), through the built CLI: the
 // common servers' tools in the default categories, a pinned tool named once, the CLI's own
 // words for the catalog's commands, and what changed in a definition.
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -78,12 +79,24 @@ describe("tool-map catalog through the built CLI", () => {
         : tool
     )
     fs.writeFileSync(next, JSON.stringify(tools))
+    // The recorded build's definitions are its snapshot, kept as a hard link (no byte copied).
+    const catalogDir = path.join(env.PLUGIN_DATA!, "catalog")
+    const recorded = path.join(catalogDir, "schemas.recorded.json")
+    expect(fs.statSync(recorded).ino).toBe(fs.statSync(path.join(catalogDir, "schemas.json")).ino)
     const run = runCli(["catalog", "diff", "--schemas", next], env)
     expect([run.status, run.stderr]).toEqual([0, ""])
     expect(run.stdout.split("\n").slice(1)).toEqual([
       "changed (1):",
       "  mcp__github__create_issue: description changed; fields added: labels; fields removed: assignee; fields changed: title",
       ""
+    ])
+    // Without it (here a FIFO, which is never read), only that the definition changed is known.
+    fs.rmSync(recorded)
+    spawnSync("mkfifo", [recorded])
+    const blind = runCli(["catalog", "diff"], env)
+    expect([blind.status, blind.stdout.split("\n")[2]]).toEqual([
+      0,
+      "  mcp__github__create_issue: definition changed (its recorded definition is not at hand to compare)"
     ])
   })
 })

@@ -460,10 +460,10 @@ export const isEmptyDiff = (diff: DefinitionDiff): boolean =>
   diff.added.length === 0 && diff.removed.length === 0 && diff.changed.length === 0
 
 /**
- * What a definition is made of, each part as a short hash, so that a later build can say
- * which parts of a changed tool changed: its description, its annotations, each field of its
- * input schema (a member of `properties`, with whether `required` names it), and the rest of
- * the input schema. Fields are pairs, never object keys: a field may be named `__proto__`.
+ * What a definition is made of, each part as a short hash, so that two definitions of a tool
+ * can be compared part by part: its description, its annotations, each field of its input schema
+ * (a member of `properties`, with whether `required` names it), and the rest of the input
+ * schema. Fields are pairs, never object keys: a field may be named `__proto__`.
  */
 export interface DefinitionParts {
   readonly description: string
@@ -473,14 +473,6 @@ export interface DefinitionParts {
   /** Each field's name and hash, in the schema's order. */
   readonly fields: ReadonlyArray<readonly [string, string]>
 }
-
-/** `DefinitionParts` as stored in a file. */
-export const DefinitionPartsJson = Schema.Struct({
-  description: Schema.String,
-  annotations: Schema.String,
-  schema: Schema.String,
-  fields: Schema.Array(Schema.Tuple(Schema.String, Schema.String))
-})
 
 // 64 bits of SHA-256 tell a part's versions apart; the whole definition keeps its full hash.
 const PART_HASH_LENGTH = 16
@@ -518,7 +510,7 @@ export const definitionParts = (schema: ToolSchema): DefinitionParts => {
 /** What changed in one tool's definition between two builds. */
 export interface DefinitionChange {
   readonly name: string
-  /** False when the earlier build kept no parts: only that the definition changed is known. */
+  /** False when the earlier definition is not at hand: only that the definition changed is known. */
   readonly known: boolean
   readonly description: boolean
   readonly annotations: boolean
@@ -529,7 +521,7 @@ export interface DefinitionChange {
   readonly fieldsChanged: ReadonlyArray<string>
 }
 
-/** Which parts of a changed definition differ; `before` is undefined when the earlier build kept none. */
+/** Which parts of a changed definition differ; `before` is undefined when the earlier definition is not at hand. */
 export const definitionChange = (name: string, before: DefinitionParts | undefined, after: DefinitionParts): DefinitionChange => {
   if (before === undefined) {
     return { name, known: false, description: false, annotations: false, schema: false, fieldsAdded: [], fieldsRemoved: [], fieldsChanged: [] }
