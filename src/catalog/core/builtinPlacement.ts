@@ -7,12 +7,13 @@
  * tools' words point to. A tool without a server (a host's own) is placed by its own words.
  *
  * This file holds every rule of it: the default categories and the words that lead to each.
- * Words are compared by stem (`analyze.ts`), so `files`, `file` and `filed` are one word.
+ * Words are compared lowercase, a plural as its singular (`files`, `entities`, `branches`), without
+ * a stemmer: a listing in a fresh process must not pay for stemming every name.
  * `readOnlyHint` and `destructiveHint` say how risky a tool is (`risk.ts`), not what it is
  * about, so they place nothing here.
  */
 import type { CategoryDefinition, ToolAnnotations } from "./model.js"
-import { stem, words } from "./router/analyze.js"
+import { words } from "./router/analyze.js"
 
 /** The default categories, in listing order (a definition of the same name replaces one). */
 export const BUILTIN_CATEGORIES: ReadonlyArray<CategoryDefinition> = [
@@ -89,20 +90,25 @@ const TOOL_WORDS: Readonly<Record<BuiltinCategory, ReadonlyArray<string>>> = {
   time: ["time", "timezone", "date"]
 }
 
-/** Stem → category, the first category listing a word wins. */
-const stemTable = (table: Readonly<Record<BuiltinCategory, ReadonlyArray<string>>>): ReadonlyMap<string, BuiltinCategory> => {
+/** Word → category, the first category listing a word wins. */
+const wordTable = (table: Readonly<Record<BuiltinCategory, ReadonlyArray<string>>>): ReadonlyMap<string, BuiltinCategory> => {
   const out = new Map<string, BuiltinCategory>()
   for (const [category, list] of Object.entries(table) as ReadonlyArray<[BuiltinCategory, ReadonlyArray<string>]>) {
-    for (const word of list) {
-      const key = stem(word)
-      if (!out.has(key)) out.set(key, category)
-    }
+    for (const word of list) if (!out.has(word)) out.set(word, category)
   }
   return out
 }
 
-const SERVER_STEMS = stemTable(SERVER_WORDS)
-const TOOL_STEMS = stemTable(TOOL_WORDS)
+const SERVER_TABLE = wordTable(SERVER_WORDS)
+const TOOL_TABLE = wordTable(TOOL_WORDS)
+
+/** The category of a lowercase word in a table, or of its singular (`-ies` → `-y`, `-es`, `-s`). */
+const lookup = (table: ReadonlyMap<string, BuiltinCategory>, word: string): BuiltinCategory | undefined => {
+  const found = table.get(word)
+  if (found !== undefined || word.length < 4 || !word.endsWith("s")) return found
+  if (word.endsWith("ies")) return table.get(`${word.slice(0, -3)}y`)
+  return (word.endsWith("es") ? table.get(word.slice(0, -2)) : undefined) ?? table.get(word.slice(0, -1))
+}
 
 /** Words of a server name that only say it is an MCP server. */
 const SERVER_NOISE: ReadonlySet<string> = new Set(["mcp", "server", "servers", "modelcontextprotocol", "official", "local"])
@@ -115,7 +121,7 @@ export const serverCategory = (server: string): string | undefined => {
   const parts = words(server).filter((word) => !SERVER_NOISE.has(word))
   // The whole name first, so `sequentialthinking` or `googlemaps` match as written.
   for (const word of [parts.join(""), ...parts]) {
-    found = SERVER_STEMS.get(stem(word))
+    found = lookup(SERVER_TABLE, word)
     if (found !== undefined) break
   }
   if (serverCategories.size >= SERVER_CACHE_SIZE) serverCategories.clear()
@@ -133,19 +139,21 @@ export interface PlacedTool {
   readonly annotations?: ToolAnnotations | undefined
 }
 
-/** The category the words of a tool's name (then of its MCP title) point to. */
-export const toolCategory = (tool: PlacedTool): string | undefined => {
-  for (const word of words(tool.shortName)) {
-    const found = TOOL_STEMS.get(stem(word))
-    if (found !== undefined) return found
-  }
-  const title = tool.annotations?.title
-  if (typeof title !== "string") return undefined
-  for (const word of words(title)) {
-    const found = TOOL_STEMS.get(stem(word))
+/** The category the first word of a text the table knows points to. */
+const wordsCategory = (text: string): string | undefined => {
+  for (const word of words(text)) {
+    const found = lookup(TOOL_TABLE, word)
     if (found !== undefined) return found
   }
   return undefined
+}
+
+/** The category the words of a tool's name (then of its MCP title) point to. */
+export const toolCategory = (tool: PlacedTool): string | undefined => {
+  const byName = wordsCategory(tool.shortName)
+  if (byName !== undefined) return byName
+  const title = tool.annotations?.title
+  return typeof title === "string" ? wordsCategory(title) : undefined
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
