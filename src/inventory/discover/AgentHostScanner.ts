@@ -11,14 +11,14 @@ import {
   AgentHostsInventory,
   isEffective
 } from "../domain/agentHosts.js"
-import { applyCosts, CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget } from "../domain/ledger.js"
+import { CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget } from "../domain/ledger.js"
 import { envValue } from "../domain/roots.js"
 import { readClaudeCode } from "./agentHosts/claudeCode.js"
 import { readCodex } from "./agentHosts/codex.js"
 import { readCursor } from "./agentHosts/cursor.js"
 import { readGemini } from "./agentHosts/gemini.js"
 import { readOpencode } from "./agentHosts/opencode.js"
-import { type ItemDraft, type ItemProps, linkSameFiles, makeItem, resolvePrecedence } from "./agentHosts/precedence.js"
+import { linkSameFiles, resolvePrecedence } from "./agentHosts/precedence.js"
 import { defaultHostFileLimits, type HostFileLimits, type HostReadContext, type HostReadResult } from "./agentHosts/shared.js"
 import { FrontmatterParser } from "./FrontmatterParser.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
@@ -87,7 +87,7 @@ export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostSca
     const watched = new Set<string>()
     const skillBudget = claudeSkillBudget(envValue(ctx.env, CLAUDE_SKILL_BUDGET_VARIABLE))
     for (const result of results) {
-      const hostItems = withCosts(result.host, result.drafts, resolvePrecedence(result.drafts), skillBudget)
+      const hostItems = resolvePrecedence(result.drafts, skillBudget)
       items.push(...hostItems)
       diagnostics.push(...inPathOrder(result.diagnostics))
       for (const path of result.watched) watched.add(path)
@@ -115,17 +115,6 @@ export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostSca
       watched: Array.from(watched).sort()
     }
   }).pipe(Effect.withSpan("AgentHostScanner.scan"))
-
-/** The items with their ledger figures (`ledger.ts`): `items[i]` was made from `drafts[i]`. */
-const withCosts = (
-  host: AgentHostName,
-  drafts: ReadonlyArray<ItemDraft>,
-  items: ReadonlyArray<AgentHostItem>,
-  skillBudget: number
-): ReadonlyArray<AgentHostItem> => {
-  const costs = applyCosts(host, items, drafts.map((draft) => draft.cost), skillBudget)
-  return items.map((item, index) => makeItem({ ...item, ...costs[index]! } as ItemProps))
-}
 
 // A reader that breaks (a bug met on some input) costs its host, never the scan.
 const readHost = (host: AgentHostName, ctx: HostReadContext): Effect.Effect<HostReadResult> =>

@@ -1,6 +1,5 @@
 import { estimateTextTokens } from "../../catalog/core/tokens.js"
 import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
-import { isEffective } from "./agentHosts.js"
 
 /**
  * The always-on ledger (issue 14): what an agent-host item puts into every session of its host
@@ -133,24 +132,26 @@ export const claudeSkillBudget = (variable: string | undefined): number => {
   return Number.isInteger(parsed) && parsed > 0 ? parsed : CLAUDE_SKILL_LISTING_BUDGET
 }
 
+/** What the budget pass needs of an item: its kind and whether the host loads it (enabled, not shadowed). */
+export interface CostedEntry {
+  readonly kind: AgentHostItem["kind"]
+  readonly effective: boolean
+  readonly cost: CostDraft | undefined
+}
+
 /**
- * The ledger figures of a host's items, in their order: `costs[i]` is `items[i]`'s draft, or
- * undefined for an item without one (a plugin: 0; an MCP server: unknown). Only items the host
- * loads cost anything always-on; Claude Code's listing budget is applied over its loaded skills
- * and commands in their order.
+ * The ledger figures of a host's items, in their order. An item without a cost draft costs
+ * nothing of its own (a plugin) or is unknown (an MCP server). Only items the host loads cost
+ * anything always-on; Claude Code's listing budget is applied over its loaded skills and
+ * commands in their order.
  */
-export const applyCosts = (
-  host: AgentHostName,
-  items: ReadonlyArray<AgentHostItem>,
-  costs: ReadonlyArray<CostDraft | undefined>,
-  skillBudget: number
-): ReadonlyArray<ItemCost> => {
+export const applyCosts = (host: AgentHostName, entries: ReadonlyArray<CostedEntry>, skillBudget: number): ReadonlyArray<ItemCost> => {
   const count = tokenCounterOf(host)
   const nameOnly = new Set<number>()
   if (host === "claude-code") {
-    const listed = items.flatMap((item, index) => {
-      const listing = costs[index]?.listing
-      return listing !== undefined && isEffective(item) ? [{ index, listing }] : []
+    const listed = entries.flatMap((entry, index) => {
+      const listing = entry.cost?.listing
+      return listing !== undefined && entry.effective ? [{ index, listing }] : []
     })
     const full = listed.reduce((sum, entry) => sum + entry.listing.full, 0) + Math.max(0, listed.length - 1)
     if (full > skillBudget) {
@@ -162,10 +163,10 @@ export const applyCosts = (
       }
     }
   }
-  return items.map((item, index) => {
-    const cost = costs[index]
-    if (cost === undefined) return { alwaysOnTokens: item.kind === "mcpServer" ? null : 0, onInvokeTokens: item.kind === "mcpServer" ? null : 0 }
+  return entries.map((entry, index) => {
+    const cost = entry.cost
+    if (cost === undefined) return { alwaysOnTokens: entry.kind === "mcpServer" ? null : 0, onInvokeTokens: entry.kind === "mcpServer" ? null : 0 }
     const text = nameOnly.has(index) && cost.listing !== undefined ? cost.listing.nameOnlyText : cost.alwaysOn
-    return { alwaysOnTokens: isEffective(item) ? count(text) : 0, onInvokeTokens: cost.onInvokeTokens }
+    return { alwaysOnTokens: entry.effective ? count(text) : 0, onInvokeTokens: cost.onInvokeTokens }
   })
 }

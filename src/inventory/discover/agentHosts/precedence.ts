@@ -7,7 +7,7 @@ import {
   PluginItem,
   SkillItem
 } from "../../domain/agentHosts.js"
-import type { CostDraft } from "../../domain/ledger.js"
+import { applyCosts, type CostDraft } from "../../domain/ledger.js"
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
@@ -45,8 +45,10 @@ export const itemId = (fields: DraftFields, entry: string | null): string =>
 /**
  * Applies precedence: in each namespace the first enabled draft by rank (then by discovery
  * order) wins and every other draft of that namespace is `shadowedBy` it. Ids are made unique.
+ * With Claude Code's `skillBudget` (characters), each item gets its ledger figures too. All the
+ * drafts are of one host.
  */
-export const resolvePrecedence = (drafts: ReadonlyArray<ItemDraft>): ReadonlyArray<AgentHostItem> => {
+export const resolvePrecedence = (drafts: ReadonlyArray<ItemDraft>, skillBudget?: number): ReadonlyArray<AgentHostItem> => {
   const seen = new Map<string, number>()
   const ids = drafts.map((draft) => {
     const base = itemId(draft.fields, draft.entry)
@@ -69,7 +71,12 @@ export const resolvePrecedence = (drafts: ReadonlyArray<ItemDraft>): ReadonlyArr
     if (winner === undefined) continue
     for (const index of ordered) if (index !== winner) shadowedBy[index] = ids[winner]!
   }
-  return drafts.map((draft, index) => makeItem({ ...draft.fields, id: ids[index]!, shadowedBy: shadowedBy[index] ?? null } as ItemProps))
+  // The ledger figures (issue 14), when a budget is given: they depend on which items the host loads.
+  const host = drafts[0]?.fields.host
+  const costs = skillBudget === undefined || host === undefined
+    ? undefined
+    : applyCosts(host, drafts.map((draft, index) => ({ kind: draft.fields.kind, effective: draft.fields.enabled && shadowedBy[index] === null, cost: draft.cost })), skillBudget)
+  return drafts.map((draft, index) => makeItem({ ...draft.fields, id: ids[index]!, shadowedBy: shadowedBy[index] ?? null, ...costs?.[index] } as ItemProps))
 }
 
 /**
