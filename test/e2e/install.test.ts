@@ -87,6 +87,15 @@ describe("the packed and installed package", () => {
       expect(packed).toContain(file)
     }
     expect(packed.filter((file) => file.endsWith(".map") || /^(src|test|dist\/cli|dist\/mcp)\//.test(file) || file.startsWith("dist/bin."))).toEqual([])
+    // Every relative import of a packed module is packed too (the library never reaches a left-out front end).
+    const unresolved = packed.filter((file) => file.endsWith(".js")).flatMap((file) => {
+      const text = fs.readFileSync(path.join(ROOT, file), "utf8")
+      return [...text.matchAll(/(?:from |import\()"(\.{1,2}\/[^"]+)"/g)]
+        .map((match) => path.posix.join(path.posix.dirname(file), match[1]!))
+        .filter((target) => !packed.includes(target))
+        .map((target) => `${file} -> ${target}`)
+    })
+    expect(unresolved).toEqual([])
   })
 
   it("builds before packing, so an unbuilt tree never packs without its bin", () => {
