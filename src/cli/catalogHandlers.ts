@@ -691,7 +691,13 @@ export const ls = (flags: CatalogFlags & { readonly path: string; readonly query
       yield* printCatalogJson({ kind: "resolver", path: flags.path, tools: resolution.tools.map((tool) => toolJson(tool, loaded(tool.name))) })
       return
     }
-    yield* printCatalogJson(listingJson(built, resolution.node, loaded))
+    const listing = listingJson(built, resolution.node, loaded)
+    if (listing.kind !== "root") return yield* printCatalogJson(listing)
+    // The root names the pinned tools (always loaded, so not in the tree), as its text does.
+    const config = yield* catalog.config
+    const inForce = new Set(config.pinned.filter((name) => !config.entryTools.includes(name)))
+    const { schemas } = yield* CatalogCliSession
+    yield* printCatalogJson({ ...listing, pinned: [...new Set(schemas.map((schema) => schema.name))].filter((name) => inForce.has(name)) })
   }))
 
 /** `catalog load`. */

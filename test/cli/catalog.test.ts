@@ -87,6 +87,9 @@ describe("tool-map catalog ls", () => {
       const { dir, schemas } = yield* setup
       const run = yield* runCatalog(dir, "ls", "--query", "bash", "--schemas", schemas)
       expect(run).toEqual({ stdout: ["No tools match \"bash\".", "  pinned, always loaded: bash"].join("\n"), stderr: "", error: undefined })
+      const root = JSON.parse((yield* runCatalog(dir, "ls", "/", "--json")).stdout)
+      expect([root.kind, root.categories.map((category: { readonly name: string }) => category.name), root.pinned])
+        .toEqual(["root", ["code", "communication"], ["bash"]])
     })))
 
   it.scoped("answers a query with --json", () =>
