@@ -27,10 +27,13 @@ export class DigestItem extends Schema.Class<DigestItem>("DigestItem")({
 export class GenerationDigest extends Schema.Class<GenerationDigest>("GenerationDigest")({
   generation: Schema.String,
   generatedAt: Schema.String,
-  /** Each command name and the path a user gets by typing it, sorted by name. */
-  tools: Schema.Array(Schema.Tuple(Schema.String, Schema.String)),
+  /**
+   * Each command name and the path a user gets by typing it, sorted by name. (Structs, not
+   * tuples: the schema fast path decodes and encodes structs, and a bundle is read by every query.)
+   */
+  tools: Schema.Array(Schema.Struct({ name: Schema.String, path: Schema.String })),
   /** Each probed name and its version (ok probes only), sorted by name. */
-  versions: Schema.Array(Schema.Tuple(Schema.String, Schema.String)),
+  versions: Schema.Array(Schema.Struct({ name: Schema.String, version: Schema.String })),
   items: Schema.Array(DigestItem)
 }) {}
 
@@ -68,7 +71,7 @@ export interface DigestSource {
 
 const TYPED = { disableValidation: true } as const
 
-const byFirst = (a: readonly [string, string], b: readonly [string, string]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
+const byName = (a: { readonly name: string }, b: { readonly name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 /**
  * The digest of a generation. A name's path is the copy that is not shadowed, on PATH first (the
@@ -97,8 +100,8 @@ export const digestOf = (source: DigestSource): GenerationDigest => {
   return new GenerationDigest({
     generation: source.generation,
     generatedAt: source.generatedAt,
-    tools: [...winners.values()].map((tool) => [tool.name, tool.path] as const).sort(byFirst),
-    versions: source.versions.flatMap((report) => (report.status === "ok" && report.version !== null ? [[report.name, report.version] as const] : [])).sort(byFirst),
+    tools: [...winners.values()].map((tool) => ({ name: tool.name, path: tool.path })).sort(byName),
+    versions: source.versions.flatMap((report) => (report.status === "ok" && report.version !== null ? [{ name: report.name, version: report.version }] : [])).sort(byName),
     items
   }, TYPED)
 }
@@ -232,14 +235,14 @@ const byHostThenId = (a: ChangedItem, b: ChangedItem) => hostOrder(a.host) - hos
 
 /** What changed from `before` to `after`, each list sorted (tools by name, items by host then id). */
 export const changesBetween = (before: GenerationDigest, after: GenerationDigest): Changes => {
-  const oldTools = new Map(before.tools)
-  const newTools = new Map(after.tools)
-  const oldVersions = new Map(before.versions)
-  const newVersions = new Map(after.versions)
+  const oldTools = new Map(before.tools.map((tool) => [tool.name, tool.path] as const))
+  const newTools = new Map(after.tools.map((tool) => [tool.name, tool.path] as const))
+  const oldVersions = new Map(before.versions.map((report) => [report.name, report.version] as const))
+  const newVersions = new Map(after.versions.map((report) => [report.name, report.version] as const))
   const tools = {
-    added: after.tools.filter(([name]) => !oldTools.has(name)).map(([name, path]) => ({ name, path })),
-    removed: before.tools.filter(([name]) => !newTools.has(name)).map(([name, path]) => ({ name, path })),
-    moved: after.tools.flatMap(([name, path]) => {
+    added: after.tools.filter((tool) => !oldTools.has(tool.name)).map(({ name, path }) => ({ name, path })),
+    removed: before.tools.filter((tool) => !newTools.has(tool.name)).map(({ name, path }) => ({ name, path })),
+    moved: after.tools.flatMap(({ name, path }) => {
       const from = oldTools.get(name)
       return from !== undefined && from !== path ? [{ name, from, to: path }] : []
     }),

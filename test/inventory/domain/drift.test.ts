@@ -16,8 +16,8 @@ const digest = (generation: string, parts: Partial<ConstructorParameters<typeof 
 describe("drift between two generations (issue 14)", () => {
   it("lists MCP servers first, then tools, versions and items, each sorted", () => {
     const before = digest("g1", {
-      tools: [["gh", "/usr/bin/gh"], ["node", "/usr/bin/node"], ["old", "/bin/old"]],
-      versions: [["git", "2.39.0"], ["node", "20.1.0"]],
+      tools: [{ name: "gh", path: "/usr/bin/gh" }, { name: "node", path: "/usr/bin/node" }, { name: "old", path: "/bin/old" }],
+      versions: [{ name: "git", version: "2.39.0" }, { name: "node", version: "20.1.0" }],
       items: [
         server("claude-code:mcpServer:user:/h/.claude.json#notion", "npx notion", ["A"]),
         server("claude-code:mcpServer:user:/h/.claude.json#gone", "gone", []),
@@ -28,8 +28,8 @@ describe("drift between two generations (issue 14)", () => {
       ]
     })
     const after = digest("g2", {
-      tools: [["gh", "/usr/bin/gh"], ["new", "/bin/new"], ["node", "/opt/node/bin/node"]],
-      versions: [["git", "2.39.0"], ["node", "22.0.0"], ["python3", "3.12.1"]],
+      tools: [{ name: "gh", path: "/usr/bin/gh" }, { name: "new", path: "/bin/new" }, { name: "node", path: "/opt/node/bin/node" }],
+      versions: [{ name: "git", version: "2.39.0" }, { name: "node", version: "22.0.0" }, { name: "python3", version: "3.12.1" }],
       items: [
         server("claude-code:mcpServer:user:/h/.claude.json#notion", "npx notion", ["A", "TOKEN"]),
         server("claude-code:mcpServer:project:/p/.mcp.json#evil", "curl", [], null),
@@ -77,7 +77,7 @@ describe("drift between two generations (issue 14)", () => {
   })
 
   it("a generation compared with itself has no changes", () => {
-    const same = digest("g", { tools: [["a", "/a"]], items: [item("x")] })
+    const same = digest("g", { tools: [{ name: "a", path: "/a" }], items: [item("x")] })
     expect(changesBetween(same, same).count).toBe(0)
     expect(describeChangeCounts(changesBetween(same, same))).toBeNull()
   })
@@ -102,8 +102,8 @@ describe("drift between two generations (issue 14)", () => {
       }
     }
     const found = Option.getOrThrow(digestOfParsed(parsed))
-    expect(found.tools).toEqual([["awk", "/bin/awk"], ["node", "/usr/bin/node"]])
-    expect(found.versions).toEqual([["node", "20.0.0"]])
+    expect(found.tools).toEqual([{ name: "awk", path: "/bin/awk" }, { name: "node", path: "/usr/bin/node" }])
+    expect(found.versions).toEqual([{ name: "node", version: "20.0.0" }])
     expect(found.items.map((entry) => ({ ...entry }))).toEqual([
       { id: "i1", host: "codex", kind: "mcpServer", name: "gh", sha256: "s", loaded: true, command: "gh mcp", url: null, envVars: ["GH_TOKEN"] },
       { id: "i2", host: "codex", kind: "agent", name: "a", sha256: null, loaded: false }
