@@ -269,7 +269,11 @@ const make = Effect.gen(function* () {
       Effect.provideService(FileSystem.FileSystem, fs),
       Effect.provideService(MachineEnvironment, host)
     )
-    const summary = renderSummary(inventory, { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target, host.os) }, readiness)
+    const summary = renderSummary(
+      inventory,
+      { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target, host.os) },
+      changes === null ? { readiness } : { readiness, changes: changes.summary }
+    )
     yield* writer.commit(paths, generation, { json, markdown, summary })
     if (options.progress) yield* progress.done
     const counts: ScanCounts = {

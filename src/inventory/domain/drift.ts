@@ -9,7 +9,7 @@ import { AGENT_HOSTS, type AgentHostName, AgentItemKind } from "./agentHosts.js"
  */
 
 /** One agent-host item as the digest keeps it. */
-export class DigestItem extends Schema.Class<DigestItem>("DigestItem")({
+export const DigestItem = Schema.Struct({
   id: Schema.String,
   host: Schema.String,
   kind: AgentItemKind,
@@ -21,10 +21,11 @@ export class DigestItem extends Schema.Class<DigestItem>("DigestItem")({
   command: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
   url: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
   envVars: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
-}) {}
+})
+export type DigestItem = typeof DigestItem.Type
 
-/** What a generation's digest holds. */
-export class GenerationDigest extends Schema.Class<GenerationDigest>("GenerationDigest")({
+/** What a generation's digest holds (plain structs: a scan builds one per item, and the schema fast path reads them). */
+export const GenerationDigest = Schema.Struct({
   generation: Schema.String,
   generatedAt: Schema.String,
   /**
@@ -35,7 +36,8 @@ export class GenerationDigest extends Schema.Class<GenerationDigest>("Generation
   /** Each probed name and its version (ok probes only), sorted by name. */
   versions: Schema.Array(Schema.Struct({ name: Schema.String, version: Schema.String })),
   items: Schema.Array(DigestItem)
-}) {}
+})
+export type GenerationDigest = typeof GenerationDigest.Type
 
 /** The parts of a tool record the digest reads. */
 interface ToolLike {
@@ -69,8 +71,6 @@ export interface DigestSource {
   readonly agentHosts: { readonly items: ReadonlyArray<ItemLike> }
 }
 
-const TYPED = { disableValidation: true } as const
-
 const byName = (a: { readonly name: string }, b: { readonly name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 /**
@@ -84,8 +84,7 @@ export const digestOf = (source: DigestSource): GenerationDigest => {
     const known = winners.get(tool.name)
     if (known === undefined || (known.pathIndex === null && tool.pathIndex !== null)) winners.set(tool.name, tool)
   }
-  const items = source.agentHosts.items.map((item) =>
-    new DigestItem({
+  const items = source.agentHosts.items.map((item): DigestItem => ({
       id: item.id,
       host: item.host,
       kind: item.kind,
@@ -95,15 +94,14 @@ export const digestOf = (source: DigestSource): GenerationDigest => {
       ...(item.kind === "mcpServer"
         ? { command: item.command === null || item.command === undefined ? null : [item.command, ...(item.args ?? [])].join(" "), url: item.url ?? null, envVars: item.envVars ?? [] }
         : {})
-    }, TYPED)
-  )
-  return new GenerationDigest({
+  }))
+  return {
     generation: source.generation,
     generatedAt: source.generatedAt,
     tools: [...winners.values()].map((tool) => ({ name: tool.name, path: tool.path })).sort(byName),
     versions: source.versions.flatMap((report) => (report.status === "ok" && report.version !== null ? [{ name: report.name, version: report.version }] : [])).sort(byName),
     items
-  }, TYPED)
+  }
 }
 
 type Json = { readonly [key: string]: unknown }

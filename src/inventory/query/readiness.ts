@@ -20,6 +20,7 @@ export const readinessOf = (
   servers: ReadonlyArray<McpServerItem>
 ): Effect.Effect<ReadonlyMap<string, McpReadiness>, never, FileSystem.FileSystem | MachineEnvironment> =>
   Effect.gen(function* () {
+    if (servers.length === 0) return new Map<string, McpReadiness>()
     const fs = yield* FileSystem.FileSystem
     const env = yield* MachineEnvironment
     const os = toOsFamily(inventory.host.os)

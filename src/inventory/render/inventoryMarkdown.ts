@@ -136,10 +136,18 @@ const summaryName = (name: string): string => mdCellFit(name, SUMMARY_NAME_BYTES
 const categoryNames = (tools: ReadonlyArray<Tool>, budget: number): string =>
   fitNames([...new Set(tools.map((tool) => tool.name))].sort(), budget, summaryName)
 
-/** "Changed since last scan: …" when the bundle keeps the previous generation's digest and anything changed (issue 14). */
-const changedLine = (inventory: Inventory): ReadonlyArray<string> => {
+/** What the summary says beyond the inventory, when its caller knows it (issue 14). */
+export interface SummaryFacts {
+  /** The readiness of the MCP servers, by item id: the summary counts those that will not start. */
+  readonly readiness?: ReadonlyMap<string, McpReadiness>
+  /** The change counts since the previous generation in words, null when nothing changed; computed from the inventory when absent. */
+  readonly changes?: string | null
+}
+
+/** "Changed since last scan: …" when the bundle keeps the previous generation's digest and anything changed. */
+const changedLine = (inventory: Inventory, known: string | null | undefined): ReadonlyArray<string> => {
   if (inventory.previous === undefined) return []
-  const summary = describeChangeCounts(changesBetween(inventory.previous, digestOf(inventory)))
+  const summary = known !== undefined ? known : describeChangeCounts(changesBetween(inventory.previous, digestOf(inventory)))
   return summary === null ? [] : [`Changed since last scan (${mdCell(inventory.previous.generatedAt)}): ${summary}. Ask: \`tool-map query changes\`.`]
 }
 
@@ -163,7 +171,7 @@ const sshKeyCount = (files: ReadonlyArray<string>): number => files.filter((name
  * {@link SUMMARY_MAX_BYTES} bytes whatever the machine holds: every list is cut with
  * `… and N more`, and every untrusted string is escaped as in tools.md (see `text.ts`) and length-capped.
  */
-export const renderSummary = (raw: Inventory, location: BundleLocation, readiness?: ReadonlyMap<string, McpReadiness>): string => {
+export const renderSummary = (raw: Inventory, location: BundleLocation, facts: SummaryFacts = {}): string => {
   const inventory = cleanInventory(raw)
   const winners = inventory.tools.filter((tool) => tool.shadowedBy === null)
   const pathDirs = inventory.path.filter((root) => root.status === "ok").length
@@ -173,7 +181,7 @@ export const renderSummary = (raw: Inventory, location: BundleLocation, readines
     "",
     `Scanned ${inventory.generatedAt} · ${inventory.host.os} ${inventory.host.arch} · Node ${inventory.host.node} · tool-map ${inventory.host.toolMap}`,
     `${inventory.tools.length} command names (${winners.length} callable, ${inventory.tools.length - winners.length} shadowed) in ${pathDirs} PATH dirs and ${inventory.roots.filter((root) => root.status === "ok").length} other roots.`,
-    ...changedLine(inventory),
+    ...changedLine(inventory, facts.changes),
     ""
   ]
   const foot = [
@@ -212,7 +220,7 @@ export const renderSummary = (raw: Inventory, location: BundleLocation, readines
     Math.floor(remaining * 0.4),
     "categories"
   )
-  const agentLines = [...summarizeAgentHosts(inventory.agentHosts, Math.floor(remaining * 0.25)), ...notReadyLines(inventory, readiness)]
+  const agentLines = [...summarizeAgentHosts(inventory.agentHosts, Math.floor(remaining * 0.25)), ...notReadyLines(inventory, facts.readiness)]
 
   const body = [...versions, "", "## By category", ...categoryLines, "", "## Agent hosts", ...agentLines]
   const bodyLines = fitLines(body, remaining - 1, "lines")

@@ -1,17 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
-import { changesBetween, describeChangeCounts, DigestItem, digestOfParsed, GenerationDigest } from "../../../src/inventory/domain/drift.js"
+import { changesBetween, describeChangeCounts, type DigestItem, digestOfParsed, type GenerationDigest } from "../../../src/inventory/domain/drift.js"
 
-const TYPED = { disableValidation: true } as const
-
-const item = (id: string, fields: Partial<ConstructorParameters<typeof DigestItem>[0]> = {}) =>
-  new DigestItem({ id, host: "claude-code", kind: "agent", name: id.split("/").pop()!, sha256: "a", loaded: true, ...fields }, TYPED)
+const item = (id: string, fields: Partial<DigestItem> = {}): DigestItem =>
+  ({ id, host: "claude-code", kind: "agent", name: id.split("/").pop()!, sha256: "a", loaded: true, ...fields })
 
 const server = (id: string, command: string | null, envVars: ReadonlyArray<string>, url: string | null = null) =>
   item(id, { kind: "mcpServer", name: id.slice(id.indexOf("#") + 1), command, url, envVars })
 
-const digest = (generation: string, parts: Partial<ConstructorParameters<typeof GenerationDigest>[0]>) =>
-  new GenerationDigest({ generation, generatedAt: `${generation}-at`, tools: [], versions: [], items: [], ...parts }, TYPED)
+const digest = (generation: string, parts: Partial<GenerationDigest>): GenerationDigest =>
+  ({ generation, generatedAt: `${generation}-at`, tools: [], versions: [], items: [], ...parts })
 
 describe("drift between two generations (issue 14)", () => {
   it("lists MCP servers first, then tools, versions and items, each sorted", () => {
@@ -104,7 +102,7 @@ describe("drift between two generations (issue 14)", () => {
     const found = Option.getOrThrow(digestOfParsed(parsed))
     expect(found.tools).toEqual([{ name: "awk", path: "/bin/awk" }, { name: "node", path: "/usr/bin/node" }])
     expect(found.versions).toEqual([{ name: "node", version: "20.0.0" }])
-    expect(found.items.map((entry) => ({ ...entry }))).toEqual([
+    expect(found.items).toEqual([
       { id: "i1", host: "codex", kind: "mcpServer", name: "gh", sha256: "s", loaded: true, command: "gh mcp", url: null, envVars: ["GH_TOKEN"] },
       { id: "i2", host: "codex", kind: "agent", name: "a", sha256: null, loaded: false }
     ])
