@@ -3,7 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { Bundle } from "../inventory/bundle/Bundle.js"
 import { InventoryReader, pendingRepairOf } from "../inventory/query/InventoryReader.js"
 import { MAX_NAME_GLOB_LENGTH } from "../inventory/query/nameGlob.js"
-import { filterToolsInterruptibly, nameMatcher, ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
+import { listTools, ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
 import { ledgerQueryCommands } from "./ledgerCommands.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
@@ -25,13 +25,7 @@ const nameGlob = Options.text("name").pipe(
 const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryReader).load(flags.from)
-    const tools = yield* filterToolsInterruptibly(inventory, flags)
-    // With --name, each tool says by which of its names it matched (another name of the same file counts).
-    const matchedName = Option.map(flags.name, (glob) => nameMatcher(inventory, glob))
-    const listed = Option.match(matchedName, {
-      onNone: () => tools,
-      onSome: (matched) => tools.map((tool) => ({ ...tool, matchedName: matched(tool) ?? tool.name }))
-    })
+    const listed = yield* listTools(inventory, flags)
     yield* printResult(flags.json, listed, (list) =>
       printTable(
         ["name", "category", "path", "shadowed by"],

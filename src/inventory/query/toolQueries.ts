@@ -60,6 +60,20 @@ export const filterToolsInterruptibly = (inventory: Inventory, filters: ToolFilt
     }), kept)
   })
 
+/** A tool as `query tools` lists it: with a name glob, also the name by which it matched (another name of the same file counts). */
+export type ListedTool = Tool | (Tool & { readonly matchedName: string })
+
+/** The tools of `query tools` (CLI and MCP alike): {@link filterToolsInterruptibly}, with the name each matched by under a glob. */
+export const listTools = (inventory: Inventory, filters: ToolFilters): Effect.Effect<ReadonlyArray<ListedTool>> =>
+  Effect.map(filterToolsInterruptibly(inventory, filters), (tools) =>
+    Option.match(filters.name, {
+      onNone: (): ReadonlyArray<ListedTool> => tools,
+      onSome: (glob) => {
+        const matched = nameMatcher(inventory, glob)
+        return tools.map((tool) => ({ ...tool, matchedName: matched(tool) ?? tool.name }))
+      }
+    }))
+
 /** One copy of a name in the answer of {@link whichTool}. */
 export interface WhichCopy {
   readonly path: string

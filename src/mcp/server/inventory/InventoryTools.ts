@@ -12,7 +12,7 @@ import {
 } from "../../../inventory/query/agentQueries.js"
 import { InventoryReader } from "../../../inventory/query/InventoryReader.js"
 import { describeOutcome, outcomeJson } from "../../../inventory/query/scanReport.js"
-import { filterToolsInterruptibly, ToolNotFound, whichTool } from "../../../inventory/query/toolQueries.js"
+import { listTools, ToolNotFound, whichTool } from "../../../inventory/query/toolQueries.js"
 import { fitNames } from "../../../inventory/render/text.js"
 import { ScanProgram } from "../../../inventory/ScanProgram.js"
 import { McpProviderError, type McpToolCall, type McpToolProvider } from "../McpToolProvider.js"
@@ -106,8 +106,8 @@ const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, call: McpToolCall) =
   )
 
 /**
- * The agent-host items of `query`'s kind under its filters, or the tools: filtered as `query
- * tools` filters them, letting the event loop run, so a cancelled call (or SIGTERM) stops a long
+ * The agent-host items of `query`'s kind under its filters, or the tools: listed as `query
+ * tools` lists them, letting the event loop run, so a cancelled call (or SIGTERM) stops a long
  * filter of a large inventory.
  */
 const queryItems = (inventory: Inventory, query: QueryInput): Effect.Effect<ReadonlyArray<{ readonly name: string }>> => {
@@ -115,7 +115,7 @@ const queryItems = (inventory: Inventory, query: QueryInput): Effect.Effect<Read
   const common: CommonFilters = { host: query.host, scope: query.scope, all: query.all }
   switch (query.kind) {
     case "tools":
-      return filterToolsInterruptibly(inventory, { category: Option.fromNullable(query.category), name: Option.fromNullable(query.name) })
+      return listTools(inventory, { category: Option.fromNullable(query.category), name: Option.fromNullable(query.name) })
     case "agents":
       return Effect.succeed(filterAgents(hosts, {
         ...common,
