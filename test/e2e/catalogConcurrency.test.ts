@@ -89,8 +89,11 @@ describe("the built CLI's catalog under concurrent processes", () => {
       "manifest.json",
       "schemas.facts.json",
       "schemas.json",
+      // The schemas the recorded build was made of (catalog diff), a hard link to schemas.json.
+      "schemas.recorded.json",
       "state/cli.json"
     ])
+    expect(before["schemas.recorded.json"]!.content).toBe(before["schemas.json"]!.content)
     // Large enough to be kept compact: one line.
     expect(before["schemas.json"]!.content.trimEnd().includes("\n")).toBe(false)
     for (const args of [["ls", "/", "--schemas", schemas], ["ls", "/"], ["ls", "--query", "record", "--schemas", schemas], ["ls", "s"]]) {
