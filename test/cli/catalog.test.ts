@@ -2,10 +2,11 @@ import { Command } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { type Console, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Manifest } from "../../src/catalog/core/manifest.js"
 import { catalogCommand } from "../../src/cli/catalogCommands.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
+import { captureConsole } from "./inProcess.js"
 
 const TOOLS_LIST = {
   tools: [
@@ -30,21 +31,12 @@ interface Run {
 /** Runs `tool-map catalog ARGS` over a data dir, capturing the console. */
 const runCatalog = (dataDir: string, ...args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const base = yield* Effect.console
-    const console: Console.Console = {
-      ...base,
-      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
-      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
-    }
-    const result = yield* cli(["node", "tool-map", "catalog", ...args]).pipe(
-      Effect.withConsole(console),
+    const { result, stdout, stderr } = yield* captureConsole(cli(["node", "tool-map", "catalog", ...args]).pipe(
       Effect.provide(MachineEnvironment.layerTest({ env: { PLUGIN_DATA: dataDir }, homedir: dataDir, cwd: dataDir })),
       Effect.either
-    )
+    ))
     const error = result._tag === "Left" ? result.left as { readonly _tag: string; readonly message: string } : undefined
-    return { stdout: out.join("\n"), stderr: err.join("\n"), error } satisfies Run
+    return { stdout, stderr, error } satisfies Run
   })
 
 /** A temp data dir holding `tools.json` (an MCP tools/list result). */

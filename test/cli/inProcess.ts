@@ -19,8 +19,8 @@ export const scanServicesWith = (walker: Layer.Layer<Walker>) =>
     BundleWriter.layer
   )
 
-/** Runs `tool-map ARGS` in process as bin.ts does, over `layer`: the exit code and what was printed on each stream. */
-export const runCliOver = <E>(layer: Layer.Layer<Effect.Effect.Context<ReturnType<typeof runCli>>, E>, args: ReadonlyArray<string>) =>
+/** Runs `effect` with the console captured: its result and what it printed on each stream. */
+export const captureConsole = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const out: Array<string> = []
     const err: Array<string> = []
@@ -30,9 +30,13 @@ export const runCliOver = <E>(layer: Layer.Layer<Effect.Effect.Context<ReturnTyp
       log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
       error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
     }
-    const code = yield* runToExitCode(runCli(["node", "tool-map", ...args])).pipe(
-      Effect.provide(layer),
-      Effect.withConsole(console)
-    )
-    return { code, stdout: out.join("\n"), stderr: err.join("\n") }
+    const result = yield* Effect.withConsole(effect, console)
+    return { result, stdout: out.join("\n"), stderr: err.join("\n") }
   })
+
+/** Runs `tool-map ARGS` in process as bin.ts does, over `layer`: the exit code and what was printed on each stream. */
+export const runCliOver = <E>(layer: Layer.Layer<Effect.Effect.Context<ReturnType<typeof runCli>>, E>, args: ReadonlyArray<string>) =>
+  Effect.map(
+    captureConsole(runToExitCode(runCli(["node", "tool-map", ...args])).pipe(Effect.provide(layer))),
+    ({ result, stdout, stderr }) => ({ code: result, stdout, stderr })
+  )

@@ -1,10 +1,10 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { type Console, Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, FastCheck as fc, Layer } from "effect"
 import * as NodePath from "node:path"
 import { markdown, type Tree, writeTree } from "../../bench/hostGenerators.js"
-import { runCli, runToExitCode } from "../../src/cli/main.js"
+import { runCliOver } from "../cli/inProcess.js"
 import { Bundle } from "../../src/inventory/bundle/Bundle.js"
 import { BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
 import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
@@ -281,17 +281,7 @@ const outputsOf = (family: Family, plant: Planter) =>
     yield* writeTree(root, { [`${PROJECT}/.git/HEAD`]: "ref\n", ...family.tree(plant, root) })
     const layer = machineIn(root, plant)
     const run = (args: ReadonlyArray<string>) =>
-      Effect.gen(function* () {
-        const out: Array<string> = []
-        const base = yield* Effect.console
-        const console: Console.Console = {
-          ...base,
-          log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
-          error: (...parts) => Effect.sync(() => void out.push(parts.join(" ")))
-        }
-        const code = yield* runToExitCode(runCli(["node", "tool-map", ...args])).pipe(Effect.provide(layer), Effect.withConsole(console))
-        return [args.join(" "), `exit ${code}\n${out.join("\n")}`] as const
-      })
+      Effect.map(runCliOver(layer, args), ({ code, stdout, stderr }) => [args.join(" "), `exit ${code}\n${stdout}\n${stderr}`] as const)
     const scan = yield* run(["scan", "--no-probes"])
     const files = yield* Effect.forEach(["tools.json", "tools.md", "tools.summary.md"], (file) =>
       Effect.map(fs.readFileString(NodePath.join(root, "data", file)), (text) => [file, text] as const))
