@@ -234,7 +234,6 @@ const makeFileLock = (options: FileLockOptions) =>
     const readHolder = (path: string): Effect.Effect<Option.Option<Holder>, FileLockError> =>
       readRegularFile(path, LOCK_MAX_BYTES).pipe(
         Effect.provideService(FileSystem.FileSystem, fs),
-        Effect.catchTag("FileRefused", () => Effect.succeed(Option.some<Uint8Array>(new Uint8Array(0)))),
         Effect.flatMap(Option.match({
           onNone: () => goneOrDangling(path),
           onSome: (bytes) =>
@@ -251,6 +250,8 @@ const makeFileLock = (options: FileLockOptions) =>
               onNone: () => unknownHolder(path)
             })
         })),
+        // Not a regular file, or too large: no lock tool-map wrote.
+        Effect.catchTag("FileRefused", () => unknownHolder(path)),
         Effect.catchIf(isNotFound, () => goneOrDangling(path)),
         Effect.mapError(fail("read", path))
       )
