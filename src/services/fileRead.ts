@@ -54,6 +54,16 @@ const grewTooLarge = (path: string, maxBytes: number) =>
 
 const isNotFound = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
 
+/** How a bounded read is made. */
+export interface ReadOptions {
+  /**
+   * The caller has just stat'ed `path` and found a regular file within the cap (a reader that
+   * probes every path anyway): the stat before the open is not made again. The open descriptor
+   * is still checked.
+   */
+  readonly statedAsRegular?: boolean
+}
+
 /** An open regular file and its size as the open descriptor says. */
 export interface RegularFile {
   readonly file: FileSystem.File
@@ -68,17 +78,20 @@ export interface RegularFile {
  */
 export const openRegularFile = (
   path: string,
-  maxBytes: number
+  maxBytes: number,
+  options: ReadOptions = {}
 ): Effect.Effect<Option.Option<RegularFile>, FileRefused | PlatformError, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const before = yield* fs.stat(path).pipe(
-      Effect.map(Option.some),
-      Effect.catchIf(isNotFound, () => Effect.succeedNone)
-    )
-    if (Option.isNone(before)) return Option.none<RegularFile>()
-    if (before.value.type !== "File") return yield* notRegular(path, before.value.type)
-    if (before.value.size > BigInt(maxBytes)) return yield* tooLarge(path, before.value.size, maxBytes)
+    if (options.statedAsRegular !== true) {
+      const before = yield* fs.stat(path).pipe(
+        Effect.map(Option.some),
+        Effect.catchIf(isNotFound, () => Effect.succeedNone)
+      )
+      if (Option.isNone(before)) return Option.none<RegularFile>()
+      if (before.value.type !== "File") return yield* notRegular(path, before.value.type)
+      if (before.value.size > BigInt(maxBytes)) return yield* tooLarge(path, before.value.size, maxBytes)
+    }
     const file = yield* fs.open(path, { flag: "r" }).pipe(Effect.catchIf(isNotFound, () => Effect.succeed(undefined)))
     if (file === undefined) return Option.none<RegularFile>()
     const after = yield* file.stat
@@ -94,10 +107,11 @@ export const openRegularFile = (
  */
 export const readRegularFile = (
   path: string,
-  maxBytes: number
+  maxBytes: number,
+  options: ReadOptions = {}
 ): Effect.Effect<Option.Option<Uint8Array>, FileRefused | PlatformError, FileSystem.FileSystem> =>
   Effect.scoped(Effect.gen(function*() {
-    const opened = yield* openRegularFile(path, maxBytes)
+    const opened = yield* openRegularFile(path, maxBytes, options)
     if (Option.isNone(opened)) return Option.none<Uint8Array>()
     const { file, size } = opened.value
     // Filled in place (no copy of a large file): the size the descriptor gave, plus a byte to

@@ -105,6 +105,19 @@ describe("readRegularFile checks the open descriptor too", () => {
       )
     }).pipe(Effect.provide(faulty)))
 
+  it.scoped("a caller that stat'ed the path itself skips that stat; the open descriptor is still checked", () =>
+    Effect.gen(function*() {
+      const path = yield* Path.Path
+      const dir = yield* tempDir
+      const file = path.join(dir, "agent.md")
+      NodeFs.writeFileSync(file, "x".repeat(2000))
+      expect(yield* Effect.exit(readRegularFile(file, 1024, { statedAsRegular: true }))).toEqual(
+        Exit.fail(new FileRefused({ path: file, refusal: "too-large", reason: "it is 2000 bytes, over the 1024-byte cap" }))
+      )
+      NodeFs.writeFileSync(file, "ok")
+      expect(Option.map(yield* readRegularFile(file, 1024, { statedAsRegular: true }), (bytes) => Buffer.from(bytes).toString())).toEqual(Option.some("ok"))
+    }).pipe(Effect.provide(faulty)))
+
   it.scoped("a file that grows while it is read is read whole up to the cap, and refused past it", () =>
     Effect.gen(function*() {
       const path = yield* Path.Path

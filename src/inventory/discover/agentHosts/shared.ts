@@ -364,9 +364,11 @@ export class HostCollector {
       if (probe._tag === "unreadable") return problem("unreadable", probe.reason)
       if (probe._tag !== "file") return problem("not-a-file", "not a regular file")
       if (probe.size > maxBytes) return problem("too-large", `file is ${probe.size} bytes, over the ${maxBytes}-byte cap`)
-      // The shared bounded read checks type and size again on the open file: the path may have
-      // become a FIFO, or the file grown, since the probe.
-      const read = yield* Effect.either(Effect.provideService(readRegularFile(path, maxBytes), FileSystem.FileSystem, self.ctx.fs))
+      // The probe stat'ed the path; the shared bounded read checks type and size again on the
+      // open file: the path may have become a FIFO, or the file grown, since.
+      const read = yield* Effect.either(
+        Effect.provideService(readRegularFile(path, maxBytes, { statedAsRegular: true }), FileSystem.FileSystem, self.ctx.fs)
+      )
       if (read._tag === "Left") {
         const error = read.left
         return error._tag === "FileRefused" ? problem(error.refusal, error.reason) : problem("unreadable", error._tag === "SystemError" ? error.reason : error.message)
