@@ -35,7 +35,9 @@ const isWide = (codePoint: number): boolean => {
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\p{Cc}]$/u
 const EMOJI_PRESENTATION = /\p{Extended_Pictographic}\uFE0F|\p{Emoji_Presentation}|\p{Regional_Indicator}{2}|\u200D/u
 
-const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" })
+// Made on first use: constructing a Segmenter loads ICU's break data, about 10 ms of every
+// start, and most tables hold ASCII only.
+let graphemes: Intl.Segmenter | undefined
 
 /** The columns one grapheme cluster takes in a terminal: 0, 1 or 2. */
 const clusterWidth = (cluster: string): number => {
@@ -55,7 +57,7 @@ export const displayWidth = (text: string): number => {
   // ASCII, the common case, without segmenting.
   if (/^[\x20-\x7e]*$/.test(text)) return text.length
   let width = 0
-  for (const { segment } of graphemes.segment(text)) width += clusterWidth(segment)
+  for (const { segment } of (graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" })).segment(text)) width += clusterWidth(segment)
   return width
 }
 
