@@ -4,7 +4,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as NodePath from "node:path"
 import { markdown } from "../../bench/hostGenerators.js"
+import { configHash } from "../../src/inventory/discover/agentHosts/mcpLaunch.js"
+import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
 import { Walker } from "../../src/inventory/discover/Walker.js"
+import { hostServers } from "../../src/mcp/gateway/hostServers.js"
+import { Snapshots, snapshotsDirOf } from "../../src/services/ToolSnapshots.js"
 import { ScanProgress } from "../../src/inventory/ScanProgress.js"
 import { inventoryLayerOver } from "../../src/layers/CoreLayer.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
@@ -15,17 +19,17 @@ import { runCliOver, scanServicesWith } from "./inProcess.js"
  * real walker over `root/bin1:root/bin2`, the agent hosts under `root/home`, the working
  * directory `root/proj`, the bundle in `root/data`. Scans run without version probes.
  */
+const environmentIn = (root: string) =>
+  MachineEnvironment.layerTest({
+    os: "linux",
+    env: { PATH: `${root}/bin1:${root}/bin2`, HOME: `${root}/home`, PLUGIN_DATA: `${root}/data` },
+    homedir: `${root}/home`,
+    cwd: `${root}/proj`
+  })
+
 const machineIn = (root: string) =>
   inventoryLayerOver(scanServicesWith(Walker.layer)).pipe(
-    Layer.provideMerge(Layer.merge(
-      MachineEnvironment.layerTest({
-        os: "linux",
-        env: { PATH: `${root}/bin1:${root}/bin2`, HOME: `${root}/home`, PLUGIN_DATA: `${root}/data` },
-        homedir: `${root}/home`,
-        cwd: `${root}/proj`
-      }),
-      ScanProgress.silent
-    )),
+    Layer.provideMerge(Layer.merge(environmentIn(root), ScanProgress.silent)),
     Layer.provideMerge(NodeContext.layer)
   )
 
@@ -76,10 +80,68 @@ describe("query context: the always-on ledger (issue 14)", () => {
         "unknown    unknown    claude-code  mcpServer     user           notion",
         "",
         "Claude Code: ~55 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers' tool schemas, or items of a bundle older than the ledger)",
-        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline)."
+        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one."
       ])
       const byHost = yield* run(root, "query", "context", "--by", "host", "--json")
       expect(JSON.parse(byHost.stdout).rows).toEqual([{ host: "claude-code", group: "claude-code", items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+/** Two tools as a server lists them. */
+const NOTES_TOOLS = [
+  { name: "search", description: "Search the notes for a phrase", inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
+  {
+    name: "fetch_page",
+    description: "Fetch one page of a note by its id",
+    inputSchema: { type: "object", properties: { id: { type: "string", description: "The note's id" }, page: { type: "integer", minimum: 1 } }, required: ["id"] }
+  }
+]
+
+describe("query context: MCP servers' tool schemas from the gateway's snapshots (issue 14)", () => {
+  it.scopedLive("unknown without a snapshot; once the gateway kept one under the key it starts the server by, its tools' o200k estimate, less the tools the entry leaves out", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "ledger-snap-" })
+      yield* write(root, {
+        "proj/.git/HEAD": "ref: refs/heads/main\n",
+        "home/.claude.json": JSON.stringify({ mcpServers: { notes: { command: "npx", args: ["-y", "notes-mcp", "--root", "${HOME}/notes"], env: { NOTES_KEY: "k" } } } }),
+        "home/.codex/config.toml": "[mcp_servers.notes]\ncommand = \"npx\"\nargs = [\"-y\", \"notes-mcp\"]\ndisabled_tools = [\"fetch_page\"]\n"
+      })
+      expect((yield* run(root, "scan", "--no-probes", "--quiet")).code).toBe(0)
+      const before = JSON.parse((yield* run(root, "query", "context", "--json")).stdout)
+      expect(before.rows.map((r: { readonly host: string; readonly alwaysOnTokens: number | null }) => [r.host, r.alwaysOnTokens])).toEqual([["claude-code", null], ["codex", null]])
+
+      // The gateway's own way: the servers each host would start here, their keys, its snapshot store.
+      const started = yield* Effect.forEach(["claude-code", "codex"] as const, (host) => hostServers(host)).pipe(
+        Effect.provide(Layer.merge(FrontmatterParser.layer, environmentIn(root)))
+      )
+      const configs = started.flatMap((found) => found.servers)
+      expect(configs.map((config) => config._tag === "Stdio" && [config.command, ...config.args].join(" "))).toEqual([
+        `npx -y notes-mcp --root ${root}/home/notes`,
+        "npx -y notes-mcp"
+      ])
+      yield* Effect.forEach(configs, (config) =>
+        Effect.flatMap(Snapshots, (snapshots) =>
+          snapshots.write({ server: config.name, configHash: configHash(config), takenAt: "2026-12-02T16:00:00.000Z", tools: NOTES_TOOLS })
+        )).pipe(Effect.provide(Snapshots.layer(snapshotsDirOf(NodePath.join(root, "data")))))
+
+      // A new snapshot is a watched change: --if-stale scans again.
+      const again = yield* run(root, "scan", "--no-probes", "--if-stale", "--json")
+      expect(again.code).toBe(0)
+      expect(JSON.parse(again.stdout)).toMatchObject({ skipped: false, rescanReason: `${root}/data/gateway/snapshots appeared` })
+      // search 34 and fetch_page 59 o200k tokens by the catalog's estimator; Codex's entry leaves fetch_page out.
+      const after = JSON.parse((yield* run(root, "query", "context", "--json")).stdout)
+      expect(after).toEqual({
+        by: "item",
+        rows: [
+          { host: "claude-code", kind: "mcpServer", name: "notes", scope: "user", plugin: null, alwaysOnTokens: 93, onInvokeTokens: null, id: `claude-code:mcpServer:user:${root}/home/.claude.json#notes`, path: `${root}/home/.claude.json` },
+          { host: "codex", kind: "mcpServer", name: "notes", scope: "user", plugin: null, alwaysOnTokens: 34, onInvokeTokens: null, id: `codex:mcpServer:user:${root}/home/.codex/config.toml#notes`, path: `${root}/home/.codex/config.toml` }
+        ],
+        totals: [
+          { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 93, onInvokeTokens: 0, unknown: 0 },
+          { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 34, onInvokeTokens: 0, unknown: 0 }
+        ]
+      })
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
@@ -92,6 +154,8 @@ describe("query changes: drift between two scans (issue 14)", () => {
       const first = yield* run(root, "scan", "--no-probes")
       expect(first.stdout.split("\n")[1]).toBe("No earlier scan to compare with.")
       const firstGeneration = JSON.parse(yield* fs.readFileString(NodePath.join(root, "data", "tools.json"))).generation as string
+      // A first scan has no earlier generation: no digest file.
+      expect((yield* fs.readDirectory(NodePath.join(root, "data"))).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
       const none = yield* run(root, "query", "changes", "--json")
       expect(JSON.parse(none.stdout)).toEqual({
         since: null,
@@ -181,6 +245,27 @@ describe("query changes: drift between two scans (issue 14)", () => {
       // A third scan with nothing changed compares with the second only.
       const third = JSON.parse((yield* run(root, "scan", "--no-probes", "--json")).stdout)
       expect(third.changes).toEqual({ since: scanned.generation, count: 0, summary: null })
+
+      // The digest is the bundle's fourth file, tagged with the generation it belongs to; tools.json,
+      // which every query and --if-stale reads, does not carry it.
+      const data = NodePath.join(root, "data")
+      expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.json", "tools.md", "tools.previous.json", "tools.summary.md"])
+      expect(Object.keys(JSON.parse(yield* fs.readFileString(NodePath.join(data, "tools.json"))))).not.toContain("previous")
+      const digestFile = NodePath.join(data, "tools.previous.json")
+      const digest = JSON.parse(yield* fs.readFileString(digestFile))
+      expect([Object.keys(digest), digest.generation, digest.previous.generation]).toEqual([["generation", "previous"], third.generation, scanned.generation])
+      // A digest file of another generation (left by an earlier commit) is not this bundle's.
+      yield* fs.writeFileString(digestFile, JSON.stringify({ ...digest, generation: firstGeneration }))
+      expect(JSON.parse((yield* run(root, "query", "changes", "--json")).stdout)).toMatchObject({ since: null, current: { generation: third.generation }, count: 0 })
+      // One that is no digest at all is an error naming it (exit 4), and no other query reads it.
+      yield* fs.writeFileString(digestFile, "{\"generation\": 1}")
+      const corrupt = yield* run(root, "query", "changes", "--json")
+      expect([corrupt.code, corrupt.stdout, corrupt.stderr.trim()]).toEqual([
+        4,
+        "",
+        `tool-map: Cannot read the tool-map bundle at ${digestFile}: it is not the digest of a tool-map generation (corrupt or from an incompatible version); the next \`tool-map scan\` replaces it`
+      ])
+      expect((yield* run(root, "query", "tools", "--json")).code).toBe(0)
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
@@ -250,5 +335,5 @@ const ledgerByItem = (root: string) => ({
     row(root, "command", "ship", ".claude/commands/ship.md", 5, 6),
     row(root, "mcpServer", "notion", ".claude.json", null, null, "#notion")
   ],
-  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline)", items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }]
+  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }]
 })

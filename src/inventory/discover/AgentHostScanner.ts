@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { Cause, Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Layer, Option } from "effect"
 import * as NodePath from "node:path"
 import {
   AGENT_HOSTS,
@@ -11,7 +11,8 @@ import {
   AgentHostsInventory,
   isEffective
 } from "../domain/agentHosts.js"
-import { CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget } from "../domain/ledger.js"
+import { defaultDataDir } from "../bundle/location.js"
+import { CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget, mcpSchemaCost } from "../domain/ledger.js"
 import { envValue } from "../domain/roots.js"
 import { readClaudeCode } from "./agentHosts/claudeCode.js"
 import { readCodex } from "./agentHosts/codex.js"
@@ -22,6 +23,7 @@ import { linkSameFiles, resolvePrecedence } from "./agentHosts/precedence.js"
 import { defaultHostFileLimits, type HostFileLimits, type HostReadContext, type HostReadResult } from "./agentHosts/shared.js"
 import { FrontmatterParser } from "./FrontmatterParser.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
+import { readSnapshotFile, snapshotFileOf, snapshotsDirOf } from "../../services/ToolSnapshots.js"
 
 /** The outcome of a scan of every agent host. */
 export interface AgentHostScanResult {
@@ -80,7 +82,7 @@ const inPathOrder = (diagnostics: ReadonlyArray<AgentHostDiagnostic>): ReadonlyA
 /** Runs every host reader and applies each host's precedence. */
 export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostScanResult> =>
   Effect.gen(function* () {
-    const results = yield* Effect.forEach(AGENT_HOSTS, (host) => readHost(host, ctx), { concurrency: "unbounded" })
+    const results = yield* withSnapshotCosts(yield* Effect.forEach(AGENT_HOSTS, (host) => readHost(host, ctx), { concurrency: "unbounded" }), ctx)
     const items: Array<AgentHostItem> = []
     const diagnostics: Array<AgentHostDiagnostic> = []
     const hosts: Array<AgentHostReport> = []
@@ -115,6 +117,48 @@ export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostSca
       watched: Array.from(watched).sort()
     }
   }).pipe(Effect.withSpan("AgentHostScanner.scan"))
+
+/**
+ * The ledger cost of every MCP server whose tool list the gateway has kept (issue 14): read from
+ * its snapshot, under the key the gateway starts it by. Costs one look at the snapshots dir when
+ * a host has MCP servers, nothing more when the dir is not there. The dir is watched, so a new
+ * snapshot makes `--if-stale` scan again; a snapshot that cannot be used is a diagnostic and
+ * leaves its server unknown.
+ */
+const withSnapshotCosts = (results: ReadonlyArray<HostReadResult>, ctx: HostReadContext): Effect.Effect<ReadonlyArray<HostReadResult>> =>
+  Effect.gen(function* () {
+    if (!results.some((result) => result.drafts.some((draft) => draft.snapshotKey !== undefined))) return results
+    const dataDir = defaultDataDir(ctx.env.env, ctx.env.homedir)
+    if (!ctx.path.isAbsolute(dataDir)) return results
+    const dir = snapshotsDirOf(dataDir, ctx.path)
+    const watched = (result: HostReadResult): HostReadResult => ({ ...result, watched: [...result.watched, dir] })
+    if (!(yield* Effect.orElseSucceed(ctx.fs.exists(dir), () => false))) return results.map(watched)
+    return yield* Effect.forEach(results, (result) =>
+      Effect.gen(function* () {
+        const diagnostics: Array<AgentHostDiagnostic> = []
+        const drafts = yield* Effect.forEach(result.drafts, (draft) => {
+          const key = draft.snapshotKey?.() ?? null
+          if (key === null || draft.fields.kind !== "mcpServer") return Effect.succeed(draft)
+          const fields = draft.fields
+          return readSnapshotFile(snapshotFileOf(dir, key, ctx.path), key).pipe(
+            Effect.provideService(FileSystem.FileSystem, ctx.fs),
+            Effect.map((snapshot) =>
+              Option.match(snapshot, {
+                onNone: () => draft,
+                onSome: (found) => ({ ...draft, cost: mcpSchemaCost(found.tools, fields.enabledTools, fields.disabledTools) })
+              })
+            ),
+            Effect.catchAll((error) =>
+              Effect.sync(() => {
+                diagnostics.push(new AgentHostDiagnostic({ source: `agent-hosts/${result.host}`, path: error.path, line: null, message: error.reason }))
+                return draft
+              })
+            )
+          )
+        })
+        return { ...watched(result), drafts, diagnostics: [...result.diagnostics, ...diagnostics] }
+      }))
+  })
 
 // A reader that breaks (a bug met on some input) costs its host, never the scan.
 const readHost = (host: AgentHostName, ctx: HostReadContext): Effect.Effect<HostReadResult> =>

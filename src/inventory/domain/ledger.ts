@@ -1,4 +1,4 @@
-import { estimateTextTokens } from "../../catalog/core/tokens.js"
+import { estimateTextTokens, estimateTokens } from "../../catalog/core/tokens.js"
 import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
 
 /**
@@ -25,8 +25,15 @@ import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
  *
  * Other hosts publish no projection: a skill or agent costs its `name: description` line, a
  * command (only ever invoked by the user there) nothing until it is used, an instructions file
- * its whole text, a plugin nothing of its own (its components are items). An MCP server's tool
- * schemas are unknown (null) until measured.
+ * its whole text, a plugin nothing of its own (its components are items).
+ *
+ * An MCP server costs the tool schemas it lists, known once the gateway has kept a snapshot of
+ * them (`services/ToolSnapshots.ts`), else unknown (null): o200k tokens of each tool's
+ * `{name, description, input_schema}` by the catalog's estimator, for every host (Claude Code's
+ * `plugin details` does not count them: "tool schemas resolved at runtime"), the tools a host's
+ * entry leaves out (`enabled_tools`/`includeTools`, `disabled_tools`/`excludeTools`) not counted.
+ * A host that defers tool schemas (Claude Code's tool search) may send fewer: an estimate of what
+ * the schemas cost when sent, not verified against the hosts.
  */
 
 /** Claude Code 2.1.332: the session's skill-listing budget, in characters (`Cdn` of its bundle). */
@@ -45,12 +52,15 @@ export const claudeProjection = (text: string): number => Math.round(text.length
 export const tokenCounterOf = (host: AgentHostName): ((text: string) => number) => (host === "claude-code" ? claudeProjection : estimateTextTokens)
 
 /** The estimate behind each host's figures, named in every ledger. */
+const MCP_ESTIMATE = "MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one"
+const O200K_ESTIMATE = `o200k tokens, tool-map's estimate (the catalog's estimator); ${MCP_ESTIMATE}`
+
 export const LEDGER_ESTIMATES: Readonly<Record<AgentHostName, string>> = {
-  "claude-code": "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline)",
-  codex: "o200k tokens, tool-map's estimate (the catalog's estimator)",
-  cursor: "o200k tokens, tool-map's estimate (the catalog's estimator)",
-  gemini: "o200k tokens, tool-map's estimate (the catalog's estimator)",
-  opencode: "o200k tokens, tool-map's estimate (the catalog's estimator)"
+  "claude-code": `Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); ${MCP_ESTIMATE}`,
+  codex: O200K_ESTIMATE,
+  cursor: O200K_ESTIMATE,
+  gemini: O200K_ESTIMATE,
+  opencode: O200K_ESTIMATE
 }
 
 /** The environment variable with which Claude Code's skill-listing budget is set in characters. */
@@ -67,6 +77,8 @@ export interface CostDraft {
    * for the budget; absent when the item is not in that listing.
    */
   readonly listing?: { readonly full: number; readonly nameOnly: number; readonly nameOnlyText: string }
+  /** Always-on tokens counted already (an MCP server's tool schemas): `alwaysOn` is then not counted. */
+  readonly measuredTokens?: number
 }
 
 /** The two ledger figures of an item. */
@@ -123,6 +135,31 @@ export const listedCost = (host: AgentHostName, kind: "skill" | "command" | "age
   onInvokeTokens: tokenCounterOf(host)(body.trim())
 })
 
+/** A tool of an MCP server's snapshot, as far as the ledger reads it. */
+export interface ListedTool {
+  readonly name: string
+  readonly description?: unknown
+  readonly inputSchema: unknown
+}
+
+/**
+ * An MCP server whose tool list is known: the estimated o200k tokens of the schemas of the tools
+ * its entry lets through (all, or `enabledTools`, less `disabledTools`); using a tool costs its
+ * result, unknown.
+ */
+export const mcpSchemaCost = (
+  tools: ReadonlyArray<ListedTool>,
+  enabledTools: ReadonlyArray<string> | null,
+  disabledTools: ReadonlyArray<string>
+): CostDraft => {
+  let measuredTokens = 0
+  for (const tool of tools) {
+    if ((enabledTools !== null && !enabledTools.includes(tool.name)) || disabledTools.includes(tool.name)) continue
+    measuredTokens += estimateTokens({ name: tool.name, description: typeof tool.description === "string" ? tool.description : "", inputSchema: tool.inputSchema })
+  }
+  return { alwaysOn: "", onInvokeTokens: null, measuredTokens }
+}
+
 /** An instructions file: its whole text in every session. */
 export const instructionsCost = (text: string): CostDraft => ({ alwaysOn: text, onInvokeTokens: 0 })
 
@@ -167,6 +204,6 @@ export const applyCosts = (host: AgentHostName, entries: ReadonlyArray<CostedEnt
     const cost = entry.cost
     if (cost === undefined) return { alwaysOnTokens: entry.kind === "mcpServer" ? null : 0, onInvokeTokens: entry.kind === "mcpServer" ? null : 0 }
     const text = nameOnly.has(index) && cost.listing !== undefined ? cost.listing.nameOnlyText : cost.alwaysOn
-    return { alwaysOnTokens: entry.effective ? count(text) : 0, onInvokeTokens: cost.onInvokeTokens }
+    return { alwaysOnTokens: entry.effective ? (cost.measuredTokens ?? count(text)) : 0, onInvokeTokens: cost.onInvokeTokens }
   })
 }

@@ -11,6 +11,7 @@ import type { CatalogFileError } from "../../catalog/stores/jsonFile.js"
 import { defaultDataDir } from "../../inventory/bundle/location.js"
 import { CatalogLayer, defaultCatalogDir } from "../../layers/HostLayer.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
+import { gatewayDirOf, Snapshots, snapshotsDirOf } from "../../services/ToolSnapshots.js"
 import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
 import { neutralize } from "../../inventory/render/text.js"
@@ -23,7 +24,6 @@ import { GatewayServers } from "./GatewayServers.js"
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
 import { hostServers } from "./hostServers.js"
 import { readServersFile, type ServerConfig } from "./ServerConfig.js"
-import { Snapshots } from "./Snapshots.js"
 
 /** How the gateway runs. */
 export interface GatewayLayerOptions {
@@ -36,9 +36,6 @@ export interface GatewayLayerOptions {
   readonly catalogDir?: string | undefined
   readonly timings?: Partial<DownstreamTimings> | undefined
 }
-
-/** The gateway's files under the data dir. */
-export const gatewayDirOf = (dataDir: string): string => NodePath.join(dataDir, "gateway")
 
 /** Says on stderr which downstream tools a server added, removed or changed (a changed one may be a rug pull). */
 const reportDefinitionChanges = (catalog: ToolCatalog["Type"]) =>
@@ -68,7 +65,7 @@ export const GatewayLayer = (
       const catalogDir = options.catalogDir ??
         (options.dataDir === undefined ? defaultCatalogDir(environment.env, environment.homedir) : NodePath.join(dataDir, "catalog"))
       const servers = GatewayServers.layer({ servers: options.servers, dir, timings: options.timings }).pipe(
-        Layer.provide(Snapshots.layer(NodePath.join(dir, "snapshots")))
+        Layer.provide(Snapshots.layer(snapshotsDirOf(dataDir)))
       )
       const host = Layer.mergeAll(servers, GatewayRestrictions.layer, LoadedDefinitions.layer(NodePath.join(dir, "loaded")))
       // The manifest is the gateway's own: the CLI's describes the CLI's schemas.

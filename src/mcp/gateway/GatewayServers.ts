@@ -13,7 +13,7 @@ import { nestsDeeperText, nestsDeeperThan } from "../../catalog/core/nesting.js"
 import { displayName, MAX_NAME_WIDTH } from "../../catalog/core/sanitize.js"
 import { DEFAULT_TIMINGS, type Downstream, type DownstreamFailed, type DownstreamTimings, makeDownstream } from "./Downstream.js"
 import { configHash, gatewayToolName, type ServerConfig, uniqueSegments } from "./ServerConfig.js"
-import { Snapshots } from "./Snapshots.js"
+import { Snapshots } from "../../services/ToolSnapshots.js"
 
 /** One downstream tool: the server it belongs to, and its definition as the server lists it. */
 export interface GatewayTool {
@@ -144,7 +144,7 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
         Effect.tapError((error) => Effect.logWarning(error.message)),
         Effect.orElseSucceed(() => Option.none())
       )
-      if (Option.isSome(snapshot)) initial.set(entry.segment, yield* withinNesting(entry.downstream.name, snapshot.value.tools))
+      if (Option.isSome(snapshot)) initial.set(entry.segment, yield* withinNesting(entry.downstream.name, snapshot.value.tools as ReadonlyArray<Tool>))
       else missing.push(entry)
     }
     const set = yield* Ref.make(buildSet(entries, initial))

@@ -1,37 +1,15 @@
 /**
- * The downstream servers of the gateway: their configuration (the `.mcp.json` shape), the
- * name each is known by in tool names (`mcp__<server>__<tool>`), and the hash a snapshot of its
- * tool list is keyed by. Env and header values are carried to the child or the request only:
- * the hash and every text made here hold their names, never their values.
+ * The downstream servers of the gateway: the servers file (the `.mcp.json` shape) and the name
+ * each server is known by in tool names (`mcp__<server>__<tool>`). The configuration a server is
+ * started with and the hash its snapshot is keyed by are the inventory's (`mcpLaunch.ts`), which
+ * the ledger shares. Every text made here holds env and header names, never their values.
  */
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
-import { sha256 } from "../../catalog/core/definitions.js"
 import { redactArgs, redactUrl } from "../../inventory/discover/agentHosts/mcp.js"
+import type { ServerConfig } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { readBoundedFile } from "./boundedFile.js"
 
-/** A stdio server: a command run as a child of the gateway. */
-export interface StdioServerConfig {
-  readonly _tag: "Stdio"
-  /** The name in the configuration (untrusted: neutralize before printing). */
-  readonly name: string
-  readonly command: string
-  readonly args: ReadonlyArray<string>
-  /** Values passed to the child only. */
-  readonly env: Readonly<Record<string, string>>
-  readonly cwd?: string | undefined
-}
-
-/** A Streamable HTTP server. */
-export interface HttpServerConfig {
-  readonly _tag: "Http"
-  readonly name: string
-  readonly url: string
-  /** Values sent with each request only. */
-  readonly headers: Readonly<Record<string, string>>
-}
-
-/** One downstream server. */
-export type ServerConfig = StdioServerConfig | HttpServerConfig
+export { configHash, type HttpServerConfig, type ServerConfig, type StdioServerConfig } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 
 /** The servers file (`--servers FILE`) cannot be used. */
 export class ServersFileInvalid extends Schema.TaggedError<ServersFileInvalid>()("ServersFileInvalid", {
@@ -132,18 +110,6 @@ export const uniqueSegments = (configs: ReadonlyArray<ServerConfig>): ReadonlyAr
 
 /** The full name the gateway gives a downstream tool. */
 export const gatewayToolName = (segment: string, tool: string): string => `mcp__${segment}__${tool}`
-
-/**
- * The key of a server's snapshot: SHA-256 of its transport, command, args, env names (sorted)
- * and cwd, or its URL and header names. A changed value of an env variable keeps the key;
- * anything that may change which program answers does not.
- */
-export const configHash = (config: ServerConfig): string =>
-  sha256(JSON.stringify(
-    config._tag === "Stdio"
-      ? { transport: "stdio", command: config.command, args: config.args, env: Object.keys(config.env).sort(), cwd: config.cwd ?? null }
-      : { transport: "http", url: config.url, headers: Object.keys(config.headers).sort() }
-  ))
 
 /** What a server is, in words with no secret in them: its command and args, or its URL, as the inventory redacts them. */
 export const describeServer = (config: ServerConfig): string =>

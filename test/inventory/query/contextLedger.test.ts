@@ -67,8 +67,8 @@ const ITEMS = [
   ["codex", "mcpServer", "gh", null, null]
 ]
 const TOTALS = [
-  { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline)", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 },
-  { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator)", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
+  { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 },
+  { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
 ]
 const BY_SOURCE = [{ host: "claude-code", group: "user", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 }]
 /**

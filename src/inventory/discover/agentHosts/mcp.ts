@@ -1,10 +1,10 @@
 import type { AgentItemScope } from "../../domain/agentHosts.js"
 import { REDACTED, redactArgv, redactSecrets } from "../../domain/secrets.js"
+import { configHash, configOfEntry, launchEnvironment, type McpDialect } from "./mcpLaunch.js"
 import type { ItemDraft } from "./precedence.js"
 import { asBoolean, asRecord, asString, asStringArray, type HostCollector, own, sha256 } from "./shared.js"
 
-/** The config dialects of MCP server entries. */
-export type McpDialect = "claude" | "cursor" | "codex" | "gemini" | "opencode"
+export type { McpDialect } from "./mcpLaunch.js"
 
 /** The disabled reason of a server its own entry switches off, in the words of each dialect. */
 const SWITCHED_OFF: Readonly<Record<McpDialect, string>> = {
@@ -214,7 +214,16 @@ export const mcpDrafts = (
       },
       entry: name,
       namespace: namespace === "mcp" ? `mcp:${name}` : null,
-      rank: placement.rank
+      rank: placement.rank,
+      // Worked out only when a snapshots dir exists: it expands the entry with the environment.
+      ...(namespace === "mcp"
+        ? {
+          snapshotKey: () => {
+            const config = configOfEntry(name, servers[name], dialect, fields.transport, launchEnvironment(c.env.env, scope, file), c.env.cwd)
+            return "_tag" in config ? configHash(config) : null
+          }
+        }
+        : {})
     }
   })
 }

@@ -32,6 +32,11 @@ export interface ItemDraft {
   readonly fields: DraftFields
   /** What the item costs in its host's sessions, before the host's listing budget (see `ledger.ts`). */
   readonly cost?: CostDraft
+  /**
+   * An MCP server's: the key its tool snapshot is kept under (`mcpLaunch.ts`), null when the
+   * gateway would not start it. A function, as it expands the entry with the environment.
+   */
+  readonly snapshotKey?: () => string | null
   /** The key of the defining file's entry when several items share one file (an MCP server name). */
   readonly entry: string | null
   readonly namespace: string | null
