@@ -104,7 +104,7 @@ export const queryChangesCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function* () {
-      const inventory = yield* (yield* InventoryReader).load(flags.from)
+      const inventory = yield* (yield* InventoryReader).loadWithPrevious(flags.from)
       const answer = changesSince(inventory, Option.getOrUndefined(flags.since))
       if (Either.isLeft(answer)) {
         return yield* new UsageError({

@@ -23,7 +23,7 @@ import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkd
 import { TOOL_MAP_VERSION } from "../version.js"
 import { AgentHostScanner } from "./discover/AgentHostScanner.js"
 import { Bundle } from "./bundle/Bundle.js"
-import { previousDigest } from "./bundle/previousDigest.js"
+import { previousDigest, renderPreviousDigest } from "./bundle/previousDigest.js"
 import { BundleWriter, type BundleLocked, type BundleWriteError } from "./bundle/BundleWriter.js"
 import type { RedirectPathInvalid } from "./bundle/errors.js"
 import type { MachineEnvironmentShape } from "./domain/machine.js"
@@ -259,7 +259,8 @@ const make = Effect.gen(function* () {
     }))
     if (options.progress) yield* progress.step("writing the bundle")
     yield* yieldToEventLoop
-    const json = renderInventoryJson(inventory, prepared.toolsJson)
+    // The previous generation's digest goes to a file of its own, which only `query changes` reads.
+    const json = renderInventoryJson(scanned.inventory, prepared.toolsJson)
     yield* yieldToEventLoop
     const markdown = renderToolsMarkdown(inventory, prepared.toolRows)
     yield* yieldToEventLoop
@@ -274,7 +275,10 @@ const make = Effect.gen(function* () {
       { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target, host.os) },
       changes === null ? { readiness } : { readiness, changes: changes.summary }
     )
-    yield* writer.commit(paths, generation, { json, markdown, summary })
+    yield* writer.commit(paths, generation, Option.match(previous, {
+      onNone: () => ({ json, markdown, summary }),
+      onSome: (digest) => ({ json, markdown, summary, previous: renderPreviousDigest(generation, digest) })
+    }))
     if (options.progress) yield* progress.done
     const counts: ScanCounts = {
       tools: inventory.tools.length,

@@ -2,11 +2,11 @@ import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Context, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
 import * as NodePath from "node:path"
-import type { BundlePaths } from "./location.js"
+import { type BundlePaths, previousDigestPath } from "./location.js"
 import { GENERATION_PATTERN } from "./format.js"
 import { readRegularFile } from "../../services/fileRead.js"
 
-/** A commit journal names three files: anything larger is not one of tool-map's. */
+/** A commit journal names four files: anything larger is not one of tool-map's. */
 const JOURNAL_MAX_BYTES = 64 * 1024
 import {
   breakMarkerPath,
@@ -113,15 +113,23 @@ export interface ReadView {
    * concurrent repair moved the first away. Empty: the consistent generation is no bundle.
    */
   readonly json: ReadonlyArray<string>
+  /** The same for the file of the previous generation's digest (`query changes` reads it). */
+  readonly previous: ReadonlyArray<string>
   /** The repair that is pending, when a commit was interrupted. */
   readonly pending: Option.Option<PendingRepair>
 }
 
-/** The new content of the three files; each must carry the generation id. */
+/**
+ * The new content of the bundle's files; each must carry the generation id. `previous` (the
+ * digest of the generation this commit replaces, see previousDigest.ts) is committed with the
+ * others when given; a commit without it leaves an earlier digest file, tagged with its own
+ * generation, in place.
+ */
 export interface BundleFiles {
   readonly json: string
   readonly markdown: string
   readonly summary: string
+  readonly previous?: string
 }
 
 /** Timing of the lock (see `FileLockOptions`). */
@@ -130,8 +138,8 @@ export type BundleWriterOptions = FileLockOptions
 /** The defaults: wait up to 2 s for a live holder. */
 export const defaultBundleWriterOptions: BundleWriterOptions = defaultFileLockOptions
 
-type Role = "json" | "markdown" | "summary"
-const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary"]
+type Role = "json" | "markdown" | "summary" | "previous"
+const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary", "previous"]
 
 /** The names of a bundle's auxiliary files: dotfiles derived from its stem. */
 export interface AuxNames {
@@ -165,7 +173,8 @@ interface AuxEntry {
 const targetNames = (paths: BundlePaths): Record<Role, string> => ({
   json: NodePath.basename(paths.json),
   markdown: NodePath.basename(paths.markdown),
-  summary: NodePath.basename(paths.summary)
+  summary: NodePath.basename(paths.summary),
+  previous: NodePath.basename(previousDigestPath(paths))
 })
 
 const auxClassifier = (paths: BundlePaths) => {
@@ -444,32 +453,35 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
     })
 
     /**
-     * The tools.json of the generation a repair would leave, found without writing: after a
-     * forward journal the staged file (else the target, already swapped), after a rollback
-     * journal the backup (else the target, never swapped), or nothing when the rolled-back
-     * commit had no previous bundle.
+     * The tools.json (and digest file) of the generation a repair would leave, found without
+     * writing: after a forward journal the staged file (else the target, already swapped), after
+     * a rollback journal the backup (else the target, never swapped), or nothing when the
+     * rolled-back commit had no previous version of that file.
      */
     const readView = Effect.fn("BundleWriter.readView")(function* (paths: BundlePaths) {
       const found = yield* list(paths, "recover")
       const names = auxNames(paths)
+      const previous = previousDigestPath(paths)
       if (Option.isNone(found) || !found.value.names.has(names.journal)) {
-        return { json: [paths.json], pending: Option.none() } satisfies ReadView
+        return { json: [paths.json], previous: [previous], pending: Option.none() } satisfies ReadView
       }
       const journal = yield* readJournal(paths)
-      const entry = journal.files.find((file) => file.target === targetNames(paths).json)
       const present = found.value.names
       const forward = journal.state === "forward"
-      const json = entry === undefined
-        ? [paths.json]
-        : forward
-        ? present.has(entry.stage) ? [at(paths.dir, entry.stage), paths.json] : [paths.json]
-        : present.has(entry.stage)
-        ? [paths.json]
-        : entry.backup === null
-        ? []
-        : [at(paths.dir, entry.backup), paths.json]
+      const view = (role: Role, target: string): ReadonlyArray<string> => {
+        const entry = journal.files.find((file) => file.target === targetNames(paths)[role])
+        return entry === undefined
+          ? [target]
+          : forward
+          ? present.has(entry.stage) ? [at(paths.dir, entry.stage), target] : [target]
+          : present.has(entry.stage)
+          ? [target]
+          : entry.backup === null
+          ? []
+          : [at(paths.dir, entry.backup), target]
+      }
       const pending = PendingRepair.make({ dir: paths.dir, interruptedGeneration: journal.generation, action: forward ? "roll-forward" : "roll-back" })
-      return { json, pending: Option.some(pending) } satisfies ReadView
+      return { json: view("json", paths.json), previous: view("previous", previous), pending: Option.some(pending) } satisfies ReadView
     })
 
     // == commit
@@ -555,15 +567,18 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
           )
           const names = auxNames(paths)
           const targets = targetNames(paths)
-          const entries = ROLES.map((role) => ({
-            role,
-            target: targets[role],
-            stage: names.stage(targets[role], generation),
-            backup: present.has(targets[role]) ? names.backup(targets[role], generation) : null
-          }))
+          const entries = ROLES.flatMap((role) => {
+            const content = files[role]
+            return content === undefined ? [] : [{
+              content,
+              target: targets[role],
+              stage: names.stage(targets[role], generation),
+              backup: present.has(targets[role]) ? names.backup(targets[role], generation) : null
+            }]
+          })
           for (const entry of entries) {
             const stagePath = at(paths.dir, entry.stage)
-            yield* writeDurable(stagePath, files[entry.role]).pipe(Effect.mapError(fail("stage", stagePath)))
+            yield* writeDurable(stagePath, entry.content).pipe(Effect.mapError(fail("stage", stagePath)))
           }
           for (const entry of entries) {
             if (entry.backup !== null) yield* backupOf(at(paths.dir, entry.target), at(paths.dir, entry.backup))
@@ -593,7 +608,7 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
     return BundleWriter.of({ commit, recover, readView })
   })
 
-/** Writes the three files of a bundle as one atomic commit, and repairs interrupted ones. */
+/** Writes the files of a bundle as one atomic commit, and repairs interrupted ones. */
 export class BundleWriter extends Context.Tag("tool-map/BundleWriter")<BundleWriter, {
   /**
    * Writes the bundle: under the lock, after repairing any earlier interrupted commit, stages

@@ -15,6 +15,13 @@ export interface BundlePaths {
   readonly stem: string
 }
 
+/**
+ * The bundle's fourth file, `tools.previous.json` or `<stem>.previous.json`: the digest of the
+ * generation the last commit replaced (issue 14, drift). Kept out of tools.json, which every
+ * query and `--if-stale` reads: only `query changes` reads it.
+ */
+export const previousDigestPath = (paths: BundlePaths): string => NodePath.join(paths.dir, `${paths.stem}.previous.json`)
+
 /** The stem of the bundle in the default data directory. */
 export const DEFAULT_STEM = "tools"
 

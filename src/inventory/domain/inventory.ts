@@ -151,8 +151,10 @@ export class Inventory extends Schema.Class<Inventory>("Inventory")({
   diagnostics: Schema.Array(Diagnostic),
   watch: WatchSet,
   /**
-   * The digest of the generation this one replaced (issue 14: `query changes`), written in the
-   * same commit. Absent after a first scan and in bundles written before it was recorded.
+   * The digest of the generation this one replaced (issue 14: `query changes`). A scan commits it
+   * in the bundle's own digest file (`tools.previous.json`), not in tools.json, and `query changes`
+   * reads it from there; tools.json of bundles written before that carries it here. Absent after a
+   * first scan.
    */
   previous: Schema.optionalWith(GenerationDigest, { exact: true })
 }) {}

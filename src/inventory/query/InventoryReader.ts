@@ -1,15 +1,21 @@
+import { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
 import { Bundle } from "../bundle/Bundle.js"
 import { BundleWriter, type PendingRepair } from "../bundle/BundleWriter.js"
 import { BundleReadError } from "../bundle/errors.js"
-import type { BundlePaths } from "../bundle/location.js"
-import type { Inventory } from "../domain/inventory.js"
+import { type BundlePaths, previousDigestPath } from "../bundle/location.js"
+import { readPreviousDigest } from "../bundle/previousDigest.js"
+import { Inventory } from "../domain/inventory.js"
 import { FirstScan } from "./FirstScan.js"
 
-/** What a read found: the inventory, and an interrupted commit it could not repair (it cannot write there, or `--from`). */
+/**
+ * What a read found: the inventory, an interrupted commit it could not repair (it cannot write
+ * there, or `--from`), and where the digest file of the same generation may be.
+ */
 interface LoadedInventory {
   readonly inventory: Inventory
   readonly pendingRepair: Option.Option<PendingRepair>
+  readonly previousFiles: ReadonlyArray<string>
 }
 
 /**
@@ -42,6 +48,11 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
    * logged as a warning. A failure that is not the bundle's own content carries its typed `cause`.
    */
   readonly load: (from: Option.Option<string>) => Effect.Effect<Inventory, BundleReadError>
+  /**
+   * {@link load}, with `previous` set to the digest of the generation the bundle replaced, read
+   * from the bundle's digest file (`query changes`); absent when the bundle keeps none.
+   */
+  readonly loadWithPrevious: (from: Option.Option<string>) => Effect.Effect<Inventory, BundleReadError>
 }>() {
   /** Over {@link Bundle}, the writer's recovery and the {@link FirstScan} port. */
   static readonly layer = Layer.effect(
@@ -50,6 +61,7 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
       const bundle = yield* Bundle
       const writer = yield* BundleWriter
       const firstScan = yield* FirstScan
+      const fs = yield* FileSystem.FileSystem
 
       /** The consistent generation's inventory, found without writing, and the pending repair. */
       const readOnly = (paths: BundlePaths, failed: (reason: string) => BundleReadError) =>
@@ -57,7 +69,7 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
           const view = yield* writer.readView(paths).pipe(Effect.mapError((error) => failed(error.message)))
           for (const json of view.json) {
             const found = yield* bundle.read({ ...paths, json })
-            if (Option.isSome(found)) return Option.some({ inventory: found.value, pendingRepair: view.pending })
+            if (Option.isSome(found)) return Option.some({ inventory: found.value, pendingRepair: view.pending, previousFiles: view.previous })
           }
           return Option.none<LoadedInventory>()
         })
@@ -95,22 +107,37 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
           const found = yield* readOnly(paths, (reason) => failed(reason))
           if (Option.isSome(found)) return found.value
         }
+        const previousFiles = [previousDigestPath(paths)]
         const found = yield* bundle.read(paths)
-        if (Option.isSome(found)) return { inventory: found.value, pendingRepair: Option.none() }
+        if (Option.isSome(found)) return { inventory: found.value, pendingRepair: Option.none(), previousFiles }
         yield* firstScan.run(Option.none()).pipe(
           Effect.mapError((error) => failed(`no bundle existed and the first scan failed: ${error.message}`, error))
         )
         const scanned = yield* bundle.read(paths)
         if (Option.isNone(scanned)) return yield* failed("the first scan wrote no tools.json")
-        return { inventory: scanned.value, pendingRepair: Option.none() }
+        return { inventory: scanned.value, pendingRepair: Option.none(), previousFiles }
       })
 
+      const loaded = (from: Option.Option<string>) =>
+        Effect.tap(
+          Option.match(from, { onNone: () => readDefault, onSome: readFrom }),
+          (found) => Option.isSome(found.pendingRepair) ? Effect.logWarning(`tool-map: ${found.pendingRepair.value.message}`) : Effect.void
+        )
+
       const load = Effect.fn("InventoryReader.load")(function* (from: Option.Option<string>) {
-        const loaded: LoadedInventory = yield* Option.match(from, { onNone: () => readDefault, onSome: readFrom })
-        if (Option.isSome(loaded.pendingRepair)) yield* Effect.logWarning(`tool-map: ${loaded.pendingRepair.value.message}`)
-        return loaded.inventory
+        return (yield* loaded(from)).inventory
       })
-      return InventoryReader.of({ load })
+
+      const loadWithPrevious = Effect.fn("InventoryReader.loadWithPrevious")(function* (from: Option.Option<string>) {
+        const { inventory, previousFiles } = yield* loaded(from)
+        const previous = yield* readPreviousDigest(previousFiles, inventory.generation).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+        // A bundle written before the digest had a file of its own keeps it in tools.json.
+        return Option.match(previous, {
+          onNone: () => inventory,
+          onSome: (digest) => new Inventory({ ...inventory, previous: digest }, { disableValidation: true })
+        })
+      })
+      return InventoryReader.of({ load, loadWithPrevious })
     })
   )
 }

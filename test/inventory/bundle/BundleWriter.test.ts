@@ -37,6 +37,12 @@ const filesOf = (generation: string, flavour: string): BundleFiles => ({
 const OLD_FILES = filesOf(OLD, "old")
 const NEW_FILES = filesOf(NEW, "new")
 
+/** The same with the fourth file, the digest of the generation each replaced (`inv.previous.json`). */
+const withDigest = (files: BundleFiles, generation: string, before: string): BundleFiles => ({
+  ...files,
+  previous: `${JSON.stringify({ generation, previous: { generation: before, generatedAt: "2024-01-01T00:00:00.000Z", tools: [{ name: "git", path: "/usr/bin/git" }], versions: [], items: [] } }, null, 1)}\n`
+})
+
 /** A directory's content: file name → bytes as latin1 (one char per byte, so equality is byte equality). */
 type DirState = Readonly<Record<string, string>>
 
@@ -49,7 +55,8 @@ const bundleState = (paths: BundlePaths, files: BundleFiles | null): DirState =>
     : {
       [NodePath.basename(paths.json)]: latin1(files.json),
       [NodePath.basename(paths.markdown)]: latin1(files.markdown),
-      [NodePath.basename(paths.summary)]: latin1(files.summary)
+      [NodePath.basename(paths.summary)]: latin1(files.summary),
+      ...(files.previous === undefined ? {} : { [`${paths.stem}.previous.json`]: latin1(files.previous) })
     }
 
 const snapshot = (dir: string) =>
@@ -70,6 +77,7 @@ const writeBundle = (paths: BundlePaths, files: BundleFiles) =>
     yield* fs.writeFileString(paths.json, files.json)
     yield* fs.writeFileString(paths.markdown, files.markdown)
     yield* fs.writeFileString(paths.summary, files.summary)
+    if (files.previous !== undefined) yield* fs.writeFileString(NodePath.join(paths.dir, `${paths.stem}.previous.json`), files.previous)
   })
 
 /** Simulated processes: each writer gets a pid; a "killed" pid is dead for the others. */
@@ -154,8 +162,8 @@ const expectedFailure = (call: FsCall, paths: BundlePaths): { readonly step: str
   throw new Error(`no step for ${call.method} ${call.path}`)
 }
 
-/** Commits NEW over `old` with a fault-free counting fs and returns its call log. */
-const cleanCommitLog = (root: string, old: BundleFiles | null) =>
+/** Commits NEW (`next`) over `old` with a fault-free counting fs and returns its call log. */
+const cleanCommitLog = (root: string, old: BundleFiles | null, next: BundleFiles = NEW_FILES) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const processes = makeProcesses()
@@ -163,8 +171,8 @@ const cleanCommitLog = (root: string, old: BundleFiles | null) =>
     if (old !== null) yield* writeBundle(paths, old)
     const { controller, fs: counting } = makeFaultyFileSystem(fs)
     const writer = yield* writerOver(counting, processes.owner(processes.spawn()))
-    yield* writer.commit(paths, NEW, NEW_FILES)
-    expect(yield* snapshot(paths.dir)).toEqual(bundleState(paths, NEW_FILES))
+    yield* writer.commit(paths, NEW, next)
+    expect(yield* snapshot(paths.dir)).toEqual(bundleState(paths, next))
     return yield* controller.log
   })
 
@@ -612,6 +620,51 @@ describe("a crash at every call of a commit", () => {
         }
       }
     })), 120_000)
+})
+
+/**
+ * The fourth file (issue 14): the digest of the replaced generation is committed with the three
+ * others, so after a crash at any call the four files are of one generation. From an old bundle
+ * with a digest file of its own, and from one without (the first scan after it had nothing to
+ * compare with: no backup, so a rollback removes the new file).
+ */
+describe("a crash at every call of a commit with the digest file", () => {
+  for (const oldHasDigest of [true, false]) {
+    it.scopedLive(`killed before or after each call, over an old bundle ${oldHasDigest ? "with" : "without"} a digest file`, () =>
+      onDisk(Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        const root = yield* fs.makeTempDirectoryScoped()
+        const old = oldHasDigest ? withDigest(OLD_FILES, OLD, "20231231T000000Z-00000000") : OLD_FILES
+        const next = withDigest(NEW_FILES, NEW, OLD)
+        const log = yield* cleanCommitLog(root, old, next)
+        expect(baseLog(log).filter((call) => call.includes("inv.previous.json"))).toEqual([
+          `open .inv.previous.json.${NEW}.stage`,
+          `File.writeAll .inv.previous.json.${NEW}.stage`,
+          `File.sync .inv.previous.json.${NEW}.stage`,
+          ...(oldHasDigest ? ["link inv.previous.json"] : []),
+          `rename .inv.previous.json.${NEW}.stage`,
+          ...(oldHasDigest ? [`remove .inv.previous.json.${NEW}.bak`] : [])
+        ])
+        const at = milestones(log)
+        const processes = makeProcesses()
+        const recoverer = yield* writerOver(fs, processes.owner(processes.spawn()))
+        for (const when of ["before", "after"] as const) {
+          for (let n = 1; n <= at.total; n++) {
+            const paths = inv(NodePath.join(root, `${when}${n}`, "out"))
+            yield* writeBundle(paths, old)
+            const pid = processes.spawn()
+            const { controller, fs: faulty } = makeFaultyFileSystem(fs, Fault.crash(n, when))
+            yield* Effect.exit((yield* writerOver(faulty, processes.owner(pid))).commit(paths, NEW, next))
+            const context = `killed ${when} call #${n} (${log[n - 1]?.method} ${log[n - 1]?.path})`
+            expect(yield* controller.frozen, context).toBe(true)
+            processes.kill(pid)
+            yield* recoverer.recover(paths)
+            const landed = when === "after" ? n >= at.journalPublish : n > at.journalPublish
+            expect(yield* snapshot(paths.dir), context).toEqual(bundleState(paths, landed ? next : old))
+          }
+        }
+      })), 120_000)
+  }
 })
 
 describe("an interrupted commit", () => {

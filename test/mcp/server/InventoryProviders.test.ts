@@ -37,7 +37,7 @@ const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans:
   InventoryProvidersLayer.pipe(
     Layer.provide(
       Layer.mergeAll(
-        Layer.succeed(InventoryReader, InventoryReader.of({ load: () => Effect.succeed(read) })),
+        Layer.succeed(InventoryReader, InventoryReader.of({ load: () => Effect.succeed(read), loadWithPrevious: () => Effect.succeed(read) })),
         Layer.succeed(ScanProgram, ScanProgram.of({
           run: (options) => Effect.zipRight(Ref.update(scans, (list) => [...list, options]), Effect.map(Ref.get(next), (tag) => outcome(tag, dir)))
         })),
