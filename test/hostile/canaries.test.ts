@@ -270,6 +270,8 @@ const QUERIES: ReadonlyArray<ReadonlyArray<string>> = [
     ["query", ...query],
     ["query", ...query, "--json"]
   ]),
+  ["query", "changes"],
+  ["query", "changes", "--json"],
   ["export", "claude-v1"]
 ]
 
@@ -283,10 +285,12 @@ const outputsOf = (family: Family, plant: Planter) =>
     const run = (args: ReadonlyArray<string>) =>
       Effect.map(runCliOver(layer, args), ({ code, stdout, stderr }) => [args.join(" "), `exit ${code}\n${stdout}\n${stderr}`] as const)
     const scan = yield* run(["scan", "--no-probes"])
-    const files = yield* Effect.forEach(["tools.json", "tools.md", "tools.summary.md"], (file) =>
+    // A second scan: its bundle has the fourth file, the digest of the first generation.
+    const rescan = yield* run(["scan", "--no-probes", "--force"])
+    const files = yield* Effect.forEach(["tools.json", "tools.md", "tools.summary.md", "tools.previous.json"], (file) =>
       Effect.map(fs.readFileString(NodePath.join(root, "data", file)), (text) => [file, text] as const))
     const queries = yield* Effect.forEach(QUERIES, run)
-    return [scan, ...files, ...queries]
+    return [scan, rescan, ...files, ...queries]
   }).pipe(Effect.scoped)
 
 /** Where the canary shows, with a little text around it: empty when it shows nowhere. */
