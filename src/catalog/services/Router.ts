@@ -6,8 +6,7 @@
 import { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema, SynchronizedRef } from "effect"
 import { resolveTarget } from "../core/catalog.js"
-import type { Catalog, ToolSchema } from "../core/model.js"
-import { type RouterDocument } from "../core/router/document.js"
+import type { Catalog, ToolEntry, ToolSchema } from "../core/model.js"
 import { reciprocalRankFusion, rankByVector } from "../core/router/fusion.js"
 import { addDocuments, buildIndex, type RouterIndex } from "../core/router/invertedIndex.js"
 import { explainMatch, rankDocuments, type RankedDocument } from "../core/router/rank.js"
@@ -132,7 +131,7 @@ const freshIndex = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): ToolI
 
 const round = (score: number) => Math.round(score * 100) / 100
 
-const embeddingText = (document: RouterDocument) => `${document.shortName}: ${document.texts.description}`
+const embeddingText = (tool: ToolEntry) => `${tool.shortName}: ${tool.description}`
 
 /**
  * Ranks tools and skills for a task: `findTools` (`tools_find`), `routeTools` (`tools_route`,
@@ -185,7 +184,8 @@ const make = Effect.gen(function*() {
       onSome: (provider) =>
         Effect.gen(function*() {
           if (Option.isNone(entry.vectors)) {
-            entry.vectors = Option.some(yield* provider.embed(entry.index.documents.map((indexed) => embeddingText(indexed.document))))
+            const tools = entry.index.documents.map((indexed) => entry.catalog.byName.get(indexed.document.id)!)
+            entry.vectors = Option.some(yield* provider.embed(tools.map(embeddingText)))
           }
           const [vector] = yield* provider.embed([query])
           if (vector === undefined) return Option.none<Array<number>>()

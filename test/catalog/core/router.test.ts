@@ -7,6 +7,7 @@ import { reciprocalRankFusion } from "../../../src/catalog/core/router/fusion.js
 import { addDocuments, buildIndex, splitRunTogether } from "../../../src/catalog/core/router/invertedIndex.js"
 import { explainMatch, rankDocuments } from "../../../src/catalog/core/router/rank.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
+import { WordTable } from "../../../src/catalog/core/router/wordTable.js"
 import { planRoute, renderToolsFind, type ToolHit } from "../../../src/catalog/core/router/routerTools.js"
 import { object, ROUTER_FIXTURE } from "./routerFixture.js"
 
@@ -36,6 +37,31 @@ describe("router analysis", () => {
   it("splits a run-together name into words its own texts spell", () => {
     expect(splitRunTogether("airqualityforecast", new Set(["air", "quality", "forecast", "the"]))).toEqual(["air", "quality", "forecast"])
     expect(splitRunTogether("zzzzzzqualityzzzz", new Set(["quality"]))).toEqual([])
+  })
+})
+
+describe("WordTable", () => {
+  const pieceArb = fc.constantFrom("get", "User", "HTTP", "Server", "v2", "parse", "_", "-", " ", "\n", "é", "ΟΔΟΣ", "x9", "ABCdef", "a", "42")
+
+  it.prop("reads the words of a text as `words` does, a new word once", { texts: fc.array(fc.array(pieceArb, { maxLength: 12 }).map((parts) => parts.join("")), { maxLength: 8 }) }, ({ texts }) => {
+    const table = new WordTable()
+    const seen = new Map<string, number>()
+    const met: Array<string> = []
+    for (const text of texts) {
+      const out: Array<number> = []
+      table.idsOf(text, (word) => {
+        met.push(word)
+        return word === "a" ? -1 : met.length
+      }, out)
+      const expected = words(text).flatMap((word) => {
+        if (!seen.has(word)) seen.set(word, word === "a" ? -1 : seen.size + 1)
+        const id = seen.get(word)!
+        return id >= 0 ? [id] : []
+      })
+      expect(out).toEqual(expected)
+    }
+    expect(met).toEqual([...seen.keys()])
+    expect(table.size).toBe(seen.size)
   })
 })
 

@@ -31,9 +31,10 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u
 const DIGIT = /\p{N}/u
+const NOT_ASCII = /[^\x00-\x7f]/
 
 /** 0 not part of a word, 1 lowercase letter (or a letter without case), 2 uppercase letter, 3 digit. */
-const classOf = (text: string, i: number): number => {
+export const classOf = (text: string, i: number): number => {
   const c = text.charCodeAt(i)
   if (c >= 97 && c <= 122) return 1
   if (c >= 65 && c <= 90) return 2
@@ -54,12 +55,16 @@ const classOf = (text: string, i: number): number => {
 export const words = (text: string): Array<string> => {
   const out: Array<string> = []
   const n = text.length
+  // An ASCII text is lowercased once and its words cut from that copy (one string per word
+  // instead of two); beyond ASCII a character's lowercase may depend on its neighbours (the
+  // Greek final sigma), so each word is lowercased on its own.
+  const lower = NOT_ASCII.test(text) ? undefined : text.toLowerCase()
   let start = -1
   let previous = 0
   for (let i = 0; i <= n; i++) {
     const kind = i < n ? classOf(text, i) : 0
     if (kind === 0) {
-      if (start >= 0) out.push(text.slice(start, i).toLowerCase())
+      if (start >= 0) out.push(lower === undefined ? text.slice(start, i).toLowerCase() : lower.slice(start, i))
       start = -1
     } else if (start < 0) {
       start = i
@@ -67,7 +72,7 @@ export const words = (text: string): Array<string> => {
       const boundary = (previous === 1 && kind === 2) || ((previous === 3) !== (kind === 3)) ||
         (previous === 2 && kind === 2 && i + 1 < n && classOf(text, i + 1) === 1)
       if (boundary) {
-        out.push(text.slice(start, i).toLowerCase())
+        out.push(lower === undefined ? text.slice(start, i).toLowerCase() : lower.slice(start, i))
         start = i
       }
     }

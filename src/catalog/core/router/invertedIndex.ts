@@ -3,10 +3,12 @@
  * field; for each document, its field lengths and its distinct terms (for feedback). Documents
  * are only ever appended (`addDocuments`), so a catalog that gains tools extends its index
  * instead of building it again; the statistics that depend on the whole collection (average
- * field lengths) are read at query time.
+ * field lengths) are read at query time. Everything per posting and per document term lives in
+ * typed arrays (no object per posting), which is also what `routerIndexFile.ts` writes.
  */
-import { nameKey, stem, STOP_WORDS, words } from "./analyze.js"
+import { classOf, nameKey, stem, STOP_WORDS, words } from "./analyze.js"
 import { FIELDS, type RouterDocument } from "./document.js"
+import { WordTable } from "./wordTable.js"
 
 /** How many fields a document has. */
 export const FIELD_COUNT = FIELDS.length
@@ -23,17 +25,17 @@ export interface Postings {
   size: number
 }
 
+/** What ranking needs of a document: its names, group and intents (not its texts). */
+export type DocumentHead = Omit<RouterDocument, "texts">
+
 /** What the index keeps of one document. */
 export interface IndexedDocument {
-  readonly document: RouterDocument
+  readonly document: DocumentHead
   /** `nameKey` of the full name and of the short name. */
   readonly nameKey: string
   readonly shortKey: string
   /** Position of its group in `RouterIndex.groups`, or -1. */
   readonly group: number
-  /** Its distinct term ids, and for each the raw field-weighted count (for feedback). */
-  readonly termIds: Int32Array
-  readonly termCounts: Float32Array
 }
 
 /** A growing inverted index. */
@@ -53,7 +55,14 @@ export interface RouterIndex {
   readonly groupIds: Map<string, number>
   readonly groupSizes: Array<number>
   /** Each lowercase word met in a field other than the name, and its term id (-1 for a stop word): one lookup per word instead of three. */
-  readonly wordTerms: Map<string, number>
+  readonly wordTerms: WordTable
+  /**
+   * Each document's distinct term ids (`docTerms`) and for each its count over all fields
+   * (`docCounts`, for feedback), document `d`'s from `docStart[d]` to `docStart[d + 1]`.
+   */
+  docTerms: Int32Array
+  docCounts: Float32Array
+  docStart: Int32Array
 }
 
 /** An empty index. */
@@ -68,7 +77,10 @@ export const emptyIndex = (): RouterIndex => ({
   groups: [],
   groupIds: new Map(),
   groupSizes: [],
-  wordTerms: new Map()
+  wordTerms: new WordTable(),
+  docTerms: new Int32Array(1024),
+  docCounts: new Float32Array(1024),
+  docStart: new Int32Array(65)
 })
 
 /** The field counts of term `postingIndex` of `postings`, unpacked into `into`. */
@@ -81,7 +93,7 @@ export const unpackCounts = (packed: number, into: Float64Array): void => {
  * it (`air`, `quality`, `forecast`): the fewest known pieces of at least three letters, and
  * nothing when no split covers at least two thirds of it with two pieces or more.
  */
-export const splitRunTogether = (word: string, known: ReadonlySet<string>): ReadonlyArray<string> => {
+export const splitRunTogether = (word: string, known: { readonly has: (piece: string) => boolean }): ReadonlyArray<string> => {
   const n = word.length
   if (n < 6) return []
   // best[i]: [covered letters, -pieces] of the best split of word[0, i); pieces by back-pointer.
@@ -118,18 +130,36 @@ export const splitRunTogether = (word: string, known: ReadonlySet<string>): Read
   return out.reverse()
 }
 
+/**
+ * Whether `text` (lowercase) holds `word` (lowercase letters) as one of its `words`: an
+ * occurrence with no letter on either side. Asked of a few pieces of a name, this costs less
+ * than cutting the whole text into words.
+ */
+const spellsWord = (text: string, word: string): boolean => {
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    const before = at === 0 ? 0 : classOf(text, at - 1)
+    const end = at + word.length
+    const after = end >= text.length ? 0 : classOf(text, end)
+    if (before !== 1 && before !== 2 && after !== 1 && after !== 2) return true
+  }
+  return false
+}
+
+const HAS_DIGIT = /\p{N}/u
+
 /** The terms of a document's name field: its words, the pieces of a run-together word, the whole name. */
 const nameTerms = (document: RouterDocument): Array<string> => {
   const out: Array<string> = []
   let own: string | undefined
-  let known: Set<string> | undefined
+  let known: { readonly has: (piece: string) => boolean } | undefined
   for (const word of words(document.texts.name)) {
     if (!STOP_WORDS.has(word)) out.push(stem(word))
-    if (word.length < 6 || /\p{N}/u.test(word)) continue
+    if (word.length < 6 || HAS_DIGIT.test(word)) continue
     own ??= `${document.texts.description}\n${document.texts.group}\n${document.texts.parameters}`.toLowerCase()
     // A word its own texts spell as it is needs no split.
     if (own.includes(word)) continue
-    known ??= new Set(words(own).filter((w) => w.length >= 3))
+    const text = own
+    known ??= { has: (piece) => spellsWord(text, piece) }
     for (const piece of splitRunTogether(word, known)) if (!STOP_WORDS.has(piece)) out.push(stem(piece))
   }
   return out
@@ -141,28 +171,22 @@ const termId = (index: RouterIndex, term: string): number => {
   if (id === undefined) {
     id = index.postings.length
     index.terms.set(term, id)
-    index.postings.push({ docs: new Int32Array(1), counts: new Int32Array(1), size: 0 })
+    index.postings.push({ docs: NO_POSTINGS, counts: NO_POSTINGS, size: 0 })
   }
   return id
 }
 
 /** The term ids of a text, in order (`terms` of it, through the index's word cache). */
-const fieldTermIds = (index: RouterIndex, text: string): Array<number> => {
-  const out: Array<number> = []
-  const cache = index.wordTerms
-  for (const word of words(text)) {
-    let id = cache.get(word)
-    if (id === undefined) {
-      id = STOP_WORDS.has(word) ? -1 : termId(index, stem(word))
-      cache.set(word, id)
-    }
-    if (id >= 0) out.push(id)
-  }
+const fieldTermIds = (index: RouterIndex, text: string, out: Array<number>): Array<number> => {
+  out.length = 0
+  index.wordTerms.idsOf(text, (word) => (STOP_WORDS.has(word) ? -1 : termId(index, stem(word))), out)
   return out
 }
 
 const newInt32 = (n: number) => new Int32Array(n)
 const newFloat32 = (n: number) => new Float32Array(n)
+// A term's postings are allocated once the documents being added are counted (see addDocuments).
+const NO_POSTINGS = new Int32Array(0)
 
 const grow = <T extends Int32Array | Float32Array>(array: T, size: number, make: (n: number) => T): T => {
   if (size <= array.length) return array
@@ -183,6 +207,17 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
   let slotOf = new Int32Array(stamp.length)
   let slotTerms = new Int32Array(256)
   let scratch = new Int32Array(256 * FIELD_COUNT)
+  // The packed field counts of each (document, term) added, parallel to `docTerms` from `firstTerm`.
+  const firstTerm = index.docStart[index.documents.length]!
+  // Sized for the usual few dozen distinct terms a document, so that few grow on the way.
+  const expected = index.docStart[index.documents.length]! + documents.length * 48
+  index.docTerms = grow(index.docTerms, expected, newInt32)
+  index.docCounts = grow(index.docCounts, expected, newFloat32)
+  index.docStart = grow(index.docStart, index.documents.length + documents.length + 1, newInt32)
+  index.lengths = grow(index.lengths, (index.documents.length + documents.length) * FIELD_COUNT, newFloat32)
+  let packedCounts = new Int32Array(documents.length * 48)
+  // One buffer for the term ids of each field in turn.
+  const ids: Array<number> = []
   for (const document of documents) {
     if (index.byId.has(document.id)) continue
     const position = index.documents.length
@@ -190,7 +225,7 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
     let slots = 0
     for (let f = 0; f < FIELD_COUNT; f++) {
       const field = FIELDS[f]!
-      const fieldIds = field === "name" ? nameTerms(document).map((term) => termId(index, term)) : fieldTermIds(index, document.texts[field])
+      const fieldIds = field === "name" ? nameTerms(document).map((term) => termId(index, term)) : fieldTermIds(index, document.texts[field], ids)
       index.lengths[position * FIELD_COUNT + f] = fieldIds.length
       index.totals[f]! += fieldIds.length
       if (index.postings.length > stamp.length) {
@@ -216,8 +251,12 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
         scratch[slot * FIELD_COUNT + f]! += 1
       }
     }
-    const termIds = new Int32Array(slots)
-    const termCounts = new Float32Array(slots)
+    const start = index.docStart[position]!
+    index.docStart = grow(index.docStart, position + 2, newInt32)
+    index.docStart[position + 1] = start + slots
+    index.docTerms = grow(index.docTerms, start + slots, newInt32)
+    index.docCounts = grow(index.docCounts, start + slots, newFloat32)
+    packedCounts = grow(packedCounts, start + slots - firstTerm, newInt32)
     for (let slot = 0; slot < slots; slot++) {
       const id = slotTerms[slot]!
       let packed = 0
@@ -227,16 +266,9 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
         packed |= Math.min(count, TF_MAX) << (f * TF_BITS)
         total += count
       }
-      const postings = index.postings[id]!
-      if (postings.size === postings.docs.length) {
-        postings.docs = grow(postings.docs, postings.size + 1, newInt32)
-        postings.counts = grow(postings.counts, postings.size + 1, newInt32)
-      }
-      postings.docs[postings.size] = position
-      postings.counts[postings.size] = packed
-      postings.size += 1
-      termIds[slot] = id
-      termCounts[slot] = total
+      packedCounts[start + slot - firstTerm] = packed
+      index.docTerms[start + slot] = id
+      index.docCounts[start + slot] = total
     }
     let group = -1
     if (document.group !== "") {
@@ -252,23 +284,70 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
       }
     }
     const indexed: IndexedDocument = {
-      document,
+      // The texts are not kept: ranking reads the postings.
+      document: { id: document.id, name: document.name, shortName: document.shortName, group: document.group, intents: document.intents },
       nameKey: nameKey(document.name),
       shortKey: nameKey(document.shortName),
-      group,
-      termIds,
-      termCounts
+      group
     }
     index.documents.push(indexed)
-    for (const key of new Set([indexed.nameKey, indexed.shortKey])) {
-      const named = index.keys.get(key)
-      if (named === undefined) index.keys.set(key, [position])
-      else named.push(position)
-    }
+    addKey(index, indexed.nameKey, position)
+    if (indexed.shortKey !== indexed.nameKey) addKey(index, indexed.shortKey, position)
     index.byId.set(document.id, position)
     added.push(position)
   }
+  appendPostings(index, added, firstTerm, packedCounts)
   return added
+}
+
+const addKey = (index: RouterIndex, key: string, position: number) => {
+  const named = index.keys.get(key)
+  if (named === undefined) index.keys.set(key, [position])
+  else named.push(position)
+}
+
+/**
+ * Appends the postings of the documents just added (their terms from `docTerms[firstTerm]`
+ * on, with `packed` counts): each term's list is grown once to what it gains, and the lists of
+ * terms met for the first time are cut out of one shared buffer.
+ */
+const appendPostings = (index: RouterIndex, added: ReadonlyArray<number>, firstTerm: number, packed: Int32Array) => {
+  if (added.length === 0) return
+  const { docTerms, docStart, postings } = index
+  const lastTerm = docStart[added[added.length - 1]! + 1]!
+  const gain = new Int32Array(postings.length)
+  for (let k = firstTerm; k < lastTerm; k++) gain[docTerms[k]!]! += 1
+  let fresh = 0
+  for (let id = 0; id < postings.length; id++) if (gain[id]! > 0 && postings[id]!.size === 0) fresh += gain[id]!
+  const sharedDocs = new Int32Array(fresh)
+  const sharedCounts = new Int32Array(fresh)
+  let offset = 0
+  for (let id = 0; id < postings.length; id++) {
+    const more = gain[id]!
+    if (more === 0) continue
+    const list = postings[id]!
+    if (list.size === 0) {
+      list.docs = sharedDocs.subarray(offset, offset + more)
+      list.counts = sharedCounts.subarray(offset, offset + more)
+      offset += more
+    } else if (list.size + more > list.docs.length) {
+      const capacity = Math.max(list.size + more, list.docs.length * 2)
+      const docs = new Int32Array(capacity)
+      docs.set(list.docs.subarray(0, list.size))
+      const counts = new Int32Array(capacity)
+      counts.set(list.counts.subarray(0, list.size))
+      list.docs = docs
+      list.counts = counts
+    }
+  }
+  for (const position of added) {
+    for (let k = docStart[position]!, end = docStart[position + 1]!; k < end; k++) {
+      const list = postings[docTerms[k]!]!
+      list.docs[list.size] = position
+      list.counts[list.size] = packed[k - firstTerm]!
+      list.size += 1
+    }
+  }
 }
 
 /** A new index of `documents`. */
@@ -280,8 +359,8 @@ export const buildIndex = (documents: ReadonlyArray<RouterDocument>): RouterInde
 
 /** The bytes the index's typed arrays hold (its maps and objects come on top). */
 export const typedBytes = (index: RouterIndex): number => {
-  let bytes = index.lengths.byteLength + index.totals.byteLength
+  let bytes = index.lengths.byteLength + index.totals.byteLength + index.docTerms.byteLength + index.docCounts.byteLength +
+    index.docStart.byteLength
   for (const postings of index.postings) bytes += postings.docs.byteLength + postings.counts.byteLength
-  for (const document of index.documents) bytes += document.termIds.byteLength + document.termCounts.byteLength
   return bytes
 }

@@ -87,6 +87,8 @@ interface Derived {
   readonly parameters: RankParameters
   readonly norms: Float32Array
   readonly groups: Int32Array
+  /** Each document's `INTENT_BITS`. */
+  readonly intents: Int32Array
   readonly impacts: Array<Float64Array | undefined>
 }
 
@@ -109,8 +111,13 @@ const derivedOf = (index: RouterIndex, parameters: RankParameters): Derived => {
     }
   }
   const groups = new Int32Array(n)
-  for (let d = 0; d < n; d++) groups[d] = index.documents[d]!.group
-  const derived: Derived = { documents: n, parameters, norms, groups, impacts: [] }
+  const intents = new Int32Array(n)
+  for (let d = 0; d < n; d++) {
+    const indexed = index.documents[d]!
+    groups[d] = indexed.group
+    intents[d] = indexed.document.intents
+  }
+  const derived: Derived = { documents: n, parameters, norms, groups, intents, impacts: [] }
   derivedCache.set(index, derived)
   return derived
 }
@@ -280,19 +287,21 @@ const feedbackTerms = (
   let total = 0
   for (const hit of top) total += hit.score
   if (total <= 0) return new Map()
+  const { docTerms, docCounts, docStart } = index
   for (const hit of top) {
-    const document = index.documents[hit.position]!
+    const from = docStart[hit.position]!
+    const to = docStart[hit.position + 1]!
     let length = 0
-    for (let k = 0; k < document.termCounts.length; k++) length += document.termCounts[k]!
+    for (let k = from; k < to; k++) length += docCounts[k]!
     if (length === 0) continue
     const share = hit.score / total
-    for (let k = 0; k < document.termIds.length; k++) {
-      const id = document.termIds[k]!
+    for (let k = from; k < to; k++) {
+      const id = docTerms[k]!
       if (query.has(id)) continue
       const frequency = index.postings[id]!.size
       // A term in most documents tells nothing.
       if (frequency * 2 > n) continue
-      mass.set(id, (mass.get(id) ?? 0) + share * (document.termCounts[k]! / length) * idf(n, frequency))
+      mass.set(id, (mass.get(id) ?? 0) + share * (docCounts[k]! / length) * idf(n, frequency))
     }
   }
   const chosen = [...mass].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, parameters.feedbackTerms)
@@ -340,17 +349,20 @@ export const rankDocuments = (
    */
   const best = (pass: PassTotals, limit: number): TopHits => {
     const top = new TopHits(index, limit)
+    // Typed arrays only in the loop over every touched document: it runs over tens of thousands.
+    const { groups, intents: intentsOf } = derivedOf(index, parameters)
+    const prefix = oneWord.length >= 3
     for (let i = 0; i < pass.touched; i++) {
       const d = touched[i]!
-      const document = index.documents[d]!
+      const group = groups[d]!
       let factor = 1
-      if (document.group >= 0 && pass.totalWeight > 0) {
-        factor += parameters.groupEvidence * Math.max(0, groupCovered[document.group]! - covered[d]!) / pass.totalWeight
+      if (group >= 0 && pass.totalWeight > 0) {
+        factor += parameters.groupEvidence * Math.max(0, groupCovered[group]! - covered[d]!) / pass.totalWeight
       }
-      if ((document.document.intents & intents) !== 0) factor += parameters.intentBoost
+      if ((intentsOf[d]! & intents) !== 0) factor += parameters.intentBoost
       let score = scores[d]! * factor
-      if (oneWord.length >= 3 && document.shortKey.startsWith(oneWord)) score *= 1 + parameters.prefixBoost
-      top.offer(d, score, exact.get(d) ?? 0)
+      if (prefix && index.documents[d]!.shortKey.startsWith(oneWord)) score *= 1 + parameters.prefixBoost
+      top.offer(d, score, exact.size === 0 ? 0 : exact.get(d) ?? 0)
     }
     for (const [d, match] of exact) {
       if (scores[d] === 0 && (keep === undefined || keep(d))) top.offer(d, 0, match)
