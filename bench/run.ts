@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { runAgentsBench } from "./agents.js"
+import { benchAgentHostRead } from "./agentHostRead.js"
 import { benchAgentHosts } from "./agentHosts.js"
 import { runCatalogBench } from "./catalog.js"
 import { benchCatalogCli } from "./catalogCli.js"
@@ -24,6 +25,7 @@ const main = async () => {
   await section("Start-up of the no-op paths against node -e 0 (median of 15 interleaved runs)", () => benchStartup(15))
   await section("Walk of synthetic PATH trees", async () => renderWalkTable(await benchWalk({})))
   await section("Agent-host scan of generated Claude Code homes", () => benchAgentHosts({}))
+  await section("Agent-host part of a scan against a read-and-parse script", () => benchAgentHostRead())
   await section("Catalog build, listing and search", () => runCatalogBench())
   await section("Catalog listings through the CLI against a bare JSON.parse of the schemas file", () => benchCatalogCli())
   await section("Token estimate against o200k", () => runTokensBench())
