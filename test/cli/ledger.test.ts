@@ -270,17 +270,27 @@ describe("query changes: drift between two scans (issue 14)", () => {
 })
 
 describe("query mcp: readiness without connecting (issue 14)", () => {
-  it.scopedLive("a command missing, present, shadowed on PATH, given by path; env names set or not; an insecure url", () =>
+  it.scopedLive("a command missing, present, shadowed on PATH, given by path; uvx packages installed, cached or not; a script present or not; env names set or not; an insecure url", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const root = yield* fs.makeTempDirectoryScoped({ prefix: "ready-cli-" })
       yield* write(root, {
         "bin1/node": "#!/bin/sh\n",
         "bin2/node": "#!/bin/sh\n",
+        "bin2/uvx": "#!/bin/sh\n",
         "proj/.git/HEAD": "ref: refs/heads/main\n",
+        "proj/srv/main.js": "",
+        // uv: mcp-server-git installed as a tool, mcp-server-fetch's wheel unpacked in the cache.
+        "home/.local/share/uv/tools/mcp-server-git/pyvenv.cfg": "",
+        "home/.cache/uv/archive-v0/Xy12ab/mcp_server_fetch-1.2.0.dist-info/METADATA": "",
         "home/.claude.json": JSON.stringify({
           mcpServers: {
-            absent: { command: "uvx", args: ["some-server"] },
+            absent: { command: "bunx", args: ["some-server"] },
+            git: { command: "uvx", args: ["mcp-server-git", "--repository", "."] },
+            fetch: { command: "uvx", args: ["--from", "mcp_server_fetch==1.2.0", "mcp-server-fetch"] },
+            time: { command: "uvx", args: ["mcp-server-time"] },
+            script: { command: "node", args: ["./srv/main.js"] },
+            noscript: { command: "node", args: ["./srv/gone.js"] },
             shadowed: { command: "node", args: ["s.js"] },
             bypath: { command: `${root}/bin2/node` },
             nokey: { command: "node", env: { KEY: "${API_KEY}", H: "${HOME}", D: "${MAYBE:-x}" } },
@@ -292,19 +302,24 @@ describe("query mcp: readiness without connecting (issue 14)", () => {
       expect((yield* run(root, "scan", "--no-probes", "--quiet")).code).toBe(0)
       const listed = JSON.parse((yield* run(root, "query", "mcp", "--json")).stdout) as ReadonlyArray<{ readonly name: string; readonly readiness: unknown }>
       expect(Object.fromEntries(listed.map((server) => [server.name, server.readiness]))).toEqual({
-        absent: { ready: "missing command", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, cached: null },
-        shadowed: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, cached: null },
-        bypath: { ready: "ok", resolvedCommand: `${root}/bin2/node`, version: null, missingEnv: [], npxPackage: null, cached: null },
-        nokey: { ready: "missing env API_KEY", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: ["API_KEY"], npxPackage: null, cached: null },
-        haskey: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, cached: null },
-        plain: { ready: "insecure url", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, cached: null }
+        absent: { ready: "missing command", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
+        git: { ready: "ok", resolvedCommand: `${root}/bin2/uvx`, version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-git", cached: true },
+        fetch: { ready: "ok", resolvedCommand: `${root}/bin2/uvx`, version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-fetch", cached: true },
+        time: { ready: "not cached", resolvedCommand: `${root}/bin2/uvx`, version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-time", cached: false },
+        script: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
+        noscript: { ready: "missing script ./srv/gone.js", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
+        shadowed: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
+        bypath: { ready: "ok", resolvedCommand: `${root}/bin2/node`, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
+        nokey: { ready: "missing env API_KEY", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: ["API_KEY"], npxPackage: null, uvxPackage: null, cached: null },
+        haskey: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
+        plain: { ready: "insecure url", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null }
       })
       const table = (yield* run(root, "query", "mcp")).stdout.split("\n")
       expect(table[0]).toMatch(/^name +host +scope +transport +command \/ url +env vars +ready +state +file$/)
       expect(table.find((line) => line.startsWith("nokey"))).toMatch(/ missing env API_KEY +loaded /)
       const summary = yield* fs.readFileString(NodePath.join(root, "data", "tools.summary.md"))
       expect(summary.split("\n").find((line) => line.startsWith("- MCP servers that will not start"))).toBe(
-        "- MCP servers that will not start: 3 of 6: absent (claude-code: missing command), nokey (claude-code: missing env API_KEY), plain (claude-code: insecure url). Ask: `tool-map query mcp`."
+        "- MCP servers that will not start: 5 of 11: absent (claude-code: missing command), time (claude-code: not cached), noscript (claude-code: missing script ./srv/gone.js), nokey (claude-code: missing env API_KEY), plain (claude-code: insecure url). Ask: `tool-map query mcp`."
       )
     }).pipe(Effect.provide(NodeContext.layer)))
 })

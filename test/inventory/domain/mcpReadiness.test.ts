@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { McpServerItem } from "../../../src/inventory/domain/agentHosts.js"
-import { mcpReadiness, npxPackage, type ReadinessLookup } from "../../../src/inventory/domain/mcpReadiness.js"
+import { mcpReadiness, npxPackage, type ReadinessLookup, scriptArgument, uvxPackage } from "../../../src/inventory/domain/mcpReadiness.js"
 
 const server = (fields: Partial<ConstructorParameters<typeof McpServerItem>[0]>) =>
   new McpServerItem({
@@ -28,12 +28,25 @@ const server = (fields: Partial<ConstructorParameters<typeof McpServerItem>[0]>)
     ...fields
   })
 
-/** A machine where `node` and `npx` win on PATH (node probed), /opt/srv exists, TOKEN is set and npx has cached `cached-pkg`. */
+/**
+ * A machine where `node`, `npx`, `uvx` and `uv` win on PATH (node probed), /opt/srv (probed,
+ * 2.0.1) and ./srv/main.js exist, TOKEN is set, npx has cached `cached-pkg` and uv has
+ * `mcp-server-git`.
+ */
+const ON_PATH: Readonly<Record<string, { readonly path: string; readonly version: string | null }>> = {
+  node: { path: "/usr/bin/node", version: "22.1.0" },
+  npx: { path: "/usr/bin/npx", version: null },
+  uvx: { path: "/usr/bin/uvx", version: null },
+  uv: { path: "/usr/bin/uv", version: null },
+  python3: { path: "/usr/bin/python3", version: "3.12.1" }
+}
 const lookup: ReadinessLookup = {
-  resolve: (name) => (name === "node" ? { path: "/usr/bin/node", version: "22.1.0" } : name === "npx" ? { path: "/usr/bin/npx", version: null } : null),
-  exists: (path) => path === "/opt/srv",
+  resolve: (name) => ON_PATH[name] ?? null,
+  exists: (path) => path === "/opt/srv" || path === "./srv/main.js",
   isSet: (name) => name === "TOKEN",
-  npxCached: (pkg) => pkg === "cached-pkg"
+  npxCached: (pkg) => pkg === "cached-pkg",
+  uvxCached: (pkg) => pkg === "mcp-server-git",
+  versionAt: (path) => (path === "/opt/srv" ? "2.0.1" : null)
 }
 
 const ready = (fields: Partial<ConstructorParameters<typeof McpServerItem>[0]>) => mcpReadiness(server(fields), lookup)
@@ -41,16 +54,20 @@ const ready = (fields: Partial<ConstructorParameters<typeof McpServerItem>[0]>) 
 describe("MCP readiness without connecting (issue 14)", () => {
   it("a stdio server: its command resolves through PATH or as a path, with the probed version", () => {
     expect(ready({ command: "node", args: ["server.js"] })).toEqual({
-      ready: "ok", resolvedCommand: "/usr/bin/node", version: "22.1.0", missingEnv: [], npxPackage: null, cached: null
+      ready: "ok", resolvedCommand: "/usr/bin/node", version: "22.1.0", missingEnv: [], npxPackage: null, uvxPackage: null, cached: null
     })
-    expect(ready({ command: "/opt/srv" }).ready).toBe("ok")
-    expect(ready({ command: "/opt/gone" })).toEqual({ ready: "missing command", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, cached: null })
-    expect(ready({ command: "uvx" }).ready).toBe("missing command")
+    expect(ready({ command: "/opt/srv" })).toEqual({
+      ready: "ok", resolvedCommand: "/opt/srv", version: "2.0.1", missingEnv: [], npxPackage: null, uvxPackage: null, cached: null
+    })
+    expect(ready({ command: "/opt/gone" })).toEqual({
+      ready: "missing command", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null
+    })
+    expect(ready({ command: "docker" }).ready).toBe("missing command")
   })
 
   it("the variables it needs from the environment: names only, the unset ones named", () => {
     expect(ready({ command: "node", envVars: ["TOKEN", "KEY", "GIVEN"], requiredEnvVars: ["KEY", "TOKEN", "OTHER"] })).toEqual({
-      ready: "missing env KEY, OTHER", resolvedCommand: "/usr/bin/node", version: "22.1.0", missingEnv: ["KEY", "OTHER"], npxPackage: null, cached: null
+      ready: "missing env KEY, OTHER", resolvedCommand: "/usr/bin/node", version: "22.1.0", missingEnv: ["KEY", "OTHER"], npxPackage: null, uvxPackage: null, cached: null
     })
     expect(ready({ command: "node", requiredEnvVars: ["TOKEN"] }).ready).toBe("ok")
     // A missing command is said first.
@@ -63,6 +80,32 @@ describe("MCP readiness without connecting (issue 14)", () => {
     expect(npxPackage(["--package=@a/b@2", "b"])).toBe("@a/b")
     expect(npxPackage(["-p", "x@1", "x-cli"])).toBe("x")
     expect(npxPackage(["--yes"])).toBeNull()
+  })
+
+  it("a uvx package: installed as a uv tool or in uv's cache, or not; `uv tool run` is uvx", () => {
+    expect(ready({ command: "uvx", args: ["mcp-server-git", "--repository", "."] })).toEqual({
+      ready: "ok", resolvedCommand: "/usr/bin/uvx", version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-git", cached: true
+    })
+    expect(ready({ command: "uvx", args: ["--from", "mcp_server.Git[cli]==0.6", "git-mcp"] })).toMatchObject({ ready: "ok", uvxPackage: "mcp-server-git", cached: true })
+    expect(ready({ command: "uv", args: ["tool", "run", "--python", "3.12", "mcp-server-fetch@latest"] })).toMatchObject({
+      ready: "not cached", uvxPackage: "mcp-server-fetch", cached: false
+    })
+    expect(ready({ command: "uv", args: ["run", "server.py"] })).toMatchObject({ ready: "ok", uvxPackage: null, cached: null })
+    expect(uvxPackage(["-w", "extra", "--from=Some_Pkg>=1", "cmd"])).toBe("some-pkg")
+    expect(uvxPackage(["--offline"])).toBeNull()
+  })
+
+  it("a script given to a runtime by path must exist; modules, inline code and subcommands are not judged", () => {
+    expect(ready({ command: "node", args: ["./srv/main.js"] }).ready).toBe("ok")
+    expect(ready({ command: "node", args: ["--enable-source-maps", "./srv/gone.mjs"] })).toEqual({
+      ready: "missing script ./srv/gone.mjs", resolvedCommand: "/usr/bin/node", version: "22.1.0", missingEnv: [], npxPackage: null, uvxPackage: null, cached: null
+    })
+    expect(ready({ command: "python3", args: ["/srv/mcp.py"] }).ready).toBe("missing script /srv/mcp.py")
+    expect(scriptArgument("python3", ["-m", "pkg/mod.py"])).toBeNull()
+    expect(scriptArgument("node", ["-e", "require('./x.js')"])).toBeNull()
+    expect(scriptArgument("deno", ["run", "./x.ts"])).toBeNull()
+    expect(scriptArgument("/usr/bin/python3.12", ["srv/a.py"])).toBe("srv/a.py")
+    expect(scriptArgument("node", ["server.js"])).toBeNull()
   })
 
   it("a remote server: a URL that parses, https unless on this machine", () => {
