@@ -237,14 +237,21 @@ describe("query changes: drift between two scans (issue 14)", () => {
         "Content changed (1):",
         `  ~ claude-code skill review (claude-code:skill:user:${root}/home/.claude/skills/review/SKILL.md)`
       ])
+      // The previous generation named: the same answer as the default.
+      expect(JSON.parse((yield* run(root, "query", "changes", "--since", firstGeneration, "--json")).stdout)).toEqual(answer)
       // Its own generation: nothing changed since; any other: a usage error naming the two kept.
       expect(JSON.parse((yield* run(root, "query", "changes", "--since", scanned.generation, "--json")).stdout).count).toBe(0)
       const unknown = yield* run(root, "query", "changes", "--since", "20200101T000000Z-00000000")
       expect(unknown.code).toBe(2)
       expect(unknown.stderr).toContain(`Valid: ${firstGeneration}, ${scanned.generation}.`)
+      expect(unknown.stderr).toContain("--since 20200101T000000Z-00000000: the bundle keeps the digest of one earlier generation only")
       // A third scan with nothing changed compares with the second only.
       const third = JSON.parse((yield* run(root, "scan", "--no-probes", "--json")).stdout)
       expect(third.changes).toEqual({ since: scanned.generation, count: 0, summary: null })
+      // One earlier generation is kept: the first can no longer be named.
+      const gone = yield* run(root, "query", "changes", "--since", firstGeneration)
+      expect(gone.code).toBe(2)
+      expect(gone.stderr).toContain(`Valid: ${scanned.generation}, ${third.generation}.`)
 
       // The digest is the bundle's fourth file, tagged with the generation it belongs to; tools.json,
       // which every query and --if-stale reads, does not carry it.
