@@ -74,7 +74,7 @@ export const jsonFileText = (encoded: unknown): string => {
  * a temp file next to the target (never the OS temp dir: a rename across file systems fails),
  * fsync, rename, then fsync of the directory where the OS allows it.
  */
-export const writeFileAtomic = Effect.fn("writeFileAtomic")(function*(path: string, content: string) {
+export const writeFileAtomic = Effect.fn("writeFileAtomic")(function*(path: string, content: string | Uint8Array) {
   const fs = yield* FileSystem.FileSystem
   const paths = yield* Path.Path
   const dir = paths.dirname(path)
@@ -84,13 +84,14 @@ export const writeFileAtomic = Effect.fn("writeFileAtomic")(function*(path: stri
   yield* Effect.scoped(
     Effect.gen(function*() {
       const file = yield* fs.open(temp, { flag: "w" })
-      yield* file.writeAll(new TextEncoder().encode(content))
+      yield* file.writeAll(typeof content === "string" ? new TextEncoder().encode(content) : content)
       yield* file.sync
     })
   ).pipe(
     Effect.zipRight(fs.rename(temp, path)),
     Effect.mapError(failed),
-    Effect.tapError(() => fs.remove(temp).pipe(Effect.ignore))
+    // Failed or interrupted (SIGTERM between two calls): the target keeps its old content, no temp file stays.
+    Effect.onError(() => fs.remove(temp).pipe(Effect.ignore))
   )
   // A directory fsync makes the rename durable; Windows cannot open a directory for it.
   yield* Effect.scoped(Effect.flatMap(fs.open(dir, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
