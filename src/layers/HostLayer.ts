@@ -12,6 +12,7 @@ import { CatalogViews } from "../catalog/services/CatalogViews.js"
 import { EntryTools } from "../catalog/services/EntryTools.js"
 import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
 import { Router } from "../catalog/services/Router.js"
+import { RouterIndexStore } from "../catalog/stores/RouterIndexStore.js"
 import { ToolCatalog } from "../catalog/services/ToolCatalog.js"
 import { CatalogSettings, type CatalogSettingsBase } from "../catalog/stores/CatalogSettings.js"
 import { catalogFileLock } from "../catalog/stores/jsonFile.js"
@@ -34,6 +35,8 @@ export interface CatalogFiles {
   readonly manifest: string
   /** The definition hashes of the last recorded build (`tool-map catalog diff`). */
   readonly definitions: string
+  /** The router's index of the tools, rewritten when the tool set changes (`RouterIndexStore`). */
+  readonly routerIndex: string
 }
 
 /** The files of the catalog under `dir` (by default `<data dir>/catalog`). */
@@ -43,7 +46,8 @@ export const catalogFilesIn = (dir: string): CatalogFiles => ({
   metadata: NodePath.join(dir, "metadata.json"),
   exemptions: NodePath.join(dir, "exempt.json"),
   manifest: NodePath.join(dir, "manifest.json"),
-  definitions: NodePath.join(dir, "definitions.json")
+  definitions: NodePath.join(dir, "definitions.json"),
+  routerIndex: NodePath.join(dir, "router.index")
 })
 
 /** The catalog's directory in the data dir: `$PLUGIN_DATA`, `$XDG_DATA_HOME/tool-map` or `~/.local/share/tool-map`, then `catalog/`. */
@@ -114,7 +118,8 @@ export const CatalogLayer = (options: HostLayerOptions = {}) =>
         Layer.provideMerge(restrictions)
       )
       // The router loads through CatalogLoads; tools_ls with a query ranks through the router.
-      const views = CatalogViews.layer.pipe(Layer.provideMerge(Router.layer.pipe(Layer.provideMerge(features))))
+      const router = Router.layer.pipe(Layer.provide(RouterIndexStore.layer(file("routerIndex"))), Layer.provideMerge(features))
+      const views = CatalogViews.layer.pipe(Layer.provideMerge(router))
       const entry = EntryTools.layer.pipe(Layer.provideMerge(views))
       return Layer.mergeAll(ToolCatalog.layer, ManifestWriter.layer(manifestFile), AgentRestrictions.followHost).pipe(
         Layer.provideMerge(entry)
