@@ -139,7 +139,7 @@ describe("query context: MCP servers' tool schemas from the gateway's snapshots 
         ],
         totals: [
           { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 93, onInvokeTokens: 0, unknown: 0 },
-          { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 34, onInvokeTokens: 0, unknown: 0 }
+          { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 34, onInvokeTokens: 0, unknown: 0 }
         ]
       })
     }).pipe(Effect.provide(NodeContext.layer)))

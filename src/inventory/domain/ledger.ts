@@ -23,9 +23,18 @@ import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
  *   name only and descriptions are given back in listing order while they fit: a skill left
  *   without its description costs its name line only.
  *
- * Other hosts publish no projection: a skill or agent costs its `name: description` line, a
- * command (only ever invoked by the user there) nothing until it is used, an instructions file
- * its whole text, a plugin nothing of its own (its components are items).
+ * Other hosts publish no projection; their figures are o200k estimates of the text each puts in
+ * its prompt. Gemini CLI's is read in its 0.61.0 bundle (`renderAgentSkills`,
+ * `renderSubAgents`, `getActivateSkillDeclaration`): a skill is a
+ * `<skill><name/><description/><location/></skill>` entry (location: its SKILL.md) and its name
+ * once more in the activate_skill tool's enum and hint, an agent a
+ * `<subagent><name/><description/></subagent>` entry. Codex, opencode and Cursor could not be
+ * verified (Codex's own prompt says each skill entry holds a name, a description and the
+ * location of its SKILL.md, but the line format was not found in its binary; opencode's
+ * minified bundle was not traced; no Cursor package is at hand): a skill or agent costs its
+ * `name: description` line there, an estimate. Everywhere a command (only ever invoked by the
+ * user) costs nothing until it is used, an instructions file its whole text, a plugin nothing of
+ * its own (its components are items).
  *
  * An MCP server costs the tool schemas it lists, known once the gateway has kept a snapshot of
  * them (`services/ToolSnapshots.ts`), else unknown (null): o200k tokens of each tool's
@@ -53,14 +62,15 @@ export const tokenCounterOf = (host: AgentHostName): ((text: string) => number) 
 
 /** The estimate behind each host's figures, named in every ledger. */
 const MCP_ESTIMATE = "MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one"
-const O200K_ESTIMATE = `o200k tokens, tool-map's estimate (the catalog's estimator); ${MCP_ESTIMATE}`
+const unverified = (host: string) =>
+  `o200k tokens, tool-map's estimate (the catalog's estimator) of a "name: description" line per skill and agent, ${host}'s own listing format not verified; ${MCP_ESTIMATE}`
 
 export const LEDGER_ESTIMATES: Readonly<Record<AgentHostName, string>> = {
   "claude-code": `Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); ${MCP_ESTIMATE}`,
-  codex: O200K_ESTIMATE,
-  cursor: O200K_ESTIMATE,
-  gemini: O200K_ESTIMATE,
-  opencode: O200K_ESTIMATE
+  codex: unverified("Codex"),
+  cursor: unverified("Cursor"),
+  gemini: `o200k tokens, tool-map's estimate (the catalog's estimator) of Gemini CLI's own prompt entries (0.61.0: <skill> and <subagent> entries); ${MCP_ESTIMATE}`,
+  opencode: unverified("opencode")
 }
 
 /** The environment variable with which Claude Code's skill-listing budget is set in characters. */
@@ -129,9 +139,29 @@ export const claudeCodeCost = (input: {
   return { alwaysOn, onInvokeTokens, listing: { full: `${nameOnlyText}: ${shown}`.length, nameOnly: nameOnlyText.length, nameOnlyText } }
 }
 
-/** What a skill, agent or command of another host costs: its `name: description` line (commands: nothing until used). */
-export const listedCost = (host: AgentHostName, kind: "skill" | "command" | "agent", name: string, description: string | null, body: string): CostDraft => ({
-  alwaysOn: kind === "command" ? "" : description === null ? name : `${name}: ${description}`,
+/** Gemini CLI 0.61.0's prompt entry of a skill (with its name in activate_skill's enum and hint) or of an agent. */
+const geminiEntry = (kind: "skill" | "agent", name: string, description: string | null, location: string): string =>
+  kind === "skill"
+    ? `  <skill>\n    <name>${name}</name>\n    <description>${description ?? ""}</description>\n    <location>${location}</location>\n  </skill>\n'${name}', "${name}",`
+    : `  <subagent>\n    <name>${name}</name>\n    <description>${description ?? ""}</description>\n  </subagent>\n`
+
+/**
+ * What a skill, agent or command of another host costs: Gemini CLI's prompt entry, elsewhere its
+ * `name: description` line (commands: nothing until used). `location` is the defining file (Gemini CLI lists it).
+ */
+export const listedCost = (
+  host: AgentHostName,
+  kind: "skill" | "command" | "agent",
+  name: string,
+  description: string | null,
+  body: string,
+  location = ""
+): CostDraft => ({
+  alwaysOn: kind === "command"
+    ? ""
+    : host === "gemini"
+      ? geminiEntry(kind, name, description, location)
+      : description === null ? name : `${name}: ${description}`,
   onInvokeTokens: tokenCounterOf(host)(body.trim())
 })
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { markdown, scanTree } from "../../../bench/hostGenerators.js"
 import { claudeCodeFixture } from "../../../scripts/conformance/fixtures/claudeCode.js"
+import { estimateTextTokens } from "../../../src/catalog/core/tokens.js"
 import { contextLedger, type LedgerItemRow } from "../../../src/inventory/query/contextLedger.js"
 
 const x80 = "x".repeat(80)
@@ -21,6 +22,18 @@ const TREE = {
   "home/u/.agents/skills/lint/SKILL.md": markdown({ name: "lint", description: "Lints the code" }, "Run the linter.\n")
 }
 
+/**
+ * Gemini CLI's: the skill's entry (it holds its path under the temp dir, so the test checks its
+ * figure against that exact text), the agent's `  <subagent>\n    <name>scout</name>\n
+ * <description>Finds the files a change touches</description>\n  </subagent>\n` (22), a command
+ * (nothing until used; its prompt 2).
+ */
+const GEMINI_ITEMS = [
+  ["skill", "deploy", "the entry's", 5],
+  ["agent", "scout", 22, 5],
+  ["command", "hello", 0, 2]
+]
+
 const rowsOf = (by: ReturnType<typeof contextLedger>) => by.rows as ReadonlyArray<LedgerItemRow>
 
 describe("the always-on ledger (issue 14)", () => {
@@ -38,6 +51,26 @@ describe("the always-on ledger (issue 14)", () => {
       const { inventory } = yield* scanTree(TREE)
       const skills = rowsOf(contextLedger(inventory, { by: "item", host: "claude-code" })).filter((row) => row.kind === "skill")
       expect(skills.map((row) => [row.name, row.alwaysOnTokens])).toEqual([["a", 21], ["b", 21], ["c", 21]])
+    }))
+
+  it.effect("Gemini CLI: its own prompt entries (<skill> with its location and activate_skill's enum, <subagent>); commands cost nothing until used", () =>
+    Effect.gen(function* () {
+      const { inventory } = yield* scanTree({
+        "home/u/.gemini/settings.json": "{}",
+        "home/u/.gemini/skills/deploy/SKILL.md": markdown({ name: "deploy", description: "Deploys the service to staging" }, "Run the deploy script.\n"),
+        "home/u/.gemini/agents/scout.md": markdown({ name: "scout", description: "Finds the files a change touches" }, "You search the code.\n"),
+        "home/u/.gemini/commands/hello.toml": "prompt = \"Say hello\"\n"
+      })
+      const ledger = contextLedger(inventory, { by: "item", host: "gemini" })
+      const root = rowsOf(ledger)[0]!.path.slice(0, rowsOf(ledger)[0]!.path.indexOf("/home/u/"))
+      expect(rowsOf(ledger).map((row) => [row.kind, row.name, row.kind === "skill" ? "the entry's" : row.alwaysOnTokens, row.onInvokeTokens])).toEqual(GEMINI_ITEMS)
+      // What the skill's figure counts: the entry with the SKILL.md path, and the name in the tool's enum and hint.
+      expect(rowsOf(ledger)[0]!.alwaysOnTokens).toBe(estimateTextTokens(
+        `  <skill>\n    <name>deploy</name>\n    <description>Deploys the service to staging</description>\n    <location>${root}/home/u/.gemini/skills/deploy/SKILL.md</location>\n  </skill>\n'deploy', "deploy",`
+      ))
+      expect(ledger.totals.map((total) => total.estimate)).toEqual([
+        "o200k tokens, tool-map's estimate (the catalog's estimator) of Gemini CLI's own prompt entries (0.61.0: <skill> and <subagent> entries); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one"
+      ])
     }))
 
   it.effect("the conformance fixture's plugins, per plugin (a real-looking home)", () =>
@@ -68,7 +101,7 @@ const ITEMS = [
 ]
 const TOTALS = [
   { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 },
-  { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
+  { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
 ]
 const BY_SOURCE = [{ host: "claude-code", group: "user", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 }]
 /**

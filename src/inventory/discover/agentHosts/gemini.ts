@@ -317,7 +317,7 @@ const geminiSkillsIn = (c: HostCollector, dir: string, role: string, placement: 
         description: describe(description, null),
         allowedTools: c.toolListField(doc.fields, ["allowed-tools", "allowedTools", "allowed_tools"], file),
         hasScripts
-      }, placement, listedCost("gemini", "skill", name, describe(description, null), doc.body)))
+      }, placement, listedCost("gemini", "skill", name, describe(description, null), doc.body, file)))
     }
     return drafts
   })

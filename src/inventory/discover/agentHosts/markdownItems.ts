@@ -77,7 +77,7 @@ const fileCost = (
         whenToUse: input.fields["when_to_use"],
         body: input.body
       })
-    : listedCost(c.host, kind, input.name, input.description, input.body)
+    : listedCost(c.host, kind, input.name, input.description, input.body, input.path)
 
 /** The naming rule of most hosts: the `name` field, else the file name without its extension. */
 export const nameOrFileName = (c: HostCollector, fields: FrontmatterFields, path: string): AgentNaming => ({
