@@ -32,6 +32,7 @@ import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogLoads, type LoadResult } from "./CatalogLoads.js"
 import { CatalogRegistry } from "./CatalogRegistry.js"
 import { Embedder } from "./Embedder.js"
+import { noRouterIndexStore, RouterIndexStore } from "../stores/RouterIndexStore.js"
 import type { Agent } from "./HostPort.js"
 
 /** Skills cannot be ranked: no inventory in this graph, or its bundle cannot be read. */
@@ -121,13 +122,17 @@ const reuse = (kept: ToolIndex, catalog: Catalog, schemas: ReadonlyArray<ToolSch
   return Option.some({ ...kept, catalog, vectors: added.length === 0 ? kept.vectors : Option.none() })
 }
 
-const freshIndex = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): ToolIndex => ({
+/** The kept index of `catalog`, whose documents are its tools in order. */
+const toolIndexOf = (catalog: Catalog, index: RouterIndex): ToolIndex => ({
   catalog,
-  index: buildIndex(routerDocuments(catalog, schemas)),
+  index,
   hashes: catalog.tools.map((entry) => entry.definitionHash),
   paths: catalog.tools.map((entry) => entry.path),
   vectors: Option.none()
 })
+
+const freshIndex = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): ToolIndex =>
+  toolIndexOf(catalog, buildIndex(routerDocuments(catalog, schemas)))
 
 const round = (score: number) => Math.round(score * 100) / 100
 
@@ -149,8 +154,9 @@ export class Router extends Context.Tag("tool-map/Router")<Router, {
   readonly routeSkills: (request: Omit<FindSkillsRequest, "k">) => Effect.Effect<SkillRoute, SkillsUnavailable>
 }>() {
   /**
-   * The router over the catalog's services; an `Embedder` and an `InventoryReader` in the
-   * context where the layer is built are used (the first for fusion, the second for skills).
+   * The router over the catalog's services; an `Embedder`, an `InventoryReader` and a
+   * `RouterIndexStore` in the context where the layer is built are used (for fusion, for
+   * skills, to keep the index of the tools across processes).
    */
   static readonly layer = Layer.effect(this, Effect.suspend(() => make))
 }
@@ -162,20 +168,37 @@ const make = Effect.gen(function*() {
   const loads = yield* CatalogLoads
   const fs = yield* FileSystem.FileSystem
   const embedder = yield* Effect.serviceOption(Embedder)
+  // Without a store (memory-only hosts, tests) every process builds its index.
+  const store = Option.getOrElse(yield* Effect.serviceOption(RouterIndexStore), () => noRouterIndexStore)
   const inventory = yield* Effect.serviceOption(InventoryReader)
   const toolIndexes = yield* SynchronizedRef.make<ReadonlyArray<ToolIndex>>([])
   const skillIndexes = yield* SynchronizedRef.make<Option.Option<SkillIndex>>(Option.none())
 
-  /** The index of a catalog: a kept one (extended when the catalog only gained tools), else a new one. */
+  /**
+   * The index of a catalog: a kept one (extended when the catalog only gained tools), else the
+   * one in the store's file when it was built from this very catalog, else a new one; an index
+   * not read from the file is saved to it.
+   */
   const indexOf = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>) =>
-    SynchronizedRef.modify(toolIndexes, (kept) => {
-      for (let i = 0; i < kept.length; i++) {
-        const reused = reuse(kept[i]!, catalog, schemas)
-        if (Option.isSome(reused)) return [reused.value, [reused.value, ...kept.filter((_, j) => j !== i)]]
-      }
-      const fresh = freshIndex(catalog, schemas)
-      return [fresh, [fresh, ...kept].slice(0, INDEXES_KEPT)]
-    })
+    SynchronizedRef.modifyEffect(toolIndexes, (kept) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < kept.length; i++) {
+          const before = kept[i]!.index.documents.length
+          const reused = reuse(kept[i]!, catalog, schemas)
+          if (Option.isSome(reused)) {
+            // Extended with new tools: a new tool set.
+            if (reused.value.index.documents.length !== before) yield* store.save(catalog, reused.value.index)
+            return [reused.value, [reused.value, ...kept.filter((_, j) => j !== i)]] as const
+          }
+        }
+        const stored = yield* store.load(catalog)
+        const entry = Option.match(stored, {
+          onNone: () => freshIndex(catalog, schemas),
+          onSome: (index) => toolIndexOf(catalog, index)
+        })
+        if (Option.isNone(stored)) yield* store.save(catalog, entry.index)
+        return [entry, [entry, ...kept].slice(0, INDEXES_KEPT)] as const
+      }))
 
   /** The embedder's ranking of the query, `None` without an embedder or when it fails. */
   const vectorRanking = (entry: ToolIndex, query: string, limit: number, keep: ((position: number) => boolean) | undefined) =>

@@ -9,7 +9,11 @@ import type { Agent } from "../../../src/catalog/services/HostPort.js"
 import { Router, SKILL_BODY_CAP } from "../../../src/catalog/services/Router.js"
 import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
-import { ROUTER_FIXTURE } from "../core/routerFixture.js"
+import type { Catalog, ToolSchema } from "../../../src/catalog/core/model.js"
+import { decodeIndex, encodeIndex, indexDigest } from "../../../src/catalog/core/router/indexFile.js"
+import { buildIndex } from "../../../src/catalog/core/router/invertedIndex.js"
+import { routerDocuments } from "../../../src/catalog/core/router/router.js"
+import { object, ROUTER_FIXTURE } from "../core/routerFixture.js"
 
 const main: Agent = { id: "main", sessionId: "s-main", provider: "test" }
 const platform = Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({}))
@@ -23,6 +27,23 @@ const withRouter = <A, E>(body: Effect.Effect<A, E, Router | ToolCatalog>, extra
       return yield* body
     }).pipe(Effect.scoped, Effect.provide(pluginLayer(host, { persist: false }).pipe(Layer.provide(extra))))
   }).pipe(Effect.provide(platform))
+
+/** Runs `body` in a graph of its own (as a new process would) over a catalog dir, with the host holding `tools`. */
+const inCatalogDir = <A, E>(dir: string, tools: ReadonlyArray<ToolSchema>, body: Effect.Effect<A, E, Router | ToolCatalog>) =>
+  Effect.gen(function*() {
+    const host = yield* makeMemoryHost({ tools })
+    return yield* Effect.gen(function*() {
+      yield* (yield* ToolCatalog).attach(main)
+      return yield* body
+    }).pipe(Effect.scoped, Effect.provide(pluginLayer(host, { dir })))
+  })
+
+const names = (query: string, k = 3) =>
+  Effect.flatMap(Router, (router) => router.findTools({ query, k }, main)).pipe(Effect.map((hits) => hits.map((hit) => hit.name)))
+
+const catalogOf = Effect.flatMap(ToolCatalog, (catalog) => catalog.get(main))
+
+const identityOf = (catalog: Catalog) => ({ key: catalog.toolSetKey, digest: () => indexDigest(catalog), ids: catalog.tools.map((tool) => tool.name) })
 
 /** A deterministic embedder: one dimension per topic, 1 when the text names it. */
 const TOPICS = [["message", "channel", "chat", "team"], ["issue", "repository", "code", "bug"], ["file", "text"]]
@@ -134,5 +155,57 @@ describe("Router", () => {
         expect(body.text.startsWith("---\nname: code-review\n")).toBe(true)
         expect(body.text.length).toBeLessThanOrEqual(SKILL_BODY_CAP)
       }).pipe(Effect.scoped, Effect.provide(pluginLayer(host, { persist: false }).pipe(Layer.provide(environment))))
+    }).pipe(Effect.scoped, Effect.provide(platform)))
+
+  it.live("keeps the index in the catalog dir: written by the first ranking, read by the next process, not written again", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const file = `${dir}/router.index`
+      // A listing without a query ranks nothing: no index is built, read or written.
+      const listing = yield* inCatalogDir(dir, ROUTER_FIXTURE, Effect.flatMap(ToolCatalog, (catalog) => catalog.callEntryTool(main, "tools_ls", {})))
+      expect(listing).toContain("communication")
+      expect(yield* fs.exists(file)).toBe(false)
+      const first = yield* inCatalogDir(dir, ROUTER_FIXTURE, Effect.zip(catalogOf, names("post a message in the channel")))
+      expect(first[1]).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])
+      const written = yield* fs.readFile(file)
+      expect(Option.isSome(decodeIndex(written, identityOf(first[0])))).toBe(true)
+      const before = yield* fs.stat(file)
+      // A ranking in a new graph reads it and leaves it as it is.
+      expect(yield* inCatalogDir(dir, ROUTER_FIXTURE, names("post a message in the channel"))).toEqual(first[1])
+      expect(yield* fs.readFile(file)).toEqual(written)
+      expect((yield* fs.stat(file)).mtime).toEqual(before.mtime)
+
+      // The next process ranks with what the file holds: an index whose read_text_file says "zebra".
+      const documents = routerDocuments(first[0], ROUTER_FIXTURE).map((document) =>
+        document.id === "read_text_file" ? { ...document, texts: { ...document.texts, description: "zebra" } } : document
+      )
+      yield* fs.writeFile(file, encodeIndex(buildIndex(documents), first[0].toolSetKey, indexDigest(first[0])))
+      expect(yield* inCatalogDir(dir, ROUTER_FIXTURE, names("zebra"))).toEqual(["read_text_file"])
+    }).pipe(Effect.scoped, Effect.provide(platform)))
+
+  it.live("builds the index again over a corrupt or stale file, ranks exactly, and replaces the file", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const file = `${dir}/router.index`
+      yield* fs.writeFileString(file, "not an index")
+      const [catalog, hits] = yield* inCatalogDir(dir, ROUTER_FIXTURE, Effect.zip(catalogOf, names("search github code")))
+      expect(hits).toEqual(["mcp__github__search_code", "mcp__github__create_issue", "mcp__github__delete_repository"])
+      expect(Option.isSome(decodeIndex(yield* fs.readFile(file), identityOf(catalog)))).toBe(true)
+
+      // A truncated file is not trusted either.
+      const whole = yield* fs.readFile(file)
+      yield* fs.writeFile(file, whole.subarray(0, whole.length - 7))
+      expect(yield* inCatalogDir(dir, ROUTER_FIXTURE, names("search github code"))).toEqual(hits)
+      expect(yield* fs.readFile(file)).toEqual(whole)
+
+      // A new tool: the file of the old tool set is stale.
+      const grown = [...ROUTER_FIXTURE, { name: "mcp__jira__create_ticket", description: "Open a ticket for a bug.", inputSchema: object({}) }]
+      const [grownCatalog, ticket] = yield* inCatalogDir(dir, grown, Effect.zip(catalogOf, names("open a bug ticket", 1)))
+      expect(ticket).toEqual(["mcp__jira__create_ticket"])
+      const rewritten = yield* fs.readFile(file)
+      expect(Option.isSome(decodeIndex(rewritten, identityOf(grownCatalog)))).toBe(true)
+      expect(decodeIndex(rewritten, identityOf(catalog))).toEqual(Option.none())
     }).pipe(Effect.scoped, Effect.provide(platform)))
 })

@@ -1,0 +1,255 @@
+/**
+ * The router's index as the bytes of a file, so that a CLI process ranks without building it
+ * again (at 50,000 tools a build takes about a second, a read a few tens of milliseconds).
+ *
+ * Layout: a 12-byte preamble (magic, byte-order mark, header length), a JSON header (format
+ * version, the catalog's tool-set key and a digest of what the documents were built from, the
+ * terms, groups and document heads, the length and CRC-32 of the arrays), zero padding to 4
+ * bytes, then the typed arrays back to back. Reading trusts nothing: a wrong magic, version,
+ * length or checksum, an index out of range or a header of the wrong shape is `None`, never a
+ * throw, and the caller builds the index again.
+ */
+import { createHash } from "node:crypto"
+import { crc32 } from "node:zlib"
+import { Either, Option } from "effect"
+import type { Catalog } from "../model.js"
+import { addKey, emptyIndex, FIELD_COUNT, type IndexedDocument, type Postings, type RouterIndex } from "./invertedIndex.js"
+
+/** The format of the file; a file of another version is ignored. */
+export const INDEX_FILE_VERSION = 1
+
+const MAGIC = 0x49524d54 // "TMRI" read as a little-endian u32
+const BYTE_ORDER = 0x01020304
+const PREAMBLE = 12
+
+/**
+ * What the documents of a catalog's index are built from, beyond the definitions the tool-set
+ * key covers: the order of the tools, their short names, groups and categories (which the
+ * build options decide). Equal digests, equal documents.
+ */
+export const indexDigest = (catalog: Catalog): string => {
+  const hash = createHash("sha256")
+  for (const tool of catalog.tools) hash.update(`${tool.name}\t${tool.definitionHash}\t${tool.shortName}\t${tool.group}\t${tool.category}\n`)
+  return hash.digest("hex")
+}
+
+/** A document head in the header: id, name, short name, group, intents, name key, short-name key. */
+type HeadRow = readonly [string, string, string, string, number, string, string]
+
+interface Header {
+  readonly version: number
+  readonly key: string
+  readonly digest: string
+  readonly terms: ReadonlyArray<string>
+  readonly groups: ReadonlyArray<string>
+  readonly totals: ReadonlyArray<number>
+  readonly heads: ReadonlyArray<HeadRow>
+  /** Lengths of the arrays, in elements: docTerms (= docCounts) and postings (= docs = counts). */
+  readonly docTerms: number
+  readonly postings: number
+  readonly crc: number
+}
+
+/** The arrays of the body, in file order, each a view of `length` elements. */
+const bodyOf = (index: RouterIndex) => {
+  const n = index.documents.length
+  const m = index.docStart[n]!
+  const sizes = new Int32Array(index.postings.length)
+  let postings = 0
+  index.postings.forEach((list, id) => {
+    sizes[id] = list.size
+    postings += list.size
+  })
+  const docs = new Int32Array(postings)
+  const counts = new Int32Array(postings)
+  let at = 0
+  for (const list of index.postings) {
+    docs.set(list.docs.subarray(0, list.size), at)
+    counts.set(list.counts.subarray(0, list.size), at)
+    at += list.size
+  }
+  const arrays: ReadonlyArray<Int32Array | Float32Array> = [
+    index.lengths.subarray(0, n * FIELD_COUNT),
+    index.docStart.subarray(0, n + 1),
+    index.docTerms.subarray(0, m),
+    index.docCounts.subarray(0, m),
+    sizes,
+    docs,
+    counts
+  ]
+  return { arrays, docTerms: m, postings }
+}
+
+const bytesOf = (array: Int32Array | Float32Array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength)
+
+/** The file's bytes for the index of a catalog whose tool-set key and digest are given. */
+export const encodeIndex = (index: RouterIndex, key: string, digest: string): Uint8Array => {
+  const { arrays, docTerms, postings } = bodyOf(index)
+  let crc = 0
+  for (const array of arrays) crc = crc32(bytesOf(array), crc)
+  const header: Header = {
+    version: INDEX_FILE_VERSION,
+    key,
+    digest,
+    terms: [...index.terms.keys()],
+    groups: index.groups,
+    totals: [...index.totals],
+    heads: index.documents.map(({ document, nameKey, shortKey }): HeadRow => [
+      document.id,
+      document.name,
+      document.shortName,
+      document.group,
+      document.intents,
+      nameKey,
+      shortKey
+    ]),
+    docTerms,
+    postings,
+    crc
+  }
+  const json = new TextEncoder().encode(JSON.stringify(header))
+  const start = PREAMBLE + json.length + ((4 - (json.length % 4)) % 4)
+  const size = start + arrays.reduce((total, array) => total + array.byteLength, 0)
+  const out = new Uint8Array(size)
+  const view = new DataView(out.buffer)
+  view.setUint32(0, MAGIC, true)
+  view.setUint32(4, BYTE_ORDER, true)
+  view.setUint32(8, json.length, true)
+  out.set(json, PREAMBLE)
+  let at = start
+  for (const array of arrays) {
+    out.set(bytesOf(array), at)
+    at += array.byteLength
+  }
+  return out
+}
+
+/** What a file must hold to be taken: the catalog's tool-set key, index digest and document ids in order. */
+export interface IndexIdentity {
+  readonly key: string
+  /** Computed only when the key matches. */
+  readonly digest: () => string
+  readonly ids: ReadonlyArray<string>
+}
+
+const isString = (value: unknown): value is string => typeof value === "string"
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
+
+const isHeadRow = (row: unknown): row is HeadRow =>
+  Array.isArray(row) && row.length === 7 && isString(row[0]) && isString(row[1]) && isString(row[2]) && isString(row[3]) &&
+  isCount(row[4]) && isString(row[5]) && isString(row[6])
+
+const headerOf = (json: unknown): Option.Option<Header> => {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return Option.none()
+  const h = json as Readonly<Record<string, unknown>>
+  const ok = h["version"] === INDEX_FILE_VERSION && isString(h["key"]) && isString(h["digest"]) &&
+    Array.isArray(h["terms"]) && h["terms"].every(isString) &&
+    Array.isArray(h["groups"]) && h["groups"].every(isString) &&
+    Array.isArray(h["totals"]) && h["totals"].length === FIELD_COUNT &&
+    h["totals"].every((total) => typeof total === "number" && Number.isFinite(total) && total >= 0) &&
+    Array.isArray(h["heads"]) && h["heads"].every(isHeadRow) &&
+    isCount(h["docTerms"]) && isCount(h["postings"]) && isCount(h["crc"])
+  return ok ? Option.some(json as Header) : Option.none()
+}
+
+/** An Int32Array or Float32Array over `count` elements of `bytes` from `offset`, copied only when not aligned. */
+const viewOf = <T extends Int32Array | Float32Array>(
+  make: { new(buffer: ArrayBufferLike, offset: number, length: number): T; new(length: number): T },
+  bytes: Uint8Array,
+  offset: number,
+  count: number
+): T => {
+  const at = bytes.byteOffset + offset
+  if (at % 4 === 0) return new make(bytes.buffer, at, count)
+  const copy = new make(count)
+  new Uint8Array(copy.buffer).set(bytes.subarray(offset, offset + count * 4))
+  return copy
+}
+
+/**
+ * The index in the bytes of a file, when they are a whole, well-formed index of this format
+ * for the catalog `identity` names; `None` otherwise (stale, foreign, truncated or corrupt).
+ */
+export const decodeIndex = (bytes: Uint8Array, identity: IndexIdentity): Option.Option<RouterIndex> => {
+  if (bytes.length < PREAMBLE) return Option.none()
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== BYTE_ORDER) return Option.none()
+  const headerBytes = view.getUint32(8, true)
+  if (PREAMBLE + headerBytes > bytes.length) return Option.none()
+  // Not UTF-8 or not JSON: a damaged file, rebuilt by the caller.
+  const json = Either.try(() => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(PREAMBLE, PREAMBLE + headerBytes))) as unknown)
+  if (Either.isLeft(json)) return Option.none()
+  const parsed = headerOf(json.right)
+  if (Option.isNone(parsed)) return Option.none()
+  const header = parsed.value
+  if (header.key !== identity.key || header.digest !== identity.digest()) return Option.none()
+  const n = header.heads.length
+  if (n !== identity.ids.length) return Option.none()
+  const terms = header.terms.length
+  const m = header.docTerms
+  const p = header.postings
+  const lengths = [n * FIELD_COUNT, n + 1, m, m, terms, p, p]
+  const start = PREAMBLE + headerBytes + ((4 - (headerBytes % 4)) % 4)
+  if (bytes.length !== start + lengths.reduce((total, length) => total + length * 4, 0)) return Option.none()
+  if (crc32(bytes.subarray(start)) !== header.crc) return Option.none()
+  let at = start
+  const next = <T extends Int32Array | Float32Array>(make: Parameters<typeof viewOf<T>>[0], count: number): T => {
+    const array = viewOf(make, bytes, at, count)
+    at += count * 4
+    return array
+  }
+  const docLengths = next(Float32Array, n * FIELD_COUNT)
+  const docStart = next(Int32Array, n + 1)
+  const docTerms = next(Int32Array, m)
+  const docCounts = next(Float32Array, m)
+  const sizes = next(Int32Array, terms)
+  const docs = next(Int32Array, p)
+  const counts = next(Int32Array, p)
+  // Every index the ranking follows is checked, so a file of this shape cannot make it throw.
+  for (let i = 0; i < docLengths.length; i++) if (!(docLengths[i]! >= 0 && docLengths[i]! < Infinity)) return Option.none()
+  for (let i = 0; i < docCounts.length; i++) if (!(docCounts[i]! >= 0 && docCounts[i]! < Infinity)) return Option.none()
+  if (docStart[0] !== 0 || docStart[n] !== m) return Option.none()
+  for (let d = 0; d < n; d++) if (docStart[d + 1]! < docStart[d]!) return Option.none()
+  for (let k = 0; k < m; k++) if (docTerms[k]! < 0 || docTerms[k]! >= terms) return Option.none()
+  const index = emptyIndex()
+  index.lengths = docLengths
+  index.docStart = docStart
+  index.docTerms = docTerms
+  index.docCounts = docCounts
+  header.totals.forEach((total, f) => {
+    index.totals[f] = total
+  })
+  for (const term of header.terms) index.terms.set(term, index.terms.size)
+  if (index.terms.size !== terms) return Option.none()
+  let offset = 0
+  for (let id = 0; id < terms; id++) {
+    const size = sizes[id]!
+    if (size < 0 || offset + size > p) return Option.none()
+    let previous = -1
+    for (let k = offset; k < offset + size; k++) {
+      if (docs[k]! <= previous || docs[k]! >= n) return Option.none()
+      previous = docs[k]!
+    }
+    const list: Postings = { docs: docs.subarray(offset, offset + size), counts: counts.subarray(offset, offset + size), size }
+    index.postings.push(list)
+    offset += size
+  }
+  if (offset !== p) return Option.none()
+  header.groups.forEach((group) => index.groupIds.set(group, index.groupIds.size))
+  if (index.groupIds.size !== header.groups.length || index.groupIds.has("")) return Option.none()
+  index.groups.push(...header.groups)
+  for (let g = 0; g < header.groups.length; g++) index.groupSizes.push(0)
+  for (let position = 0; position < n; position++) {
+    const [id, name, shortName, groupName, intents, nameKey, shortKey] = header.heads[position]!
+    if (id !== identity.ids[position] || index.byId.has(id)) return Option.none()
+    const group = groupName === "" ? -1 : index.groupIds.get(groupName) ?? -2
+    if (group === -2) return Option.none()
+    if (group >= 0) index.groupSizes[group]! += 1
+    const indexed: IndexedDocument = { document: { id, name, shortName, group: groupName, intents }, nameKey, shortKey, group }
+    index.documents.push(indexed)
+    index.byId.set(id, position)
+    addKey(index, nameKey, position)
+    if (shortKey !== nameKey) addKey(index, shortKey, position)
+  }
+  return Option.some(index)
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Option } from "effect"
+import { crc32 } from "node:zlib"
+import { buildCatalog } from "../../../src/catalog/core/catalog.js"
+import type { Catalog, ToolSchema } from "../../../src/catalog/core/model.js"
+import { decodeIndex, encodeIndex, indexDigest, type IndexIdentity } from "../../../src/catalog/core/router/indexFile.js"
+import { addDocuments, buildIndex, type RouterIndex } from "../../../src/catalog/core/router/invertedIndex.js"
+import { explainMatch, rankDocuments } from "../../../src/catalog/core/router/rank.js"
+import { routerDocuments } from "../../../src/catalog/core/router/router.js"
+import { object, ROUTER_FIXTURE } from "./routerFixture.js"
+
+const identityOf = (catalog: Catalog): IndexIdentity => ({
+  key: catalog.toolSetKey,
+  digest: () => indexDigest(catalog),
+  ids: catalog.tools.map((tool) => tool.name)
+})
+
+const catalog = buildCatalog(ROUTER_FIXTURE)
+const fresh = buildIndex(routerDocuments(catalog, ROUTER_FIXTURE))
+const bytes = encodeIndex(fresh, catalog.toolSetKey, indexDigest(catalog))
+
+const QUERIES = [
+  "post a message in the channel",
+  "search github code",
+  "remove the repository",
+  "show me what a file contains",
+  "latin1 encoded text",
+  "delete_repository",
+  "mcp__slack__list_channels"
+]
+
+const ranking = (index: RouterIndex, query: string) =>
+  rankDocuments(index, { query, limit: 10 }).map((hit) => [index.documents[hit.position]!.document.id, hit.score, hit.exact])
+
+/** The file with its body changed by `mutate` (an Int32Array over the body) and its checksum made right again. */
+const tampered = (mutate: (body: Int32Array) => void): Uint8Array => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const headerBytes = view.getUint32(8, true)
+  const start = 12 + headerBytes + ((4 - (headerBytes % 4)) % 4)
+  const copy = Uint8Array.from(bytes)
+  const body = new Int32Array(copy.buffer, start, (copy.length - start) / 4)
+  mutate(body)
+  const header = JSON.parse(new TextDecoder().decode(copy.subarray(12, 12 + headerBytes))) as { crc: number }
+  const patched = new TextEncoder().encode(JSON.stringify({ ...header, crc: crc32(copy.subarray(start)) }).padEnd(headerBytes, " "))
+  // The CRC is written with at most as many digits as it had: the header keeps its length.
+  expect(patched.length).toBe(headerBytes)
+  copy.set(patched, 12)
+  return copy
+}
+
+describe("router index file", () => {
+  it("reads back an index that ranks and explains exactly as a fresh build", () => {
+    const read = Option.getOrThrow(decodeIndex(bytes, identityOf(catalog)))
+    for (const query of QUERIES) expect(ranking(read, query)).toEqual(ranking(fresh, query))
+    const position = read.byId.get("mcp__slack__post_message")!
+    expect(explainMatch(read, position, "post to the slack channel")).toEqual(explainMatch(fresh, position, "post to the slack channel"))
+    expect(ranking(read, "post a message in the channel").map(([id]) => id)).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])
+  })
+
+  it("is written the same for the same index, and a read index grows like a built one", () => {
+    expect(encodeIndex(Option.getOrThrow(decodeIndex(bytes, identityOf(catalog))), catalog.toolSetKey, indexDigest(catalog))).toEqual(bytes)
+    const grown = [...ROUTER_FIXTURE, { name: "mcp__jira__create_ticket", description: "Open a ticket for a bug.", inputSchema: object({}) }]
+    const grownCatalog = buildCatalog(grown)
+    const read = Option.getOrThrow(decodeIndex(bytes, identityOf(catalog)))
+    addDocuments(read, routerDocuments(grownCatalog, grown).filter((document) => !read.byId.has(document.id)))
+    const built = buildIndex(routerDocuments(buildCatalog(ROUTER_FIXTURE), ROUTER_FIXTURE))
+    addDocuments(built, routerDocuments(grownCatalog, grown).filter((document) => !built.byId.has(document.id)))
+    for (const query of ["open a bug ticket", "create an issue", ...QUERIES]) expect(ranking(read, query)).toEqual(ranking(built, query))
+    // The read index's arrays are views of the file's bytes: growing must not write into them.
+    expect(Option.isSome(decodeIndex(bytes, identityOf(catalog)))).toBe(true)
+  })
+
+  it("is not taken for another tool set, another classification or other tools", () => {
+    const other: ReadonlyArray<ToolSchema> = ROUTER_FIXTURE.map((tool) => tool.name === "read_text_file" ? { ...tool, description: "Read a file." } : tool)
+    expect(decodeIndex(bytes, identityOf(buildCatalog(other)))).toEqual(Option.none())
+    expect(decodeIndex(bytes, { ...identityOf(catalog), digest: () => "0".repeat(64) })).toEqual(Option.none())
+    expect(decodeIndex(bytes, { ...identityOf(catalog), ids: [...identityOf(catalog).ids].reverse() })).toEqual(Option.none())
+  })
+
+  it("is not taken when truncated, damaged, of another version or not an index at all", () => {
+    const identity = identityOf(catalog)
+    for (const length of [0, 4, 11, 12, 40, bytes.length - 4, bytes.length - 1]) {
+      expect(decodeIndex(bytes.subarray(0, length), identity)).toEqual(Option.none())
+    }
+    expect(decodeIndex(Uint8Array.from([...bytes, 0, 0, 0, 0]), identity)).toEqual(Option.none())
+    const flipped = Uint8Array.from(bytes)
+    flipped[bytes.length - 3]! ^= 0x10
+    expect(decodeIndex(flipped, identity)).toEqual(Option.none())
+    const text = new TextDecoder().decode(bytes.subarray(12, 200))
+    expect(text.startsWith("{\"version\":1,")).toBe(true)
+    const otherVersion = Uint8Array.from(bytes)
+    otherVersion.set(new TextEncoder().encode("{\"version\":9,"), 12)
+    expect(decodeIndex(otherVersion, identity)).toEqual(Option.none())
+    expect(decodeIndex(new TextEncoder().encode("{\"tools\": []}\n"), identity)).toEqual(Option.none())
+    const badHeader = Uint8Array.from(bytes)
+    badHeader[13] = 0xff
+    expect(decodeIndex(badHeader, identity)).toEqual(Option.none())
+  })
+
+  it("is not taken when its arrays point out of range, even with a right checksum", () => {
+    const identity = identityOf(catalog)
+    expect(Option.isSome(decodeIndex(tampered(() => {}), identity))).toBe(true)
+    const n = catalog.tools.length
+    // The body: field lengths (n * 6, float), document starts (n + 1), document terms, their counts, ...
+    expect(decodeIndex(tampered((body) => body[n * 6] = 1), identity)).toEqual(Option.none())
+    expect(decodeIndex(tampered((body) => body[n * 6 + n + 1] = 1_000_000), identity)).toEqual(Option.none())
+    // ..., then the posting lists' documents and their field counts (any number is a count).
+    const postings = fresh.postings.reduce((total, list) => total + list.size, 0)
+    expect(decodeIndex(tampered((body) => body[body.length - postings - 1] = n), identity)).toEqual(Option.none())
+    expect(decodeIndex(tampered((body) => body[body.length - postings - 1] = -1), identity)).toEqual(Option.none())
+    expect(decodeIndex(tampered((body) => body[0] = 0x7fc00000), identity)).toEqual(Option.none())
+  })
+})
