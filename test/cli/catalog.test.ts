@@ -245,8 +245,11 @@ describe("tool-map catalog: a read writes nothing", () => {
       const { dir, schemas } = yield* setup
       yield* runCatalog(dir, "ls", "--schemas", schemas)
       yield* runCatalog(dir, "load", "github", "--schemas", schemas)
+      expect(Object.keys(yield* filesUnder(`${dir}/catalog`))).toEqual(["definitions.json", "manifest.json", "schemas.facts.json", "schemas.json", "schemas.recorded.json", "state/cli.json"])
+      // The first ranking of this tool set writes the router's index; nothing writes it again.
+      yield* runCatalog(dir, "ls", "--query", "pull request")
       const before = yield* filesUnder(`${dir}/catalog`)
-      expect(Object.keys(before)).toEqual(["definitions.json", "manifest.json", "schemas.facts.json", "schemas.json", "schemas.recorded.json", "state/cli.json"])
+      expect(Object.keys(before)).toEqual(["definitions.json", "manifest.json", "router.index", "schemas.facts.json", "schemas.json", "schemas.recorded.json", "state/cli.json"])
       for (const args of [["ls", "--schemas", schemas], ["ls"], ["ls", "github"], ["ls", "--query", "issue", "--json"], ["diff"]]) {
         const run = yield* runCatalog(dir, ...args)
         expect(run.error).toBeUndefined()

@@ -83,10 +83,14 @@ describe("the built CLI's catalog under concurrent processes", () => {
     const first = runCli(["catalog", "ls", "/", "--schemas", schemas], env)
     expect(first.status).toBe(0)
     expect(runCli(["catalog", "load", "mcp__s__tool_1", "--schemas", schemas], env).status).toBe(0)
+    expect(fs.existsSync(path.join(catalogDir, "router.index"))).toBe(false)
+    // The first ranking of this tool set writes the router's index; nothing writes it again.
+    expect(runCli(["catalog", "ls", "--query", "tool", "--schemas", schemas], env).status).toBe(0)
     const before = filesUnder(catalogDir)
     expect(Object.keys(before)).toEqual([
       "definitions.json",
       "manifest.json",
+      "router.index",
       "schemas.facts.json",
       "schemas.json",
       // The schemas the recorded build was made of (catalog diff), a hard link to schemas.json.
