@@ -300,7 +300,8 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
   return added
 }
 
-const addKey = (index: RouterIndex, key: string, position: number) => {
+/** Records that document `position` is named `key` (a `nameKey`). */
+export const addKey = (index: RouterIndex, key: string, position: number): void => {
   const named = index.keys.get(key)
   if (named === undefined) index.keys.set(key, [position])
   else named.push(position)
