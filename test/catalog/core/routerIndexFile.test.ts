@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
-import { crc32 } from "node:zlib"
 import { buildCatalog } from "../../../src/catalog/core/catalog.js"
 import type { Catalog, ToolSchema } from "../../../src/catalog/core/model.js"
-import { decodeIndex, encodeIndex, indexDigest, type IndexIdentity } from "../../../src/catalog/core/router/indexFile.js"
+import { bodyChecksum, decodeIndex, encodeIndex, indexDigest, type IndexIdentity } from "../../../src/catalog/core/router/indexFile.js"
 import { addDocuments, buildIndex, type RouterIndex } from "../../../src/catalog/core/router/invertedIndex.js"
 import { explainMatch, rankDocuments } from "../../../src/catalog/core/router/rank.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
@@ -40,9 +39,9 @@ const tampered = (mutate: (body: Int32Array) => void): Uint8Array => {
   const copy = Uint8Array.from(bytes)
   const body = new Int32Array(copy.buffer, start, (copy.length - start) / 4)
   mutate(body)
-  const header = JSON.parse(new TextDecoder().decode(copy.subarray(12, 12 + headerBytes))) as { crc: number }
-  const patched = new TextEncoder().encode(JSON.stringify({ ...header, crc: crc32(copy.subarray(start)) }).padEnd(headerBytes, " "))
-  // The CRC is written with at most as many digits as it had: the header keeps its length.
+  const header = JSON.parse(new TextDecoder().decode(copy.subarray(12, 12 + headerBytes))) as { checksum: number }
+  const patched = new TextEncoder().encode(JSON.stringify({ ...header, checksum: bodyChecksum(body) }).padEnd(headerBytes, " "))
+  // Padded with spaces to the header's length (a checksum of more digits would not fit: the test says so).
   expect(patched.length).toBe(headerBytes)
   copy.set(patched, 12)
   return copy
@@ -87,7 +86,7 @@ describe("router index file", () => {
     flipped[bytes.length - 3]! ^= 0x10
     expect(decodeIndex(flipped, identity)).toEqual(Option.none())
     const text = new TextDecoder().decode(bytes.subarray(12, 200))
-    expect(text.startsWith("{\"version\":1,")).toBe(true)
+    expect(text.startsWith("{\"version\":2,")).toBe(true)
     const otherVersion = Uint8Array.from(bytes)
     otherVersion.set(new TextEncoder().encode("{\"version\":9,"), 12)
     expect(decodeIndex(otherVersion, identity)).toEqual(Option.none())
