@@ -6,13 +6,17 @@
 //                               no-op commands and a scan, so that a run deserializes compiled
 //                               bytecode instead of parsing and compiling a megabyte of JavaScript
 //                               (Node 20 has no module compile cache);
+//   dist/tool-map.bundle.mcp.cache  the same for plain `tool-map mcp`, made after a warm run of the MCP
+//                               server up to its initialize answer (the MCP SDK's code): an agent
+//                               host waits for that answer, and the other commands keep a cache
+//                               without the SDK's code (issue 10: about 6% off the start);
 //   dist/tool-map.cjs           the launcher (the package's bin): compiles the script with the
-//                               cache and calls it. CommonJS, because an ES module entry starts
+//                               cache of its command and calls it. CommonJS, because an ES module entry starts
 //                               Node's ESM loader first (about 10 ms of every run). It only reads;
 //                               a missing or rejected cache (another Node or V8 flags) costs
 //                               speed, never correctness.
 //
-// `node scripts/bundle.mjs --warm CACHE` is the child that makes the cache (internal).
+// `node scripts/bundle.mjs --warm CACHE cli|mcp` is the child that makes a cache (internal).
 // TOOL_MAP_METAFILE=PATH also writes esbuild's metafile there (which modules fill the bundle).
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
@@ -27,6 +31,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const DIST = path.join(ROOT, "dist")
 const SCRIPT = path.join(DIST, "tool-map.bundle.cjs")
 const CACHE = path.join(DIST, "tool-map.bundle.cache")
+const MCP_CACHE = path.join(DIST, "tool-map.bundle.mcp.cache")
 const LAUNCHER = path.join(DIST, "tool-map.cjs")
 /** Files of earlier builds that would otherwise linger in dist/. */
 const OBSOLETE = ["tool-map.mjs", "tool-map.cache"].map((name) => path.join(DIST, name))
@@ -82,16 +87,20 @@ const barrelImports = {
 const LAUNCHER_SOURCE = `#!/usr/bin/env node
 "use strict"
 // tool-map's launcher, written by scripts/bundle.mjs: runs tool-map.bundle.cjs with the V8 code
-// cache made at build time (tool-map.bundle.cache). Without the cache, or when V8 rejects it
-// (another Node), the script is compiled from source as usual. Reads only.
+// cache made at build time (tool-map.bundle.cache; tool-map.bundle.mcp.cache for \`mcp\`).
+// Without the cache, or when V8 rejects it (another Node), the script is compiled from source as
+// usual. Reads only.
 const { readFileSync } = require("node:fs")
 const { join } = require("node:path")
 const { Script } = require("node:vm")
 
 const script = join(__dirname, "tool-map.bundle.cjs")
+// \`tool-map mcp\` as a host starts it (the plugin's .mcp.json) has a cache of its own, with the
+// MCP server's code; with options (the gateway, HTTP) it keeps the cache of the other commands.
+const cache = process.argv.length === 3 && process.argv[2] === "mcp" ? "tool-map.bundle.mcp.cache" : "tool-map.bundle.cache"
 let cachedData
 try {
-  cachedData = readFileSync(join(__dirname, "tool-map.bundle.cache"))
+  cachedData = readFileSync(join(__dirname, cache))
 } catch {
   cachedData = undefined
 }
@@ -147,6 +156,17 @@ const WARM_COMMANDS = [
   ["catalog", "ls", "/", "--json"]
 ]
 
+/** The run before the MCP cache is taken: the server reads MCP_WARM_INPUT on stdin, answers it and ends with stdin. */
+const WARM_MCP_COMMANDS = [["mcp"]]
+
+/** The warm MCP child's stdin: an MCP client's initialize request. */
+const MCP_WARM_INPUT = `${JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "tool-map-build", version: "1" } }
+})}\n`
+
 /** A small fake machine for the warm runs: one PATH dir with a probe-able `git`, an empty home. */
 const makeWarmMachine = () => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "tool-map-warm-")))
@@ -161,11 +181,11 @@ const makeWarmMachine = () => {
   return { dir, env }
 }
 
-/** The warm child: runs WARM_COMMANDS through the compiled script, then writes its code cache. */
-const warm = (cacheFile) => {
+/** The warm child: runs WARM_COMMANDS (WARM_MCP_COMMANDS for `mcp`) through the compiled script, then writes its code cache. */
+const warm = (cacheFile, which) => {
   const script = compile(undefined)
   const dir = path.dirname(process.env.PLUGIN_DATA)
-  const commands = WARM_COMMANDS.map((args) => args.map((arg) => arg.replace("$WARM", dir)))
+  const commands = (which === "mcp" ? WARM_MCP_COMMANDS : WARM_COMMANDS).map((args) => args.map((arg) => arg.replace("$WARM", dir)))
   let written = false
   const next = () => {
     if (commands.length === 0) {
@@ -194,6 +214,7 @@ const main = async () => {
   // First of all: V8 matches a cache to its script by length only, so a run must never see the
   // new script next to the old cache.
   fs.rmSync(CACHE, { force: true })
+  fs.rmSync(MCP_CACHE, { force: true })
   const result = await build({
     entryPoints: [path.join(DIST, "bin.js")],
     outfile: SCRIPT,
@@ -224,18 +245,20 @@ const main = async () => {
   try {
     const scan = spawnSync(process.execPath, [LAUNCHER, "scan", "--quiet", "--no-probes"], { env, encoding: "utf8" })
     if (scan.status !== 0) throw new Error(`the warm-up scan failed (exit ${scan.status}): ${scan.stderr}`)
-    const partial = `${CACHE}.partial`
-    fs.rmSync(partial, { force: true })
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm", partial], { env, encoding: "utf8" })
-    if (child.status !== 0 || !fs.existsSync(partial)) {
+    for (const [cache, which, input] of [[CACHE, "cli", undefined], [MCP_CACHE, "mcp", MCP_WARM_INPUT]]) {
+      const partial = `${cache}.partial`
       fs.rmSync(partial, { force: true })
-      throw new Error(`the code-cache warm-up failed (exit ${child.status}): ${child.stderr}`)
-    }
-    fs.renameSync(partial, CACHE)
-    const check = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--check"], { env, encoding: "utf8" })
-    if (check.stdout.trim() !== "accepted") {
-      fs.rmSync(CACHE, { force: true })
-      throw new Error(`V8 rejected the code cache just made (${check.stdout.trim()} ${check.stderr})`)
+      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm", partial, which], { env, encoding: "utf8", input })
+      if (child.status !== 0 || !fs.existsSync(partial)) {
+        fs.rmSync(partial, { force: true })
+        throw new Error(`the code-cache warm-up (${which}) failed (exit ${child.status}): ${child.stderr}`)
+      }
+      fs.renameSync(partial, cache)
+      const check = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--check", cache], { env, encoding: "utf8" })
+      if (check.stdout.trim() !== "accepted") {
+        fs.rmSync(cache, { force: true })
+        throw new Error(`V8 rejected the code cache just made (${which}: ${check.stdout.trim()} ${check.stderr})`)
+      }
     }
   } finally {
     fs.rmSync(machine.dir, { recursive: true, force: true })
@@ -248,7 +271,7 @@ if (process.argv[2] === "--warm") {
   if (path.basename(data) !== "data" || !path.basename(path.dirname(data)).startsWith("tool-map-warm-")) {
     throw new Error("--warm is internal to scripts/bundle.mjs (it runs the CLI against PLUGIN_DATA)")
   }
-  warm(process.argv[3])
+  warm(process.argv[3], process.argv[4])
 }
-else if (process.argv[2] === "--check") console.log(compile(fs.readFileSync(CACHE)).cachedDataRejected ? "rejected" : "accepted")
+else if (process.argv[2] === "--check") console.log(compile(fs.readFileSync(process.argv[3])).cachedDataRejected ? "rejected" : "accepted")
 else await main()
