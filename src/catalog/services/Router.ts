@@ -186,8 +186,12 @@ const make = Effect.gen(function*() {
           const before = kept[i]!.index.documents.length
           const reused = reuse(kept[i]!, catalog, schemas)
           if (Option.isSome(reused)) {
-            // Extended with new tools: a new tool set.
-            if (reused.value.index.documents.length !== before) yield* store.save(catalog, reused.value.index)
+            // Extended with new tools: a new tool set, kept when its documents are in the
+            // catalog's order (a file is read back only in that order).
+            const { documents } = reused.value.index
+            if (documents.length !== before && documents.every((indexed, position) => indexed.document.id === catalog.tools[position]?.name)) {
+              yield* store.save(catalog, reused.value.index)
+            }
             return [reused.value, [reused.value, ...kept.filter((_, j) => j !== i)]] as const
           }
         }
