@@ -2,7 +2,7 @@
 // imports the whole catalog stack, so catalogCommands.ts loads it only when a catalog command
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Console, Context, Effect, Either, Layer, Option, Ref, Schema, Stream } from "effect"
+import { Clock, Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Stream } from "effect"
 import * as NodeFs from "node:fs"
 import {
   type DefinitionChange,
@@ -22,6 +22,7 @@ import { cleanText, neutralize, wellFormed } from "../inventory/domain/untrusted
 import { factsOf, primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
 import {
   decodeFactsFile,
+  decodeSchemasJson,
   decodeSchemasText,
   FACTS_HEAD_BYTES,
   FACTS_TEXTS_KEPT,
@@ -34,6 +35,7 @@ import {
   KEY_HEAD_BYTES,
   keyInHead,
   leanSchemas,
+  parseSchemasText,
   schemasKey,
   snapshotText
 } from "../catalog/core/schemasFile.js"
@@ -51,6 +53,7 @@ import {
   writeFileAtomic,
   writeJsonAtomic
 } from "../catalog/stores/jsonFile.js"
+import { forEachSliced, yieldToEventLoop } from "../services/eventLoop.js"
 import { readHead } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
@@ -210,6 +213,21 @@ interface DecodedSchemas {
 const decodeHashed = (file: HashedBytes): Either.Either<DecodedSchemas, string> =>
   Either.map(decodeSchemasText(textOf(file.bytes)), (schemas) => ({ schemas, textKey: file.sha256 }))
 
+/**
+ * `decodeHashed` as an effect that lets the event loop run between its long steps (hashing the
+ * bytes, making them a text, parsing it, decoding the schemas): on a large file each takes a
+ * good part of a second, and SIGTERM is seen only between two of them.
+ */
+const decodeHashedInSteps = (file: HashedBytes) =>
+  Effect.gen(function*() {
+    yield* yieldToEventLoop
+    const text = textOf(file.bytes)
+    yield* yieldToEventLoop
+    const json = parseSchemasText(text)
+    yield* yieldToEventLoop
+    return Either.map(Either.flatMap(json, decodeSchemasJson), (schemas): DecodedSchemas => ({ schemas, textKey: file.sha256 }))
+  })
+
 /** Schemas of a text the facts file names, and that file. */
 interface KnownSchemas {
   readonly decoded: DecodedSchemas
@@ -268,6 +286,8 @@ const keepSchemas = (
 ) =>
   Effect.gen(function*() {
     const { schemas, textKey } = decoded
+    // Hashing every definition is the long part of a first run: in slices, so SIGTERM is seen.
+    if (Option.isNone(primed)) yield* forEachSliced(schemas, factsOf)
     const key = Option.match(primed, { onNone: () => schemasKey(schemas), onSome: (file) => file.key })
     const texts = [textKey]
     if (snapshot === "check" && !Option.contains(yield* keyOfFile(files.schemasSnapshot, "key"), key)) {
@@ -367,12 +387,16 @@ const runWarnings = Effect.gen(function*() {
   return all.map((warning) => ({ ...warning, subject: cleanText(warning.subject), message: cleanText(warning.message) }))
 })
 
-/** Runs a command, then prints every warning of the run on stderr, one line each, whether the command failed or not. */
+/**
+ * Runs a command, then prints every warning of the run on stderr, one line each, whether the
+ * command failed or not; not when it was interrupted (SIGTERM): the warnings need the catalog,
+ * and a stopped run builds nothing more.
+ */
 export const reportingWarnings = <A, E, R>(command: Effect.Effect<A, E, R>) =>
-  Effect.ensuring(
-    command,
-    Effect.flatMap(runWarnings, (warnings) => Effect.forEach(warnings, (warning) => Console.error(`tool-map: warning: ${warning.message}`), { discard: true }))
-  )
+  Effect.onExit(command, (exit) =>
+    Exit.isInterrupted(exit)
+      ? Effect.void
+      : Effect.flatMap(runWarnings, (warnings) => Effect.forEach(warnings, (warning) => Console.error(`tool-map: warning: ${warning.message}`), { discard: true })))
 
 /**
  * Prints the JSON answer of a command with the run's warnings last. Strings keep their exact
@@ -399,10 +423,10 @@ const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles, wa
           Either.match(Option.getOrElse(found, () => Either.left({ reason: "it does not exist" })), {
             onLeft: (refused) => Effect.fail(new SchemasFileInvalid({ path, reason: refused.reason })),
             onRight: (file) =>
-              Either.match(decodeHashed(file), {
+              Effect.flatMap(decodeHashedInSteps(file), Either.match({
                 onLeft: (reason) => Effect.fail(new SchemasFileInvalid({ path, reason })),
                 onRight: Effect.succeed
-              })
+              }))
           })
         )
       )

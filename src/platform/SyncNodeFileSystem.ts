@@ -2,6 +2,7 @@ import { Error as PlatformError, FileSystem } from "@effect/platform"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Effect, Layer, Option } from "effect"
 import * as NodeFs from "node:fs"
+import { yieldIfDue } from "../services/eventLoop.js"
 
 // Node's FileSystem with the calls tool-map makes (metadata, small files, the bundle commit)
 // done synchronously. On local disks each of these is a few microseconds in the kernel, while
@@ -59,8 +60,9 @@ const platformError = (method: string, pathOrDescriptor: string | number) => (er
     )
     : new PlatformError.BadArgument({ module: "FileSystem", method, cause: error })
 
+/** A synchronous call, after a checkpoint: a run made only of such calls still lets the event loop see SIGTERM. */
 const call = <A>(method: string, pathOrDescriptor: string | number, run: () => A) =>
-  Effect.try({ try: run, catch: platformError(method, pathOrDescriptor) })
+  Effect.zipRight(yieldIfDue, Effect.try({ try: run, catch: platformError(method, pathOrDescriptor) }))
 
 /** `FileSystem.File.Info` of Node's stats, field for field as @effect/platform-node builds it. */
 const fileInfo = (stats: NodeFs.Stats): FileSystem.File.Info => ({

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { generateTools } from "../../bench/catalogGenerators.js"
 import { claudeHome } from "../../bench/hostGenerators.js"
 import { BIN, makeTempDir, requireBuiltCli, sigtermAfterCpu } from "../support/cli.js"
 
@@ -48,4 +49,32 @@ describe("the built CLI on a large or looping agent home", () => {
     expect(inventory.agentHosts.items.filter((item) => item.kind === "agent").length).toBe(2000)
     // A generous cap: a loaded machine has taken over a minute for this 6,000-item home.
   }, 180_000)
+})
+
+describe("the built CLI building a large catalog for the first time", () => {
+  let temp: ReturnType<typeof makeTempDir>
+  let schemas: string
+
+  beforeAll(() => {
+    requireBuiltCli()
+    temp = makeTempDir("tool-map-signals-catalog-")
+    schemas = path.join(temp.dir, "tools.json")
+    fs.writeFileSync(schemas, JSON.stringify(generateTools(20_000)))
+  })
+  afterAll(() => temp.remove())
+
+  // The moments land in the read and parse of the file, the hashing of the definitions, the build
+  // and the writing of the catalog's files: each is a long synchronous stretch unless cut in slices.
+  it.each([500, 900, 1300, 1700, 2100])("SIGTERM after %i ms of CPU ends `catalog ls --schemas` within a second, exit 130, no partial file", async (cpuMs) => {
+    const home = path.join(temp.dir, `home-${cpuMs}`)
+    fs.mkdirSync(home)
+    const data = path.join(temp.dir, `data-${cpuMs}`)
+    const env = { HOME: home, PATH: "/usr/bin:/bin", XDG_DATA_HOME: data }
+    const stopped = await terminate(["catalog", "ls", "/", "--schemas", schemas], env, cpuMs)
+    expect([stopped.signalled, stopped.code]).toEqual([true, 130])
+    expect(stopped.exitMs).toBeLessThan(1000)
+    const catalogDir = path.join(data, "tool-map", "catalog")
+    const left = fs.existsSync(catalogDir) ? fs.readdirSync(catalogDir, { recursive: true, encoding: "utf8" }) : []
+    expect(left.filter((name) => /partial|\.tmp|~$/.test(name))).toEqual([])
+  }, 60_000)
 })

@@ -147,15 +147,16 @@ export const decodeSchemasJson = (json: unknown): Either.Either<ReadonlyArray<To
   return Either.left("expected a JSON array of tool schemas or an MCP tools/list result ({ \"tools\": [...] })")
 }
 
+/** The JSON value of the text of a schemas file; the reason says where it is not JSON. */
+export const parseSchemasText = (text: string): Either.Either<unknown, string> =>
+  Either.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (error) => notJsonReason(error, text)
+  })
+
 /** The schemas in the text of a schemas file; the reason names the first problem and where it is. */
 export const decodeSchemasText = (text: string): Either.Either<ReadonlyArray<ToolSchema>, string> =>
-  Either.flatMap(
-    Either.try({
-      try: (): unknown => JSON.parse(text),
-      catch: (error) => notJsonReason(error, text)
-    }),
-    decodeSchemasJson
-  )
+  Either.flatMap(parseSchemasText(text), decodeSchemasJson)
 
 /**
  * The key of a list of schemas: SHA-256 of their definition hashes in order. The same schemas

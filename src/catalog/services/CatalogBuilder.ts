@@ -15,10 +15,11 @@
  */
 import { createHash } from "node:crypto"
 import { Context, Effect, Layer, Ref } from "effect"
-import { type BuildOptions, buildCatalog, toolSetKey } from "../core/catalog.js"
+import { type BuildOptions, buildCatalog, factsOf, toolSetKey } from "../core/catalog.js"
 import { canonicalJson } from "../core/definitions.js"
 import type { AnnotationSet, Catalog, ToolMeta, ToolSchema } from "../core/model.js"
 import { OVERRIDE_PRIORITY } from "../core/model.js"
+import { forEachSliced, yieldToEventLoop } from "../../services/eventLoop.js"
 
 /** Cache counters, for tests and diagnostics. */
 export interface CatalogCacheStats {
@@ -90,7 +91,10 @@ const make = (capacity: number) =>
       })
       yield* Effect.annotateCurrentSpan({ tools: tools.length, cached: cached !== undefined })
       if (cached !== undefined) return { catalog: cached, rebuilt: false, key } satisfies CatalogLookup
+      // The definitions' facts are most of a large build: computed in slices (SIGTERM is seen between them).
+      yield* forEachSliced(tools, factsOf)
       const catalog = buildCatalog(tools, options, setKey)
+      yield* yieldToEventLoop
       yield* Ref.update(cache, (current) => ({
         ...current,
         entries: [...current.entries.filter(([candidate]) => candidate !== key), [key, catalog] as const].slice(-capacity),

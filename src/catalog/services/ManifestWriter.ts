@@ -1,5 +1,5 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Clock, Effect, Layer, Option, Ref, Stream, SynchronizedRef } from "effect"
+import { Clock, Effect, Exit, Layer, Option, Ref, Stream, SynchronizedRef } from "effect"
 import { buildKeyInHead, Manifest, MANIFEST_HEAD_BYTES, manifestOf } from "../core/manifest.js"
 import { jsonFileText, writeFileAtomic } from "../stores/jsonFile.js"
 import { readHead } from "../../services/fileRead.js"
@@ -42,18 +42,20 @@ const make = (path: string) =>
       )
     })
 
-    // Uninterruptible: closing the scope waits for a write under way instead of leaving a temp file.
+    // Interruptible (SIGTERM must not wait for a build): an interrupted write leaves the old file
+    // and no temp file (writeFileAtomic), and the finalizer below settles what is left.
     const settle = (revision: number) =>
-      SynchronizedRef.updateEffect(written, write).pipe(Effect.zipRight(Ref.set(handled, revision)), Effect.uninterruptible)
+      SynchronizedRef.updateEffect(written, write).pipe(Effect.zipRight(Ref.set(handled, revision)))
 
     yield* builds.revisions.pipe(
       Stream.filter((revision) => revision > 0),
       Stream.runForEach(settle),
       Effect.forkScoped
     )
-    // A build made just before the scope closes is written before it does.
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
+    // A build made just before the scope closes is written before it does, unless the run was
+    // interrupted: a stopped run neither builds nor writes any more.
+    yield* Effect.addFinalizer((exit) =>
+      Exit.isInterrupted(exit) ? Effect.void : Effect.gen(function*() {
         const revision = yield* builds.revision
         if (revision > (yield* Ref.get(handled))) yield* settle(revision)
       })

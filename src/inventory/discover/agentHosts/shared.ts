@@ -14,7 +14,7 @@ import {
 import { jsonErrorLine, lineAt } from "../../domain/jsonText.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
-import { yieldToEventLoop } from "../../../services/eventLoop.js"
+import { yieldIfDue } from "../../../services/eventLoop.js"
 import { readRegularFile } from "../../../services/fileRead.js"
 import { InodeMap } from "../Walker.js"
 import {
@@ -89,9 +89,6 @@ type Probe =
   | { readonly _tag: "missing" }
   | { readonly _tag: "unreadable"; readonly reason: string }
 
-/** How long a host reader runs at most before it lets the event loop run (signals, timers). */
-const BREATH_MS = 50
-
 /** How a host walks a folder of item files; every rule is off by default (the walk most hosts share). */
 export interface FileWalk {
   /** The extension matches in its exact case only (`.md`, not `.MD`). */
@@ -115,21 +112,8 @@ export class HostCollector {
   readonly diagnostics: Array<AgentHostDiagnostic> = []
   private readonly watchedPaths = new Set<string>()
   private readonly sharedDirs: Array<string> = []
-  private lastBreath = Date.now()
 
   constructor(readonly host: AgentHostName, readonly ctx: HostReadContext) {}
-
-  /**
-   * Lets the event loop run when this reader has held it for {@link BREATH_MS}: over the CLI's
-   * synchronous file system a read of 20,000 files never leaves the microtask queue, so neither
-   * SIGTERM nor a timer would be seen until it ends. Called before every file system access.
-   */
-  breathe(): Effect.Effect<void> {
-    if (Date.now() - this.lastBreath < BREATH_MS) return Effect.void
-    return Effect.tap(yieldToEventLoop, () => {
-      this.lastBreath = Date.now()
-    })
-  }
 
   get env(): MachineEnvironmentShape {
     return this.ctx.env
@@ -182,7 +166,7 @@ export class HostCollector {
   /** What is at `path` (links followed); recorded as watched. */
   probe(path: string): Effect.Effect<Probe> {
     this.watch(path)
-    return Effect.zipRight(this.breathe(), this.ctx.fs.stat(path)).pipe(
+    return Effect.zipRight(yieldIfDue, this.ctx.fs.stat(path)).pipe(
       Effect.map((info): Probe =>
         info.type === "File"
           ? { _tag: "file", size: Number(info.size), mtime: Option.match(info.mtime, { onNone: () => null, onSome: (date) => date.toISOString() }) }
@@ -229,7 +213,7 @@ export class HostCollector {
       } else {
         self.watch(path)
       }
-      yield* self.breathe()
+      yield* yieldIfDue
       const names = yield* Effect.either(self.ctx.fs.readDirectory(path))
       if (names._tag === "Left") {
         const error = names.left
@@ -255,7 +239,7 @@ export class HostCollector {
               (name) => {
                 const full = self.path.join(path, name)
                 return Effect.map(
-                  Effect.zipRight(self.breathe(), self.ctx.fs.stat(full)).pipe(Effect.option),
+                  Effect.zipRight(yieldIfDue, self.ctx.fs.stat(full)).pipe(Effect.option),
                   (info): DirEntry => ({
                     name,
                     path: full,
@@ -284,7 +268,7 @@ export class HostCollector {
     const entered = new InodeMap<true>()
     // True when `path` is a directory not entered yet (one whose inode the platform does not tell is entered).
     const enter = (path: string): Effect.Effect<boolean> =>
-      Effect.map(Effect.option(Effect.zipRight(self.breathe(), self.ctx.fs.stat(path))), (info) => {
+      Effect.map(Effect.option(Effect.zipRight(yieldIfDue, self.ctx.fs.stat(path))), (info) => {
         if (Option.isNone(info) || info.value.type !== "Directory") return Option.isNone(info)
         if (Option.isNone(info.value.ino)) return true
         const key = { dev: info.value.dev, ino: info.value.ino.value }
@@ -313,7 +297,7 @@ export class HostCollector {
 
   /** False when `path` is a symbolic link (readLink answers for links only). */
   private isNotLink(path: string): Effect.Effect<boolean> {
-    return Effect.zipRight(this.breathe(), this.ctx.fs.readLink(path)).pipe(Effect.as(false), Effect.orElseSucceed(() => true))
+    return Effect.zipRight(yieldIfDue, this.ctx.fs.readLink(path)).pipe(Effect.as(false), Effect.orElseSucceed(() => true))
   }
 
   /**
@@ -327,7 +311,7 @@ export class HostCollector {
     const entered = new InodeMap<true>()
     const walk = (path: string, depth: number, role: string | null): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function* () {
-        const info = yield* Effect.option(Effect.zipRight(self.breathe(), self.ctx.fs.stat(path)))
+        const info = yield* Effect.option(Effect.zipRight(yieldIfDue, self.ctx.fs.stat(path)))
         if (Option.isSome(info) && Option.isSome(info.value.ino)) {
           const key = { dev: info.value.dev, ino: info.value.ino.value }
           if (entered.has(key)) return []
