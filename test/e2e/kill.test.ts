@@ -10,6 +10,8 @@ const KILLS = 200
 /** Scans killed side by side, each on its own output dir. */
 const WORKERS = 3
 const BUNDLE = ["inv.json", "inv.md", "inv.summary.md"] as const
+/** The fourth file of a bundle written over an earlier one: the earlier generation's digest, tagged with the bundle's generation. */
+const DIGEST = "inv.previous.json"
 
 interface Exited {
   readonly code: number | null
@@ -89,18 +91,19 @@ const makeMachine = (root: string) => {
 }
 
 /**
- * What an output dir holds: nothing of the bundle, or all three files with one generation,
- * and nothing else. Returns the generation (or null for no bundle) or a description of the fault.
+ * What an output dir holds: nothing of the bundle, or all three files with one generation (and
+ * the digest file, when there is one, tagged with that generation), and nothing else. Returns the generation (or null for no bundle) or a description of the fault.
  */
 const inspect = (dir: string): { readonly ok: true; readonly generation: string | null } | { readonly ok: false; readonly why: string } => {
   const names = fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []
   if (names.length === 0) return { ok: true, generation: null }
-  const extra = names.filter((name) => !(BUNDLE as ReadonlyArray<string>).includes(name))
+  const extra = names.filter((name) => !(BUNDLE as ReadonlyArray<string>).includes(name) && name !== DIGEST)
   if (extra.length > 0) return { ok: false, why: `files other than the bundle: ${extra.join(", ")}` }
-  if (names.length !== BUNDLE.length) return { ok: false, why: `an incomplete bundle: ${names.join(", ")}` }
-  const generations = BUNDLE.map((name) => readGeneration(fs.readFileSync(path.join(dir, name), "utf8")))
+  const files = names.includes(DIGEST) ? [...BUNDLE, DIGEST] : BUNDLE
+  if (names.length !== files.length) return { ok: false, why: `an incomplete bundle: ${names.join(", ")}` }
+  const generations = files.map((name) => readGeneration(fs.readFileSync(path.join(dir, name), "utf8")))
   if (generations[0] === null || generations.some((generation) => generation !== generations[0])) {
-    return { ok: false, why: `mixed generations: ${BUNDLE.map((name, i) => `${name}=${generations[i]}`).join(", ")}` }
+    return { ok: false, why: `mixed generations: ${files.map((name, i) => `${name}=${generations[i]}`).join(", ")}` }
   }
   return { ok: true, generation: generations[0] }
 }
