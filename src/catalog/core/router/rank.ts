@@ -8,7 +8,10 @@
  *   a one-word task that starts a name lifts it;
  * - pseudo-relevance feedback: the terms that best characterize the first pass's top tools are
  *   added to the task with a small weight (the catalog's own vocabulary bridges the words of a
- *   task and of a description), and the catalog is ranked again.
+ *   task and of a description), and the catalog is ranked again;
+ * - co-occurrence: before the first pass, each rare task term brings the terms the catalog's
+ *   documents use most with it (Dice), with a small weight;
+ * - derivations: a task term the catalog does not hold counts as its longest known prefix.
  * Deterministic: equal scores are ordered by name.
  */
 import { nameKey, terms, words } from "./analyze.js"
@@ -36,6 +39,17 @@ export interface RankParameters {
   readonly feedbackWeight: number
   /** Whether feedback may bring in tools that hold none of the task's own terms (else it only reorders). */
   readonly feedbackNewDocuments: boolean
+  /**
+   * A task's term the catalog does not hold counts as its longest known prefix (at least this
+   * share of its letters, and 4) with this weight (0: off).
+   */
+  readonly prefixTermWeight: number
+  readonly prefixTermShare: number
+  /** Co-occurrence expansion (see `cooccurring`; weight 0: off). */
+  readonly cooccurrenceWeight: number
+  readonly cooccurrenceTerms: number
+  readonly cooccurrenceMinDice: number
+  readonly cooccurrenceMaxShare: number
 }
 
 /** The parameters the router ranks with. */
@@ -52,7 +66,13 @@ export const DEFAULT_RANK_PARAMETERS: RankParameters = {
   feedbackTerms: 8,
   feedbackWeight: 0.2,
   // A tool that holds no word of the task is noise in a listing, and did not lift recall.
-  feedbackNewDocuments: false
+  feedbackNewDocuments: false,
+  prefixTermWeight: 0.5,
+  prefixTermShare: 0.4,
+  cooccurrenceWeight: 0.3,
+  cooccurrenceTerms: 3,
+  cooccurrenceMinDice: 0.15,
+  cooccurrenceMaxShare: 0.05
 }
 
 /** How a hit matched the task exactly: 2 the task is its name, 1 the task holds its name, 0 neither. */
@@ -150,14 +170,88 @@ export const idf = (documents: number, frequency: number): number =>
 /** A query as term ids and their weights. */
 type WeightedTerms = Map<number, number>
 
-const queryTerms = (index: RouterIndex, query: string): WeightedTerms => {
+/**
+ * The catalog's term that a task's term unknown to the catalog derives from: its longest prefix
+ * of at least `minimum` letters that is a term (`rental` → `rent`, `scholarly` → `scholar`), or
+ * none. Porter leaves many derivations (-al, -ly, -er, -ship) apart.
+ */
+const knownPrefix = (index: RouterIndex, term: string, minimum: number): number | undefined => {
+  if (DIGIT.test(term)) return undefined
+  for (let length = term.length - 1; length >= minimum; length--) {
+    const id = index.terms.get(term.slice(0, length))
+    if (id !== undefined) return id
+  }
+  return undefined
+}
+
+const DIGIT = /\p{N}/u
+
+const queryTerms = (index: RouterIndex, query: string, parameters: RankParameters): WeightedTerms => {
   const out: WeightedTerms = new Map()
   for (const term of terms(query)) {
     const id = index.terms.get(term)
     if (id !== undefined) out.set(id, (out.get(id) ?? 0) + 1)
+    else if (parameters.prefixTermWeight > 0) {
+      const near = knownPrefix(index, term, Math.max(PREFIX_MINIMUM, Math.ceil(term.length * parameters.prefixTermShare)))
+      if (near !== undefined) out.set(near, (out.get(near) ?? 0) + parameters.prefixTermWeight)
+    }
   }
   return out
 }
+
+const PREFIX_MINIMUM = 4
+
+/**
+ * Terms the catalog uses together with the task's own (learned from the catalog, no list): for
+ * each task term held by at most `cooccurrenceMaxShare` of the documents, the terms of its
+ * documents ranked by their Dice coefficient with it (2·both / (its documents + theirs)); the
+ * best `cooccurrenceTerms` of those at `cooccurrenceMinDice` or more join the task, weighted
+ * `cooccurrenceWeight` × Dice × the term's weight in the task. "folder" meets "directory" where
+ * descriptions say both.
+ */
+const cooccurring = (index: RouterIndex, query: WeightedTerms, parameters: RankParameters): WeightedTerms => {
+  const out: WeightedTerms = new Map()
+  if (parameters.cooccurrenceWeight <= 0 || parameters.cooccurrenceTerms <= 0) return out
+  const n = index.documents.length
+  const { docTerms, docStart, postings } = index
+  // No floor: a catalog of a few dozen documents has no statistics to learn from.
+  const most = Math.floor(n * parameters.cooccurrenceMaxShare)
+  let counts = cooccurrenceCounts.get(index)
+  if (counts === undefined || counts.length < postings.length) {
+    counts = new Int32Array(Math.max(1024, postings.length * 2))
+    cooccurrenceCounts.set(index, counts)
+  }
+  const seen: Array<number> = []
+  for (const [id, weight] of query) {
+    const { docs, size } = postings[id]!
+    if (size < 2 || size > most) continue
+    for (let p = 0; p < size; p++) {
+      const d = docs[p]!
+      for (let k = docStart[d]!, to = docStart[d + 1]!; k < to; k++) {
+        const other = docTerms[k]!
+        if (counts[other]++ === 0) seen.push(other)
+      }
+    }
+    const ranked: Array<[number, number]> = []
+    for (const other of seen) {
+      const count = counts[other]!
+      counts[other] = 0
+      // A term in most documents tells nothing (as in feedback).
+      if (count < 2 || other === id || query.has(other) || postings[other]!.size * 2 > n) continue
+      const dice = (2 * count) / (size + postings[other]!.size)
+      if (dice >= parameters.cooccurrenceMinDice) ranked.push([other, dice])
+    }
+    seen.length = 0
+    ranked.sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    for (const [other, dice] of ranked.slice(0, parameters.cooccurrenceTerms)) {
+      out.set(other, Math.max(out.get(other) ?? 0, parameters.cooccurrenceWeight * dice * weight))
+    }
+  }
+  return out
+}
+
+/** Per index, one counter per term for `cooccurring`, zero between calls (ranking is synchronous). */
+const cooccurrenceCounts = new WeakMap<RouterIndex, Int32Array>()
 
 /**
  * The buffers of one ranking, one slot per document, kept per index and reused: a query touches
@@ -336,7 +430,8 @@ export const rankDocuments = (
 ): ReadonlyArray<RankedDocument> => {
   if (request.limit <= 0 || index.documents.length === 0) return []
   const { keep } = request
-  const query = queryTerms(index, request.query)
+  const query = queryTerms(index, request.query, parameters)
+  for (const [id, weight] of cooccurring(index, query, parameters)) query.set(id, weight)
   const intents = queryIntents(request.query)
   const exact = exactMatches(index, request.query)
   const oneWord = words(request.query).length === 1 ? nameKey(request.query) : ""
