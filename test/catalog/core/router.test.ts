@@ -5,7 +5,7 @@ import type { ToolSchema } from "../../../src/catalog/core/model.js"
 import { nameKey, terms, words } from "../../../src/catalog/core/router/analyze.js"
 import { reciprocalRankFusion } from "../../../src/catalog/core/router/fusion.js"
 import { addDocuments, buildIndex, splitRunTogether } from "../../../src/catalog/core/router/invertedIndex.js"
-import { explainMatch, rankDocuments } from "../../../src/catalog/core/router/rank.js"
+import { DEFAULT_RANK_PARAMETERS, explainMatch, rankDocuments, type RankParameters } from "../../../src/catalog/core/router/rank.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
 import { WordTable } from "../../../src/catalog/core/router/wordTable.js"
 import { planRoute, renderToolsFind, type ToolHit } from "../../../src/catalog/core/router/routerTools.js"
@@ -113,6 +113,44 @@ describe("rankDocuments", () => {
     for (const query of ["open a bug ticket", "create an issue", "post a message"]) {
       expect(rankDocuments(extended, { query, limit: 5 }).map((hit) => extended.documents[hit.position]!.document.name)).toEqual(fresh.rank(query, 5))
     }
+  })
+})
+
+describe("rankDocuments: vocabulary learned from the catalog", () => {
+  // Forty tools that share no word with the task, so that the catalog has statistics to learn from.
+  const filler = Array.from({ length: 40 }, (_, i): ToolSchema => ({
+    name: `widget_${i}`,
+    description: `Handles widget number ${i} of the fleet.`,
+    inputSchema: object({})
+  }))
+  const rankWith = (schemas: ReadonlyArray<ToolSchema>, query: string, parameters: RankParameters) => {
+    const index = buildIndex(routerDocuments(buildCatalog(schemas), schemas))
+    return rankDocuments(index, { query, limit: 5 }, parameters).map((hit) => index.documents[hit.position]!.document.name)
+  }
+
+  it("brings in a tool that holds a word the catalog uses with the task's (co-occurrence)", () => {
+    const schemas = [
+      ...filler,
+      { name: "move_item", description: "Move an item to another folder (a directory on disk).", inputSchema: object({}) },
+      { name: "copy_item", description: "Copy an item into a folder, that is a directory.", inputSchema: object({}) },
+      { name: "make_directory", description: "Create a directory.", inputSchema: object({}) }
+    ]
+    expect(rankWith(schemas, "new folder", DEFAULT_RANK_PARAMETERS)).toEqual(["copy_item", "move_item", "make_directory"])
+    expect(rankWith(schemas, "new folder", { ...DEFAULT_RANK_PARAMETERS, cooccurrenceWeight: 0 })).toEqual(["copy_item", "move_item"])
+    // A catalog of a few tools has no statistics: nothing is brought in.
+    expect(rankWith(schemas.slice(40), "new folder", DEFAULT_RANK_PARAMETERS)).toEqual(["copy_item", "move_item"])
+  })
+
+  it("counts a task word the catalog does not hold as its longest known prefix", () => {
+    const schemas = [
+      ...filler,
+      { name: "house_search", description: "Find a house to rent.", inputSchema: object({}) },
+      { name: "car_hire", description: "Book a car.", inputSchema: object({}) }
+    ]
+    expect(rankWith(schemas, "rental", DEFAULT_RANK_PARAMETERS)).toEqual(["house_search"])
+    expect(rankWith(schemas, "rental", { ...DEFAULT_RANK_PARAMETERS, prefixTermWeight: 0 })).toEqual([])
+    // A prefix of fewer than four letters is none ("car" of "carton").
+    expect(rankWith(schemas, "carton", DEFAULT_RANK_PARAMETERS)).toEqual([])
   })
 })
 
