@@ -57,6 +57,7 @@ import { forEachSliced, yieldToEventLoop } from "../services/eventLoop.js"
 import { readHead } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
 import { type Agent, HostPort, type LoadResult, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
 
 /** A tool name, path or target in a line of text: neutralized, and cut when very long. */
@@ -375,6 +376,8 @@ const duplicatesWarning = (catalog: Catalog, source: string): ReadonlyArray<CliW
 const runWarnings = Effect.gen(function*() {
   const session = yield* CatalogCliSession
   const catalog = yield* ToolCatalog
+  // The manifest is written in the background: its write, and a failure of it, come first.
+  yield* (yield* ManifestWriter).settled
   const own = yield* Ref.get(session.warnings)
   const kept = yield* catalog.diagnostics
   const built = yield* catalog.get()

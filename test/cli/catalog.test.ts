@@ -501,6 +501,21 @@ describe("tool-map catalog diff", () => {
 })
 
 describe("tool-map catalog: what was reset or left out is said, on stderr and in --json (issue 11, item 22)", () => {
+  it.scoped("a manifest that cannot be written is a warning of the very run that built it, in one line and in warnings", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir, schemas } = yield* setup
+      // A directory in the manifest's place: the rename over it fails, root or not.
+      const manifest = `${dir}/catalog/manifest.json`
+      yield* fs.makeDirectory(`${manifest}/held`, { recursive: true })
+      const run = yield* runCatalog(dir, "ls", "/", "--json", "--schemas", schemas)
+      const warnings: ReadonlyArray<{ readonly kind: string; readonly subject: string; readonly message: string }> = JSON.parse(run.stdout).warnings
+      expect(warnings.map(({ kind, subject }) => ({ kind, subject }))).toEqual([{ kind: "write-failed", subject: manifest }])
+      expect(warnings[0]!.message.startsWith(`Cannot write the catalog file ${manifest}: `)).toBe(true)
+      expect([run.stderr, run.error]).toEqual([`tool-map: warning: ${warnings[0]!.message}`, undefined])
+      expect(yield* fs.readDirectory(`${dir}/catalog`)).not.toContainEqual(expect.stringMatching(/\.tmp-/))
+    })))
+
   it.scoped("a state file that is not valid is kept aside, and the agent's reset said in one line and in warnings", () =>
     withPlatform(Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem

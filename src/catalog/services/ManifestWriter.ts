@@ -1,5 +1,5 @@
 import type { FileSystem, Path } from "@effect/platform"
-import { Clock, Effect, Exit, Layer, Option, Ref, Stream, SynchronizedRef } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Option, Ref, Stream, SynchronizedRef } from "effect"
 import { buildKeyInHead, Manifest, MANIFEST_HEAD_BYTES, manifestOf } from "../core/manifest.js"
 import { jsonFileText, writeFileAtomic } from "../stores/jsonFile.js"
 import { readHead } from "../../services/fileRead.js"
@@ -22,6 +22,8 @@ const make = (path: string) =>
     const sessions = yield* AgentSessions
     const events = yield* CatalogEvents
     const platform = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+    // The build key the writer is done with: the one the file holds, or one whose write failed
+    // (tried once a process: one warning, not one per revision; the next process tries again).
     const written = yield* SynchronizedRef.make(yield* writtenBuildKey(path))
     // The builds' revision the file was last brought up to, so the finalizer knows what is left.
     const handled = yield* Ref.make(0)
@@ -36,7 +38,7 @@ const make = (path: string) =>
       return yield* writeFileAtomic(path, jsonFileText(encoded)).pipe(
         Effect.as(Option.some(build.buildKey)),
         Effect.catchAll((error) =>
-          Effect.as(events.warn({ kind: "write-failed", subject: path, message: error.message }), last)
+          Effect.as(events.warn({ kind: "write-failed", subject: path, message: error.message }), Option.some(build.buildKey))
         ),
         Effect.provide(platform)
       )
@@ -52,14 +54,14 @@ const make = (path: string) =>
       Stream.runForEach(settle),
       Effect.forkScoped
     )
+    const settled = Effect.gen(function*() {
+      const revision = yield* builds.revision
+      if (revision > (yield* Ref.get(handled))) yield* settle(revision)
+    })
     // A build made just before the scope closes is written before it does, unless the run was
     // interrupted: a stopped run neither builds nor writes any more.
-    yield* Effect.addFinalizer((exit) =>
-      Exit.isInterrupted(exit) ? Effect.void : Effect.gen(function*() {
-        const revision = yield* builds.revision
-        if (revision > (yield* Ref.get(handled))) yield* settle(revision)
-      })
-    )
+    yield* Effect.addFinalizer((exit) => Exit.isInterrupted(exit) ? Effect.void : settled)
+    return { settled }
   }).pipe(Effect.withSpan("ManifestWriter.make"))
 
 /**
@@ -68,11 +70,21 @@ const make = (path: string) =>
  * may have been published) and rewrites the file only when the host's build key differs from
  * the one the file holds, read once from its head. A failed write is a warning, never a failure.
  */
-export const ManifestWriter = {
+export class ManifestWriter extends Context.Tag("tool-map/ManifestWriter")<ManifestWriter, {
+  /**
+   * Brings the file up to the builds' revision now, instead of in the background or when the
+   * scope closes: a command that reports its warnings (a failed write among them) settles first.
+   */
+  readonly settled: Effect.Effect<void>
+}>() {
   /** The writer for `file`; `None` writes no manifest. */
-  layer: (file: Option.Option<string>): Layer.Layer<
-    never,
+  static readonly layer = (file: Option.Option<string>): Layer.Layer<
+    ManifestWriter,
     never,
     CatalogBuilds | AgentSessions | CatalogEvents | FileSystem.FileSystem | Path.Path
-  > => Option.match(file, { onNone: () => Layer.empty, onSome: (path) => Layer.scopedDiscard(make(path)) })
-} as const
+  > =>
+    Option.match(file, {
+      onNone: () => Layer.succeed(this, { settled: Effect.void }),
+      onSome: (path) => Layer.scoped(this, make(path))
+    })
+}

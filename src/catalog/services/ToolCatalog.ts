@@ -10,7 +10,7 @@
  * - `CatalogViews` and `EntryTools`: the `tools_ls` text, search, tokens, the entry tools;
  * - `Router`: `tools_find`, `tools_route`, `skills_find`, `skills_route` (ranked retrieval);
  * - `CatalogConfig`: settings and metadata snapshots and edits;
- * - `ManifestWriter` (no methods): the manifest file, kept in step with the host's build.
+ * - `ManifestWriter`: the manifest file, kept in step with the host's build (`settled` writes it now).
  */
 import { Context, Effect, Layer, Option, type Queue, type Scope, type Stream } from "effect"
 import { resolveTarget } from "../core/catalog.js"
