@@ -74,7 +74,7 @@ describe("npm run lint:imports (part of npm test)", () => {
   it("runs in the test command, on src only", () => {
     const scripts = JSON.parse(NodeFs.readFileSync(NodePath.join(ROOT, "package.json"), "utf8")).scripts
     expect(scripts["lint:imports"]).toBe("depcruise src --config .dependency-cruiser.cjs")
-    expect(scripts.test).toBe("npm run typecheck && npm run lint:imports && npm run build && vitest run")
+    expect(scripts.test).toBe("npm run typecheck && npm run lint:imports && npm run build && vitest run --project parallel && vitest run --project timed")
   })
 
   it.concurrent("passes on the unmodified source", async () => {
