@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readGeneration } from "../../src/inventory/bundle/format.js"
 import { BIN, makeTempDir, requireBuiltCli, writeExecutable } from "../support/cli.js"
 
-/** How many scans must actually die by SIGKILL. */
-const KILLS = 200
+/** How many scans must actually die by SIGKILL (every other one aimed at the commit); 200 took two and a half minutes of the suite. */
+const KILLS = 100
 /** Scans killed side by side, each on its own output dir. */
 const WORKERS = 3
 const BUNDLE = ["inv.json", "inv.md", "inv.summary.md"] as const
