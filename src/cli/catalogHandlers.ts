@@ -103,6 +103,16 @@ export class CatalogTargetNotFound extends Schema.TaggedError<CatalogTargetNotFo
   }
 }
 
+/** A `catalog load`/`unload` was applied but its agent's state could not be read or saved: the next run would not see it. */
+export class CatalogStateNotSaved extends Schema.TaggedError<CatalogStateNotSaved>()("CatalogStateNotSaved", {
+  command: Schema.String,
+  agent: Schema.String
+}) {
+  get message() {
+    return neutralize(`tool-map catalog ${this.command}: the state of agent ${this.agent} could not be read or saved (see the warning above), so the next run would not see this ${this.command}; make the catalog's state file readable and writable and run it again.`)
+  }
+}
+
 /** A command got something it cannot use: an unknown option where a target was expected. */
 export class CatalogUsageError extends Schema.TaggedError<CatalogUsageError>()("CatalogUsageError", {
   command: Schema.String,
@@ -386,8 +396,13 @@ const runWarnings = Effect.gen(function*() {
     ...kept.map(({ kind, message, subject }): CliWarning => ({ kind, subject, message })),
     ...duplicatesWarning(built, session.source)
   ]
-  // Messages and subjects quote files tool-map does not own: through the one rule.
-  return all.map((warning) => ({ ...warning, subject: cleanText(warning.subject), message: cleanText(warning.message) }))
+  // Messages and subjects quote files tool-map does not own: through the one rule. A failure
+  // met again (every read of the agent's state) is said once.
+  const seen = new Set<string>()
+  return all.map((warning) => ({ ...warning, subject: cleanText(warning.subject), message: cleanText(warning.message) })).filter((warning) => {
+    const key = `${warning.kind}\n${warning.subject}\n${warning.message}`
+    return seen.has(key) ? false : (seen.add(key), true)
+  })
 })
 
 /**
@@ -636,6 +651,10 @@ const changeLoaded = <R extends LoadResult | UnloadResult>(
       })
     } else {
       yield* Console.log(result.text)
+    }
+    // Kept only in this process's memory, the change is lost when it exits.
+    if ((yield* catalog.diagnostics).some((warning) => warning.kind === "state-provider-failed")) {
+      return yield* new CatalogStateNotSaved({ command, agent: agent.id })
     }
     const missing = notFoundTargets(result.notes)
     if (missing.length > 0) return yield* new CatalogTargetNotFound({ targets: missing })

@@ -31,7 +31,8 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   CatalogUsageError: ExitCode.usage,
   CatalogPathNotFound: ExitCode.notFound,
   CatalogTargetNotFound: ExitCode.notFound,
-  CatalogFileError: ExitCode.cannotWrite
+  CatalogFileError: ExitCode.cannotWrite,
+  CatalogStateNotSaved: ExitCode.cannotWrite
 }
 
 const tagOf = (error: unknown): string | undefined =>
@@ -52,7 +53,7 @@ export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.ok, "success"],
   [ExitCode.notFound, "nothing found (query which, a catalog path or target)"],
   [ExitCode.usage, "usage error (an unknown command or flag, a missing or bad value), or a data dir that would be relative"],
-  [ExitCode.cannotWrite, "the bundle cannot be written (output dir not writable)"],
+  [ExitCode.cannotWrite, "the bundle cannot be written (output dir not writable), or a catalog load/unload cannot be saved"],
   [ExitCode.cannotRead, "the bundle cannot be read (missing with --from, or corrupt)"],
   [ExitCode.locked, "another scan holds the bundle's lock"],
   [ExitCode.badInput, "an input file is invalid (catalog --schemas, mcp --servers)"],

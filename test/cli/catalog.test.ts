@@ -5,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { Manifest } from "../../src/catalog/core/manifest.js"
 import { catalogCommand } from "../../src/cli/catalogCommands.js"
+import { EXIT_CODE_BY_TAG, ExitCode } from "../../src/cli/exitCodes.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
 import { captureConsole } from "./inProcess.js"
 
@@ -501,6 +502,24 @@ describe("tool-map catalog diff", () => {
 })
 
 describe("tool-map catalog: what was reset or left out is said, on stderr and in --json (issue 11, item 22)", () => {
+  it.scoped("a load whose state cannot be saved fails (exit 3), the warning said once", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir, schemas } = yield* setup
+      // A file in the state dir's place: no state read, no save under it, root or not.
+      yield* fs.makeDirectory(`${dir}/catalog`, { recursive: true })
+      yield* fs.writeFileString(`${dir}/catalog/state`, "")
+      const run = yield* runCatalog(dir, "load", "github", "--schemas", schemas)
+      expect(run.error?._tag).toBe("CatalogStateNotSaved")
+      expect(EXIT_CODE_BY_TAG[run.error!._tag]).toBe(ExitCode.cannotWrite)
+      expect(run.error?.message).toBe(
+        "tool-map catalog load: the state of agent cli could not be read or saved (see the warning above), so the next run would not see this load; make the catalog's state file readable and writable and run it again."
+      )
+      const lines = run.stderr.split("\n")
+      expect(lines.length).toBe(new Set(lines).size)
+      expect(lines.every((line) => line.startsWith("tool-map: warning: State provider file could not "))).toBe(true)
+    })))
+
   it.scoped("a manifest that cannot be written is a warning of the very run that built it, in one line and in warnings", () =>
     withPlatform(Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
