@@ -71,6 +71,7 @@ describe("the built CLI building a large catalog for the first time", () => {
     const data = path.join(temp.dir, `data-${cpuMs}`)
     const env = { HOME: home, PATH: "/usr/bin:/bin", XDG_DATA_HOME: data }
     const stopped = await terminate(["catalog", "ls", "/", "--schemas", schemas], env, cpuMs)
+    console.log(`catalog SIGTERM after ${cpuMs} ms of CPU: exit ${stopped.code} ${stopped.exitMs.toFixed(0)} ms after the signal`)
     expect([stopped.signalled, stopped.code]).toEqual([true, 130])
     expect(stopped.exitMs).toBeLessThan(1000)
     const catalogDir = path.join(data, "tool-map", "catalog")
