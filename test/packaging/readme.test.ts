@@ -29,7 +29,7 @@ describe("the README's first lines", () => {
     // What they run: the build writes the bin the first one starts; the test script builds, then tests.
     expect(pkg.bin["tool-map"]).toBe("./dist/tool-map.cjs")
     expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json && node scripts/bundle.mjs")
-    expect(pkg.scripts.test).toBe("npm run typecheck && npm run lint:imports && npm run build && vitest run")
+    expect(pkg.scripts.test).toBe("npm run typecheck && npm run lint:imports && npm run build && vitest run --project parallel && vitest run --project timed")
   })
 
   it("name the Node.js that package.json's engines ask for, and jq, which the tests run", () => {
