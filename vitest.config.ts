@@ -10,7 +10,6 @@ const TIMED = [
   "test/e2e/hardening.test.ts",
   "test/e2e/catalogHardening.test.ts",
   "test/hostile/signals.test.ts",
-  "test/hostile/catalogInputs.test.ts",
   "test/inventory/probe/VersionProbe.test.ts"
 ]
 
