@@ -53,7 +53,7 @@ import {
   writeFileAtomic,
   writeJsonAtomic
 } from "../catalog/stores/jsonFile.js"
-import { forEachSliced, yieldToEventLoop } from "../services/eventLoop.js"
+import { forEachSliced, yieldIfDue } from "../services/eventLoop.js"
 import { readHead } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
@@ -231,11 +231,11 @@ const decodeHashed = (file: HashedBytes): Either.Either<DecodedSchemas, string> 
  */
 const decodeHashedInSteps = (file: HashedBytes) =>
   Effect.gen(function*() {
-    yield* yieldToEventLoop
+    yield* yieldIfDue
     const text = textOf(file.bytes)
-    yield* yieldToEventLoop
+    yield* yieldIfDue
     const json = parseSchemasText(text)
-    yield* yieldToEventLoop
+    yield* yieldIfDue
     return Either.map(Either.flatMap(json, decodeSchemasJson), (schemas): DecodedSchemas => ({ schemas, textKey: file.sha256 }))
   })
 

@@ -19,7 +19,7 @@ import { type BuildOptions, buildCatalog, factsOf, toolSetKey } from "../core/ca
 import { canonicalJson } from "../core/definitions.js"
 import type { AnnotationSet, Catalog, ToolMeta, ToolSchema } from "../core/model.js"
 import { OVERRIDE_PRIORITY } from "../core/model.js"
-import { forEachSliced, yieldToEventLoop } from "../../services/eventLoop.js"
+import { forEachSliced, yieldIfDue } from "../../services/eventLoop.js"
 
 /** Cache counters, for tests and diagnostics. */
 export interface CatalogCacheStats {
@@ -81,6 +81,9 @@ const make = (capacity: number) =>
       tools: ReadonlyArray<ToolSchema>,
       options: BuildOptions = {}
     ) {
+      // The definitions' facts are most of a large build, and the tool-set key needs them all:
+      // computed first, in slices (SIGTERM is seen between them); known facts are only looked up.
+      yield* forEachSliced(tools, factsOf)
       const setKey = toolSetKey(tools)
       const key = `${setKey}:${createHash("sha256").update(optionsKey(options)).digest("hex")}`
       const cached = yield* Ref.modify(cache, (current): readonly [Catalog | undefined, Cache] => {
@@ -91,10 +94,8 @@ const make = (capacity: number) =>
       })
       yield* Effect.annotateCurrentSpan({ tools: tools.length, cached: cached !== undefined })
       if (cached !== undefined) return { catalog: cached, rebuilt: false, key } satisfies CatalogLookup
-      // The definitions' facts are most of a large build: computed in slices (SIGTERM is seen between them).
-      yield* forEachSliced(tools, factsOf)
       const catalog = buildCatalog(tools, options, setKey)
-      yield* yieldToEventLoop
+      yield* yieldIfDue
       yield* Ref.update(cache, (current) => ({
         ...current,
         entries: [...current.entries.filter(([candidate]) => candidate !== key), [key, catalog] as const].slice(-capacity),
