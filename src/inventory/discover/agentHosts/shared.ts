@@ -14,7 +14,6 @@ import {
 import { jsonErrorLine, lineAt } from "../../domain/jsonText.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
-import { yieldIfDue } from "../../../services/eventLoop.js"
 import { readRegularFile } from "../../../services/fileRead.js"
 import { InodeMap } from "../Walker.js"
 import {
@@ -166,7 +165,7 @@ export class HostCollector {
   /** What is at `path` (links followed); recorded as watched. */
   probe(path: string): Effect.Effect<Probe> {
     this.watch(path)
-    return Effect.zipRight(yieldIfDue, this.ctx.fs.stat(path)).pipe(
+    return this.ctx.fs.stat(path).pipe(
       Effect.map((info): Probe =>
         info.type === "File"
           ? { _tag: "file", size: Number(info.size), mtime: Option.match(info.mtime, { onNone: () => null, onSome: (date) => date.toISOString() }) }
@@ -213,7 +212,6 @@ export class HostCollector {
       } else {
         self.watch(path)
       }
-      yield* yieldIfDue
       const names = yield* Effect.either(self.ctx.fs.readDirectory(path))
       if (names._tag === "Left") {
         const error = names.left
@@ -239,7 +237,7 @@ export class HostCollector {
               (name) => {
                 const full = self.path.join(path, name)
                 return Effect.map(
-                  Effect.zipRight(yieldIfDue, self.ctx.fs.stat(full)).pipe(Effect.option),
+                  self.ctx.fs.stat(full).pipe(Effect.option),
                   (info): DirEntry => ({
                     name,
                     path: full,
@@ -268,7 +266,7 @@ export class HostCollector {
     const entered = new InodeMap<true>()
     // True when `path` is a directory not entered yet (one whose inode the platform does not tell is entered).
     const enter = (path: string): Effect.Effect<boolean> =>
-      Effect.map(Effect.option(Effect.zipRight(yieldIfDue, self.ctx.fs.stat(path))), (info) => {
+      Effect.map(Effect.option(self.ctx.fs.stat(path)), (info) => {
         if (Option.isNone(info) || info.value.type !== "Directory") return Option.isNone(info)
         if (Option.isNone(info.value.ino)) return true
         const key = { dev: info.value.dev, ino: info.value.ino.value }
@@ -297,7 +295,7 @@ export class HostCollector {
 
   /** False when `path` is a symbolic link (readLink answers for links only). */
   private isNotLink(path: string): Effect.Effect<boolean> {
-    return Effect.zipRight(yieldIfDue, this.ctx.fs.readLink(path)).pipe(Effect.as(false), Effect.orElseSucceed(() => true))
+    return this.ctx.fs.readLink(path).pipe(Effect.as(false), Effect.orElseSucceed(() => true))
   }
 
   /**
@@ -311,7 +309,7 @@ export class HostCollector {
     const entered = new InodeMap<true>()
     const walk = (path: string, depth: number, role: string | null): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function* () {
-        const info = yield* Effect.option(Effect.zipRight(yieldIfDue, self.ctx.fs.stat(path)))
+        const info = yield* Effect.option(self.ctx.fs.stat(path))
         if (Option.isSome(info) && Option.isSome(info.value.ino)) {
           const key = { dev: info.value.dev, ino: info.value.ino.value }
           if (entered.has(key)) return []
