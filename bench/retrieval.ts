@@ -11,10 +11,10 @@
  *   servers (`bench/data/mcp-tool-schemas.json`), written without the tools' own words.
  *
  * For each set it prints Recall@1/5/10, nDCG@10 and completeness@5 (all relevant tools in
- * the top 5) of the router and, in the same run, of a plain BM25 implemented here (k1 0.9,
- * b 0.4, camelCase split, no stemming, over name + description + parameter names and
- * descriptions); then the router's latency at 50,000 generated tools (index build, query
- * p50/p99, index memory).
+ * the top 5) of the router and, in the same run, of the router without its lexicon and of a
+ * plain BM25 implemented here (k1 0.9, b 0.4, camelCase split, no stemming, over name +
+ * description + parameter names and descriptions); then the router's latency at 50,000
+ * generated tools (index build, query p50/p99, index memory).
  */
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
@@ -204,7 +204,13 @@ const qualityRows = (sets: ReadonlyArray<DevSet>): Array<string> => {
     "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
   ]
   for (const set of sets) {
-    for (const [label, ranker] of [["router", routerOf(set.schemas)], ["plain BM25", plainBm25(set.schemas)]] as const) {
+    const rankers = [
+      ["router", routerOf(set.schemas)],
+      // The same router without its general-English lexicon (lexicon.ts): what the lexicon adds.
+      ["router, no lexicon", routerOf(set.schemas, { ...DEFAULT_RANK_PARAMETERS, lexiconWeight: 0 })],
+      ["plain BM25", plainBm25(set.schemas)]
+    ] as const
+    for (const [label, ranker] of rankers) {
       const s = evaluate(set.queries, ranker)
       rows.push(`| ${set.name} | ${set.queries.length} | ${label} | ${pct(s.recall1)} | ${pct(s.recall5)} | ${pct(s.recall10)} | ${pct(s.ndcg10)} | ${pct(s.complete5)} |`)
     }

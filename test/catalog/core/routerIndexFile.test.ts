@@ -53,7 +53,7 @@ describe("router index file", () => {
     for (const query of QUERIES) expect(ranking(read, query)).toEqual(ranking(fresh, query))
     const position = read.byId.get("mcp__slack__post_message")!
     expect(explainMatch(read, position, "post to the slack channel")).toEqual(explainMatch(fresh, position, "post to the slack channel"))
-    expect(ranking(read, "post a message in the channel").map(([id]) => id)).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])
+    expect(ranking(read, "post a message in the channel").map(([id]) => id)).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels", "read_text_file"])
   })
 
   it("is written the same for the same index, and a read index grows like a built one", () => {

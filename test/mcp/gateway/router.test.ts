@@ -24,9 +24,9 @@ describe("the router's entry tools through the gateway", () => {
         "3 tools for \"forget a person stored in the knowledge graph\", best first (load with tools_load, or find and load at once with tools_route):",
         "     5.79  /mcp/memory/read_graph  ~42 tok  Read the entire knowledge graph",
         "        why: name: graph; description: knowledge, graph",
-        "   ! 4.35  /mcp/memory/delete_relations  ~145 tok  Delete multiple relations from the knowledge graph",
+        "   ! 4.22  /mcp/memory/delete_relations  ~145 tok  Delete multiple relations from the knowledge graph",
         "        why: description: knowledge, graph",
-        "     4.21  /mcp/memory/create_entities  ~138 tok  Create multiple new entities in the knowledge graph",
+        "     4.09  /mcp/memory/create_entities  ~138 tok  Create multiple new entities in the knowledge graph",
         "        why: description: knowledge, graph"
       ])
       let changed = 0

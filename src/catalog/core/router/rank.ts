@@ -11,12 +11,15 @@
  *   task and of a description), and the catalog is ranked again;
  * - co-occurrence: before the first pass, each rare task term brings the terms the catalog's
  *   documents use most with it (Dice), with a small weight;
- * - derivations: a task term the catalog does not hold counts as its longest known prefix.
+ * - derivations: a task term the catalog does not hold counts as its longest known prefix;
+ * - the lexicon: the terms a general-English lexicon relates to the task's join it with a
+ *   small weight (see `lexicon.ts`).
  * Deterministic: equal scores are ordered by name.
  */
-import { nameKey, terms, words } from "./analyze.js"
+import { nameKey, STOP_WORDS, terms, words } from "./analyze.js"
 import { FIELDS, type Field } from "./document.js"
 import { queryIntents } from "./intents.js"
+import { relatedTerms } from "./lexicon.js"
 import { FIELD_COUNT, type RouterIndex, unpackCounts } from "./invertedIndex.js"
 
 /** The knobs of the ranking. */
@@ -50,6 +53,8 @@ export interface RankParameters {
   readonly cooccurrenceTerms: number
   readonly cooccurrenceMinDice: number
   readonly cooccurrenceMaxShare: number
+  /** Weight of the terms the lexicon relates to a task's terms (see `lexicon.ts`; 0: off). */
+  readonly lexiconWeight: number
 }
 
 /** The parameters the router ranks with. */
@@ -72,7 +77,10 @@ export const DEFAULT_RANK_PARAMETERS: RankParameters = {
   cooccurrenceWeight: 0.3,
   cooccurrenceTerms: 3,
   cooccurrenceMinDice: 0.15,
-  cooccurrenceMaxShare: 0.05
+  cooccurrenceMaxShare: 0.05,
+  // Measured with 0.15-0.4 on both development sets: 0.25 lifted MetaTool's Recall@5 by 1 to 1.6
+  // points and the own set's by 2.8; more pulls in too many loose relatives.
+  lexiconWeight: 0.25
 }
 
 /** How a hit matched the task exactly: 2 the task is its name, 1 the task holds its name, 0 neither. */
@@ -188,7 +196,18 @@ const DIGIT = /\p{N}/u
 
 const queryTerms = (index: RouterIndex, query: string, parameters: RankParameters): WeightedTerms => {
   const out: WeightedTerms = new Map()
-  for (const term of terms(query)) {
+  const own = terms(query)
+  if (parameters.lexiconWeight > 0) {
+    const distinct = new Set(own)
+    for (const word of words(query)) {
+      if (STOP_WORDS.has(word)) continue
+      for (const other of relatedTerms(word)) {
+        const id = distinct.has(other) ? undefined : index.terms.get(other)
+        if (id !== undefined) out.set(id, parameters.lexiconWeight)
+      }
+    }
+  }
+  for (const term of own) {
     const id = index.terms.get(term)
     if (id !== undefined) out.set(id, (out.get(id) ?? 0) + 1)
     else if (parameters.prefixTermWeight > 0) {
