@@ -10,13 +10,18 @@
 //                               server up to its initialize answer (the MCP SDK's code): an agent
 //                               host waits for that answer, and the other commands keep a cache
 //                               without the SDK's code (issue 10: about 6% off the start);
+//   dist/tool-map.everyday.cjs  the entry of the everyday commands (src/cli/everydayMain.ts): `query
+//   dist/tool-map.everyday.cache which NAME` and a no-op `scan --if-stale` answered without
+//                               @effect/cli's command tree, the scan, the catalog or the MCP SDK
+//                               (issue 15: a fifth of the code to compile and evaluate); any other
+//                               line, or one that needs the scan, is handed over to the whole CLI;
 //   dist/tool-map.cjs           the launcher (the package's bin): compiles the script with the
 //                               cache of its command and calls it. CommonJS, because an ES module entry starts
 //                               Node's ESM loader first (about 10 ms of every run). It only reads;
 //                               a missing or rejected cache (another Node or V8 flags) costs
 //                               speed, never correctness.
 //
-// `node scripts/bundle.mjs --warm CACHE cli|mcp` is the child that makes a cache (internal).
+// `node scripts/bundle.mjs --warm CACHE cli|mcp|everyday` is the child that makes a cache (internal).
 // TOOL_MAP_METAFILE=PATH also writes esbuild's metafile there (which modules fill the bundle).
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
@@ -32,6 +37,8 @@ const DIST = path.join(ROOT, "dist")
 const SCRIPT = path.join(DIST, "tool-map.bundle.cjs")
 const CACHE = path.join(DIST, "tool-map.bundle.cache")
 const MCP_CACHE = path.join(DIST, "tool-map.bundle.mcp.cache")
+const EVERYDAY_SCRIPT = path.join(DIST, "tool-map.everyday.cjs")
+const EVERYDAY_CACHE = path.join(DIST, "tool-map.everyday.cache")
 const LAUNCHER = path.join(DIST, "tool-map.cjs")
 /** Files of earlier builds that would otherwise linger in dist/. */
 const OBSOLETE = ["tool-map.mjs", "tool-map.cache"].map((name) => path.join(DIST, name))
@@ -40,14 +47,15 @@ const OBSOLETE = ["tool-map.mjs", "tool-map.cache"].map((name) => path.join(DIST
 const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) {"
 const WRAPPER_TAIL = "\n})"
 
-/** Compiles the script exactly as the launcher does; the cache only fits this exact source and these options. */
-const compile = (cachedData) =>
-  new Script(fs.readFileSync(SCRIPT, "latin1"), { filename: SCRIPT, cachedData })
+/** Compiles a script exactly as the launcher does; the cache only fits this exact source and these options. */
+const compile = (file, cachedData) =>
+  new Script(fs.readFileSync(file, "latin1"), { filename: file, cachedData })
 
-/** Runs a compiled script's function as the launcher does. */
-const run = (script) => {
+/** Runs a compiled script's function as the launcher does: its exports. */
+const run = (script, file) => {
   const module = { exports: {} }
-  script.runInThisContext()(module.exports, createRequire(SCRIPT), module, SCRIPT, DIST)
+  script.runInThisContext()(module.exports, createRequire(file), module, file, DIST)
+  return module.exports
 }
 
 /**
@@ -94,19 +102,29 @@ const { readFileSync } = require("node:fs")
 const { join } = require("node:path")
 const { Script } = require("node:vm")
 
-const script = join(__dirname, "tool-map.bundle.cjs")
+/** Compiles NAME.cjs with the code cache CACHE and runs it: its exports. */
+const run = (name, cache) => {
+  const script = join(__dirname, name + ".cjs")
+  let cachedData
+  try {
+    cachedData = readFileSync(join(__dirname, cache))
+  } catch {
+    cachedData = undefined
+  }
+  const bundle = { exports: {} }
+  new Script(readFileSync(script, "latin1"), { filename: script, cachedData })
+    .runInThisContext()(bundle.exports, require, bundle, script, __dirname)
+  return bundle.exports
+}
+
 // \`tool-map mcp\` as a host starts it (the plugin's .mcp.json) has a cache of its own, with the
 // MCP server's code; with options (the gateway, HTTP) it keeps the cache of the other commands.
-const cache = process.argv.length === 3 && process.argv[2] === "mcp" ? "tool-map.bundle.mcp.cache" : "tool-map.bundle.cache"
-let cachedData
-try {
-  cachedData = readFileSync(join(__dirname, cache))
-} catch {
-  cachedData = undefined
-}
-const bundle = { exports: {} }
-new Script(readFileSync(script, "latin1"), { filename: script, cachedData })
-  .runInThisContext()(bundle.exports, require, bundle, script, __dirname)
+const args = process.argv.slice(2)
+const whole = () => run("tool-map.bundle", args.length === 1 && args[0] === "mcp" ? "tool-map.bundle.mcp.cache" : "tool-map.bundle.cache")
+// The lines the everyday entry may answer (it decides, and hands the others over to the whole CLI).
+if ((args[0] === "scan" && args.includes("--if-stale")) || (args[0] === "query" && args[1] === "which")) {
+  run("tool-map.everyday", "tool-map.everyday.cache").main(process.argv, whole)
+} else whole()
 `
 
 const writeAtomically = (file, text, mode = 0o644) => {
@@ -156,6 +174,15 @@ const WARM_COMMANDS = [
   ["catalog", "ls", "/", "--json"]
 ]
 
+/** The runs before the everyday entry's cache is taken (over the bundle of the warm-up scan: no hand-over). */
+const WARM_EVERYDAY_COMMANDS = [
+  ["scan", "--if-stale", "--quiet"],
+  ["scan", "--if-stale", "--json"],
+  ["scan", "--if-stale"],
+  ["query", "which", "git"],
+  ["query", "which", "git", "--json"]
+]
+
 /** The run before the MCP cache is taken: the server reads MCP_WARM_INPUT on stdin, answers it and ends with stdin. */
 const WARM_MCP_COMMANDS = [["mcp"]]
 
@@ -181,11 +208,12 @@ const makeWarmMachine = () => {
   return { dir, env }
 }
 
-/** The warm child: runs WARM_COMMANDS (WARM_MCP_COMMANDS for `mcp`) through the compiled script, then writes its code cache. */
+/** The warm child: runs WARM_COMMANDS (WARM_MCP_COMMANDS for `mcp`, WARM_EVERYDAY_COMMANDS for `everyday`) through the compiled script, then writes its code cache. */
 const warm = (cacheFile, which) => {
-  const script = compile(undefined)
+  const file = which === "everyday" ? EVERYDAY_SCRIPT : SCRIPT
+  const script = compile(file, undefined)
   const dir = path.dirname(process.env.PLUGIN_DATA)
-  const commands = (which === "mcp" ? WARM_MCP_COMMANDS : WARM_COMMANDS).map((args) => args.map((arg) => arg.replace("$WARM", dir)))
+  const commands = { mcp: WARM_MCP_COMMANDS, everyday: WARM_EVERYDAY_COMMANDS, cli: WARM_COMMANDS }[which].map((args) => args.map((arg) => arg.replace("$WARM", dir)))
   let written = false
   const next = () => {
     if (commands.length === 0) {
@@ -194,7 +222,12 @@ const warm = (cacheFile, which) => {
       return
     }
     process.argv = [process.argv[0], LAUNCHER, ...commands.shift()]
-    run(script)
+    const exports = run(script, file)
+    if (which === "everyday") {
+      exports.main(process.argv, () => {
+        throw new Error(`the everyday entry handed \`${process.argv.slice(2).join(" ")}\` over during its warm-up`)
+      })
+    }
   }
   // A command ends with `process.exit()` once its output is written (src/bin.ts), or by
   // running out of work: either way the next one starts, and a failure ends the warm-up.
@@ -215,9 +248,11 @@ const main = async () => {
   // new script next to the old cache.
   fs.rmSync(CACHE, { force: true })
   fs.rmSync(MCP_CACHE, { force: true })
+  fs.rmSync(EVERYDAY_CACHE, { force: true })
   const result = await build({
-    entryPoints: [path.join(DIST, "bin.js")],
-    outfile: SCRIPT,
+    entryPoints: { "tool-map.bundle": path.join(DIST, "bin.js"), "tool-map.everyday": path.join(DIST, "cli", "everydayMain.js") },
+    outdir: DIST,
+    outExtension: { ".js": ".cjs" },
     write: false,
     bundle: true,
     minify: process.env.TOOL_MAP_NO_MINIFY === undefined, // set TOOL_MAP_NO_MINIFY=1 for readable CPU profiles
@@ -231,10 +266,13 @@ const main = async () => {
     metafile: process.env.TOOL_MAP_METAFILE !== undefined // a path: where to write esbuild's metafile (what the bundle holds)
   })
   if (process.env.TOOL_MAP_METAFILE !== undefined) fs.writeFileSync(process.env.TOOL_MAP_METAFILE, JSON.stringify(result.metafile))
-  const bundled = result.outputFiles[0].text.replace(/^#!.*\n/, "")
-  if (/\bimport\(/.test(bundled)) throw new Error("tool-map.bundle.cjs contains a dynamic import(), which the vm.Script launcher cannot run")
-  // Each file is swapped in whole: a run during a build sees the old or the new one.
-  writeAtomically(SCRIPT, `${WRAPPER_HEAD}${bundled}${WRAPPER_TAIL}`)
+  for (const output of result.outputFiles) {
+    const bundled = output.text.replace(/^#!.*\n/, "")
+    const name = path.basename(output.path)
+    if (/\bimport\(/.test(bundled)) throw new Error(`${name} contains a dynamic import(), which the vm.Script launcher cannot run`)
+    // Each file is swapped in whole: a run during a build sees the old or the new one.
+    writeAtomically(output.path, `${WRAPPER_HEAD}${bundled}${WRAPPER_TAIL}`)
+  }
   writeAtomically(LAUNCHER, LAUNCHER_SOURCE, 0o755)
   for (const file of OBSOLETE) fs.rmSync(file, { force: true })
 
@@ -245,7 +283,7 @@ const main = async () => {
   try {
     const scan = spawnSync(process.execPath, [LAUNCHER, "scan", "--quiet", "--no-probes"], { env, encoding: "utf8" })
     if (scan.status !== 0) throw new Error(`the warm-up scan failed (exit ${scan.status}): ${scan.stderr}`)
-    for (const [cache, which, input] of [[CACHE, "cli", undefined], [MCP_CACHE, "mcp", MCP_WARM_INPUT]]) {
+    for (const [cache, which, input] of [[CACHE, "cli", undefined], [MCP_CACHE, "mcp", MCP_WARM_INPUT], [EVERYDAY_CACHE, "everyday", undefined]]) {
       const partial = `${cache}.partial`
       fs.rmSync(partial, { force: true })
       const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm", partial, which], { env, encoding: "utf8", input })
@@ -254,7 +292,7 @@ const main = async () => {
         throw new Error(`the code-cache warm-up (${which}) failed (exit ${child.status}): ${child.stderr}`)
       }
       fs.renameSync(partial, cache)
-      const check = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--check", cache], { env, encoding: "utf8" })
+      const check = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--check", cache, which === "everyday" ? EVERYDAY_SCRIPT : SCRIPT], { env, encoding: "utf8" })
       if (check.stdout.trim() !== "accepted") {
         fs.rmSync(cache, { force: true })
         throw new Error(`V8 rejected the code cache just made (${which}: ${check.stdout.trim()} ${check.stderr})`)
@@ -273,5 +311,5 @@ if (process.argv[2] === "--warm") {
   }
   warm(process.argv[3], process.argv[4])
 }
-else if (process.argv[2] === "--check") console.log(compile(fs.readFileSync(process.argv[3])).cachedDataRejected ? "rejected" : "accepted")
+else if (process.argv[2] === "--check") console.log(compile(process.argv[4], fs.readFileSync(process.argv[3])).cachedDataRejected ? "rejected" : "accepted")
 else await main()

@@ -1,5 +1,5 @@
-import { Command, ValidationError } from "@effect/cli"
-import { Cause, Console, Effect, Exit, Option } from "effect"
+import { Command } from "@effect/cli"
+import { Console, Effect } from "effect"
 import { defaultDataDirProblem } from "../inventory/bundle/location.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { TOOL_MAP_VERSION } from "../version.js"
@@ -7,13 +7,14 @@ import { agentQueryCommands, exportCommand } from "./agentCommands.js"
 import { catalogCommand } from "./catalogCommands.js"
 import { commandTreeOf, type CommandSpec } from "./commandTree.js"
 import { complete, completionScript, renderCandidates } from "./completion.js"
-import { ExitCode, exitCodeOf } from "./exitCodes.js"
 import { helpStyleFor, renderHelp } from "./help.js"
 import { mcpCommand } from "./mcpCommand.js"
 import { inventoryQueryCommands } from "./queryCommands.js"
 import { scanCommand } from "./scanCommand.js"
 import { TerminalFacts } from "./terminal.js"
 import { type CliRequest, DataDirInvalid, interpretArgs, type Shell, UsageError } from "./usage.js"
+
+export { runToExitCode } from "./exitReport.js"
 
 const queryCommand = Command.make("query").pipe(
   Command.withDescription("Answer questions from the cached bundle (one scan runs first when there is none). Every query takes --json and --from PATH.md."),
@@ -103,31 +104,4 @@ export const runCli = (argv: ReadonlyArray<string>) =>
         return yield* parseAndRun(argv)
       }
     }
-  })
-
-const messageOf = (error: unknown): string =>
-  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message !== ""
-    ? error.message
-    : String(error)
-
-/**
- * Runs argv and turns the result into an exit code, printing one clear sentence on stderr for
- * each expected failure (the CLI parser has already printed its usage errors).
- */
-export const runToExitCode = <E, R>(effect: Effect.Effect<void, E, R>) =>
-  Effect.gen(function* () {
-    const exit = yield* Effect.exit(effect)
-    if (Exit.isSuccess(exit)) return ExitCode.ok
-    const failure = Cause.failureOption(exit.cause)
-    if (Option.isNone(failure)) {
-      if (Cause.isInterruptedOnly(exit.cause)) return ExitCode.interrupted
-      yield* Console.error(`tool-map: internal error (please report it):\n${Cause.pretty(exit.cause)}`)
-      return ExitCode.internal
-    }
-    const error = failure.value
-    if (ValidationError.isValidationError(error)) {
-      return ValidationError.isHelpRequested(error) ? ExitCode.ok : ExitCode.usage
-    }
-    yield* Console.error(`tool-map: ${messageOf(error)}`)
-    return exitCodeOf(error)
   })

@@ -3,7 +3,8 @@ import { Effect, Option, Schema } from "effect"
 import { Bundle } from "../inventory/bundle/Bundle.js"
 import { InventoryReader, pendingRepairOf } from "../inventory/query/InventoryReader.js"
 import { MAX_NAME_GLOB_LENGTH } from "../inventory/query/nameGlob.js"
-import { listTools, ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
+import { listTools } from "../inventory/query/toolQueries.js"
+import { answerWhich } from "./everydayHandlers.js"
 import { ledgerQueryCommands } from "./ledgerCommands.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
@@ -41,26 +42,8 @@ const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jso
   })
 ).pipe(Command.withDescription("List the tools of the cached inventory, optionally by category and name glob."))
 
-const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }).pipe(Args.withDescription("A command name as the shell calls it (git, python3).")), json: jsonOption, from: fromOption }, (flags) =>
-  Effect.gen(function* () {
-    const inventory = yield* (yield* InventoryReader).load(flags.from)
-    const answer = whichTool(inventory, flags.name)
-    if (answer.copies.length === 0) return yield* new ToolNotFound({ name: flags.name })
-    yield* printResult(flags.json, answer, (value) =>
-      printTable(
-        ["", "path", "version", "PATH #", "note"],
-        value.copies.map((copy) => [
-          copy.wins ? "*" : "",
-          copy.linkTarget === null ? copy.path : `${copy.path} -> ${copy.linkTarget}`,
-          copy.version ?? "",
-          copy.pathIndex === null ? "" : String(copy.pathIndex),
-          [copy.wins ? "wins" : copy.pathIndex === null ? `not on PATH (${copy.root})` : `shadowed by ${value.winner}`, copy.sameFileAs === null ? "" : `same file as ${copy.sameFileAs}`].filter((note) => note !== "").join("; ")
-        ]),
-        "No copies."
-      )
-    )
-  })
-).pipe(Command.withDescription("Every copy of NAME in PATH order, the one that wins, and its version when probed."))
+const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }).pipe(Args.withDescription("A command name as the shell calls it (git, python3).")), json: jsonOption, from: fromOption }, answerWhich)
+  .pipe(Command.withDescription("Every copy of NAME in PATH order, the one that wins, and its version when probed."))
 
 const versionsCommand = Command.make("versions", { json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {

@@ -1,9 +1,8 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Schema } from "effect"
-import { describeOutcome, outcomeJson } from "../inventory/query/scanReport.js"
 import { ScanProgram } from "../inventory/ScanProgram.js"
 import { jsonOption } from "./options.js"
-import { printJson, printLines } from "./output.js"
+import { printScanOutcome } from "./everydayHandlers.js"
 
 /** `--force` and `--if-stale` were both given. */
 export class ConflictingFlags extends Schema.TaggedError<ConflictingFlags>()("ConflictingFlags", {
@@ -47,9 +46,7 @@ export const scanCommand = Command.make(
         Effect.catchTag("RedirectPathInvalid", (invalid) =>
           Effect.fail(/^--?[A-Za-z]/.test(invalid.path) ? new UnknownFlag({ flag: invalid.path }) : invalid))
       )
-      if (flags.json) return yield* printJson(outcomeJson(outcome))
-      // Paths and reasons name directories of PATH: untrusted text, printed to a terminal.
-      if (!flags.quiet) yield* printLines(describeOutcome(outcome))
+      yield* printScanOutcome(outcome, flags)
     })
 ).pipe(
   Command.withDescription(

@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Fiber, Layer, Option } from "effect"
+import { Context, Effect, Either, Fiber, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import type { BundlePaths } from "./bundle/location.js"
 import { categorize } from "./domain/categories.js"
@@ -25,6 +25,7 @@ import { AgentHostScanner } from "./discover/AgentHostScanner.js"
 import { Bundle } from "./bundle/Bundle.js"
 import { previousDigest, renderPreviousDigest } from "./bundle/previousDigest.js"
 import { BundleWriter, type BundleLocked, type BundleWriteError } from "./bundle/BundleWriter.js"
+import { checkIfStale, type ScanSkipped } from "./bundle/ifStale.js"
 import type { RedirectPathInvalid } from "./bundle/errors.js"
 import type { MachineEnvironmentShape } from "./domain/machine.js"
 import { forEachSliced, yieldToEventLoop } from "../services/eventLoop.js"
@@ -83,13 +84,7 @@ export type ScanOutcome =
       /** What changed since the bundle it replaced, or null when there was none (or it was unreadable). */
       readonly changes: ScanChanges | null
     }
-  | {
-      readonly _tag: "Skipped"
-      readonly generation: string
-      readonly paths: BundlePaths
-      readonly durationMs: number
-      readonly reason: string
-    }
+  | ScanSkipped
 
 /** Why a scan wrote nothing: an unusable redirect path, a failed commit, or another scan holding the lock. */
 export type ScanError = RedirectPathInvalid | BundleWriteError | BundleLocked
@@ -232,15 +227,13 @@ const make = Effect.gen(function* () {
   const run = Effect.fn("ScanProgram.run")(function* (options: ScanOptions) {
     const started = Date.now()
     const paths = yield* bundle.locate(options.target)
-    yield* writer.recover(paths)
     let reason: string | null = null
     if (options.ifStale) {
-      const stale = yield* bundle.staleness(paths)
-      if (Option.isNone(stale.reason)) {
-        // Up to date means all three files carry the generation tools.json recorded.
-        return { _tag: "Skipped", generation: Option.getOrElse(stale.generation, () => ""), paths, durationMs: Date.now() - started, reason: "no watched input changed since the last scan" } as const
-      }
-      reason = stale.reason.value
+      const checked = yield* checkIfStale(paths, started).pipe(Effect.provideService(Bundle, bundle), Effect.provideService(BundleWriter, writer))
+      if (Either.isLeft(checked)) return checked.left
+      reason = checked.right
+    } else {
+      yield* writer.recover(paths)
     }
     const now = new Date()
     const generation = newGeneration(now)

@@ -1,8 +1,6 @@
 import type { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { AgentHostScanner } from "../inventory/discover/AgentHostScanner.js"
-import { Bundle } from "../inventory/bundle/Bundle.js"
-import { BundleWriter } from "../inventory/bundle/BundleWriter.js"
 import { FrontmatterParser } from "../inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { IdentityReader } from "../inventory/discover/IdentityReader.js"
@@ -12,6 +10,7 @@ import { ScanProgress } from "../inventory/ScanProgress.js"
 import { VersionProbe } from "../inventory/probe/VersionProbe.js"
 import { Walker } from "../inventory/discover/Walker.js"
 import { PlatformLayer } from "./PlatformLayer.js"
+import { BundleServicesLayer } from "./ReadLayer.js"
 
 /** The services only a scan that actually walks uses (not a query, not a no-op `--if-stale`). */
 const WalkServicesLayer = Layer.mergeAll(
@@ -20,9 +19,6 @@ const WalkServicesLayer = Layer.mergeAll(
   IdentityReader.layer,
   AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer))
 )
-
-/** The bundle's reader and writer: what a query of an existing bundle uses. */
-const BundleServicesLayer = Layer.merge(Bundle.layer, BundleWriter.layer)
 
 /**
  * The services of the scan over their live layers, needing only the platform (FileSystem,

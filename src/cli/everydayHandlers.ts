@@ -1,0 +1,42 @@
+import { Effect, type Option } from "effect"
+import type { ScanSkipped } from "../inventory/bundle/ifStale.js"
+import { InventoryReader } from "../inventory/query/InventoryReader.js"
+import { describeOutcome, outcomeJson } from "../inventory/query/scanReport.js"
+import { ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
+import type { ScanOutcome } from "../inventory/ScanProgram.js"
+import { printJson, printLines, printResult, printTable } from "./output.js"
+
+/*
+ * The handlers of the everyday commands, shared by the command tree (queryCommands.ts,
+ * scanCommand.ts) and the entry that answers them without loading it (everydayMain.ts): they
+ * import neither @effect/cli nor the scan.
+ */
+
+/** `query which NAME`: every copy of NAME in PATH order, the winner and its version. */
+export const answerWhich = (flags: { readonly name: string; readonly json: boolean; readonly from: Option.Option<string> }) =>
+  Effect.gen(function* () {
+    const inventory = yield* (yield* InventoryReader).load(flags.from)
+    const answer = whichTool(inventory, flags.name)
+    if (answer.copies.length === 0) return yield* new ToolNotFound({ name: flags.name })
+    yield* printResult(flags.json, answer, (value) =>
+      printTable(
+        ["", "path", "version", "PATH #", "note"],
+        value.copies.map((copy) => [
+          copy.wins ? "*" : "",
+          copy.linkTarget === null ? copy.path : `${copy.path} -> ${copy.linkTarget}`,
+          copy.version ?? "",
+          copy.pathIndex === null ? "" : String(copy.pathIndex),
+          [copy.wins ? "wins" : copy.pathIndex === null ? `not on PATH (${copy.root})` : `shadowed by ${value.winner}`, copy.sameFileAs === null ? "" : `same file as ${copy.sameFileAs}`].filter((note) => note !== "").join("; ")
+        ]),
+        "No copies."
+      )
+    )
+  })
+
+/** What `scan` prints of its outcome: the JSON object with --json, nothing with --quiet, else a few lines. */
+export const printScanOutcome = (outcome: ScanOutcome | ScanSkipped, flags: { readonly json: boolean; readonly quiet: boolean }) =>
+  Effect.gen(function* () {
+    if (flags.json) return yield* printJson(outcomeJson(outcome))
+    // Paths and reasons name directories of PATH: untrusted text, printed to a terminal.
+    if (!flags.quiet) yield* printLines(describeOutcome(outcome))
+  })

@@ -1,0 +1,36 @@
+import { Effect, Either, Option } from "effect"
+import { Bundle } from "./Bundle.js"
+import { BundleWriter } from "./BundleWriter.js"
+import type { BundlePaths } from "./location.js"
+
+/** The outcome of a `scan --if-stale` that found nothing to do. */
+export interface ScanSkipped {
+  readonly _tag: "Skipped"
+  readonly generation: string
+  readonly paths: BundlePaths
+  readonly durationMs: number
+  readonly reason: string
+}
+
+/**
+ * The check `scan --if-stale` makes before scanning: an interrupted commit of the bundle at
+ * `paths` is finished or undone first, then the watched inputs are compared with the ones the
+ * bundle recorded. Left: nothing to do (the outcome, timed from `started`); right: why it must
+ * rescan. Shared by the scan and the CLI's entry of the everyday commands, which answers the
+ * no-op without loading the scan.
+ */
+export const checkIfStale = (paths: BundlePaths, started: number) =>
+  Effect.gen(function* () {
+    const bundle = yield* Bundle
+    yield* (yield* BundleWriter).recover(paths)
+    const stale = yield* bundle.staleness(paths)
+    if (Option.isSome(stale.reason)) return Either.right(stale.reason.value)
+    // Up to date means all three files carry the generation tools.json recorded.
+    return Either.left<ScanSkipped>({
+      _tag: "Skipped",
+      generation: Option.getOrElse(stale.generation, () => ""),
+      paths,
+      durationMs: Date.now() - started,
+      reason: "no watched input changed since the last scan"
+    })
+  })
