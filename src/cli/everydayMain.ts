@@ -23,12 +23,13 @@ export type EverydayRequest =
   | { readonly _tag: "Which"; readonly name: string; readonly json: boolean }
   | { readonly _tag: "IfStale"; readonly json: boolean; readonly quiet: boolean }
 
-const SCAN_FLAGS: ReadonlySet<string> = new Set(["--if-stale", "--quiet", "-q", "--json"])
+/** The flags of a `scan --if-stale` this entry answers; `--no-probes` changes only a rescan, which it hands over. */
+const SCAN_FLAGS: ReadonlySet<string> = new Set(["--if-stale", "--quiet", "-q", "--json", "--no-probes"])
 
 /**
  * The request of `args` (argv without node and the script) when it is one of the exact shapes
  * this entry answers: `query which NAME [--json]` (NAME not a flag) and `scan --if-stale` with
- * any of `--quiet`/`-q` and `--json`, each at most once. Null for every other line.
+ * any of `--quiet`/`-q`, `--json` and `--no-probes`, each at most once. Null for every other line.
  */
 export const everydayRequest = (args: ReadonlyArray<string>): EverydayRequest | null => {
   if (args[0] === "query" && args[1] === "which" && (args.length === 3 || (args.length === 4 && args[3] === "--json"))) {

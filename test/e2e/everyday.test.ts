@@ -1,0 +1,104 @@
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TOOL_MAP_VERSION } from "../../src/version.js"
+import { BIN, makeTempDir, requireBuiltCli, writeExecutable } from "../support/cli.js"
+
+/**
+ * A preload that records every script the launcher compiles (its file name) and whether V8 took
+ * the code cache given with it, one line each, in the file $COMPILED_LOG.
+ */
+const RECORDER = `
+const fs = require("node:fs")
+const path = require("node:path")
+const vm = require("node:vm")
+const Original = vm.Script
+vm.Script = class extends Original {
+  constructor(source, options) {
+    super(source, options)
+    const cache = options.cachedData === undefined ? "no cache" : this.cachedDataRejected ? "cache rejected" : "cache accepted"
+    fs.appendFileSync(process.env.COMPILED_LOG, path.basename(options.filename) + " " + cache + "\\n")
+  }
+}
+`
+
+describe("the launcher's two entries (issue 15: the everyday commands load no more than they need)", () => {
+  let temp: ReturnType<typeof makeTempDir>
+  let env: Record<string, string>
+  let recorder: string
+  let bin: string
+
+  beforeAll(() => {
+    requireBuiltCli()
+    temp = makeTempDir("tool-map-everyday-")
+    const home = path.join(temp.dir, "home")
+    bin = path.join(temp.dir, "bin")
+    fs.mkdirSync(home)
+    writeExecutable(path.join(bin, "git"), "#!/bin/sh\necho 'git version 2.99.1'\n")
+    recorder = path.join(temp.dir, "recorder.cjs")
+    fs.writeFileSync(recorder, RECORDER)
+    env = { HOME: home, PATH: bin, PLUGIN_DATA: path.join(temp.dir, "data"), LANG: "C.UTF-8", COMPILED_LOG: path.join(temp.dir, "compiled.log") }
+  })
+  afterAll(() => temp.remove())
+
+  /** Runs the built CLI with the recorder: its exit code, output and the scripts it compiled. */
+  const run = (...args: ReadonlyArray<string>) => {
+    fs.rmSync(env.COMPILED_LOG!, { force: true })
+    const result = spawnSync(process.execPath, ["--require", recorder, BIN, ...args], { env, cwd: temp.dir, encoding: "utf8", timeout: 60_000 })
+    const compiled = fs.existsSync(env.COMPILED_LOG!) ? fs.readFileSync(env.COMPILED_LOG!, "utf8").trim().split("\n") : []
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, compiled }
+  }
+
+  const everyday = "tool-map.everyday.cjs cache accepted"
+  const whole = "tool-map.bundle.cjs cache accepted"
+
+  it("a query with no bundle yet is handed over to the whole CLI, which scans first", () => {
+    const first = run("query", "which", "git", "--json")
+    expect(first.stderr).toBe("")
+    expect(first.status).toBe(0)
+    expect(JSON.parse(first.stdout).winner).toBe(path.join(bin, "git"))
+    expect(first.compiled).toEqual([everyday, whole])
+  })
+
+  it("query which and a no-op scan --if-stale compile only the everyday entry", () => {
+    const which = run("query", "which", "git")
+    expect(which.status).toBe(0)
+    const git = path.join(bin, "git")
+    expect(which.stdout).toBe([
+      `   ${"path".padEnd(git.length)}  version  PATH #  note`,
+      `-  ${"-".repeat(git.length)}  -------  ------  ----`,
+      `*  ${git}  2.99.1   0       wins`,
+      ""
+    ].join("\n"))
+    expect(which.compiled).toEqual([everyday])
+    const missing = run("query", "which", "no-such-tool")
+    expect(missing).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: "tool-map: No tool named no-such-tool is on PATH or in the scanned roots (run `tool-map scan --force` if it was just installed).\n",
+      compiled: [everyday]
+    })
+    const noop = run("scan", "--if-stale", "--quiet")
+    expect(noop).toEqual({ status: 0, stdout: "", stderr: "", compiled: [everyday] })
+    const json = run("scan", "--if-stale", "--json")
+    expect(JSON.parse(json.stdout)).toMatchObject({ skipped: true, reason: "no watched input changed since the last scan" })
+    expect(json.compiled).toEqual([everyday])
+  })
+
+  it("a stale bundle is handed over: the whole CLI rescans and says why", () => {
+    writeExecutable(path.join(bin, "new-tool"))
+    const stale = run("scan", "--if-stale", "--json", "--no-probes")
+    expect(stale.status).toBe(0)
+    expect(JSON.parse(stale.stdout)).toMatchObject({ skipped: false, rescanReason: `${bin} changed` })
+    expect(stale.compiled).toEqual([everyday, whole])
+  })
+
+  it("every other line goes straight to the whole CLI", () => {
+    const version = run("--version")
+    expect(version.stdout).toBe(`${TOOL_MAP_VERSION}\n`)
+    expect(version.compiled).toEqual([whole])
+    expect(run("query", "tools", "--name", "git", "--json").compiled).toEqual([whole])
+    expect(run("scan", "--force", "--quiet", "--no-probes").compiled).toEqual([whole])
+  })
+})
