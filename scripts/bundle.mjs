@@ -6,10 +6,11 @@
 //                               no-op commands and a scan, so that a run deserializes compiled
 //                               bytecode instead of parsing and compiling a megabyte of JavaScript
 //                               (Node 20 has no module compile cache);
-//   dist/tool-map.bundle.mcp.cache  the same for plain `tool-map mcp`, made after a warm run of the MCP
-//                               server up to its initialize answer (the MCP SDK's code): an agent
-//                               host waits for that answer, and the other commands keep a cache
-//                               without the SDK's code (issue 10: about 6% off the start);
+//   dist/tool-map.mcp.cjs       the entry of plain `tool-map mcp` (src/cli/mcpMain.ts): the inventory
+//   dist/tool-map.mcp.cache     server without @effect/cli's command tree, the catalog or the gateway,
+//                               its cache made after a warm run of the server up to its initialize
+//                               answer: an agent host waits for that answer (issue 10); any other
+//                               `mcp` line is handed over to the whole CLI;
 //   dist/tool-map.everyday.cjs  the entry of the everyday commands (src/cli/everydayMain.ts): `query
 //   dist/tool-map.everyday.cache which NAME` and a no-op `scan --if-stale` answered without
 //                               @effect/cli's command tree, the scan, the catalog or the MCP SDK
@@ -36,12 +37,13 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const DIST = path.join(ROOT, "dist")
 const SCRIPT = path.join(DIST, "tool-map.bundle.cjs")
 const CACHE = path.join(DIST, "tool-map.bundle.cache")
-const MCP_CACHE = path.join(DIST, "tool-map.bundle.mcp.cache")
+const MCP_SCRIPT = path.join(DIST, "tool-map.mcp.cjs")
+const MCP_CACHE = path.join(DIST, "tool-map.mcp.cache")
 const EVERYDAY_SCRIPT = path.join(DIST, "tool-map.everyday.cjs")
 const EVERYDAY_CACHE = path.join(DIST, "tool-map.everyday.cache")
 const LAUNCHER = path.join(DIST, "tool-map.cjs")
 /** Files of earlier builds that would otherwise linger in dist/. */
-const OBSOLETE = ["tool-map.mjs", "tool-map.cache"].map((name) => path.join(DIST, name))
+const OBSOLETE = ["tool-map.mjs", "tool-map.cache", "tool-map.bundle.mcp.cache"].map((name) => path.join(DIST, name))
 
 /** The parameters the launcher passes to the script (CommonJS's, so that `require` works). */
 const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) {"
@@ -94,8 +96,9 @@ const barrelImports = {
 
 const LAUNCHER_SOURCE = `#!/usr/bin/env node
 "use strict"
-// tool-map's launcher, written by scripts/bundle.mjs: runs tool-map.bundle.cjs with the V8 code
-// cache made at build time (tool-map.bundle.cache; tool-map.bundle.mcp.cache for \`mcp\`).
+// tool-map's launcher, written by scripts/bundle.mjs: runs tool-map.bundle.cjs (the whole CLI),
+// tool-map.everyday.cjs (query which, scan --if-stale) or tool-map.mcp.cjs (plain \`mcp\`) with the
+// V8 code cache made for it at build time.
 // Without the cache, or when V8 rejects it (another Node), the script is compiled from source as
 // usual. Reads only.
 const { readFileSync } = require("node:fs")
@@ -117,13 +120,13 @@ const run = (name, cache) => {
   return bundle.exports
 }
 
-// \`tool-map mcp\` as a host starts it (the plugin's .mcp.json) has a cache of its own, with the
-// MCP server's code; with options (the gateway, HTTP) it keeps the cache of the other commands.
 const args = process.argv.slice(2)
-const whole = () => run("tool-map.bundle", args.length === 1 && args[0] === "mcp" ? "tool-map.bundle.mcp.cache" : "tool-map.bundle.cache")
-// The lines the everyday entry may answer (it decides, and hands the others over to the whole CLI).
+const whole = () => run("tool-map.bundle", "tool-map.bundle.cache")
+// The lines the other entries may answer (each decides, and hands the others over to the whole CLI).
 if ((args[0] === "scan" && args.includes("--if-stale")) || (args[0] === "query" && args[1] === "which")) {
   run("tool-map.everyday", "tool-map.everyday.cache").main(process.argv, whole)
+} else if (args.length === 1 && args[0] === "mcp") {
+  run("tool-map.mcp", "tool-map.mcp.cache").main(process.argv, whole)
 } else whole()
 `
 
@@ -208,9 +211,12 @@ const makeWarmMachine = () => {
   return { dir, env }
 }
 
+/** The script of each cache. */
+const SCRIPT_OF = { cli: SCRIPT, mcp: MCP_SCRIPT, everyday: EVERYDAY_SCRIPT }
+
 /** The warm child: runs WARM_COMMANDS (WARM_MCP_COMMANDS for `mcp`, WARM_EVERYDAY_COMMANDS for `everyday`) through the compiled script, then writes its code cache. */
 const warm = (cacheFile, which) => {
-  const file = which === "everyday" ? EVERYDAY_SCRIPT : SCRIPT
+  const file = SCRIPT_OF[which]
   const script = compile(file, undefined)
   const dir = path.dirname(process.env.PLUGIN_DATA)
   const commands = { mcp: WARM_MCP_COMMANDS, everyday: WARM_EVERYDAY_COMMANDS, cli: WARM_COMMANDS }[which].map((args) => args.map((arg) => arg.replace("$WARM", dir)))
@@ -223,9 +229,9 @@ const warm = (cacheFile, which) => {
     }
     process.argv = [process.argv[0], LAUNCHER, ...commands.shift()]
     const exports = run(script, file)
-    if (which === "everyday") {
+    if (which !== "cli") {
       exports.main(process.argv, () => {
-        throw new Error(`the everyday entry handed \`${process.argv.slice(2).join(" ")}\` over during its warm-up`)
+        throw new Error(`the ${which} entry handed \`${process.argv.slice(2).join(" ")}\` over during its warm-up`)
       })
     }
   }
@@ -250,7 +256,11 @@ const main = async () => {
   fs.rmSync(MCP_CACHE, { force: true })
   fs.rmSync(EVERYDAY_CACHE, { force: true })
   const result = await build({
-    entryPoints: { "tool-map.bundle": path.join(DIST, "bin.js"), "tool-map.everyday": path.join(DIST, "cli", "everydayMain.js") },
+    entryPoints: {
+      "tool-map.bundle": path.join(DIST, "bin.js"),
+      "tool-map.everyday": path.join(DIST, "cli", "everydayMain.js"),
+      "tool-map.mcp": path.join(DIST, "cli", "mcpMain.js")
+    },
     outdir: DIST,
     outExtension: { ".js": ".cjs" },
     write: false,
@@ -292,7 +302,7 @@ const main = async () => {
         throw new Error(`the code-cache warm-up (${which}) failed (exit ${child.status}): ${child.stderr}`)
       }
       fs.renameSync(partial, cache)
-      const check = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--check", cache, which === "everyday" ? EVERYDAY_SCRIPT : SCRIPT], { env, encoding: "utf8" })
+      const check = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--check", cache, SCRIPT_OF[which]], { env, encoding: "utf8" })
       if (check.stdout.trim() !== "accepted") {
         fs.rmSync(cache, { force: true })
         throw new Error(`V8 rejected the code cache just made (${which}: ${check.stdout.trim()} ${check.stderr})`)

@@ -23,7 +23,7 @@ vm.Script = class extends Original {
 }
 `
 
-describe("the launcher's two entries (issue 15: the everyday commands load no more than they need)", () => {
+describe("the launcher's entries (issues 15 and 10: the everyday commands and plain mcp load no more than they need)", () => {
   let temp: ReturnType<typeof makeTempDir>
   let env: Record<string, string>
   let recorder: string
@@ -43,15 +43,17 @@ describe("the launcher's two entries (issue 15: the everyday commands load no mo
   afterAll(() => temp.remove())
 
   /** Runs the built CLI with the recorder: its exit code, output and the scripts it compiled. */
-  const run = (...args: ReadonlyArray<string>) => {
+  const runWithInput = (input: string, ...args: ReadonlyArray<string>) => {
     fs.rmSync(env.COMPILED_LOG!, { force: true })
-    const result = spawnSync(process.execPath, ["--require", recorder, BIN, ...args], { env, cwd: temp.dir, encoding: "utf8", timeout: 60_000 })
+    const result = spawnSync(process.execPath, ["--require", recorder, BIN, ...args], { env, cwd: temp.dir, encoding: "utf8", timeout: 60_000, input })
     const compiled = fs.existsSync(env.COMPILED_LOG!) ? fs.readFileSync(env.COMPILED_LOG!, "utf8").trim().split("\n") : []
     return { status: result.status, stdout: result.stdout, stderr: result.stderr, compiled }
   }
+  const run = (...args: ReadonlyArray<string>) => runWithInput("", ...args)
 
   const everyday = "tool-map.everyday.cjs cache accepted"
   const whole = "tool-map.bundle.cjs cache accepted"
+  const mcp = "tool-map.mcp.cjs cache accepted"
 
   it("a query with no bundle yet is handed over to the whole CLI, which scans first", () => {
     const first = run("query", "which", "git", "--json")
@@ -92,6 +94,24 @@ describe("the launcher's two entries (issue 15: the everyday commands load no mo
     expect(stale.status).toBe(0)
     expect(JSON.parse(stale.stdout)).toMatchObject({ skipped: false, rescanReason: `${bin} changed` })
     expect(stale.compiled).toEqual([everyday, whole])
+  })
+
+  it("plain mcp (what a host starts) compiles only the MCP entry, which answers initialize", () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "everyday-test", version: "1" } }
+    }
+    const served = runWithInput(`${JSON.stringify(initialize)}\n`, "mcp")
+    expect(served.status).toBe(0)
+    expect(served.stderr).toBe("")
+    const answer = JSON.parse(served.stdout.split("\n")[0]!)
+    expect([answer.id, answer.result.protocolVersion, answer.result.serverInfo.name]).toEqual([0, "2025-11-25", "tool-map"])
+    expect(served.compiled).toEqual([mcp])
+    const printed = run("mcp", "--print-config", "claude-code")
+    expect(printed.status).toBe(0)
+    expect(printed.compiled).toEqual([whole])
   })
 
   it("every other line goes straight to the whole CLI", () => {
