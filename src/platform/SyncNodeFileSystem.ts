@@ -174,9 +174,60 @@ class SyncFile implements FileSystem.File {
   }
 }
 
+/** The FileSystems this layer made: only theirs are known to make their calls synchronously. */
+const SYNCHRONOUS = new WeakSet<FileSystem.FileSystem>()
+
+/**
+ * True when `fs` is this layer's own (not a copy or wrapper of it): each of its calls completes
+ * before it returns, so running several at once gains nothing and costs a fiber each.
+ */
+export const isSynchronous = (fs: FileSystem.FileSystem): boolean => SYNCHRONOUS.has(fs)
+
+/** A regular file read whole: its bytes, and what the stat of its path before the open said. */
+export interface PlainFile {
+  readonly bytes: Uint8Array
+  readonly info: FileSystem.File.Info
+}
+
+/**
+ * The bounded read of a regular file (services/fileRead.ts, after a stat of the path) in one
+ * step: stat, open, fstat, read, close, with the same checks (a regular file by the path and by
+ * the open descriptor, within `maxBytes` both times and after the read). Undefined whenever
+ * anything is not plain (missing, not a regular file, over the cap, grown, an error) or `fs` is
+ * not this layer's: the caller then takes the plain path, which says what and why. Used where
+ * thousands of small files are read (agent homes), where that path costs ~30 effects a file.
+ */
+export const readPlainFile = (fs: FileSystem.FileSystem, path: string, maxBytes: number): Effect.Effect<PlainFile | undefined> =>
+  SYNCHRONOUS.has(fs)
+    ? Effect.zipRight(yieldIfDue, Effect.orElseSucceed(Effect.try(() => plainRead(path, maxBytes)), () => undefined))
+    : Effect.succeed(undefined)
+
+const plainRead = (path: string, maxBytes: number): PlainFile | undefined => {
+  // The path is stat'ed before the open: opening a FIFO would wait for a writer.
+  const before = NodeFs.statSync(path, { throwIfNoEntry: false })
+  if (before === undefined || !before.isFile() || before.size > maxBytes) return undefined
+  const fd = NodeFs.openSync(path, "r")
+  try {
+    const after = NodeFs.fstatSync(fd)
+    if (!after.isFile() || after.size > maxBytes) return undefined
+    // One byte more than the descriptor's size, to see a file that grew since. Small files share
+    // Node's pool (a slice, not an allocation each).
+    const buffer = Buffer.allocUnsafe(after.size + 1)
+    let filled = 0
+    while (filled < buffer.length) {
+      const read = NodeFs.readSync(fd, buffer, filled, buffer.length - filled, filled)
+      if (read === 0) break
+      filled += read
+    }
+    return filled > after.size ? undefined : { bytes: buffer.subarray(0, filled), info: fileInfo(before) }
+  } finally {
+    NodeFs.closeSync(fd)
+  }
+}
+
 const syncCalls = (fs: FileSystem.FileSystem): FileSystem.FileSystem => {
   const readFile = (path: string): Effect.Effect<Uint8Array, PlatformError.PlatformError> => call("readFile", path, () => NodeFs.readFileSync(path))
-  return FileSystem.FileSystem.of({
+  const synchronous = FileSystem.FileSystem.of({
     ...fs,
     stat: (path) => Effect.map(call("stat", path, () => NodeFs.statSync(path)), fileInfo),
     exists: (path) =>
@@ -211,6 +262,8 @@ const syncCalls = (fs: FileSystem.FileSystem): FileSystem.FileSystem => {
         (fd) => new SyncFile(FileSystem.FileDescriptor(fd), options?.flag?.startsWith("a") ?? false)
       )
   })
+  SYNCHRONOUS.add(synchronous)
+  return synchronous
 }
 
 /** The live FileSystem of the CLI and the embedding layers. */

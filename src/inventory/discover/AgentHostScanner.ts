@@ -22,6 +22,7 @@ import { readOpencode } from "./agentHosts/opencode.js"
 import { linkSameFiles, resolvePrecedence } from "./agentHosts/precedence.js"
 import { defaultHostFileLimits, type HostFileLimits, type HostReadContext, type HostReadResult } from "./agentHosts/shared.js"
 import { FrontmatterParser } from "./FrontmatterParser.js"
+import { ScanMemo } from "./agentHosts/scanMemo.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readSnapshotFile, snapshotFileOf, snapshotsDirOf } from "../../services/ToolSnapshots.js"
 
@@ -80,8 +81,10 @@ const inPathOrder = (diagnostics: ReadonlyArray<AgentHostDiagnostic>): ReadonlyA
   })
 
 /** Runs every host reader and applies each host's precedence. */
-export const scanAgentHosts = (ctx: HostReadContext): Effect.Effect<AgentHostScanResult> =>
+export const scanAgentHosts = (scanner: HostReadContext): Effect.Effect<AgentHostScanResult> =>
   Effect.gen(function* () {
+    // Hosts share folders: what one reader has read, the next takes from this scan's memo.
+    const ctx: HostReadContext = { ...scanner, memo: new ScanMemo() }
     const results = yield* withSnapshotCosts(yield* Effect.forEach(AGENT_HOSTS, (host) => readHost(host, ctx), { concurrency: "unbounded" }), ctx)
     const items: Array<AgentHostItem> = []
     const diagnostics: Array<AgentHostDiagnostic> = []

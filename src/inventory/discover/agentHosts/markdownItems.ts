@@ -241,7 +241,7 @@ export const skillsIn = (
     const drafts = yield* Effect.forEach(
       names.value.filter((name) => !name.startsWith(".")),
       (name) => skillFromDirectory(c, c.path.join(skillsDir, name), placement, true),
-      { concurrency: 16 }
+      { concurrency: c.concurrency(16) }
     )
     return drafts.flatMap(Option.toArray)
   })
@@ -256,7 +256,7 @@ export const agentsIn = (
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const files = yield* c.filesWithExtension(dir, role, recursive, ".md", placement.walk)
-    const drafts = yield* Effect.forEach(files, (file) => agentFromMarkdown(c, file, placement), { concurrency: 16 })
+    const drafts = yield* Effect.forEach(files, (file) => agentFromMarkdown(c, file, placement), { concurrency: c.concurrency(16) })
     return drafts.flatMap(Option.toArray)
   })
 
@@ -270,7 +270,7 @@ export const commandsIn = (
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const files = yield* c.filesWithExtension(dir, role, recursive, ".md", placement.walk)
-    const drafts = yield* Effect.forEach(files, (file) => commandFromMarkdown(c, file, placement), { concurrency: 16 })
+    const drafts = yield* Effect.forEach(files, (file) => commandFromMarkdown(c, file, placement), { concurrency: c.concurrency(16) })
     return drafts.flatMap(Option.toArray)
   })
 

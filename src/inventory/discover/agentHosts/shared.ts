@@ -1,5 +1,6 @@
 import { FileSystem } from "@effect/platform"
-import { Effect, Option } from "effect"
+import type { PlatformError } from "@effect/platform/Error"
+import { Effect, Either, Option } from "effect"
 import { printParseErrorCode, visit } from "jsonc-parser"
 import { createHash } from "node:crypto"
 import * as NodePath from "node:path"
@@ -15,6 +16,7 @@ import { jsonErrorLine, lineAt } from "../../domain/jsonText.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import { readRegularFile } from "../../../services/fileRead.js"
+import { isSynchronous, readPlainFile } from "../../../platform/SyncNodeFileSystem.js"
 import { InodeMap } from "../Walker.js"
 import {
   type FrontmatterDialect,
@@ -25,6 +27,7 @@ import {
   readToolList
 } from "../FrontmatterParser.js"
 import type { ItemDraft } from "./precedence.js"
+import type { ScanMemo } from "./scanMemo.js"
 
 /** Caps of files that are not markdown (JSON, TOML). `~/.claude.json` is state and grows large. */
 export interface HostFileLimits {
@@ -49,6 +52,8 @@ export interface HostReadContext {
   readonly limits: HostFileLimits
   /** `node:path` for the OS of `env` (win32 rules when the environment says Windows). */
   readonly path: NodePath.PlatformPath
+  /** What this scan has read already (one per scan; without it every reader reads for itself). */
+  readonly memo?: ScanMemo
 }
 
 /** What one host reader returns. */
@@ -98,6 +103,9 @@ export interface FileWalk {
   readonly skipLinks?: boolean
 }
 
+/** A file's modification time as the inventory writes it, or null when the platform does not say. */
+const isoTime = (info: FileSystem.File.Info): string | null => Option.match(info.mtime, { onNone: () => null, onSome: (date) => date.toISOString() })
+
 /** SHA-256 of bytes or text, hex. */
 export const sha256 = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex")
 
@@ -111,8 +119,40 @@ export class HostCollector {
   readonly diagnostics: Array<AgentHostDiagnostic> = []
   private readonly watchedPaths = new Set<string>()
   private readonly sharedDirs: Array<string> = []
+  private readonly synchronous: boolean
 
-  constructor(readonly host: AgentHostName, readonly ctx: HostReadContext) {}
+  constructor(readonly host: AgentHostName, readonly ctx: HostReadContext) {
+    this.synchronous = isSynchronous(ctx.fs)
+  }
+
+  /** How many files to read at once: `wanted`, or one by one over a file system whose calls are synchronous (fibers would only add cost). */
+  concurrency(wanted: number): number {
+    return this.synchronous ? 1 : wanted
+  }
+
+  /** `fs.stat`, answered from this scan's memo when another reader asked already. */
+  stat(path: string): Effect.Effect<FileSystem.File.Info, PlatformError> {
+    const memo = this.ctx.memo
+    if (memo === undefined) return this.ctx.fs.stat(path)
+    return Effect.suspend(() => {
+      const known = memo.stat(path)
+      if (known !== undefined) return known
+      return Effect.flatMap(Effect.either(this.ctx.fs.stat(path)), (result) => {
+        memo.rememberStat(path, result)
+        return result
+      })
+    })
+  }
+
+  /** `fs.readDirectory`, answered from this scan's memo when another reader listed it already (failures are not kept). */
+  private readDirectory(path: string): Effect.Effect<ReadonlyArray<string>, PlatformError> {
+    const memo = this.ctx.memo
+    if (memo === undefined) return this.ctx.fs.readDirectory(path)
+    return Effect.suspend(() => {
+      const known = memo.listing(path)
+      return known !== undefined ? Effect.succeed(known) : Effect.tap(this.ctx.fs.readDirectory(path), (names) => memo.rememberListing(path, names))
+    })
+  }
 
   get env(): MachineEnvironmentShape {
     return this.ctx.env
@@ -165,10 +205,10 @@ export class HostCollector {
   /** What is at `path` (links followed); recorded as watched. */
   probe(path: string): Effect.Effect<Probe> {
     this.watch(path)
-    return this.ctx.fs.stat(path).pipe(
+    return this.stat(path).pipe(
       Effect.map((info): Probe =>
         info.type === "File"
-          ? { _tag: "file", size: Number(info.size), mtime: Option.match(info.mtime, { onNone: () => null, onSome: (date) => date.toISOString() }) }
+          ? { _tag: "file", size: Number(info.size), mtime: isoTime(info) }
           : info.type === "Directory"
           ? { _tag: "directory" }
           : { _tag: "other" }
@@ -212,7 +252,7 @@ export class HostCollector {
       } else {
         self.watch(path)
       }
-      const names = yield* Effect.either(self.ctx.fs.readDirectory(path))
+      const names = yield* Effect.either(self.readDirectory(path))
       if (names._tag === "Left") {
         const error = names.left
         const reason = error._tag === "SystemError" ? error.reason : error.message
@@ -237,7 +277,7 @@ export class HostCollector {
               (name) => {
                 const full = self.path.join(path, name)
                 return Effect.map(
-                  self.ctx.fs.stat(full).pipe(Effect.option),
+                  self.stat(full).pipe(Effect.option),
                   (info): DirEntry => ({
                     name,
                     path: full,
@@ -246,7 +286,7 @@ export class HostCollector {
                   })
                 )
               },
-              { concurrency: 16 }
+              { concurrency: self.concurrency(16) }
             ),
             Option.some
           )
@@ -266,7 +306,7 @@ export class HostCollector {
     const entered = new InodeMap<true>()
     // True when `path` is a directory not entered yet (one whose inode the platform does not tell is entered).
     const enter = (path: string): Effect.Effect<boolean> =>
-      Effect.map(Effect.option(self.ctx.fs.stat(path)), (info) => {
+      Effect.map(Effect.option(self.stat(path)), (info) => {
         if (Option.isNone(info) || info.value.type !== "Directory") return Option.isNone(info)
         if (Option.isNone(info.value.ino)) return true
         const key = { dev: info.value.dev, ino: info.value.ino.value }
@@ -286,7 +326,7 @@ export class HostCollector {
         const nested = yield* Effect.forEach(
           names.filter((name) => !matches(name) && (rules.dottedFolders === true || (!name.startsWith(".") && !name.includes(".")))),
           (name) => walk(self.path.join(path, name), depth + 1, null, true),
-          { concurrency: 4 }
+          { concurrency: self.concurrency(4) }
         )
         return [...files, ...nested.flat()]
       })
@@ -309,7 +349,7 @@ export class HostCollector {
     const entered = new InodeMap<true>()
     const walk = (path: string, depth: number, role: string | null): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function* () {
-        const info = yield* Effect.option(self.ctx.fs.stat(path))
+        const info = yield* Effect.option(self.stat(path))
         if (Option.isSome(info) && Option.isSome(info.value.ino)) {
           const key = { dev: info.value.dev, ino: info.value.ino.value }
           if (entered.has(key)) return []
@@ -322,7 +362,7 @@ export class HostCollector {
         const nested = yield* Effect.forEach(
           entries.value.filter((entry) => entry.isDirectory && (options.dot || !entry.name.startsWith("."))),
           (entry) => walk(entry.path, depth + 1, null),
-          { concurrency: 4 }
+          { concurrency: self.concurrency(4) }
         )
         return [...found, ...nested.flat()]
       })
@@ -334,6 +374,29 @@ export class HostCollector {
    * `role`, the file is recorded as a root; without one, problems become diagnostics.
    */
   readFile(path: string, role: string | null, maxBytes: number): Effect.Effect<Option.Option<FileRead>> {
+    return Effect.suspend(() => {
+      const known = this.ctx.memo?.file(path, maxBytes)
+      if (known !== undefined) return Effect.succeed(this.readDone(known, role))
+      // One step for a plain regular file; anything else (missing, a FIFO, too large…) takes the checked path, which says why.
+      return Effect.flatMap(readPlainFile(this.ctx.fs, path, maxBytes), (plain) => {
+        if (plain === undefined) return this.readChecked(path, role, maxBytes)
+        const read: FileRead = { path, bytes: plain.bytes, mtime: isoTime(plain.info), sha256: sha256(plain.bytes) }
+        this.ctx.memo?.rememberStat(path, Either.right(plain.info))
+        this.ctx.memo?.rememberFile(read)
+        return Effect.succeed(this.readDone(read, role))
+      })
+    })
+  }
+
+  /** A file read (or found in the memo): watched, and recorded as a root with `role`. */
+  private readDone(read: FileRead, role: string | null): Option.Option<FileRead> {
+    this.watch(read.path)
+    if (role !== null) this.root(read.path, role, "ok")
+    return Option.some(read)
+  }
+
+  /** {@link readFile} step by step through the FileSystem: probe, then the shared bounded read. */
+  private readChecked(path: string, role: string | null, maxBytes: number): Effect.Effect<Option.Option<FileRead>> {
     const self = this
     return Effect.gen(function* () {
       const probe = yield* self.probe(path)
@@ -357,8 +420,9 @@ export class HostCollector {
       }
       if (Option.isNone(read.right)) return problem("missing", null)
       const bytes = read.right.value
-      if (role !== null) self.root(path, role, "ok")
-      return Option.some({ path, bytes, mtime: probe.mtime, sha256: sha256(bytes) })
+      const file: FileRead = { path, bytes, mtime: probe.mtime, sha256: sha256(bytes) }
+      self.ctx.memo?.rememberFile(file)
+      return self.readDone(file, role)
     })
   }
 
@@ -401,16 +465,19 @@ export class HostCollector {
 
   /** Reads and parses a markdown file with frontmatter (in the host's `dialect`); malformed files are diagnostics. */
   readMarkdown(path: string, dialect: FrontmatterDialect = "yaml"): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly doc: ParsedMarkdown }>> {
-    const self = this
-    return Effect.gen(function* () {
-      const file = yield* self.readFile(path, null, self.ctx.parser.limits.maxFileBytes)
+    return Effect.map(this.readFile(path, null, this.ctx.parser.limits.maxFileBytes), (file) => {
       if (Option.isNone(file)) return Option.none()
-      const doc = yield* Effect.either(self.ctx.parser.parse(path, file.value.bytes, dialect))
-      if (doc._tag === "Left") {
-        self.diagnostic(path, doc.left.line, doc.left.reason)
+      const memo = this.ctx.memo
+      let doc = memo?.markdown(file.value, dialect)
+      if (doc === undefined) {
+        doc = this.ctx.parser.parseBytes(path, file.value.bytes, dialect)
+        memo?.rememberMarkdown(file.value, dialect, doc)
+      }
+      if (Either.isLeft(doc)) {
+        this.diagnostic(path, doc.left.line, doc.left.reason)
         return Option.none()
       }
-      for (const warning of doc.right.warnings) self.diagnostic(path, warning.line, warning.message)
+      for (const warning of doc.right.warnings) this.diagnostic(path, warning.line, warning.message)
       return Option.some({ file: file.value, doc: doc.right })
     })
   }
