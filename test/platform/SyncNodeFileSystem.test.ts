@@ -2,10 +2,12 @@ import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Option } from "effect"
+import { spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { SyncNodeFileSystemLayer } from "../../src/platform/SyncNodeFileSystem.js"
+import { isSynchronous, readPlainFile, SyncNodeFileSystemLayer } from "../../src/platform/SyncNodeFileSystem.js"
+import { readRegularFile } from "../../src/services/fileRead.js"
 
 /** What a call gave, comparable across the two implementations (no timestamps that reads move). */
 const outcome = <A>(effect: Effect.Effect<A, unknown, FileSystem.FileSystem>) =>
@@ -128,6 +130,42 @@ describe("SyncNodeFileSystem", () => {
           { _tag: "SystemError", reason: "NotFound", method: "stat", syscall: "stat", pathOrDescriptor: "<base>/missing" },
           { _tag: "SystemError", reason: "BadResource", method: "stat", syscall: "stat", pathOrDescriptor: "<base>/file.txt/below" }
         ])
+      } finally {
+        NodeFs.rmSync(root, { recursive: true, force: true })
+      }
+    }))
+})
+
+describe("readPlainFile", () => {
+  it.effect("reads what the checked bounded read reads, and leaves every other case (missing, FIFO, directory, over the cap) to it", () =>
+    Effect.gen(function*() {
+      const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "plain-read-"))
+      try {
+        NodeFs.writeFileSync(NodePath.join(root, "agent.md"), "---\nname: a\n---\nBody.\n")
+        NodeFs.writeFileSync(NodePath.join(root, "empty.md"), "")
+        NodeFs.writeFileSync(NodePath.join(root, "big.md"), "x".repeat(65))
+        NodeFs.symlinkSync("agent.md", NodePath.join(root, "link.md"))
+        NodeFs.mkdirSync(NodePath.join(root, "dir.md"))
+        spawnSync("mkfifo", [NodePath.join(root, "fifo.md")])
+        const sync = yield* Effect.provide(FileSystem.FileSystem, SyncNodeFileSystemLayer)
+        const plain = (name: string, fs: FileSystem.FileSystem = sync) =>
+          Effect.map(readPlainFile(fs, NodePath.join(root, name), 64), (read) =>
+            read === undefined ? "checked path" : { text: Buffer.from(read.bytes).toString(), type: read.info.type, size: Number(read.info.size) })
+        const checked = (name: string) =>
+          Effect.map(Effect.either(Effect.provideService(readRegularFile(NodePath.join(root, name), 64), FileSystem.FileSystem, sync)), (read) =>
+            read._tag === "Left" ? read.left._tag : Option.map(read.right, (bytes) => Buffer.from(bytes).toString()))
+        expect(yield* plain("agent.md")).toEqual({ text: "---\nname: a\n---\nBody.\n", type: "File", size: 22 })
+        expect(yield* checked("agent.md")).toEqual(Option.some("---\nname: a\n---\nBody.\n"))
+        expect(yield* plain("link.md")).toEqual({ text: "---\nname: a\n---\nBody.\n", type: "File", size: 22 })
+        expect(yield* plain("empty.md")).toEqual({ text: "", type: "File", size: 0 })
+        expect(yield* checked("empty.md")).toEqual(Option.some(""))
+        for (const name of ["missing.md", "big.md", "dir.md", "fifo.md"]) expect([name, yield* plain(name)]).toEqual([name, "checked path"])
+        expect(yield* checked("big.md")).toEqual("FileRefused")
+        expect(yield* checked("fifo.md")).toEqual("FileRefused")
+        // Any other FileSystem (a copy of this one, a test's fake) is never bypassed.
+        expect(yield* plain("agent.md", { ...sync })).toEqual("checked path")
+        expect(isSynchronous(sync)).toBe(true)
+        expect(isSynchronous({ ...sync })).toBe(false)
       } finally {
         NodeFs.rmSync(root, { recursive: true, force: true })
       }
