@@ -2,7 +2,14 @@ import type { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import type { Either } from "effect"
 import type { FrontmatterDialect, FrontmatterError, ParsedMarkdown } from "../FrontmatterParser.js"
-import type { FileRead } from "./shared.js"
+
+/** A file read within its cap. */
+export interface FileRead {
+  readonly path: string
+  readonly bytes: Uint8Array
+  readonly mtime: string | null
+  readonly sha256: string
+}
 
 /**
  * What one scan has looked at already: stats, listings, files read whole and their parsed

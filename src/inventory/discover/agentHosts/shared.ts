@@ -27,7 +27,7 @@ import {
   readToolList
 } from "../FrontmatterParser.js"
 import type { ItemDraft } from "./precedence.js"
-import type { ScanMemo } from "./scanMemo.js"
+import type { FileRead, ScanMemo } from "./scanMemo.js"
 
 /** Caps of files that are not markdown (JSON, TOML). `~/.claude.json` is state and grows large. */
 export interface HostFileLimits {
@@ -70,13 +70,8 @@ export interface HostReadResult {
   readonly detected?: boolean
 }
 
-/** A file read within its cap. */
-export interface FileRead {
-  readonly path: string
-  readonly bytes: Uint8Array
-  readonly mtime: string | null
-  readonly sha256: string
-}
+/** A file read within its cap (defined beside the memo that keeps it). */
+export type { FileRead } from "./scanMemo.js"
 
 /** A directory entry with the type of what it points to (links followed). */
 export interface DirEntry {
