@@ -26,7 +26,7 @@ describe("tool-map catalog find through the built CLI", () => {
     expect([text.status, text.stderr]).toEqual([0, ""])
     expect(text.stdout).toBe([
       "1 tool for \"post a message in the channel\", best first (load with `tool-map catalog load TARGET`):",
-      "     8.16  /communication/slack/post_message  ~54 tok  Post a message to a Slack channel.",
+      "     8.27  /communication/slack/post_message  ~54 tok  Post a message to a Slack channel.",
       "        why: name: post, message; description: post, message, channel; parameters: post, channel",
       ""
     ].join("\n"))
