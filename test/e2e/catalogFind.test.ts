@@ -48,6 +48,25 @@ describe("tool-map catalog find through the built CLI", () => {
           { field: "description", words: ["create", "issue"] },
           { field: "parameters", words: ["issue"] }
         ]
+      }, {
+        // Found only through words the lexicon relates to the task's ("issue": public, content).
+        name: "mcp__slack__list_channels",
+        path: "/communication/slack/list_channels",
+        summary: "List the public channels of the workspace.",
+        tokens: 30,
+        score: 0.41,
+        highRisk: false,
+        loaded: false,
+        matched: []
+      }, {
+        name: "read_text_file",
+        path: "/files/misc/read_text_file",
+        summary: "Read the complete contents of a file as text.",
+        tokens: 50,
+        score: 0.37,
+        highRisk: false,
+        loaded: false,
+        matched: []
       }],
       warnings: []
     })
