@@ -8,6 +8,7 @@ import { Context, Effect, Layer, Option, Schema, SynchronizedRef } from "effect"
 import { resolveTarget } from "../core/catalog.js"
 import type { Catalog, ToolEntry, ToolSchema } from "../core/model.js"
 import { reciprocalRankFusion, rankByVector } from "../core/router/fusion.js"
+import { sameDocumentSource } from "../core/router/document.js"
 import { addDocuments, buildIndex, type RouterIndex } from "../core/router/invertedIndex.js"
 import { explainMatch, rankDocuments, type RankedDocument } from "../core/router/rank.js"
 import { routerDocuments, skillDocument } from "../core/router/router.js"
@@ -81,13 +82,11 @@ export const SKILL_BODY_CAP = 16_384
 /** How many indexes of tool sets are kept (the host's, a few agents' with other tool sets). */
 const INDEXES_KEPT = 4
 
-/** The index of one tool set, and what each of its documents was built from. */
+/** The index of one tool set. */
 interface ToolIndex {
+  /** The catalog of its documents (each built from its entry of that name). */
   readonly catalog: Catalog
   readonly index: RouterIndex
-  /** Per position: the definition hash and the path of the tool it was built from. */
-  readonly hashes: Array<string>
-  readonly paths: Array<string>
   /** The embedder's document vectors, once asked for. */
   vectors: Option.Option<ReadonlyArray<ReadonlyArray<number>>>
 }
@@ -100,25 +99,24 @@ interface SkillIndex {
 }
 
 /**
- * The index of `catalog` made from a kept one: the same one when it holds exactly these tools
- * at these paths, extended in place when the catalog only adds tools, else `None`.
+ * The index of `catalog` made from a kept one: the same one when its documents are built from
+ * the same sources (`toolDocumentSource`), extended in place when the catalog only adds tools,
+ * else `None`.
  */
 const reuse = (kept: ToolIndex, catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): Option.Option<ToolIndex> => {
   if (kept.catalog === catalog) return Option.some(kept)
   const { index } = kept
   if (catalog.tools.length < index.documents.length) return Option.none()
   for (let position = 0; position < index.documents.length; position++) {
-    const entry = catalog.byName.get(index.documents[position]!.document.id)
-    if (entry === undefined || entry.definitionHash !== kept.hashes[position] || entry.path !== kept.paths[position]) return Option.none()
+    const id = index.documents[position]!.document.id
+    const entry = catalog.byName.get(id)
+    const indexed = kept.catalog.byName.get(id)
+    if (entry === undefined || indexed === undefined || !sameDocumentSource(entry, indexed)) return Option.none()
   }
   const added = catalog.tools.filter((entry) => !index.byId.has(entry.name))
   if (added.length === 0 && catalog.toolSetKey !== kept.catalog.toolSetKey) return Option.none()
   const documents = routerDocuments({ ...catalog, tools: added }, schemas)
   addDocuments(index, documents)
-  for (const entry of added) {
-    kept.hashes.push(entry.definitionHash)
-    kept.paths.push(entry.path)
-  }
   return Option.some({ ...kept, catalog, vectors: added.length === 0 ? kept.vectors : Option.none() })
 }
 
@@ -126,8 +124,6 @@ const reuse = (kept: ToolIndex, catalog: Catalog, schemas: ReadonlyArray<ToolSch
 const toolIndexOf = (catalog: Catalog, index: RouterIndex): ToolIndex => ({
   catalog,
   index,
-  hashes: catalog.tools.map((entry) => entry.definitionHash),
-  paths: catalog.tools.map((entry) => entry.path),
   vectors: Option.none()
 })
 

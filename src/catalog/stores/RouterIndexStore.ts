@@ -16,8 +16,8 @@ export const ROUTER_INDEX_MAX_BYTES = 512 * 1024 * 1024
 /**
  * The router's index kept in a file of the catalog's directory, so that a new process (a CLI
  * command) ranks without building it. `load` gives the file's index only when it was built
- * from exactly this catalog (its tool-set key, then a digest of tool order, definitions,
- * groups and categories) and is whole; anything else, including a file that cannot be read,
+ * from exactly this catalog (its tool-set key, then `indexDigest`: the tool order and what
+ * each document is built from) and is whole; anything else, including a file that cannot be read,
  * is `None` and the router builds the index. `save` writes atomically and only when the file
  * does not already hold this catalog's index; a failed write is a warning.
  */

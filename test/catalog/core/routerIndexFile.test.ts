@@ -76,6 +76,18 @@ describe("router index file", () => {
     expect(decodeIndex(bytes, { ...identityOf(catalog), ids: [...identityOf(catalog).ids].reverse() })).toEqual(Option.none())
   })
 
+  it("is not taken for the same tools with other annotations, or with descriptions cut at another length", () => {
+    // The MCP annotations lend the documents a title and intents: part of the definition hash.
+    const hinted = ROUTER_FIXTURE.map((tool) => tool.name === "mcp__slack__post_message" ? { ...tool, annotations: { destructiveHint: true } } : tool)
+    expect(decodeIndex(bytes, identityOf(buildCatalog(hinted)))).toEqual(Option.none())
+    // The same definitions, built with a shorter description cap: other description texts.
+    const cut = buildCatalog(ROUTER_FIXTURE, { maxDescriptionLength: 20 })
+    expect(cut.toolSetKey).toBe(catalog.toolSetKey)
+    expect(cut.byName.get("read_text_file")!.description).not.toBe(catalog.byName.get("read_text_file")!.description)
+    expect(decodeIndex(bytes, identityOf(cut))).toEqual(Option.none())
+    expect(Option.isSome(decodeIndex(bytes, identityOf(buildCatalog(ROUTER_FIXTURE, { maxDescriptionLength: 1024 }))))).toBe(true)
+  })
+
   it("is not taken when truncated, damaged, of another version or not an index at all", () => {
     const identity = identityOf(catalog)
     for (const length of [0, 4, 11, 12, 40, bytes.length - 4, bytes.length - 1]) {

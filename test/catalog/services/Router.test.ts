@@ -222,4 +222,30 @@ describe("Router", () => {
       expect(Option.isSome(decodeIndex(rewritten, identityOf(grownCatalog)))).toBe(true)
       expect(decodeIndex(rewritten, identityOf(catalog))).toEqual(Option.none())
     }).pipe(Effect.scoped, Effect.provide(platform)))
+  it.live("ranks with a tool's new annotations: same tools, other hints, the kept index file is built again", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const file = `${dir}/router.index`
+      const entries = (annotations: ToolSchema["annotations"]): ReadonlyArray<ToolSchema> => [
+        { name: "mcp__store__remove_entry", description: "Handles an entry of the store.", inputSchema: object({}) },
+        { name: "mcp__store__touch_entry", description: "Handles an entry of the store.", inputSchema: object({}), annotations }
+      ]
+      const query = "delete the zebra entry"
+      const scores = (tools: ReadonlyArray<ToolSchema>) =>
+        inCatalogDir(dir, tools, Effect.zip(catalogOf, Effect.flatMap(Router, (router) => router.findTools({ query, k: 2 }, main))))
+          .pipe(Effect.map(([catalog, hits]) => [catalog, hits.map((hit) => [hit.name, hit.score])] as const))
+      const [plainCatalog, plain] = yield* scores(entries(undefined))
+      expect(plain).toEqual([["mcp__store__remove_entry", 0.61], ["mcp__store__touch_entry", 0.38]])
+      const before = yield* fs.readFile(file)
+      // A title that names the task and a destructive hint: touch_entry now deletes zebras.
+      const [hintedCatalog, hinted] = yield* scores(entries({ title: "Zebra", destructiveHint: true }))
+      expect(hinted).toEqual([["mcp__store__touch_entry", 1.83], ["mcp__store__remove_entry", 0.49]])
+      const after = yield* fs.readFile(file)
+      expect(after).not.toEqual(before)
+      expect(Option.isSome(decodeIndex(after, identityOf(hintedCatalog)))).toBe(true)
+      expect(decodeIndex(after, identityOf(plainCatalog))).toEqual(Option.none())
+      // And back: the file of the hinted tools is not taken for the plain ones.
+      expect((yield* scores(entries(undefined)))[1]).toEqual(plain)
+    }).pipe(Effect.scoped, Effect.provide(platform)))
 })

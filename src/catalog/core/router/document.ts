@@ -72,6 +72,30 @@ export const schemaTexts = (schema: unknown): { readonly parameters: string; rea
   return { parameters: parameters.join("\n"), values: values.join("\n") }
 }
 
+/**
+ * Everything the document of a catalog tool is built from (`toolDocument`), as values: equal
+ * sources, equal documents. The definition hash covers the definition the document reads (the
+ * raw description, the input schema, the MCP annotations: title and hints); the build decides
+ * the short name, group and category, and cuts the description at its cap (the length says
+ * where, the raw text being hashed). The one rule of when an index is stale: a kept index is
+ * reused, and an index file taken, only for tools of the same sources.
+ */
+export const toolDocumentSource = (entry: ToolEntry): ReadonlyArray<string | number> => [
+  entry.name,
+  entry.definitionHash,
+  entry.shortName,
+  entry.group,
+  entry.category,
+  entry.description.length
+]
+
+/** Whether two catalog entries give the same document (see `toolDocumentSource`). */
+export const sameDocumentSource = (a: ToolEntry, b: ToolEntry): boolean => {
+  const left = toolDocumentSource(a)
+  const right = toolDocumentSource(b)
+  return left.every((value, i) => value === right[i])
+}
+
 /** The document of a catalog tool; `schema` is its definition as the host gave it (for the parameters and annotations). */
 export const toolDocument = (entry: ToolEntry, schema: ToolSchema | undefined): RouterDocument => {
   const { parameters, values } = schema === undefined ? { parameters: "", values: "" } : schemaTexts(schema.inputSchema)

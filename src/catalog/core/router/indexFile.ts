@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto"
 import { Either, Option } from "effect"
 import type { Catalog } from "../model.js"
+import { toolDocumentSource } from "./document.js"
 import { addKey, emptyIndex, FIELD_COUNT, type IndexedDocument, type Postings, type RouterIndex } from "./invertedIndex.js"
 
 /** The format of the file; a file of another version is ignored. */
@@ -22,13 +23,12 @@ const BYTE_ORDER = 0x01020304
 const PREAMBLE = 12
 
 /**
- * What the documents of a catalog's index are built from, beyond the definitions the tool-set
- * key covers: the order of the tools, their short names, groups and categories (which the
- * build options decide). Equal digests, equal documents.
+ * What the documents of a catalog's index are built from: the order of the tools and each
+ * one's `toolDocumentSource`. Equal digests, equal documents.
  */
 export const indexDigest = (catalog: Catalog): string => {
   // One update of the whole text: an update per tool costs more than the hashing.
-  const lines = catalog.tools.map((tool) => `${tool.name}\t${tool.definitionHash}\t${tool.shortName}\t${tool.group}\t${tool.category}\n`)
+  const lines = catalog.tools.map((tool) => `${toolDocumentSource(tool).join("\t")}\n`)
   return createHash("sha256").update(lines.join("")).digest("hex")
 }
 
