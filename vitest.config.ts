@@ -17,6 +17,7 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    setupFiles: ["test/support/yieldBetweenTests.ts"],
     pool: "forks",
     // Most tests wait on child processes and files: two at a time fill a 2-core machine (Vitest's
     // default there is one). The timed project runs its files one by one in a single fork.
