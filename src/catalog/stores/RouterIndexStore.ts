@@ -43,15 +43,13 @@ const make = (path: string) =>
     const held = yield* Ref.make(Option.none<string>())
 
     const load = Effect.fn("RouterIndexStore.load")(function*(catalog: Catalog) {
-      let digest: string | undefined
-      const identity = { key: catalog.toolSetKey, digest: () => (digest ??= indexDigest(catalog)), ids: catalog.tools.map((tool) => tool.name) }
       const index = yield* readRegularFile(path, ROUTER_INDEX_MAX_BYTES).pipe(
-        Effect.map(Option.flatMap((bytes) => decodeIndex(bytes, identity))),
+        Effect.map(Option.flatMap((bytes) => decodeIndex(bytes, catalog))),
         // Missing, refused (a FIFO, too large) or unreadable: the index is built instead.
         Effect.orElseSucceed(() => Option.none<RouterIndex>()),
         Effect.provide(platform)
       )
-      if (Option.isSome(index)) yield* Ref.set(held, Option.some(identity.digest()))
+      if (Option.isSome(index)) yield* Ref.set(held, Option.some(indexDigest(catalog)))
       return index
     })
 

@@ -96,12 +96,14 @@ export const sameDocumentSource = (a: ToolEntry, b: ToolEntry): boolean => {
   return left.every((value, i) => value === right[i])
 }
 
+/** The group of a catalog tool's document: a tool of the catch-all group has no server to lend it evidence. */
+export const toolDocumentGroup = (entry: ToolEntry): string => (entry.group === MISC_GROUP ? "" : entry.group)
+
 /** The document of a catalog tool; `schema` is its definition as the host gave it (for the parameters and annotations). */
 export const toolDocument = (entry: ToolEntry, schema: ToolSchema | undefined): RouterDocument => {
   const { parameters, values } = schema === undefined ? { parameters: "", values: "" } : schemaTexts(schema.inputSchema)
   const title = schema?.annotations?.title
-  // A tool of the catch-all group has no server to lend it evidence.
-  const group = entry.group === MISC_GROUP ? "" : entry.group
+  const group = toolDocumentGroup(entry)
   return {
     id: entry.name,
     name: entry.name,

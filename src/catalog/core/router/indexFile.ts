@@ -4,32 +4,43 @@
  *
  * Layout: a 12-byte preamble (magic, byte-order mark, header length), a JSON header (format
  * version, the catalog's tool-set key and a digest of what the documents were built from, the
- * terms, groups and document heads, the length and checksum of the arrays), zero padding to 4
- * bytes, then the typed arrays back to back. Reading trusts nothing: a wrong magic, version,
+ * terms, groups and the documents' name keys, the length and checksum of the arrays), zero
+ * padding to 4 bytes, then the typed arrays back to back (with each document's intents and
+ * group). The documents' names are not kept: they are the catalog's tools, in order. Reading trusts nothing: a wrong magic, version,
  * length or checksum, an index out of range or a header of the wrong shape is `None`, never a
  * throw, and the caller builds the index again.
  */
 import { createHash } from "node:crypto"
 import { Either, Option } from "effect"
-import type { Catalog } from "../model.js"
-import { toolDocumentSource } from "./document.js"
+import type { Catalog, ToolEntry } from "../model.js"
+import { toolDocumentGroup, toolDocumentSource } from "./document.js"
 import { addKey, emptyIndex, FIELD_COUNT, type IndexedDocument, type Postings, type RouterIndex } from "./invertedIndex.js"
 
 /** The format of the file; a file of another version is ignored. */
-export const INDEX_FILE_VERSION = 2
+export const INDEX_FILE_VERSION = 3
 
 const MAGIC = 0x49524d54 // "TMRI" read as a little-endian u32
 const BYTE_ORDER = 0x01020304
 const PREAMBLE = 12
 
+/** What an index file is read for: the catalog whose tools (in order) are its documents. */
+export type IndexedCatalog = Pick<Catalog, "toolSetKey" | "tools">
+
+// A catalog's tools are an immutable list: its digest is computed once (a read, then a save).
+const digests = new WeakMap<ReadonlyArray<ToolEntry>, string>()
+
 /**
  * What the documents of a catalog's index are built from: the order of the tools and each
  * one's `toolDocumentSource`. Equal digests, equal documents.
  */
-export const indexDigest = (catalog: Catalog): string => {
+export const indexDigest = (catalog: Pick<Catalog, "tools">): string => {
+  const known = digests.get(catalog.tools)
+  if (known !== undefined) return known
   // One update of the whole text: an update per tool costs more than the hashing.
   const lines = catalog.tools.map((tool) => `${toolDocumentSource(tool).join("\t")}\n`)
-  return createHash("sha256").update(lines.join("")).digest("hex")
+  const digest = createHash("sha256").update(lines.join("")).digest("hex")
+  digests.set(catalog.tools, digest)
+  return digest
 }
 
 /**
@@ -43,8 +54,10 @@ export const bodyChecksum = (words: Int32Array, seed = 0x811c9dc5): number => {
   return h >>> 0
 }
 
-/** A document head in the header: id, name, short name, group, intents, name key, short-name key. */
-type HeadRow = readonly [string, string, string, string, number, string, string]
+// The names of the documents are not in the file: they are the catalog's (its tools in order,
+// which the digest vouches for). Only their name keys are, one line each: the full name's,
+// then the short name's, or SAME_KEY when it is the full name's.
+const SAME_KEY = "="
 
 interface Header {
   readonly version: number
@@ -53,7 +66,8 @@ interface Header {
   readonly terms: ReadonlyArray<string>
   readonly groups: ReadonlyArray<string>
   readonly totals: ReadonlyArray<number>
-  readonly heads: ReadonlyArray<HeadRow>
+  /** Two lines per document: its `nameKey` and its `shortKey` (see SAME_KEY). */
+  readonly keys: string
   /** Lengths of the arrays, in elements: docTerms (= docCounts) and postings (= docs = counts). */
   readonly docTerms: number
   readonly postings: number
@@ -79,11 +93,19 @@ const bodyOf = (index: RouterIndex) => {
     counts.set(list.counts.subarray(0, list.size), at)
     at += list.size
   }
+  const intents = new Int32Array(n)
+  const groups = new Int32Array(n)
+  index.documents.forEach((indexed, position) => {
+    intents[position] = indexed.document.intents
+    groups[position] = indexed.group
+  })
   const arrays: ReadonlyArray<Int32Array | Float32Array> = [
     index.lengths.subarray(0, n * FIELD_COUNT),
     index.docStart.subarray(0, n + 1),
     index.docTerms.subarray(0, m),
     index.docCounts.subarray(0, m),
+    intents,
+    groups,
     sizes,
     docs,
     counts
@@ -105,15 +127,7 @@ export const encodeIndex = (index: RouterIndex, key: string, digest: string): Ui
     terms: [...index.terms.keys()],
     groups: index.groups,
     totals: [...index.totals],
-    heads: index.documents.map(({ document, nameKey, shortKey }): HeadRow => [
-      document.id,
-      document.name,
-      document.shortName,
-      document.group,
-      document.intents,
-      nameKey,
-      shortKey
-    ]),
+    keys: index.documents.map(({ nameKey, shortKey }) => `${nameKey}\n${shortKey === nameKey ? SAME_KEY : shortKey}`).join("\n"),
     docTerms,
     postings,
     checksum: sum ?? bodyChecksum(new Int32Array(0))
@@ -135,20 +149,8 @@ export const encodeIndex = (index: RouterIndex, key: string, digest: string): Ui
   return out
 }
 
-/** What a file must hold to be taken: the catalog's tool-set key, index digest and document ids in order. */
-export interface IndexIdentity {
-  readonly key: string
-  /** Computed only when the key matches. */
-  readonly digest: () => string
-  readonly ids: ReadonlyArray<string>
-}
-
 const isString = (value: unknown): value is string => typeof value === "string"
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
-
-const isHeadRow = (row: unknown): row is HeadRow =>
-  Array.isArray(row) && row.length === 7 && isString(row[0]) && isString(row[1]) && isString(row[2]) && isString(row[3]) &&
-  isCount(row[4]) && isString(row[5]) && isString(row[6])
 
 const headerOf = (json: unknown): Option.Option<Header> => {
   if (json === null || typeof json !== "object" || Array.isArray(json)) return Option.none()
@@ -158,7 +160,7 @@ const headerOf = (json: unknown): Option.Option<Header> => {
     Array.isArray(h["groups"]) && h["groups"].every(isString) &&
     Array.isArray(h["totals"]) && h["totals"].length === FIELD_COUNT &&
     h["totals"].every((total) => typeof total === "number" && Number.isFinite(total) && total >= 0) &&
-    Array.isArray(h["heads"]) && h["heads"].every(isHeadRow) &&
+    isString(h["keys"]) &&
     isCount(h["docTerms"]) && isCount(h["postings"]) && isCount(h["checksum"])
   return ok ? Option.some(json as Header) : Option.none()
 }
@@ -179,9 +181,10 @@ const viewOf = <T extends Int32Array | Float32Array>(
 
 /**
  * The index in the bytes of a file, when they are a whole, well-formed index of this format
- * for the catalog `identity` names; `None` otherwise (stale, foreign, truncated or corrupt).
+ * for `catalog` (its tool-set key, then its digest); `None` otherwise (stale, foreign,
+ * truncated or corrupt). Its documents are the catalog's tools, in order.
  */
-export const decodeIndex = (bytes: Uint8Array, identity: IndexIdentity): Option.Option<RouterIndex> => {
+export const decodeIndex = (bytes: Uint8Array, catalog: IndexedCatalog): Option.Option<RouterIndex> => {
   if (bytes.length < PREAMBLE) return Option.none()
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== BYTE_ORDER) return Option.none()
@@ -193,13 +196,15 @@ export const decodeIndex = (bytes: Uint8Array, identity: IndexIdentity): Option.
   const parsed = headerOf(json.right)
   if (Option.isNone(parsed)) return Option.none()
   const header = parsed.value
-  if (header.key !== identity.key || header.digest !== identity.digest()) return Option.none()
-  const n = header.heads.length
-  if (n !== identity.ids.length) return Option.none()
+  if (header.key !== catalog.toolSetKey || header.digest !== indexDigest(catalog)) return Option.none()
+  const tools = catalog.tools
+  const n = tools.length
+  const keys = header.keys === "" ? [] : header.keys.split("\n")
+  if (keys.length !== 2 * n) return Option.none()
   const terms = header.terms.length
   const m = header.docTerms
   const p = header.postings
-  const lengths = [n * FIELD_COUNT, n + 1, m, m, terms, p, p]
+  const lengths = [n * FIELD_COUNT, n + 1, m, m, n, n, terms, p, p]
   const start = PREAMBLE + headerBytes + ((4 - (headerBytes % 4)) % 4)
   if (bytes.length !== start + lengths.reduce((total, length) => total + length * 4, 0)) return Option.none()
   if (bodyChecksum(viewOf(Int32Array, bytes, start, (bytes.length - start) / 4)) !== header.checksum) return Option.none()
@@ -213,6 +218,8 @@ export const decodeIndex = (bytes: Uint8Array, identity: IndexIdentity): Option.
   const docStart = next(Int32Array, n + 1)
   const docTerms = next(Int32Array, m)
   const docCounts = next(Float32Array, m)
+  const intents = next(Int32Array, n)
+  const groupOf = next(Int32Array, n)
   const sizes = next(Int32Array, terms)
   const docs = next(Int32Array, p)
   const counts = next(Int32Array, p)
@@ -251,14 +258,24 @@ export const decodeIndex = (bytes: Uint8Array, identity: IndexIdentity): Option.
   index.groups.push(...header.groups)
   for (let g = 0; g < header.groups.length; g++) index.groupSizes.push(0)
   for (let position = 0; position < n; position++) {
-    const [id, name, shortName, groupName, intents, nameKey, shortKey] = header.heads[position]!
-    if (id !== identity.ids[position] || index.byId.has(id)) return Option.none()
-    const group = groupName === "" ? -1 : index.groupIds.get(groupName) ?? -2
-    if (group === -2) return Option.none()
+    const entry = tools[position]!
+    const group = groupOf[position]!
+    const groupName = toolDocumentGroup(entry)
+    // The group the file gives a document is the one its tool has (none for the catch-all).
+    if (group < -1 || group >= header.groups.length || (group === -1 ? groupName !== "" : header.groups[group] !== groupName)) return Option.none()
+    if (intents[position]! < 0 || index.byId.has(entry.name)) return Option.none()
     if (group >= 0) index.groupSizes[group]! += 1
-    const indexed: IndexedDocument = { document: { id, name, shortName, group: groupName, intents }, nameKey, shortKey, group }
+    const nameKey = keys[2 * position]!
+    const short = keys[2 * position + 1]!
+    const shortKey = short === SAME_KEY ? nameKey : short
+    const indexed: IndexedDocument = {
+      document: { id: entry.name, name: entry.name, shortName: entry.shortName, group: groupName, intents: intents[position]! },
+      nameKey,
+      shortKey,
+      group
+    }
     index.documents.push(indexed)
-    index.byId.set(id, position)
+    index.byId.set(entry.name, position)
     addKey(index, nameKey, position)
     if (shortKey !== nameKey) addKey(index, shortKey, position)
   }
