@@ -33,8 +33,8 @@ const tampered = (mutate: (body: Int32Array) => void): Uint8Array => {
   const start = 12 + headerBytes + ((4 - (headerBytes % 4)) % 4)
   const body = Int32Array.from(new Int32Array(bytes.buffer.slice(bytes.byteOffset + start, bytes.byteOffset + bytes.length)))
   mutate(body)
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + headerBytes))) as { checksum: number }
-  const patched = new TextEncoder().encode(JSON.stringify({ ...header, checksum: bodyChecksum(body) }))
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + headerBytes))) as { checksum: string }
+  const patched = new TextEncoder().encode(JSON.stringify({ ...header, checksum: bodyChecksum(body).toString(16).padStart(8, "0") }))
   // The header may grow by a digit: the body starts at the next multiple of 4 after it.
   const bodyAt = 12 + patched.length + ((4 - (patched.length % 4)) % 4)
   const out = new Uint8Array(bodyAt + body.byteLength)

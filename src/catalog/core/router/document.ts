@@ -73,28 +73,19 @@ export const schemaTexts = (schema: unknown): { readonly parameters: string; rea
 }
 
 /**
- * Everything the document of a catalog tool is built from (`toolDocument`), as values: equal
- * sources, equal documents. The definition hash covers the definition the document reads (the
+ * Everything the document of a catalog tool is built from (`toolDocument`), as one line: equal
+ * lines, equal documents. The definition hash covers the definition the document reads (the
  * raw description, the input schema, the MCP annotations: title and hints); the build decides
  * the short name, group and category, and cuts the description at its cap (the length says
- * where, the raw text being hashed). The one rule of when an index is stale: a kept index is
+ * where, the raw text being hashed). Each free text is preceded by its length, so no two
+ * sources write the same line. The one rule of when an index is stale: a kept index is
  * reused, and an index file taken, only for tools of the same sources.
  */
-export const toolDocumentSource = (entry: ToolEntry): ReadonlyArray<string | number> => [
-  entry.name,
-  entry.definitionHash,
-  entry.shortName,
-  entry.group,
-  entry.category,
-  entry.description.length
-]
+export const toolDocumentSource = (entry: ToolEntry): string =>
+  `${entry.name.length}\t${entry.name}\t${entry.definitionHash}\t${entry.shortName.length}\t${entry.shortName}\t${entry.group.length}\t${entry.group}\t${entry.category.length}\t${entry.category}\t${entry.description.length}\n`
 
 /** Whether two catalog entries give the same document (see `toolDocumentSource`). */
-export const sameDocumentSource = (a: ToolEntry, b: ToolEntry): boolean => {
-  const left = toolDocumentSource(a)
-  const right = toolDocumentSource(b)
-  return left.every((value, i) => value === right[i])
-}
+export const sameDocumentSource = (a: ToolEntry, b: ToolEntry): boolean => toolDocumentSource(a) === toolDocumentSource(b)
 
 /** The group of a catalog tool's document: a tool of the catch-all group has no server to lend it evidence. */
 export const toolDocumentGroup = (entry: ToolEntry): string => (entry.group === MISC_GROUP ? "" : entry.group)

@@ -37,22 +37,37 @@ export const indexDigest = (catalog: Pick<Catalog, "tools">): string => {
   const known = digests.get(catalog.tools)
   if (known !== undefined) return known
   // One update of the whole text: an update per tool costs more than the hashing.
-  const lines = catalog.tools.map((tool) => `${toolDocumentSource(tool).join("\t")}\n`)
-  const digest = createHash("sha256").update(lines.join("")).digest("hex")
+  const digest = createHash("sha256").update(catalog.tools.map(toolDocumentSource).join("")).digest("hex")
   digests.set(catalog.tools, digest)
   return digest
 }
 
 /**
- * A checksum of the body's 32-bit words: each step (xor, then a multiply by an odd number) is
- * a bijection, so any one changed word changes it. Much faster than zlib's CRC-32 on tens of
- * megabytes; it guards against damage, not against a forger.
+ * A checksum of the body's 32-bit words in four lanes (word i goes to lane i mod 4), chained at
+ * the end: each step (xor, then a multiply by an odd number) is a bijection, so any one changed
+ * word changes it. The lanes let the processor run four multiplies at once: a few times faster
+ * than one chain, far faster than zlib's CRC-32 on tens of megabytes; it guards against
+ * damage, not against a forger.
  */
-export const bodyChecksum = (words: Int32Array, seed = 0x811c9dc5): number => {
-  let h = seed
-  for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i]!, 0x01000193)
-  return h >>> 0
+export const bodyChecksum = (words: Int32Array): number => {
+  const odd = 0x01000193
+  let h0 = 0x811c9dc5
+  let h1 = 0x2c9277b5
+  let h2 = 0x6a09e667
+  let h3 = 0x3c6ef372
+  const whole = words.length - (words.length % 4)
+  for (let i = 0; i < whole; i += 4) {
+    h0 = Math.imul(h0 ^ words[i]!, odd)
+    h1 = Math.imul(h1 ^ words[i + 1]!, odd)
+    h2 = Math.imul(h2 ^ words[i + 2]!, odd)
+    h3 = Math.imul(h3 ^ words[i + 3]!, odd)
+  }
+  for (let i = whole; i < words.length; i++) h0 = Math.imul(h0 ^ words[i]!, odd)
+  return (Math.imul(Math.imul(Math.imul(h0 ^ h1, odd) ^ h2, odd) ^ h3, odd)) >>> 0
 }
+
+/** The checksum as the header writes it: 8 hex digits, so that it can be filled in last. */
+const checksumText = (sum: number): string => sum.toString(16).padStart(8, "0")
 
 // The names of the documents are not in the file: they are the catalog's (its tools in order,
 // which the digest vouches for). Only their name keys are, one line each: the full name's,
@@ -71,8 +86,8 @@ interface Header {
   /** Lengths of the arrays, in elements: docTerms (= docCounts) and postings (= docs = counts). */
   readonly docTerms: number
   readonly postings: number
-  /** `bodyChecksum` of the arrays. */
-  readonly checksum: number
+  /** `bodyChecksum` of the arrays, as `checksumText`. */
+  readonly checksum: string
 }
 
 /** The arrays of the body, in file order, each a view of `length` elements. */
@@ -118,8 +133,7 @@ const bytesOf = (array: Int32Array | Float32Array) => new Uint8Array(array.buffe
 /** The file's bytes for the index of a catalog whose tool-set key and digest are given. */
 export const encodeIndex = (index: RouterIndex, key: string, digest: string): Uint8Array => {
   const { arrays, docTerms, postings } = bodyOf(index)
-  let sum: number | undefined
-  for (const array of arrays) sum = bodyChecksum(new Int32Array(array.buffer, array.byteOffset, array.length), sum)
+  const placeholder = checksumText(0)
   const header: Header = {
     version: INDEX_FILE_VERSION,
     key,
@@ -130,7 +144,8 @@ export const encodeIndex = (index: RouterIndex, key: string, digest: string): Ui
     keys: index.documents.map(({ nameKey, shortKey }) => `${nameKey}\n${shortKey === nameKey ? SAME_KEY : shortKey}`).join("\n"),
     docTerms,
     postings,
-    checksum: sum ?? bodyChecksum(new Int32Array(0))
+    // Last, so that its digits are the header's last but two bytes: written once the body is.
+    checksum: placeholder
   }
   const json = new TextEncoder().encode(JSON.stringify(header))
   const start = PREAMBLE + json.length + ((4 - (json.length % 4)) % 4)
@@ -146,6 +161,8 @@ export const encodeIndex = (index: RouterIndex, key: string, digest: string): Ui
     out.set(bytesOf(array), at)
     at += array.byteLength
   }
+  const sum = checksumText(bodyChecksum(new Int32Array(out.buffer, start, (size - start) / 4)))
+  out.set(new TextEncoder().encode(sum), PREAMBLE + json.length - 2 - placeholder.length)
   return out
 }
 
@@ -161,7 +178,7 @@ const headerOf = (json: unknown): Option.Option<Header> => {
     Array.isArray(h["totals"]) && h["totals"].length === FIELD_COUNT &&
     h["totals"].every((total) => typeof total === "number" && Number.isFinite(total) && total >= 0) &&
     isString(h["keys"]) &&
-    isCount(h["docTerms"]) && isCount(h["postings"]) && isCount(h["checksum"])
+    isCount(h["docTerms"]) && isCount(h["postings"]) && isString(h["checksum"])
   return ok ? Option.some(json as Header) : Option.none()
 }
 
@@ -207,7 +224,7 @@ export const decodeIndex = (bytes: Uint8Array, catalog: IndexedCatalog): Option.
   const lengths = [n * FIELD_COUNT, n + 1, m, m, n, n, terms, p, p]
   const start = PREAMBLE + headerBytes + ((4 - (headerBytes % 4)) % 4)
   if (bytes.length !== start + lengths.reduce((total, length) => total + length * 4, 0)) return Option.none()
-  if (bodyChecksum(viewOf(Int32Array, bytes, start, (bytes.length - start) / 4)) !== header.checksum) return Option.none()
+  if (checksumText(bodyChecksum(viewOf(Int32Array, bytes, start, (bytes.length - start) / 4))) !== header.checksum) return Option.none()
   let at = start
   const next = <T extends Int32Array | Float32Array>(make: Parameters<typeof viewOf<T>>[0], count: number): T => {
     const array = viewOf(make, bytes, at, count)
