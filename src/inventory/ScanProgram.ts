@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Either, Fiber, Layer, Option } from "effect"
+import { Clock, Context, Effect, Either, Fiber, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import type { BundlePaths } from "./bundle/location.js"
 import { categorize } from "./domain/categories.js"
@@ -109,9 +109,9 @@ const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): Effect.Effect<R
  * The probe requests: each allow-listed name with the file the user would run by that name
  * (the PATH winner, aliases included), else the first copy under another root, else none.
  */
-const probeRequests = (tools: ReadonlyArray<Tool>, pathRoots: ReadonlyArray<RootReport>, os: MachineEnvironmentShape["os"]) => {
+const probeRequests = (tools: ReadonlyArray<Tool>, pathRoots: ReadonlyArray<RootReport>, os: MachineEnvironmentShape["os"], since: number): Array<ProbeRequest> => {
   const copies = namedCopies(tools, pathRoots, os)
-  return probeNames().map((name) => ({ name, path: winningCopy(copiesNamed(copies, name, os))?.path ?? null }))
+  return probeNames().map((name) => ({ name, path: winningCopy(copiesNamed(copies, name, os))?.path ?? null, since }))
 }
 
 /** The parts of the bundle's files rendered ahead, while the last probes run. */
@@ -169,10 +169,12 @@ const make = Effect.gen(function* () {
     const walkOptions = { os: host.os, pathExt: pathExtensions(host), recursiveDepthCap: RECURSIVE_DEPTH_CAP, cwd: host.cwd }
     // Probes wait on process start-up and the walk on the disk: the probes of the names found
     // on PATH start first and run during the walk, which then decides which results count.
+    // The probes of this scan share one timeout, from now: together they end within about it.
+    const since = yield* Clock.currentTimeMillis
     const early: EarlyProbes = options.probes
       ? new Map(
           yield* Effect.forEach(yield* walker.resolveOnPath(roots, probeNames(), walkOptions), ([name, path]) =>
-            Effect.map(Effect.forkScoped(probe.probeAll([{ name, path }])), (fiber) => [name, { path, fiber }] as const))
+            Effect.map(Effect.forkScoped(probe.probeAll([{ name, path, since }])), (fiber) => [name, { path, fiber }] as const))
         )
       : new Map()
     yield* step(`walking ${roots.length} roots, probing versions and reading agent hosts`)
@@ -185,7 +187,7 @@ const make = Effect.gen(function* () {
     const tools = cleanTools(yield* toTools(walked.tools))
     yield* yieldToEventLoop
     yield* step(`found ${tools.length} tools; waiting for the version probes`)
-    const requests = options.probes ? probeRequests(tools, walked.roots, host.os) : []
+    const requests = options.probes ? probeRequests(tools, walked.roots, host.os, since) : []
     const identityInputs = identity.watched
     // While the last probes run, the bulk of the files (the tools' JSON and their markdown
     // rows, which no version changes) is rendered.

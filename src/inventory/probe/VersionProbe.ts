@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { Context, Duration, Effect, Either, Layer, Option, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, Schema } from "effect"
 import * as NodePath from "node:path"
 import { VersionReport } from "../domain/inventory.js"
 import { findProbeSpec, parseVersion, PROBE_TABLE, type ProbeSpec } from "../domain/probeTable.js"
@@ -13,6 +13,13 @@ import { readVersionSource } from "./versionSources.js"
 export interface ProbeRequest {
   readonly name: string
   readonly path: string | null
+  /**
+   * When the caller's probing began (`Clock` milliseconds). The probes of one scan share it: each
+   * must end by then plus the timeout, so probes started late (many at once on a loaded machine,
+   * or after the walk) do not stretch the scan past one timeout; one that would start after that
+   * is not started. Without it a probe gets the whole timeout from its spawn.
+   */
+  readonly since?: number
 }
 
 /** The name is not in the probe allowlist: nothing was spawned. */
@@ -36,6 +43,12 @@ export class ProbeTimedOut extends Schema.TaggedError<ProbeTimedOut>()("ProbeTim
     return `${this.name} (${this.path}) did not exit within ${this.timeoutMs} ms; its process group was killed`
   }
 }
+
+/** The probing of the request's scan had used its timeout before this probe could start: nothing was spawned. */
+export class ProbeDeadlinePassed extends Schema.TaggedError<ProbeDeadlinePassed>()("ProbeDeadlinePassed", {
+  name: Schema.String,
+  timeoutMs: Schema.Number
+}) {}
 
 /** Tunables of the probe runner; tests shorten the timeout. */
 export interface VersionProbeOptions {
@@ -112,9 +125,13 @@ function make(options: VersionProbeOptions) {
         detail: fields.detail === null ? null : redactSecrets(fields.detail)
       })
 
-    const run = (spec: ProbeSpec, path: string, invocation: Invocation) =>
+    const run = (spec: ProbeSpec, path: string, invocation: Invocation, since: number | undefined) =>
       Effect.scoped(
         Effect.gen(function*() {
+          const allowedMs = since === undefined
+            ? Duration.toMillis(timeout)
+            : Math.min(Duration.toMillis(timeout), since + Duration.toMillis(timeout) - (yield* Clock.currentTimeMillis))
+          if (allowedMs <= 0) return yield* new ProbeDeadlinePassed({ name: spec.name, timeoutMs: Duration.toMillis(timeout) })
           const child: SpawnedProcess = yield* spawner.spawn({
             command: invocation.command,
             args: invocation.args,
@@ -124,8 +141,8 @@ function make(options: VersionProbeOptions) {
           })
           const exit = yield* child.exit.pipe(
             Effect.timeoutFail({
-              duration: timeout,
-              onTimeout: () => new ProbeTimedOut({ name: spec.name, path, timeoutMs: Duration.toMillis(timeout) })
+              duration: Duration.millis(allowedMs),
+              onTimeout: () => new ProbeTimedOut({ name: spec.name, path, timeoutMs: allowedMs })
             })
           )
           // A forked daemon may keep the pipes open forever: the probe's own exit is what counts.
@@ -156,7 +173,7 @@ function make(options: VersionProbeOptions) {
       if (Either.isLeft(plan)) {
         return report(spec.name, path, { status: "refused", version: null, detail: plan.left })
       }
-      const [duration, fields] = yield* run(spec, path, plan.right).pipe(
+      const [duration, fields] = yield* run(spec, path, plan.right, request.since).pipe(
         Effect.map(({ exit, heldOpen, output }) => {
           const found = parseVersion(spec, { stdout: output.stdout.text, stderr: output.stderr.text })
           const version = found !== null && looksSecret(found) ? null : found
@@ -180,6 +197,8 @@ function make(options: VersionProbeOptions) {
               version: null,
               detail: `no exit within ${timedOut.timeoutMs} ms; process group killed`
             }),
+          ProbeDeadlinePassed: (passed) =>
+            Effect.succeed({ status: "timeout" as const, version: null, detail: `not started: the scan's probes had used their ${passed.timeoutMs} ms` }),
           SpawnFailed: (failed) => Effect.succeed(spawnFailure(failed))
         }),
         Effect.timed,

@@ -445,6 +445,25 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
       expect(elapsed).toBeLessThan((Math.ceil(probeNames().length / 4) - 1) * TIMEOUT_MS)
     }), 30_000)
 
+  it.scoped("probes given when their scan's probing began share one timeout from then; one that would start after it is not started", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const git = yield* script(dir, "git", sh("exec sleep 30"))
+      const gh = yield* script(dir, "gh", sh("exec sleep 30"))
+      const calls: Array<SpawnRequest> = []
+      const probe = yield* Effect.provide(VersionProbe, probeLayer(calls, baseEnv(dir)))
+      // Began 600 ms ago: git gets the 400 ms left of the 1 s timeout, not a whole one.
+      const [[late], elapsed] = yield* timed(probe.probeAll([{ name: "git", path: git, since: Date.now() - 600 }]))
+      expect([late!.status, late!.detail?.replace(/\d+ ms/, "N ms")]).toEqual(["timeout", "no exit within N ms; process group killed"])
+      expect(Number(/within (\d+) ms/.exec(late!.detail ?? "")?.[1])).toBeLessThanOrEqual(400)
+      expect(elapsed).toBeLessThan(TIMEOUT_MS)
+      // Began a whole timeout ago: gh is not spawned at all.
+      const [past] = yield* probe.probeAll([{ name: "gh", path: gh, since: Date.now() - TIMEOUT_MS }])
+      expect([past!.status, past!.detail]).toEqual(["timeout", `not started: the scan's probes had used their ${TIMEOUT_MS} ms`])
+      expect(calls.map((call) => NodePath.basename(call.command))).toEqual(["git"])
+    }), 30_000)
+
   /** An npm-style install: `<dir>/bin/<name>` links to the package's bin script. */
   const npmInstall = (dir: string, options: {
     readonly name: string
