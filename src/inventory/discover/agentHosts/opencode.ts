@@ -147,13 +147,23 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
         skillSources.push({ dir: path.isAbsolute(expanded) ? expanded : path.join(ctx.env.cwd, expanded), scope: config.scope, role: "skills.paths", dot: false })
       }
     }
+    // The skills of shared folders (the first sources) are read at the end, and only when opencode
+    // is there: a host that is not there loads nothing from them (HostCollector.result), so reading
+    // and parsing thousands of Claude Code skills again would be for nothing. Their files are
+    // watched either way, as a read watches them.
+    const sharedSkills: Array<{ readonly file: string; readonly placement: ItemPlacement }> = []
+    const sharedSkillsAt = c.drafts.length
     for (const source of skillSources) {
       if (source.dot) c.shareDir(source.dir)
       if (source.role === null && (yield* c.probe(source.dir))._tag !== "directory") continue
-      const rank = nextRank()
+      const placement: ItemPlacement = { ...standalone(source.scope, { rank: nextRank() }), namespace: (name) => `skill:${name}`, dialect: "claude-code" }
       const files = yield* c.filesNamed(source.dir, "SKILL.md", { role: source.role, dot: source.dot })
       for (const file of files) {
-        const draft = yield* skillOf(c, file, { ...standalone(source.scope, { rank }), namespace: (name) => `skill:${name}`, dialect: "claude-code" })
+        if (source.dot) {
+          sharedSkills.push({ file, placement })
+          continue
+        }
+        const draft = yield* skillOf(c, file, placement)
         if (Option.isSome(draft)) c.add(draft.value)
       }
     }
@@ -164,6 +174,13 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     for (const dir of [...worktree].reverse()) {
       const draft = yield* instructionsFile(c, path.join(dir, "AGENTS.md"), "project rules", standalone("project"))
       if (Option.isSome(draft)) c.add(draft.value)
+    }
+    if (c.hasOwnRoot()) {
+      const drafts: Array<ItemDraft> = []
+      for (const { file, placement } of sharedSkills) drafts.push(...Option.toArray(yield* skillOf(c, file, placement)))
+      c.drafts.splice(sharedSkillsAt, 0, ...drafts)
+    } else {
+      for (const { file } of sharedSkills) c.watch(file)
     }
     return c.result()
   })

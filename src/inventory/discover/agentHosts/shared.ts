@@ -165,15 +165,23 @@ export class HostCollector {
       diagnostics: this.diagnostics,
       watched: Array.from(this.watchedPaths)
     }
-    const shared = (path: string | null) => path !== null && this.sharedDirs.some((dir) => path === dir || path.startsWith(`${dir}${this.path.sep}`))
-    if (this.sharedDirs.length === 0 || this.roots.some((root) => root.status !== "missing" && !shared(root.path))) return read
+    if (this.sharedDirs.length === 0 || this.hasOwnRoot()) return read
     // A host that is not there loads nothing, not even what sits in the folders it would share.
     return {
       ...read,
-      drafts: this.drafts.filter((draft) => !shared(draft.fields.path)),
-      diagnostics: this.diagnostics.filter((diagnostic) => !shared(diagnostic.path)),
+      drafts: this.drafts.filter((draft) => !this.inSharedDir(draft.fields.path)),
+      diagnostics: this.diagnostics.filter((diagnostic) => !this.inSharedDir(diagnostic.path)),
       detected: false
     }
+  }
+
+  /** True when a root outside the folders this host shares is there: the host is, and what it reads from shared folders counts. */
+  hasOwnRoot(): boolean {
+    return this.roots.some((root) => root.status !== "missing" && !this.inSharedDir(root.path))
+  }
+
+  private inSharedDir(path: string | null): boolean {
+    return path !== null && this.sharedDirs.some((dir) => path === dir || path.startsWith(`${dir}${this.path.sep}`))
   }
 
   /** Marks a folder this host reads but shares with other hosts: it alone does not make the host detected. */
