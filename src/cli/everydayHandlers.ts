@@ -1,8 +1,8 @@
-import { Effect, type Option } from "effect"
+import { Effect, Option } from "effect"
 import type { ScanSkipped } from "../inventory/bundle/ifStale.js"
-import { InventoryReader } from "../inventory/query/InventoryReader.js"
+import { InventoryReader, whichFromIndex } from "../inventory/query/InventoryReader.js"
 import { describeOutcome, outcomeJson } from "../inventory/query/scanReport.js"
-import { ToolNotFound, whichTool } from "../inventory/query/toolQueries.js"
+import { ToolNotFound, type WhichAnswer, whichTool } from "../inventory/query/toolQueries.js"
 import type { ScanOutcome } from "../inventory/ScanProgram.js"
 import { printJson, printLines, printResult, printTable } from "./output.js"
 
@@ -15,8 +15,8 @@ import { printJson, printLines, printResult, printTable } from "./output.js"
 /** `query which NAME`: every copy of NAME in PATH order, the winner and its version. */
 export const answerWhich = (flags: { readonly name: string; readonly json: boolean; readonly from: Option.Option<string> }) =>
   Effect.gen(function* () {
-    const inventory = yield* (yield* InventoryReader).load(flags.from)
-    const answer = whichTool(inventory, flags.name)
+    const indexed = Option.isNone(flags.from) ? yield* whichFromIndex(flags.name) : Option.none<WhichAnswer>()
+    const answer = Option.isSome(indexed) ? indexed.value : whichTool(yield* (yield* InventoryReader).load(flags.from), flags.name)
     if (answer.copies.length === 0) return yield* new ToolNotFound({ name: flags.name })
     yield* printResult(flags.json, answer, (value) =>
       printTable(

@@ -155,7 +155,7 @@ describe("query changes: drift between two scans (issue 14)", () => {
       expect(first.stdout.split("\n")[1]).toBe("No earlier scan to compare with.")
       const firstGeneration = JSON.parse(yield* fs.readFileString(NodePath.join(root, "data", "tools.json"))).generation as string
       // A first scan has no earlier generation: no digest file.
-      expect((yield* fs.readDirectory(NodePath.join(root, "data"))).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
+      expect((yield* fs.readDirectory(NodePath.join(root, "data"))).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
       const none = yield* run(root, "query", "changes", "--json")
       expect(JSON.parse(none.stdout)).toEqual({
         since: null,
@@ -256,7 +256,7 @@ describe("query changes: drift between two scans (issue 14)", () => {
       // The digest is the bundle's fourth file, tagged with the generation it belongs to; tools.json,
       // which every query and --if-stale reads, does not carry it.
       const data = NodePath.join(root, "data")
-      expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.json", "tools.md", "tools.previous.json", "tools.summary.md"])
+      expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.json", "tools.md", "tools.previous.json", "tools.summary.md", "tools.which.jsonl"])
       expect(Object.keys(JSON.parse(yield* fs.readFileString(NodePath.join(data, "tools.json"))))).not.toContain("previous")
       const digestFile = NodePath.join(data, "tools.previous.json")
       const digest = JSON.parse(yield* fs.readFileString(digestFile))

@@ -45,7 +45,7 @@ describe("a query's exit code comes from the real cause", () => {
     Effect.gen(function*() {
       const { data, fs, root } = yield* machine
       expect(yield* run(root, "query", "tools", "--json")).toEqual({ code: 0, stdout: "[]", stderr: "" })
-      expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
+      expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
       const stale = yield* run(root, "query", "stale", "--json")
       expect([stale.code, JSON.parse(stale.stdout).stale, JSON.parse(stale.stdout).reason]).toEqual([0, false, null])
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -109,7 +109,7 @@ describe("a query's exit code comes from the real cause", () => {
         const stale = yield* run(root, "query", "stale", "--json", "--from", `out/${name}`)
         expect([stale.code, JSON.parse(stale.stdout).generation, JSON.parse(stale.stdout).repairPending, stale.stderr]).toEqual([0, generation, null, ""])
       }
-      expect((yield* fs.readDirectory(out)).sort()).toEqual(files)
+      expect((yield* fs.readDirectory(out)).sort()).toEqual([...files, "inv.which.jsonl"])
       expect(yield* Effect.forEach(files, (name) => fs.readFileString(NodePath.join(out, name)))).toEqual(before)
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -162,7 +162,7 @@ describe("a query's exit code comes from the real cause", () => {
     Effect.gen(function*() {
       const { fs, root } = yield* machine
       expect(yield* run(root, "scan", "out/inv.md", "--quiet", "--no-probes")).toEqual({ code: 0, stdout: "", stderr: "" })
-      expect((yield* fs.readDirectory(NodePath.join(root, "out"))).sort()).toEqual(["inv.json", "inv.md", "inv.summary.md"])
+      expect((yield* fs.readDirectory(NodePath.join(root, "out"))).sort()).toEqual(["inv.json", "inv.md", "inv.summary.md", "inv.which.jsonl"])
       expect(yield* run(root, "query", "tools", "--json", "--from", "out/inv.md")).toEqual({ code: 0, stdout: "[]", stderr: "" })
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -64,7 +64,7 @@ describe("the built CLI on a fake machine", () => {
       markdown: path.join(data, "tools.md"),
       summary: path.join(data, "tools.summary.md")
     })
-    expect(fs.readdirSync(data).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
+    expect(fs.readdirSync(data).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
 
     const inventory = readJson(path.join(data, "tools.json"))
     expect(inventory.generation).toBe(outcome.generation)
@@ -204,7 +204,7 @@ describe("the built CLI on a fake machine", () => {
     const run = runCli(["scan", target, "--no-probes", "--quiet"], machine.env)
     expect(run.status).toBe(0)
     expect(run.stdout).toBe("")
-    expect(fs.readdirSync(path.dirname(target)).sort()).toEqual(["inv.json", "inv.md", "inv.summary.md"])
+    expect(fs.readdirSync(path.dirname(target)).sort()).toEqual(["inv.json", "inv.md", "inv.summary.md", "inv.which.jsonl"])
     const versions = runCli(["query", "versions", "--json", "--from", target], machine.env)
     expect(versions.status).toBe(0)
     expect(JSON.parse(versions.stdout)).toEqual([])

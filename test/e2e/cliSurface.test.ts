@@ -235,7 +235,7 @@ describe("the CLI surface (issue 15)", () => {
     const xdg = path.join(temp.dir, "xdg")
     const allowed = runCli(["scan", "--quiet", "--no-probes"], { HOME: "", XDG_DATA_HOME: xdg, PATH: binDir, LANG: "C.UTF-8" }, work)
     expect(allowed.status).toBe(0)
-    expect(fs.readdirSync(path.join(xdg, "tool-map")).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
+    expect(fs.readdirSync(path.join(xdg, "tool-map")).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
   })
 
   it("query tools --name says by which name a tool matched", () => {

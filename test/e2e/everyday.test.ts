@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -86,6 +87,36 @@ describe("the launcher's entries (issues 15 and 10: the everyday commands and pl
     const json = run("scan", "--if-stale", "--json")
     expect(JSON.parse(json.stdout)).toMatchObject({ skipped: true, reason: "no watched input changed since the last scan" })
     expect(json.compiled).toEqual([everyday])
+  })
+
+  it("query which and --if-stale answer from the bundle's which index exactly as from tools.json, which an index of other content never overrides", () => {
+    const index = path.join(env.PLUGIN_DATA!, "tools.which.jsonl")
+    const lines = [["query", "which", "git"], ["query", "which", "git", "--json"], ["query", "which", "no-such-tool"], ["scan", "--if-stale"]] as const
+    // The no-op's line names how long it took: the rest of what it prints is compared.
+    const answers = () => lines.map((line) => {
+      const { compiled: _compiled, ...answer } = run(...line)
+      return { ...answer, stdout: answer.stdout.replace(/checked in [\d.]+ s/, "checked in N s") }
+    })
+    const indexed = answers()
+    expect(indexed[0]!.stdout).toContain(path.join(bin, "git"))
+    const text = fs.readFileSync(index, "utf8")
+    // An index whose lines were edited, one of another tools.json, one cut short, and none at all.
+    const edited = text.replace(`"winner":"${path.join(bin, "git")}"`, "\"winner\":\"/elsewhere/git\"")
+    expect(edited).not.toBe(text)
+    const json = fs.readFileSync(path.join(env.PLUGIN_DATA!, "tools.json"), "utf8")
+    const otherJson = text.replace(/"json":"[0-9a-f]{64}"/, `"json":"${"0".repeat(64)}"`)
+    for (const replaced of [edited, otherJson, text.slice(0, text.length / 2), null]) {
+      if (replaced === null) fs.rmSync(index)
+      else fs.writeFileSync(index, replaced)
+      expect(answers()).toEqual(indexed)
+    }
+    // The index is what answers: the edited line under a header naming its lines' new digest.
+    const body = edited.slice(edited.indexOf("\n"))
+    const digest = createHash("sha256").update(body).digest("hex")
+    fs.writeFileSync(index, `${edited.slice(0, edited.indexOf("\n")).replace(/"lines":"[0-9a-f]{64}"/, `"lines":"${digest}"`)}${body}`)
+    expect(JSON.parse(run("query", "which", "git", "--json").stdout).winner).toBe("/elsewhere/git")
+    fs.writeFileSync(index, text)
+    expect(fs.readFileSync(path.join(env.PLUGIN_DATA!, "tools.json"), "utf8")).toBe(json)
   })
 
   it("a stale bundle is handed over: the whole CLI rescans and says why", () => {

@@ -9,7 +9,7 @@ import { BIN, makeTempDir, requireBuiltCli, writeExecutable } from "../support/c
 const KILLS = 100
 /** Scans killed side by side, each on its own output dir. */
 const WORKERS = 3
-const BUNDLE = ["inv.json", "inv.md", "inv.summary.md"] as const
+const BUNDLE = ["inv.json", "inv.md", "inv.summary.md", "inv.which.jsonl"] as const
 /** The fourth file of a bundle written over an earlier one: the earlier generation's digest, tagged with the bundle's generation. */
 const DIGEST = "inv.previous.json"
 

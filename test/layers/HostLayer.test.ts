@@ -51,7 +51,7 @@ describe("HostLayer", () => {
       )
       expect(result).toEqual({
         tools: ["mytool"],
-        bundle: ["tools.json", "tools.md", "tools.summary.md"],
+        bundle: ["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"],
         added: ["mcp__github__create_issue", "mcp__github__search_code"]
       })
     }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))

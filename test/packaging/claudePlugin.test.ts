@@ -116,7 +116,7 @@ describe("the SessionStart hook's command, run by the built CLI", () => {
 
   it("writes the bundle on the first session and prints nothing", () => {
     expect(runCli(hookArgs, env)).toEqual({ status: 0, stdout: "", stderr: "" })
-    expect(fs.readdirSync(env["PLUGIN_DATA"]!).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
+    expect(fs.readdirSync(env["PLUGIN_DATA"]!).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
   })
 
   it("leaves a current bundle as it is on the next session, silently", () => {

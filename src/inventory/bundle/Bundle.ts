@@ -1,5 +1,6 @@
 import { FileSystem } from "@effect/platform"
 import { Context, Effect, Either, Layer, Option } from "effect"
+import { isSynchronous } from "../../platform/SyncNodeFileSystem.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { yieldToEventLoop } from "../../services/eventLoop.js"
 import { readHead, readRegularFile } from "../../services/fileRead.js"
@@ -8,8 +9,9 @@ import { type Inventory, WatchedInput, WatchSet } from "../domain/inventory.js"
 import { envValue } from "../domain/roots.js"
 import { BundleReadError, RedirectPathInvalid } from "./errors.js"
 import { decodeParsedInventory, decodeRecordedBundle, MARKER_BYTES, parseInventoryJson, type RecordedBundle, readGeneration } from "./format.js"
-import { bundleCandidatesFor, type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "./location.js"
+import { bundleCandidatesFor, type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir, whichIndexPath } from "./location.js"
 import { digest, staleReason } from "./staleness.js"
+import { jsonDigest, readWhichIndex, type WhichIndex } from "./whichIndex.js"
 
 /** What {@link Bundle} `staleness` found. */
 export interface Staleness {
@@ -50,27 +52,57 @@ const make = Effect.gen(function* () {
       Effect.catchAll((error) => Effect.succeed(isNotFound(error) ? "missing" : `error:${error._tag === "SystemError" ? error.reason : "bad-argument"}`))
     )
 
+  // Over a synchronous file system each stat is done when it returns: a fiber each only costs.
+  const statConcurrency = isSynchronous(fs) ? 1 : 32
+
   const inputStates = (paths: ReadonlyArray<string>) =>
     Effect.forEach([...new Set(paths)], (path) => Effect.map(inputState(path), (state) => new WatchedInput({ path, state }, TYPED)), {
-      concurrency: 32
+      concurrency: statConcurrency
     })
 
   /**
-   * The text of a bundle's tools.json, or none when there is no such file. Anything but a
+   * The bytes of a bundle's tools.json, or none when there is no such file. Anything but a
    * regular file there (a FIFO would block the read forever) is refused, as is a failed read.
    */
-  const readJson = (paths: BundlePaths): Effect.Effect<Option.Option<string>, BundleReadError> => {
+  const readJsonBytes = (paths: BundlePaths): Effect.Effect<Option.Option<Uint8Array>, BundleReadError> => {
     const failed = (reason: string) => new BundleReadError({ path: paths.json, reason })
     return readRegularFile(paths.json, BUNDLE_JSON_MAX_BYTES).pipe(
       Effect.provideService(FileSystem.FileSystem, fs),
-      Effect.mapError((error) => failed(error._tag === "FileRefused" ? error.reason : error.message)),
-      Effect.map(Option.map((bytes) => new TextDecoder().decode(bytes)))
+      Effect.mapError((error) => failed(error._tag === "FileRefused" ? error.reason : error.message))
     )
   }
 
-  /** The watch set and generation tools.json records, or none when it cannot be read. */
+  /** The text of a bundle's tools.json, or none when there is no such file (see readJsonBytes). */
+  const readJson = (paths: BundlePaths): Effect.Effect<Option.Option<string>, BundleReadError> =>
+    Effect.map(readJsonBytes(paths), Option.map((bytes) => new TextDecoder().decode(bytes)))
+
+  /**
+   * The which index of the bundle when it vouches for the tools.json `json` holds (its bytes, or
+   * none when there is none); none when there is no such index, or it is unreadable, old or of
+   * another tools.json.
+   */
+  const indexFor = (paths: BundlePaths, json: Option.Option<Uint8Array>): Effect.Effect<Option.Option<WhichIndex>> =>
+    Option.match(json, {
+      onNone: () => Effect.succeedNone,
+      onSome: (bytes) =>
+        readRegularFile(whichIndexPath(paths), BUNDLE_JSON_MAX_BYTES).pipe(
+          Effect.provideService(FileSystem.FileSystem, fs),
+          Effect.map(Option.flatMap((index) => readWhichIndex(index, jsonDigest(bytes)))),
+          Effect.orElseSucceed(Option.none<WhichIndex>)
+        )
+    })
+
+  /**
+   * The watch set and generation tools.json records, or none when it cannot be read: from the
+   * which index when it vouches for tools.json, which then is not parsed.
+   */
   const recorded = (paths: BundlePaths) =>
-    readJson(paths).pipe(Effect.map(Option.flatMap(decodeRecordedBundle)), Effect.orElseSucceed(Option.none<RecordedBundle>))
+    Effect.gen(function* () {
+      const json = yield* readJsonBytes(paths)
+      const index = yield* indexFor(paths, json)
+      if (Option.isSome(index)) return Option.some(index.value.recorded)
+      return Option.flatMap(json, (bytes) => decodeRecordedBundle(new TextDecoder().decode(bytes)))
+    }).pipe(Effect.orElseSucceed(Option.none<RecordedBundle>))
 
   /**
    * Why the markdown files do not complete the bundle of `generation`, if they do not: one is
@@ -143,7 +175,11 @@ const make = Effect.gen(function* () {
     return Option.isNone(yield* incomplete(paths, found.value.generation)) ? found.value.generation : Option.none<string>()
   })
 
-  return Bundle.of({ locate, locateFrom, read, snapshot, changedSince, staleness, generation })
+  const whichIndex = Effect.fn("Bundle.whichIndex")(function* (paths: BundlePaths) {
+    return yield* indexFor(paths, yield* readJsonBytes(paths))
+  })
+
+  return Bundle.of({ locate, locateFrom, read, whichIndex, snapshot, changedSince, staleness, generation })
 })
 
 /**
@@ -167,6 +203,11 @@ export class Bundle extends Context.Tag("tool-map/Bundle")<Bundle, {
    * file is refused, and an unreadable, corrupt or incompatible one is a {@link BundleReadError}.
    */
   readonly read: (paths: BundlePaths) => Effect.Effect<Option.Option<Inventory>, BundleReadError>
+  /**
+   * The bundle's which index when it vouches for the tools.json beside it (derived from its very
+   * bytes by this tool-map), else none: answers `query which` as a read of tools.json would.
+   */
+  readonly whichIndex: (paths: BundlePaths) => Effect.Effect<Option.Option<WhichIndex>, BundleReadError>
   /** The watch set a scan records: this environment's fingerprint and the state of `paths` now. */
   readonly snapshot: (paths: ReadonlyArray<string>) => Effect.Effect<WatchSet>
   /** The first change since `watch` was recorded (tool-map, PATH, TOOL_MAP_ROOTS, an input), or none. */

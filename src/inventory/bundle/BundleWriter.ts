@@ -2,8 +2,9 @@ import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Context, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
 import * as NodePath from "node:path"
-import { type BundlePaths, previousDigestPath } from "./location.js"
+import { type BundlePaths, previousDigestPath, whichIndexPath } from "./location.js"
 import { GENERATION_PATTERN } from "./format.js"
+import { renderWhichIndex } from "./whichIndex.js"
 import { readRegularFile } from "../../services/fileRead.js"
 
 /** A commit journal names four files: anything larger is not one of tool-map's. */
@@ -123,7 +124,8 @@ export interface ReadView {
  * The new content of the bundle's files; each must carry the generation id. `previous` (the
  * digest of the generation this commit replaces, see previousDigest.ts) is committed with the
  * others when given; a commit without it leaves an earlier digest file, tagged with its own
- * generation, in place.
+ * generation, in place. The which index (whichIndex.ts) is derived from `json` and committed
+ * with them when `json` is a valid bundle; an earlier one left in place names another tools.json.
  */
 export interface BundleFiles {
   readonly json: string
@@ -138,8 +140,8 @@ export type BundleWriterOptions = FileLockOptions
 /** The defaults: wait up to 2 s for a live holder. */
 export const defaultBundleWriterOptions: BundleWriterOptions = defaultFileLockOptions
 
-type Role = "json" | "markdown" | "summary" | "previous"
-const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary", "previous"]
+type Role = "json" | "markdown" | "summary" | "previous" | "which"
+const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary", "previous", "which"]
 
 /** The names of a bundle's auxiliary files: dotfiles derived from its stem. */
 export interface AuxNames {
@@ -174,7 +176,8 @@ const targetNames = (paths: BundlePaths): Record<Role, string> => ({
   json: NodePath.basename(paths.json),
   markdown: NodePath.basename(paths.markdown),
   summary: NodePath.basename(paths.summary),
-  previous: NodePath.basename(previousDigestPath(paths))
+  previous: NodePath.basename(previousDigestPath(paths)),
+  which: NodePath.basename(whichIndexPath(paths))
 })
 
 const auxClassifier = (paths: BundlePaths) => {
@@ -567,8 +570,10 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
           )
           const names = auxNames(paths)
           const targets = targetNames(paths)
+          // The which index is derived from the very tools.json committed (none for other content).
+          const contents: Readonly<Record<Role, string | undefined>> = { previous: undefined, ...files, which: Option.getOrUndefined(renderWhichIndex(files.json)) }
           const entries = ROLES.flatMap((role) => {
-            const content = files[role]
+            const content = contents[role]
             return content === undefined ? [] : [{
               content,
               target: targets[role],

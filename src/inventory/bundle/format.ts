@@ -21,14 +21,16 @@ const decodeGenerationOfJson = Schema.decodeUnknownOption(GenerationOfJson)
 
 /**
  * The generation id a bundle file carries: the {@link generationMarker} first line of a
- * markdown file, or the `generation` of `tools.json`; null when there is none.
+ * markdown file, the `generation` of `tools.json`, or that of the which index's header line
+ * (whichIndex.ts); null when there is none.
  */
 export const readGeneration = (content: string): string | null => {
   const newline = content.indexOf("\n")
   const firstLine = newline === -1 ? content : content.slice(0, newline)
   const marker = MARKER_LINE.exec(firstLine)
   if (marker !== null) return marker[1] ?? null
-  return Option.getOrNull(Option.map(decodeGenerationOfJson(content), (json) => json.generation))
+  const json = Option.orElse(decodeGenerationOfJson(content), () => decodeGenerationOfJson(firstLine))
+  return Option.getOrNull(Option.map(json, (found) => found.generation))
 }
 
 const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))

@@ -111,3 +111,10 @@ export const bundleCandidatesFor = (file: string, cwd: string = process.cwd()): 
   }
   return Either.right(stems.map((stem) => pathsFor(NodePath.dirname(absolute), stem)))
 }
+
+/**
+ * The bundle's which index, `tools.which.jsonl` or `<stem>.which.jsonl` (see whichIndex.ts):
+ * every name's `query which` answer and the watch set, derived from tools.json at commit time,
+ * so that the everyday commands read neither the whole of tools.json nor its classes.
+ */
+export const whichIndexPath = (paths: BundlePaths): string => NodePath.join(paths.dir, `${paths.stem}.which.jsonl`)

@@ -7,6 +7,7 @@ import { type BundlePaths, previousDigestPath } from "../bundle/location.js"
 import { readPreviousDigest } from "../bundle/previousDigest.js"
 import { Inventory } from "../domain/inventory.js"
 import { FirstScan } from "./FirstScan.js"
+import type { WhichAnswer } from "./toolQueries.js"
 
 /**
  * What a read found: the inventory, an interrupted commit it could not repair (it cannot write
@@ -36,6 +37,22 @@ export const pendingRepairOf = (from: Option.Option<string>): Effect.Effect<Opti
     }
     return Option.none<PendingRepair>()
   }).pipe(Effect.orElseSucceed(() => Option.none<PendingRepair>()))
+
+/**
+ * What `query which NAME` answers from the default bundle's which index, read as
+ * {@link InventoryReader} `load` reads the bundle (an interrupted commit repaired first): none
+ * when the index cannot vouch for tools.json, or anything but a plain read stands in the way (no
+ * bundle, a pending repair, a failure); then `whichTool` of `load`'s inventory answers.
+ */
+export const whichFromIndex = (name: string): Effect.Effect<Option.Option<WhichAnswer>, never, Bundle | BundleWriter> =>
+  Effect.gen(function* () {
+    const bundle = yield* Bundle
+    const paths = yield* bundle.locate(Option.none())
+    const repair = yield* (yield* BundleWriter).recover(paths)
+    if (repair.action === "busy") return Option.none<WhichAnswer>()
+    const index = yield* bundle.whichIndex(paths)
+    return Option.map(Option.flatMap(index, (found) => found.lookup(name)), (copies): WhichAnswer => ({ name, ...copies }))
+  }).pipe(Effect.orElseSucceed(() => Option.none<WhichAnswer>()))
 
 /** Reads the cached bundle for the query front ends. */
 export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<InventoryReader, {

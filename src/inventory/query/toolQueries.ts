@@ -3,7 +3,7 @@ import { forEachSliced } from "../../services/eventLoop.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
 import { toOsFamily } from "../domain/machine.js"
 import { pathModule } from "../domain/roots.js"
-import { copiesNamed, namedCopies, pathWinner } from "../domain/toolNames.js"
+import { copiesNamed, type NamedCopy, namedCopies, pathWinner } from "../domain/toolNames.js"
 import { compileNameGlob } from "./nameGlob.js"
 
 /** No copy of a name is on PATH or in the scanned roots (`query which`, the MCP `which` tool). */
@@ -95,14 +95,13 @@ export interface WhichAnswer {
   readonly copies: ReadonlyArray<WhichCopy>
 }
 
-/** Every copy of a name in PATH order (aliases of one file included), which one wins, and known versions. */
-export const whichTool = (inventory: Inventory, name: string): WhichAnswer => {
-  const os = toOsFamily(inventory.host.os)
-  const copies = copiesNamed(namedCopies(inventory.tools, inventory.path, os), name, os)
-  const versions = new Map(inventory.versions.flatMap((report) => (report.path === null ? [] : [[report.path, report.version] as const])))
+/** What {@link whichTool} answers for a name, apart from the name itself. */
+export type WhichCopies = Omit<WhichAnswer, "name">
+
+/** The answer for the copies of one name (in the order of `namedCopies`), with the versions the scan found by path. */
+const copiesAnswer = (copies: ReadonlyArray<NamedCopy>, versions: ReadonlyMap<string, string | null>): WhichCopies => {
   const winner = pathWinner(copies) ?? null
   return {
-    name,
     winner: winner?.path ?? null,
     copies: copies.map((copy) => ({
       path: copy.path,
@@ -115,4 +114,25 @@ export const whichTool = (inventory: Inventory, name: string): WhichAnswer => {
       wins: copy === winner
     }))
   }
+}
+
+const versionsByPath = (inventory: Inventory): ReadonlyMap<string, string | null> =>
+  new Map(inventory.versions.flatMap((report) => (report.path === null ? [] : [[report.path, report.version] as const])))
+
+/** Every copy of a name in PATH order (aliases of one file included), which one wins, and known versions. */
+export const whichTool = (inventory: Inventory, name: string): WhichAnswer => {
+  const os = toOsFamily(inventory.host.os)
+  const copies = copiesNamed(namedCopies(inventory.tools, inventory.path, os), name, os)
+  return { name, ...copiesAnswer(copies, versionsByPath(inventory)) }
+}
+
+/**
+ * What {@link whichTool} answers for every name of the inventory, keyed by the name as the OS
+ * compares names (`pathLookup(os).key`): the bundle's which index (bundle/whichIndex.ts).
+ */
+export const whichAnswers = (inventory: Inventory): ReadonlyMap<string, WhichCopies> => {
+  const versions = versionsByPath(inventory)
+  const answers = new Map<string, WhichCopies>()
+  for (const [key, copies] of namedCopies(inventory.tools, inventory.path, toOsFamily(inventory.host.os))) answers.set(key, copiesAnswer(copies, versions))
+  return answers
 }
