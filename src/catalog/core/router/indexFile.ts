@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto"
 import { Either, Option } from "effect"
 import type { Catalog, ToolEntry } from "../model.js"
-import { toolDocumentGroup, toolDocumentSource } from "./document.js"
+import { SOURCE_NUMBERS, toolDocumentGroup, toolDocumentSource } from "./document.js"
 import { addKey, emptyIndex, FIELD_COUNT, type IndexedDocument, type Postings, type RouterIndex } from "./invertedIndex.js"
 
 /** The format of the file; a file of another version is ignored. */
@@ -36,8 +36,10 @@ const digests = new WeakMap<ReadonlyArray<ToolEntry>, string>()
 export const indexDigest = (catalog: Pick<Catalog, "tools">): string => {
   const known = digests.get(catalog.tools)
   if (known !== undefined) return known
+  const numbers = new Int32Array(catalog.tools.length * SOURCE_NUMBERS)
   // One update of the whole text: an update per tool costs more than the hashing.
-  const digest = createHash("sha256").update(catalog.tools.map(toolDocumentSource).join("")).digest("hex")
+  const text = catalog.tools.map((tool, position) => toolDocumentSource(tool, numbers, position * SOURCE_NUMBERS)).join("")
+  const digest = createHash("sha256").update(text).update(new Uint8Array(numbers.buffer)).digest("hex")
   digests.set(catalog.tools, digest)
   return digest
 }
