@@ -1,4 +1,4 @@
-import { Either, Schema, SchemaAST } from "effect"
+import { Either, Option, Schema, SchemaAST } from "effect"
 
 // Synchronous fast paths for the bundle's schemas, compiled from their ASTs. Decoding a bundle
 // of thousands of tools, or encoding one, through ParseResult's general machinery is most of
@@ -141,5 +141,18 @@ export const fastEncodeSync = <A, I>(schema: Schema.Schema<A, I>): ((value: A) =
     if (encoded !== UNDECIDED) return encoded as I
     slow ??= Schema.encodeSync(schema)
     return slow(value)
+  }
+}
+
+/** `Schema.decodeUnknownOption(schema)`, through the compiled decoder when it vouches for the input. */
+export const fastDecodeUnknownOption = <A, I>(schema: Schema.Schema<A, I>): ((input: unknown) => Option.Option<A>) => {
+  let decoder: Decoder | undefined
+  let slow: ((input: unknown) => Option.Option<A>) | undefined
+  return (input) => {
+    decoder ??= compileDecoder(schema.ast)
+    const decoded = decoder(input)
+    if (decoded !== UNDECIDED) return Option.some(decoded as A)
+    slow ??= Schema.decodeUnknownOption(schema)
+    return slow(input)
   }
 }

@@ -1,7 +1,7 @@
-import { Arbitrary, FastCheck as fc, Schema } from "effect"
+import { Arbitrary, FastCheck as fc, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { Inventory } from "../../src/inventory/domain/inventory.js"
-import { compileDecoder, compileEncoder, fastEncodeSync, UNDECIDED } from "../../src/platform/schemaFastPath.js"
+import { Inventory, WatchSet } from "../../src/inventory/domain/inventory.js"
+import { compileDecoder, compileEncoder, fastDecodeUnknownOption, fastEncodeSync, UNDECIDED } from "../../src/platform/schemaFastPath.js"
 
 const inventories = Arbitrary.make(Inventory)
 
@@ -50,5 +50,27 @@ describe("the compiled codec of the bundle schema", () => {
     const notAnInventory = { schemaVersion: 1, tools: "many" }
     expect(encode(notAnInventory)).toBe(UNDECIDED)
     expect(() => fastEncodeSync(Inventory)(notAnInventory as unknown as Inventory)).toThrow(/\["generation"\]\n\s*└─ is missing/)
+  })
+})
+
+describe("fastDecodeUnknownOption", () => {
+  const decodeFast = fastDecodeUnknownOption(WatchSet)
+  const decodeWithEffectOption = Schema.decodeUnknownOption(WatchSet)
+  const encodeWatchSet = Schema.encodeSync(WatchSet)
+
+  it("is Schema.decodeUnknownOption: the same value (or none) for encoded watch sets, their damaged copies and any JSON", () => {
+    const damaged = fc.tuple(Arbitrary.make(WatchSet), fc.constantFrom("inputs", "toolMapVersion", "pathVariable"), fc.jsonValue()).map(([watch, key, value]) => ({
+      ...encodeWatchSet(watch),
+      [key]: value
+    }))
+    const inputs = fc.oneof(Arbitrary.make(WatchSet).map(encodeWatchSet), damaged, fc.jsonValue())
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const fast = decodeFast(input)
+        expect(fast).toEqual(decodeWithEffectOption(input))
+        if (Option.isSome(fast)) expect(fast.value).toBeInstanceOf(WatchSet)
+      }),
+      { numRuns: 200 }
+    )
   })
 })

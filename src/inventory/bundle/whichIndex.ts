@@ -1,5 +1,6 @@
 import { Option, Schema } from "effect"
 import { createHash } from "node:crypto"
+import { fastDecodeUnknownOption } from "../../platform/schemaFastPath.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { WatchSet } from "../domain/inventory.js"
 import { toOsFamily } from "../domain/machine.js"
@@ -32,7 +33,9 @@ const IndexHeader = Schema.Struct({
   watch: WatchSet
 })
 const encodeHeader = Schema.encodeSync(IndexHeader)
-const decodeHeader = Schema.decodeUnknownOption(Schema.parseJson(IndexHeader))
+const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
+const decodeHeaderJson = fastDecodeUnknownOption(IndexHeader)
+const decodeHeader = (text: string) => Option.flatMap(parseJson(text), decodeHeaderJson)
 
 const WhichLine = Schema.Struct({
   winner: Schema.NullOr(Schema.String),
@@ -46,7 +49,8 @@ const WhichLine = Schema.Struct({
     wins: Schema.Boolean
   }))
 })
-const decodeLine = Schema.decodeUnknownOption(Schema.parseJson(WhichLine))
+const decodeLineJson = fastDecodeUnknownOption(WhichLine)
+const decodeLine = (text: string) => Option.flatMap(parseJson(text), decodeLineJson)
 
 /** The SHA-256 (hex) of tools.json's bytes, as the index names them. */
 export const jsonDigest = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex")
