@@ -1,9 +1,9 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Layer, Option, Schema } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
 import * as NodePath from "node:path"
 import { AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
 import { hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
-import { gatewayRequested, type McpGatewayOptions, type McpServeOptions } from "../mcp/server/options.js"
+import type { McpGatewayOptions, McpServeOptions } from "../mcp/server/options.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { ConflictingFlags } from "./scanCommand.js"
 
@@ -55,8 +55,8 @@ export const mcpInvocation = (options: McpGatewayOptions, execPath: string, cwd:
 })
 
 /**
- * `tool-map mcp`: the MCP server. The server's code (and the MCP SDK) is loaded only here, so
- * that the other commands do not pay for it at start-up.
+ * `tool-map mcp`: the MCP server (see serveMcpAsAsked). The launcher sends plain `mcp` and the
+ * plain gateway lines to the MCP entry (mcpMain.ts), which serves them the same way.
  */
 export const mcpCommand = Command.make(
   "mcp",
@@ -79,15 +79,9 @@ export const mcpCommand = Command.make(
         const invocation = mcpInvocation(options.gateway, machine.execPath, machine.cwd)
         return yield* Console.log(hostConfigSnippet(flags.printConfig.value, invocation, machine.os).trimEnd())
       }
+      // The server's code (and the MCP SDK) is loaded only here: the other commands do not pay for it.
       const mcp = yield* Effect.promise(() => import("../layers/McpLayer.js"))
-      if (gatewayRequested(options.gateway)) {
-        // Loaded while the server already answers (see serveMcp): the catalog's code is large.
-        const gateway = Layer.unwrapEffect(
-          Effect.map(Effect.promise(() => import("../mcp/gateway/GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options.gateway))
-        )
-        return yield* mcp.serveMcp(options.transport, gateway)
-      }
-      yield* mcp.serveMcp(options.transport, mcp.InventoryProvidersLayer)
+      yield* mcp.serveMcpAsAsked(options)
     })
 ).pipe(
   Command.withDescription(

@@ -1,29 +1,79 @@
-import { Effect } from "effect"
+import { FileSystem } from "@effect/platform"
+import { Effect, Option } from "effect"
 import { defaultDataDirProblem } from "../inventory/bundle/location.js"
+import { AGENT_HOSTS, type AgentHostName } from "../inventory/domain/agentHosts.js"
 import { CliLayer } from "../layers/CoreLayer.js"
-import { InventoryProvidersLayer, serveMcp } from "../layers/McpLayer.js"
+import { type McpGatewayOptions, serveMcpAsAsked } from "../layers/McpLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { runToExitCode } from "./exitReport.js"
 import { runCliProgram } from "./runtime.js"
 
 /*
- * The entry of plain `tool-map mcp`, the line an agent host starts (the plugin's .mcp.json): the
- * inventory server over stdio on the CLI's graph, from a bundle of its own (dist/tool-map.mcp.cjs)
- * without @effect/cli's command tree, the catalog or the gateway (issue 10: the host waits for
- * the `initialize` answer). What `mcpCommand` runs for the same line; any other line (options,
- * the gateway, HTTP, a data dir to refuse) is handed over to the whole CLI.
+ * The entry of the `tool-map mcp` lines an agent host starts: plain `mcp` (the plugin's .mcp.json)
+ * and the gateway's `mcp --gateway`, `--host H`, `--servers FILE`, `--agent ID`, served over stdio
+ * on the CLI's graph from a bundle of their own (dist/tool-map.mcp.cjs) without @effect/cli's
+ * command tree (issue 10: the host waits for the `initialize` answer). What `mcpCommand` runs for
+ * the same lines; any other line (help, HTTP, --print-config, a flag given twice or as --flag=value,
+ * --servers with --host, a servers file that is not a regular file, a data dir to refuse) is
+ * handed over to the whole CLI, which answers it or says what is wrong with it.
  */
 
-/** Whether `args` (argv without node and the script) is exactly `mcp`. */
-export const isPlainMcp = (args: ReadonlyArray<string>): boolean => args.length === 1 && args[0] === "mcp"
+/** The flags of a gateway line the entry serves itself, with whether they take a value. */
+const SERVED_FLAGS: ReadonlyMap<string, boolean> = new Map([["--gateway", false], ["--host", true], ["--servers", true], ["--agent", true]])
+
+const isAgentHost = (word: string): word is AgentHostName => (AGENT_HOSTS as ReadonlyArray<string>).includes(word)
 
 /**
- * Runs `argv` (`["node", "tool-map", ...]`): serves plain `mcp`, else calls `runWhole`, which
- * runs the whole CLI on the same argv (the launcher's, see scripts/bundle.mjs).
+ * The gateway flags of `args` (argv without node and the script) when it is `mcp` followed by
+ * served flags only, each at most once, each value a plain word (`--host` one of the agent
+ * hosts), and not both `--servers` and `--host`; else null (the whole CLI parses the line).
+ * Plain `mcp` gives no flag set: the inventory server.
+ */
+export const servedMcpLine = (args: ReadonlyArray<string>): McpGatewayOptions | null => {
+  if (args[0] !== "mcp") return null
+  const values = new Map<string, string>()
+  for (let at = 1; at < args.length; at++) {
+    const flag = args[at]!
+    const takesValue = SERVED_FLAGS.get(flag)
+    if (takesValue === undefined || values.has(flag)) return null
+    if (!takesValue) {
+      values.set(flag, "")
+      continue
+    }
+    const value = args[++at]
+    if (value === undefined || value === "" || value.startsWith("-")) return null
+    values.set(flag, value)
+  }
+  const host = values.get("--host")
+  if (host !== undefined && !isAgentHost(host)) return null
+  if (host !== undefined && values.has("--servers")) return null
+  return {
+    gateway: values.has("--gateway"),
+    host: Option.fromNullable(host),
+    servers: Option.fromNullable(values.get("--servers")),
+    agent: Option.fromNullable(values.get("--agent"))
+  }
+}
+
+/** Whether `path` is a regular file (after links), as the whole CLI's `--servers` requires. */
+const isRegularFile = (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(path)).pipe(
+    Effect.map((info) => info.type === "File"),
+    Effect.orElseSucceed(() => false)
+  )
+
+/**
+ * Runs `argv` (`["node", "tool-map", ...]`): serves the lines of {@link servedMcpLine}, else calls
+ * `runWhole`, which runs the whole CLI on the same argv (the launcher's, see scripts/bundle.mjs).
  */
 export const main = (argv: ReadonlyArray<string>, runWhole: () => void): void => {
   const environment = MachineEnvironment.live
+  const gateway = servedMcpLine(argv.slice(2))
   // A data dir that would be relative is refused by the whole CLI, with its usage error.
-  if (!isPlainMcp(argv.slice(2)) || defaultDataDirProblem(environment.env, environment.homedir) !== null) return runWhole()
-  runCliProgram(runToExitCode(serveMcp({ _tag: "Stdio" }, InventoryProvidersLayer)).pipe(Effect.provide(CliLayer)))
+  if (gateway === null || defaultDataDirProblem(environment.env, environment.homedir) !== null) return runWhole()
+  const program = Effect.gen(function* () {
+    if (Option.isSome(gateway.servers) && !(yield* isRegularFile(gateway.servers.value))) return null
+    return yield* runToExitCode(serveMcpAsAsked({ transport: { _tag: "Stdio" }, gateway }))
+  })
+  runCliProgram(program.pipe(Effect.provide(CliLayer)), runWhole)
 }

@@ -3,10 +3,11 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { InventoryProvidersLayer } from "../mcp/server/inventory/InventoryProviders.js"
 import { McpProviders, type McpProviderSet } from "../mcp/server/McpProviders.js"
 import { McpProtocolError, McpServer } from "../mcp/server/McpServer.js"
-import type { McpTransportChoice } from "../mcp/server/options.js"
+import { gatewayRequested, type McpServeOptions, type McpTransportChoice } from "../mcp/server/options.js"
 import { serveStdio } from "../mcp/server/serveStdio.js"
 
 export { InventoryProvidersLayer }
+export type { McpGatewayOptions, McpServeOptions } from "../mcp/server/options.js"
 
 /** Streamable HTTP on 127.0.0.1:`port`, its module loaded only now (see serveHttp.ts), its address written to stderr. */
 const serveHttpOn = (port: number) =>
@@ -18,20 +19,47 @@ const serveHttpOn = (port: number) =>
  * CLI runs on, `CliLayer`) over the chosen transport until the client leaves (stdio) or the
  * process is stopped (HTTP, whose address is written to stderr: stdout is never written).
  *
- * The transport is connected while the providers are still being built, so that `initialize`
- * is answered at the speed of the CLI's start: a host gives a server only a few seconds, and
- * the gateway's graph (the catalog, the downstream servers) takes longer than that on a busy
- * machine. The client's other requests wait for the providers. A providers layer that fails
- * ends the command with its error, even when the client has left already.
+ * The transport is connected before the providers are built, so that `initialize` is answered at
+ * the speed of the CLI's start: a host gives a server only a few seconds, and the gateway's graph
+ * (the catalog, the downstream servers) takes longer than that on a busy machine. Over stdio the
+ * providers are built once something needs them (the client's first message after `initialize`,
+ * or its leaving): built at once, they would hold the one thread while the `initialize` request
+ * waits to be read. Over HTTP they are built at once. The client's other requests wait for them.
+ * A providers layer that fails ends the command with its error, even when the client has left
+ * already.
  */
 export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.Layer<McpProviders, E, R>) =>
   Effect.gen(function* () {
+    const needed = yield* Deferred.make<void>()
+    const need = Deferred.succeed(needed, undefined)
     const built = yield* Deferred.make<McpProviderSet, E>()
-    yield* Layer.build(providers).pipe(Effect.map(Context.get(McpProviders)), Effect.intoDeferred(built), Effect.forkScoped)
-    const providerSet = Deferred.await(built).pipe(
+    yield* Deferred.await(needed).pipe(
+      Effect.zipRight(Layer.build(providers)),
+      Effect.map(Context.get(McpProviders)),
+      Effect.intoDeferred(built),
+      Effect.forkScoped
+    )
+    if (transport._tag === "Http") yield* need
+    const providerSet = Effect.zipRight(need, Deferred.await(built)).pipe(
       Effect.mapError(() => new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map mcp could not start its tools (see its stderr)" }))
     )
     const serving = Effect.provide(transport._tag === "Stdio" ? serveStdio : serveHttpOn(transport.port), McpServer.layerAwaiting(providerSet))
     yield* Effect.raceFirst(serving, Effect.zipRight(Deferred.await(built), Effect.never))
+    yield* need
     yield* Deferred.await(built)
   }).pipe(Effect.scoped)
+
+/**
+ * Serves `tool-map mcp` as asked: the gateway when a gateway flag is given (its code, the
+ * catalog's, loaded only then), else the inventory server. The command tree (mcpCommand) and the
+ * MCP entry (mcpMain) both serve through here.
+ */
+export const serveMcpAsAsked = (options: McpServeOptions) =>
+  Effect.gen(function* () {
+    if (!gatewayRequested(options.gateway)) return yield* serveMcp(options.transport, InventoryProvidersLayer)
+    // Loaded while the server already answers (see serveMcp): the catalog's code is large.
+    const gateway = Layer.unwrapEffect(
+      Effect.map(Effect.promise(() => import("../mcp/gateway/GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options.gateway))
+    )
+    return yield* serveMcp(options.transport, gateway)
+  })

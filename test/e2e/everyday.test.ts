@@ -55,6 +55,18 @@ describe("the launcher's entries (issues 15 and 10: the everyday commands and pl
   const everyday = "tool-map.everyday.cjs cache accepted"
   const whole = "tool-map.bundle.cjs cache accepted"
   const mcp = "tool-map.mcp.cjs cache accepted"
+  /** The initialize request of an MCP client, as one line of stdin. */
+  const initializeLine = `${JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "everyday-test", version: "1" } }
+  })}\n`
+  /** The id, protocol revision and server name of the first line of `stdout`, an initialize answer. */
+  const initializeAnswer = (stdout: string) => {
+    const answer = JSON.parse(stdout.split("\n")[0]!)
+    return [answer.id, answer.result.protocolVersion, answer.result.serverInfo.name]
+  }
 
   it("a query with no bundle yet is handed over to the whole CLI, which scans first", () => {
     const first = run("query", "which", "git", "--json")
@@ -128,21 +140,31 @@ describe("the launcher's entries (issues 15 and 10: the everyday commands and pl
   })
 
   it("plain mcp (what a host starts) compiles only the MCP entry, which answers initialize", () => {
-    const initialize = {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "everyday-test", version: "1" } }
-    }
-    const served = runWithInput(`${JSON.stringify(initialize)}\n`, "mcp")
+    const served = runWithInput(initializeLine, "mcp")
     expect(served.status).toBe(0)
     expect(served.stderr).toBe("")
-    const answer = JSON.parse(served.stdout.split("\n")[0]!)
-    expect([answer.id, answer.result.protocolVersion, answer.result.serverInfo.name]).toEqual([0, "2025-11-25", "tool-map"])
+    expect(initializeAnswer(served.stdout)).toEqual([0, "2025-11-25", "tool-map"])
     expect(served.compiled).toEqual([mcp])
     const printed = run("mcp", "--print-config", "claude-code")
     expect(printed.status).toBe(0)
     expect(printed.compiled).toEqual([whole])
+  })
+
+  it("a gateway line compiles only the MCP entry (with the gateway's cache), which answers initialize; an unusual one is handed over", () => {
+    const servers = path.join(temp.dir, "servers.json")
+    fs.writeFileSync(servers, JSON.stringify({ mcpServers: {} }))
+    const served = runWithInput(initializeLine, "mcp", "--servers", servers, "--agent", "everyday")
+    expect(served.status).toBe(0)
+    expect(served.stderr).toBe("")
+    expect(initializeAnswer(served.stdout)).toEqual([0, "2025-11-25", "tool-map"])
+    expect(served.compiled).toEqual([mcp])
+    expect(runWithInput(initializeLine, "mcp", "--gateway").compiled).toEqual([mcp])
+    // --servers with --host: the whole CLI says what is wrong; so it does for a missing file.
+    const conflicting = run("mcp", "--servers", servers, "--host", "codex")
+    expect([conflicting.status, conflicting.compiled]).toEqual([2, [mcp, whole]])
+    const missing = run("mcp", "--servers", path.join(temp.dir, "none.json"))
+    expect([missing.status, missing.compiled]).toEqual([2, [mcp, whole]])
+    expect(run("mcp", "--gateway", "--help").compiled).toEqual([whole])
   })
 
   it("every other line goes straight to the whole CLI", () => {
