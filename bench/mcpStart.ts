@@ -24,7 +24,8 @@ const INITIALIZE = `${JSON.stringify({
 
 /**
  * Milliseconds from the spawn of `node ARGS` (a `tool-map mcp` command line) until its answer
- * to `initialize` is on stdout (then stdin is closed and the server exits, not timed). Throws
+ * to `initialize` is on stdout (then stdin is closed and the server exits, not timed but waited
+ * for: a gateway builds its providers as the client leaves, which would slow the next run). Throws
  * unless the answer is the result of request 0 in the current protocol revision.
  */
 export const timeMcpInitialize = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> =>
@@ -33,16 +34,21 @@ export const timeMcpInitialize = (args: ReadonlyArray<string>, env: NodeJS.Proce
     const child = spawn(process.execPath, [...args], { env, stdio: ["pipe", "pipe", "pipe"] })
     let out = ""
     let err = ""
+    let answered = false
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")))
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString("utf8")
       const newline = out.indexOf("\n")
-      if (newline === -1) return
+      if (newline === -1 || answered) return
+      answered = true
       const elapsed = Number(process.hrtime.bigint() - started) / 1e6
       const answer = JSON.parse(out.slice(0, newline)) as { id?: number; result?: { protocolVersion?: string } }
       child.stdin.end()
-      if (answer.id !== 0 || answer.result?.protocolVersion !== PROTOCOL) reject(new Error(`unexpected answer: ${out}`))
-      else resolve(elapsed)
+      // Settled once the server has exited: work it does on its way out would slow the next run.
+      child.once("exit", () => {
+        if (answer.id !== 0 || answer.result?.protocolVersion !== PROTOCOL) reject(new Error(`unexpected answer: ${out}`))
+        else resolve(elapsed)
+      })
     })
     child.on("exit", (code) => {
       if (!out.includes("\n")) reject(new Error(`node ${args.join(" ")} exited ${code} before answering: ${err}`))

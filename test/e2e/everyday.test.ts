@@ -150,7 +150,7 @@ describe("the launcher's entries (issues 15 and 10: the everyday commands and pl
     expect(printed.compiled).toEqual([whole])
   })
 
-  it("a gateway line compiles only the MCP entry (with the gateway's cache), which answers initialize; an unusual one is handed over", () => {
+  it("a gateway line compiles only the MCP entry (with its code cache), which answers initialize; an unusual one is handed over", () => {
     const servers = path.join(temp.dir, "servers.json")
     fs.writeFileSync(servers, JSON.stringify({ mcpServers: {} }))
     const served = runWithInput(initializeLine, "mcp", "--servers", servers, "--agent", "everyday")
