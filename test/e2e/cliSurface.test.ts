@@ -5,7 +5,7 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
 import { allCommands } from "../../src/cli/commandTree.js"
 import { commandTree } from "../../src/cli/main.js"
 import { displayWidth } from "../../src/inventory/domain/displayWidth.js"
@@ -348,6 +348,14 @@ describe("the CLI surface (issue 15)", () => {
     })
 
     /**
+     * A tmux server of this test's own (no user config), kept up between sessions: the default
+     * server exits with its last session, and a session started at that moment failed with
+     * "server exited unexpectedly".
+     */
+    const tmuxSocket = `tool-map-test-${process.pid}`
+    const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", ["-L", tmuxSocket, "-f", "/dev/null", ...args], { encoding: "utf8" })
+
+    /**
      * Types `typed` and TAB into an interactive shell in tmux, with the script loaded as the
      * README says, and returns the screen once a line of it is `expected` (or after 30 s).
      */
@@ -362,7 +370,6 @@ describe("the CLI surface (issue 15)", () => {
         fs.writeFileSync(path.join(rc, ".bashrc"), "eval \"$(tool-map --completions bash)\"\nPS1='$ '\n")
       }
       const command = shell === "zsh" ? `${base} ZDOTDIR=${rc} zsh -i` : `${base} bash --rcfile ${path.join(rc, ".bashrc")} -i`
-      const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", args, { encoding: "utf8" })
       tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "20", command)
       try {
         const screen = async (until: (text: string) => boolean) => {
@@ -383,6 +390,10 @@ describe("the CLI surface (issue 15)", () => {
     }
 
     it("bash and zsh, interactive, complete a line on TAB (tmux)", async () => {
+      tmux("start-server", ";", "set-option", "-g", "exit-empty", "off")
+      onTestFinished(() => {
+        tmux("kill-server")
+      })
       for (const shell of ["bash", "zsh"] as const) {
         const prompt = shell === "zsh" ? "%" : "$"
         for (const [typed, completed] of [
