@@ -348,12 +348,12 @@ describe("the CLI surface (issue 15)", () => {
     })
 
     /**
-     * A tmux server of this test's own (no user config), kept up between sessions: the default
+     * A tmux server of this test's own (its socket in the temp dir, no user config), kept up between sessions: the default
      * server exits with its last session, and a session started at that moment failed with
      * "server exited unexpectedly".
      */
-    const tmuxSocket = `tool-map-test-${process.pid}`
-    const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", ["-L", tmuxSocket, "-f", "/dev/null", ...args], { encoding: "utf8" })
+    const tmux = (...args: ReadonlyArray<string>) =>
+      execFileSync("tmux", ["-S", path.join(temp.dir, "tmux.sock"), "-f", "/dev/null", ...args], { encoding: "utf8" })
 
     /**
      * Types `typed` and TAB into an interactive shell in tmux, with the script loaded as the
