@@ -19,6 +19,7 @@ import { copiesNamed, namedCopies, winningCopy } from "./domain/toolNames.js"
 import { computeRoots, pathExtensions, RECURSIVE_DEPTH_CAP } from "./domain/roots.js"
 import { cleanInventory, cleanTools } from "./domain/cleanInventory.js"
 import { encodeTools, type EncodedTools, renderInventoryJson } from "./render/inventoryJson.js"
+import { renderWhichIndexOf } from "./bundle/whichIndex.js"
 import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkdown } from "./render/inventoryMarkdown.js"
 import { TOOL_MAP_VERSION } from "../version.js"
 import { AgentHostScanner } from "./discover/AgentHostScanner.js"
@@ -270,9 +271,11 @@ const make = Effect.gen(function* () {
       { markdown: paths.markdown, json: paths.json, refreshCommand: refreshCommand(options.target, host.os) },
       changes === null ? { readiness } : { readiness, changes: changes.summary }
     )
+    // tools.json encodes the cleaned scanned inventory: its which index is rendered from it, not parsed back.
+    const which = renderWhichIndexOf(json, scanned.inventory)
     yield* writer.commit(paths, generation, Option.match(previous, {
-      onNone: () => ({ json, markdown, summary }),
-      onSome: (digest) => ({ json, markdown, summary, previous: renderPreviousDigest(generation, digest) })
+      onNone: () => ({ json, markdown, summary, which }),
+      onSome: (digest) => ({ json, markdown, summary, which, previous: renderPreviousDigest(generation, digest) })
     }))
     if (options.progress) yield* progress.done
     const counts: ScanCounts = {

@@ -132,6 +132,8 @@ export interface BundleFiles {
   readonly markdown: string
   readonly summary: string
   readonly previous?: string
+  /** The which index of `json` when the caller rendered it (`renderWhichIndexOf`); else derived here from `json`. */
+  readonly which?: string
 }
 
 /** Timing of the lock (see `FileLockOptions`). */
@@ -570,8 +572,13 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
           )
           const names = auxNames(paths)
           const targets = targetNames(paths)
-          // The which index is derived from the very tools.json committed (none for other content).
-          const contents: Readonly<Record<Role, string | undefined>> = { previous: undefined, ...files, which: Option.getOrUndefined(renderWhichIndex(files.json)) }
+          // The which index belongs to the very tools.json committed: a scan renders it from the
+          // inventory it encoded, any other caller gets it derived here (none for other content).
+          const contents: Readonly<Record<Role, string | undefined>> = {
+            previous: undefined,
+            ...files,
+            which: files.which ?? Option.getOrUndefined(renderWhichIndex(files.json))
+          }
           const entries = ROLES.flatMap((role) => {
             const content = contents[role]
             return content === undefined ? [] : [{

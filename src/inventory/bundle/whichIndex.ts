@@ -2,7 +2,7 @@ import { Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { fastDecodeUnknownOption } from "../../platform/schemaFastPath.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
-import { WatchSet } from "../domain/inventory.js"
+import { type Inventory, WatchSet } from "../domain/inventory.js"
 import { toOsFamily } from "../domain/machine.js"
 import { pathLookup } from "../domain/toolNames.js"
 import { whichAnswers, type WhichCopies } from "../query/toolQueries.js"
@@ -56,27 +56,32 @@ const decodeLine = (text: string) => Option.flatMap(parseJson(text), decodeLineJ
 export const jsonDigest = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex")
 
 /**
- * The which index of a tools.json text, or none when the text is no valid tool-map bundle (a
- * commit of something else gets no index). Keys are unique and JSON-quoted, so that no name
- * (a tab or a newline in it) can end a line or a key early.
+ * The which index of `json`, given the inventory that text encodes (a scan has it at hand, so
+ * nothing is parsed again). Keys are unique and JSON-quoted, so that no name (a tab or a newline
+ * in it) can end a line or a key early.
+ */
+export const renderWhichIndexOf = (json: string, inventory: Inventory): string => {
+  const lines: Array<string> = []
+  for (const [key, answer] of whichAnswers(inventory)) lines.push(`\n${JSON.stringify(key)}\t${JSON.stringify(answer)}`)
+  const body = `${lines.join("")}\n`
+  const header = encodeHeader({
+    format: FORMAT,
+    toolMap: TOOL_MAP_VERSION,
+    json: jsonDigest(json),
+    lines: jsonDigest(body),
+    os: inventory.host.os,
+    generation: inventory.generation,
+    watch: inventory.watch
+  })
+  return `${JSON.stringify(header)}${body}`
+}
+
+/**
+ * The which index of a tools.json text, decoded for it, or none when the text is no valid
+ * tool-map bundle (a commit of something else gets no index).
  */
 export const renderWhichIndex = (json: string): Option.Option<string> =>
-  Option.flatMap(parseInventoryJson(json), (parsed) =>
-    Option.map(decodeParsedInventory(parsed), (inventory) => {
-      const lines: Array<string> = []
-      for (const [key, answer] of whichAnswers(inventory)) lines.push(`\n${JSON.stringify(key)}\t${JSON.stringify(answer)}`)
-      const body = `${lines.join("")}\n`
-      const header = encodeHeader({
-        format: FORMAT,
-        toolMap: TOOL_MAP_VERSION,
-        json: jsonDigest(json),
-        lines: jsonDigest(body),
-        os: inventory.host.os,
-        generation: inventory.generation,
-        watch: inventory.watch
-      })
-      return `${JSON.stringify(header)}${body}`
-    }))
+  Option.flatMap(parseInventoryJson(json), (parsed) => Option.map(decodeParsedInventory(parsed), (inventory) => renderWhichIndexOf(json, inventory)))
 
 /** A which index that vouches for the tools.json it was checked against. */
 export interface WhichIndex {

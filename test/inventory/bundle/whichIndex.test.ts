@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
 import { decodeInventoryJson, decodeRecordedBundle, readGeneration } from "../../../src/inventory/bundle/format.js"
-import { jsonDigest, readWhichIndex, renderWhichIndex } from "../../../src/inventory/bundle/whichIndex.js"
+import { jsonDigest, readWhichIndex, renderWhichIndex, renderWhichIndexOf } from "../../../src/inventory/bundle/whichIndex.js"
+import { cleanInventory } from "../../../src/inventory/domain/cleanInventory.js"
 import { HostInfo, Inventory, RootReport, VersionReport, WatchedInput, WatchSet } from "../../../src/inventory/domain/inventory.js"
 import { renderInventoryJson } from "../../../src/inventory/render/inventoryJson.js"
 import { whichTool } from "../../../src/inventory/query/toolQueries.js"
@@ -36,6 +37,10 @@ const indexIn = (text: string, jsonSha256: string) => readWhichIndex(new TextEnc
 const NAMES = ["cargo", "rustup", "python3", "python3.12", "tab\there", "new\nline", "\"quoted\"", "git", "", "\""]
 
 describe("the which index", () => {
+  it("rendered from the cleaned inventory a scan encodes is the index derived from the tools.json text, byte for byte", () => {
+    expect(renderWhichIndexOf(json, cleanInventory(inventory))).toBe(Option.getOrThrow(renderWhichIndex(json)))
+  })
+
   it("answers every name as whichTool over tools.json does, and records what --if-stale reads of tools.json", () => {
     const index = Option.getOrThrow(indexIn(Option.getOrThrow(renderWhichIndex(json)), digestOf(json)))
     for (const name of NAMES) expect([name, Option.map(index.lookup(name), (copies) => ({ name, ...copies }))]).toEqual([name, Option.some(whichTool(read, name))])
