@@ -53,10 +53,13 @@ const reportDefinitionChanges = (catalog: ToolCatalog["Type"]) =>
     )
   })
 
-/** `McpProviders` of the gateway, over the platform's FileSystem and Path and the machine's environment. */
+/**
+ * `McpProviders` of the gateway, over the platform's FileSystem and Path and the machine's
+ * environment; its `GatewayServers` too, for a caller that waits for their first listing.
+ */
 export const GatewayLayer = (
   options: GatewayLayerOptions
-): Layer.Layer<McpProviders, CatalogFileError, FileSystem.FileSystem | Path.Path | MachineEnvironment> =>
+): Layer.Layer<McpProviders | GatewayServers, CatalogFileError, FileSystem.FileSystem | Path.Path | MachineEnvironment> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const environment = yield* MachineEnvironment
@@ -87,7 +90,7 @@ export const GatewayLayer = (
           return { tools: [provider], resources: [] }
         })
       )
-      return providers.pipe(Layer.provide(catalog), Layer.provide(host))
+      return providers.pipe(Layer.provide(catalog), Layer.provideMerge(host))
     })
   )
 

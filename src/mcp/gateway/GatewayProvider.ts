@@ -6,12 +6,12 @@
  * refused with the load instruction when high risk) and is proxied to its server.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Option, Ref, Runtime, type Scope, Stream } from "effect"
+import { Deferred, Effect, Option, Ref, Runtime, type Scope, Stream } from "effect"
 import { type EntryToolDefinition, TOOLS_LOAD, TOOLS_LS, TOOLS_UNLOAD } from "../../catalog/core/entryTools.js"
 import { ROUTER_TOOL_DEFINITIONS, type RouterToolDefinition, TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
 import type { ToolEntry } from "../../catalog/core/model.js"
 import { sanitizeDescription } from "../../catalog/core/sanitize.js"
-import { ENTRY_TOOLS } from "../../catalog/core/visibility.js"
+import { ENTRY_TOOLS, isEmptyState } from "../../catalog/core/visibility.js"
 import { type Agent, ToolCatalog } from "../../catalog/services/ToolCatalog.js"
 import { neutralize } from "../../inventory/render/text.js"
 import type { McpCallContext, McpSession } from "../server/McpSession.js"
@@ -19,6 +19,7 @@ import type { McpToolCall, McpToolProvider } from "../server/McpToolProvider.js"
 import { GatewayRestrictions } from "./GatewayHost.js"
 import { type GatewayTool, GatewayServers, type ServerStatus } from "./GatewayServers.js"
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
+import { gatewayToolName } from "./ServerConfig.js"
 
 /** An entry tool's definition in the SDK's shape (its schema is plain JSON Schema already). */
 const entryTool = (definition: EntryToolDefinition | RouterToolDefinition, extra: Readonly<Record<string, unknown>> = {}): Tool => {
@@ -75,14 +76,18 @@ const text = (value: string, isError = false): CallToolResult => ({
   ...(isError ? { isError: true } : {})
 })
 
-/** A downstream tool as a session's `tools/list` shows it: sanitized texts, the server's schemas as they are. */
-export const listedTool = (entry: ToolEntry, tool: GatewayTool): Tool => {
+/**
+ * A downstream tool as a session's `tools/list` shows it: sanitized texts (the description the
+ * catalog's, or for a pinned tool, which the catalog leaves out, sanitized here), the server's
+ * schemas as they are.
+ */
+export const listedTool = (entry: ToolEntry | undefined, tool: GatewayTool): Tool => {
   const { annotations, outputSchema, title } = tool.tool
   const clean = (value: string) => sanitizeDescription(value).text
   return {
-    name: entry.name,
+    name: tool.name,
     ...(title === undefined ? {} : { title: clean(title) }),
-    description: entry.description,
+    description: entry?.description ?? clean(tool.tool.description ?? ""),
     inputSchema: tool.tool.inputSchema,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     ...(annotations === undefined
@@ -112,6 +117,8 @@ export interface GatewayProviderOptions {
 interface SessionEntry {
   readonly agent: Agent
   readonly session: McpSession
+  /** Completes once the servers' first listing, which this session did not wait for, is in the catalog. */
+  readonly caughtUp: Option.Option<Deferred.Deferred<void>>
 }
 
 /** Builds the provider over the catalog and the gateway's services; the risk gate lives as long as the scope. */
@@ -163,10 +170,32 @@ export const makeGatewayProvider = (
     const agentOf = (session: McpSession) =>
       Effect.map(Ref.get(sessions), (all): Agent => all.get(session.id)?.agent ?? { id: agentIdOf(options.agent, session), sessionId: session.id })
 
+    const prefixes = servers.servers.map((server) => gatewayToolName(server.segment, ""))
+
+    /**
+     * Whether the agent's first `tools/list` needs every server's tools: it has something
+     * loaded, a downstream tool pinned, or it is exempt (its list is every tool).
+     */
+    const needsEveryList = (agent: Agent) =>
+      Effect.gen(function*() {
+        if (!isEmptyState(yield* catalog.stateOf(agent))) return true
+        if ((yield* catalog.exemptionOf(agent)).exempt) return true
+        return (yield* catalog.config).pinned.some((name) => prefixes.some((prefix) => name.startsWith(prefix)))
+      })
+
+    /**
+     * Attaches the session's agent. While servers are still being listed for the first time, an
+     * agent whose list is the entry tools alone is attached at once (a host shows a server whose
+     * first answers are late as pending) and told with `list_changed` once the listing is in;
+     * any other waits for it, so its loaded and pinned tools are in its first `tools/list`.
+     */
     const attach = (session: McpSession) =>
       Effect.gen(function*() {
         const agent: Agent = { id: agentIdOf(options.agent, session), sessionId: session.id }
-        yield* Ref.update(sessions, (all) => new Map(all).set(session.id, { agent, session }))
+        const listed = yield* servers.isInitialized
+        const waits = !listed && (yield* needsEveryList(agent))
+        const caughtUp = listed || waits ? Option.none() : Option.some(yield* Deferred.make<void>())
+        yield* Ref.update(sessions, (all) => new Map(all).set(session.id, { agent, session, caughtUp }))
         yield* Effect.addFinalizer(() =>
           Effect.gen(function*() {
             const rest = yield* Ref.updateAndGet(sessions, (all) => {
@@ -177,8 +206,15 @@ export const makeGatewayProvider = (
             if (![...rest.values()].some((entry) => entry.agent.id === agent.id)) yield* catalog.detach(agent.id)
           })
         )
-        yield* servers.initialized
+        if (waits) yield* servers.initialized
         yield* catalog.attach(agent)
+        if (Option.isSome(caughtUp)) {
+          yield* servers.initialized.pipe(
+            Effect.zipRight(catalog.refresh),
+            Effect.zipRight(Deferred.succeed(caughtUp.value, undefined)),
+            Effect.forkScoped
+          )
+        }
       }).pipe(Effect.withSpan("GatewayProvider.attach"))
 
     const listTools = (session: McpSession) =>
@@ -194,9 +230,9 @@ export const makeGatewayProvider = (
             out.push(entry)
             continue
           }
-          const catalogEntry = built.byName.get(name)
+          // A name the catalog does not have is a pinned one: pinned tools are kept out of it.
           const tool = yield* servers.lookup(name)
-          if (catalogEntry !== undefined && Option.isSome(tool)) out.push(listedTool(catalogEntry, tool.value))
+          if (Option.isSome(tool)) out.push(listedTool(built.byName.get(name), tool.value))
         }
         return out
       }).pipe(Effect.withSpan("GatewayProvider.listTools"))
@@ -217,6 +253,9 @@ export const makeGatewayProvider = (
 
     const entryCall = (agent: Agent, name: string, args: Readonly<Record<string, unknown>>) =>
       Effect.gen(function*() {
+        // The entry tools answer about every server's tools: a session attached before the
+        // servers were listed waits for them here.
+        yield* servers.initialized
         const extra: Array<string> = []
         let forwarded: Readonly<Record<string, unknown>> = args
         if (name === TOOLS_LS.name) {
@@ -276,7 +315,9 @@ export const makeGatewayProvider = (
       Effect.gen(function*() {
         const agent = yield* agentOf(context.session)
         if (entryByName.has(call.name)) return Option.some(yield* entryCall(agent, call.name, call.arguments))
-        const tool = yield* servers.lookup(call.name)
+        // A name of a server not listed yet is known once the servers' first listing is in.
+        const tool = yield* Effect.flatMap(servers.lookup(call.name), (found) =>
+          Option.isSome(found) ? Effect.succeed(found) : Effect.zipRight(servers.initialized, servers.lookup(call.name)))
         if (Option.isNone(tool)) return Option.none<CallToolResult>()
         return Option.some(yield* proxy(agent, call, tool.value, context))
       }).pipe(Effect.withSpan("GatewayProvider.callTool", { attributes: { tool: call.name } }))
@@ -287,6 +328,14 @@ export const makeGatewayProvider = (
       listTools,
       callTool,
       listChanged: (session) =>
-        Stream.unwrap(Effect.map(agentOf(session), (agent) => restrictions.changes(agent.id)))
+        Stream.unwrap(Effect.gen(function*() {
+          const agent = yield* agentOf(session)
+          const changes = restrictions.changes(agent.id)
+          const caughtUp = Option.flatMap(Option.fromNullable((yield* Ref.get(sessions)).get(session.id)), (entry) => entry.caughtUp)
+          return Option.match(caughtUp, {
+            onNone: () => changes,
+            onSome: (done) => Stream.merge(changes, Stream.fromEffect(Deferred.await(done)))
+          })
+        }))
     } satisfies McpToolProvider
   })

@@ -103,6 +103,8 @@ export class GatewayServers extends Context.Tag("tool-map/gateway/GatewayServers
   readonly refreshAll: Effect.Effect<ReadonlyArray<DownstreamFailed>>
   /** Waits until every server without a snapshot at start-up was listed once (or failed to be). */
   readonly initialized: Effect.Effect<void>
+  /** True once {@link initialized} has completed. */
+  readonly isInitialized: Effect.Effect<boolean>
   /** One element each time a server's tool list changed. */
   readonly changes: Stream.Stream<void>
   readonly status: Effect.Effect<ReadonlyArray<ServerStatus>>
@@ -151,7 +153,8 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
 
     /**
      * Lists one server and keeps its list: in memory, and as its snapshot when it differs. The
-     * first listing of servers at start-up is not announced: no session has seen a list yet.
+     * first listing of servers at start-up is not announced here: a session that attached before
+     * it is told once it is complete (see GatewayProvider's attach), and no other session needs to be.
      */
     const refresh = (server: ServerEntry, announce = true): Effect.Effect<void, DownstreamFailed> =>
       Effect.gen(function*() {
@@ -196,6 +199,7 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
       lookup: (name) => Effect.map(Ref.get(set), (current) => Option.fromNullable(current.byName.get(name))),
       refreshAll: refreshAll.pipe(Effect.withSpan("GatewayServers.refreshAll")),
       initialized: Deferred.await(ready),
+      isInitialized: Deferred.isDone(ready),
       changes: Stream.fromPubSub(changed),
       status
     })

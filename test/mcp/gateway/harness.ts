@@ -15,6 +15,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { DownstreamTimings } from "../../../src/mcp/gateway/Downstream.js"
 import { GatewayLayer } from "../../../src/mcp/gateway/GatewayLayer.js"
+import { GatewayServers } from "../../../src/mcp/gateway/GatewayServers.js"
 import type { ServerConfig, StdioServerConfig } from "../../../src/mcp/gateway/ServerConfig.js"
 import { McpServer } from "../../../src/mcp/server/McpServer.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
@@ -77,12 +78,17 @@ export interface RunOptions {
   readonly clientName?: string | undefined
   readonly clientOptions?: ClientOptions | undefined
   readonly timings?: Partial<DownstreamTimings> | undefined
+  /**
+   * Connect the client only once every server without a snapshot was listed (default true), so
+   * the session sees no list_changed for that first listing.
+   */
+  readonly afterListing?: boolean | undefined
 }
 
 /** Runs `body` against a gateway over `options.servers`; the gateway (and every child) is stopped after it. */
 export const withGateway = <A>(options: RunOptions, body: (session: GatewaySession) => Promise<A>): Promise<A> => {
   const layer = McpServer.layer.pipe(
-    Layer.provide(
+    Layer.provideMerge(
       GatewayLayer({
         servers: options.servers,
         agent: Option.fromNullable(options.agent),
@@ -94,6 +100,7 @@ export const withGateway = <A>(options: RunOptions, body: (session: GatewaySessi
   )
   const program = Effect.gen(function*() {
     const server = yield* McpServer
+    if (options.afterListing !== false) yield* (yield* GatewayServers).initialized
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     yield* server.connect(serverSide, "test-session")
     const client = new Client({ name: options.clientName ?? "test-client", version: "1.0.0" }, options.clientOptions ?? { capabilities: {} })
