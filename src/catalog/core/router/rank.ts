@@ -14,13 +14,16 @@
  * - derivations: a task term the catalog does not hold counts as its longest known prefix;
  * - the lexicon: the terms a general-English lexicon relates to the task's join it with a
  *   small weight (see `lexicon.ts`).
- * Deterministic: equal scores are ordered by name.
+ * Deterministic: equal scores are ordered by name. An index read from a file piece by piece
+ * (`RankIndex`) is ranked by `rankSteps`, which asks for the postings and document terms each
+ * stage needs before it runs; the result is the same as over the index built in memory.
  */
 import { nameKey, STOP_WORDS, terms, words } from "./analyze.js"
 import { FIELDS, type Field } from "./document.js"
 import { queryIntents } from "./intents.js"
 import { relatedTerms } from "./lexicon.js"
 import { FIELD_COUNT, type RouterIndex, unpackCounts } from "./invertedIndex.js"
+import { asRankIndex, type Needs, type RankIndex } from "./rankIndex.js"
 
 /** The knobs of the ranking. */
 export interface RankParameters {
@@ -120,10 +123,10 @@ interface Derived {
   readonly impacts: Array<Float64Array | undefined>
 }
 
-const derivedCache = new WeakMap<RouterIndex, Derived>()
+const derivedCache = new WeakMap<RankIndex, Derived>()
 
-const derivedOf = (index: RouterIndex, parameters: RankParameters): Derived => {
-  const n = index.documents.length
+const derivedOf = (index: RankIndex, parameters: RankParameters): Derived => {
+  const n = index.documentCount
   const cached = derivedCache.get(index)
   if (cached !== undefined && cached.documents === n && cached.parameters === parameters) return cached
   const norms = new Float32Array(n * FIELD_COUNT)
@@ -138,23 +141,16 @@ const derivedOf = (index: RouterIndex, parameters: RankParameters): Derived => {
       norms[d * FIELD_COUNT + f] = weight / normalizer
     }
   }
-  const groups = new Int32Array(n)
-  const intents = new Int32Array(n)
-  for (let d = 0; d < n; d++) {
-    const indexed = index.documents[d]!
-    groups[d] = indexed.group
-    intents[d] = indexed.document.intents
-  }
-  const derived: Derived = { documents: n, parameters, norms, groups, intents, impacts: [] }
+  const derived: Derived = { documents: n, parameters, norms, groups: index.groups, intents: index.intents, impacts: [] }
   derivedCache.set(index, derived)
   return derived
 }
 
 /** The impact of each posting of term `id` (see {@link Derived}). */
-const impactsOf = (index: RouterIndex, derived: Derived, id: number): Float64Array => {
+const impactsOf = (index: RankIndex, derived: Derived, id: number): Float64Array => {
   const known = derived.impacts[id]
   if (known !== undefined) return known
-  const { docs, counts, size } = index.postings[id]!
+  const { docs, counts, size } = heldPostings(index, id)
   const { norms } = derived
   const { k1 } = derived.parameters
   const impacts = new Float64Array(size)
@@ -183,10 +179,10 @@ type WeightedTerms = Map<number, number>
  * of at least `minimum` letters that is a term (`rental` → `rent`, `scholarly` → `scholar`), or
  * none. Porter leaves many derivations (-al, -ly, -er, -ship) apart.
  */
-const knownPrefix = (index: RouterIndex, term: string, minimum: number): number | undefined => {
+const knownPrefix = (index: RankIndex, term: string, minimum: number): number | undefined => {
   if (DIGIT.test(term)) return undefined
   for (let length = term.length - 1; length >= minimum; length--) {
-    const id = index.terms.get(term.slice(0, length))
+    const id = index.termId(term.slice(0, length))
     if (id !== undefined) return id
   }
   return undefined
@@ -194,7 +190,7 @@ const knownPrefix = (index: RouterIndex, term: string, minimum: number): number 
 
 const DIGIT = /\p{N}/u
 
-const queryTerms = (index: RouterIndex, query: string, parameters: RankParameters): WeightedTerms => {
+const queryTerms = (index: RankIndex, query: string, parameters: RankParameters): WeightedTerms => {
   const out: WeightedTerms = new Map()
   const own = terms(query)
   if (parameters.lexiconWeight > 0) {
@@ -202,13 +198,13 @@ const queryTerms = (index: RouterIndex, query: string, parameters: RankParameter
     for (const word of words(query)) {
       if (STOP_WORDS.has(word)) continue
       for (const other of relatedTerms(word)) {
-        const id = distinct.has(other) ? undefined : index.terms.get(other)
+        const id = distinct.has(other) ? undefined : index.termId(other)
         if (id !== undefined) out.set(id, parameters.lexiconWeight)
       }
     }
   }
   for (const term of own) {
-    const id = index.terms.get(term)
+    const id = index.termId(term)
     if (id !== undefined) out.set(id, (out.get(id) ?? 0) + 1)
     else if (parameters.prefixTermWeight > 0) {
       const near = knownPrefix(index, term, Math.max(PREFIX_MINIMUM, Math.ceil(term.length * parameters.prefixTermShare)))
@@ -228,26 +224,22 @@ const PREFIX_MINIMUM = 4
  * `cooccurrenceWeight` × Dice × the term's weight in the task. "folder" meets "directory" where
  * descriptions say both.
  */
-const cooccurring = (index: RouterIndex, query: WeightedTerms, parameters: RankParameters): WeightedTerms => {
+const cooccurring = (index: RankIndex, query: WeightedTerms, parameters: RankParameters): WeightedTerms => {
   const out: WeightedTerms = new Map()
-  if (parameters.cooccurrenceWeight <= 0 || parameters.cooccurrenceTerms <= 0) return out
-  const n = index.documents.length
-  const { docTerms, docStart, postings } = index
-  // No floor: a catalog of a few dozen documents has no statistics to learn from.
-  const most = Math.floor(n * parameters.cooccurrenceMaxShare)
+  const n = index.documentCount
   let counts = cooccurrenceCounts.get(index)
-  if (counts === undefined || counts.length < postings.length) {
-    counts = new Int32Array(Math.max(1024, postings.length * 2))
+  if (counts === undefined || counts.length < index.termCount) {
+    counts = new Int32Array(Math.max(1024, index.termCount * 2))
     cooccurrenceCounts.set(index, counts)
   }
   const seen: Array<number> = []
   for (const [id, weight] of query) {
-    const { docs, size } = postings[id]!
-    if (size < 2 || size > most) continue
+    if (!isRare(index, id, parameters)) continue
+    const { docs, size } = heldPostings(index, id)
     for (let p = 0; p < size; p++) {
-      const d = docs[p]!
-      for (let k = docStart[d]!, to = docStart[d + 1]!; k < to; k++) {
-        const other = docTerms[k]!
+      const { terms, from, to } = heldDocumentTerms(index, docs[p]!)
+      for (let k = from; k < to; k++) {
+        const other = terms[k]!
         if (counts[other]++ === 0) seen.push(other)
       }
     }
@@ -256,8 +248,8 @@ const cooccurring = (index: RouterIndex, query: WeightedTerms, parameters: RankP
       const count = counts[other]!
       counts[other] = 0
       // A term in most documents tells nothing (as in feedback).
-      if (count < 2 || other === id || query.has(other) || postings[other]!.size * 2 > n) continue
-      const dice = (2 * count) / (size + postings[other]!.size)
+      if (count < 2 || other === id || query.has(other) || index.postingsSize(other) * 2 > n) continue
+      const dice = (2 * count) / (size + index.postingsSize(other))
       if (dice >= parameters.cooccurrenceMinDice) ranked.push([other, dice])
     }
     seen.length = 0
@@ -269,14 +261,50 @@ const cooccurring = (index: RouterIndex, query: WeightedTerms, parameters: RankP
   return out
 }
 
-/** Per index, one counter per term for `cooccurring`, zero between calls (ranking is synchronous). */
-const cooccurrenceCounts = new WeakMap<RouterIndex, Int32Array>()
+/** Whether co-occurrence expands term `id`: held by at least 2 and at most `cooccurrenceMaxShare` of the documents. */
+const isRare = (index: RankIndex, id: number, parameters: RankParameters): boolean => {
+  // No floor: a catalog of a few dozen documents has no statistics to learn from.
+  const size = index.postingsSize(id)
+  return size >= 2 && size <= Math.floor(index.documentCount * parameters.cooccurrenceMaxShare)
+}
+
+/** Per index, one counter per term for `cooccurring`, zero between calls (it runs without a pause). */
+const cooccurrenceCounts = new WeakMap<RankIndex, Int32Array>()
+
+/** The postings of a term the ranking has made sure are held (see `wanted`). */
+const heldPostings = (index: RankIndex, id: number) => {
+  const postings = index.postings(id)
+  if (postings === undefined) throw new Error(`the postings of term ${id} are not held`)
+  return postings
+}
+
+/** The terms of a document the ranking has made sure are held. */
+const heldDocumentTerms = (index: RankIndex, position: number) => {
+  const terms = index.documentTerms(position)
+  if (terms === undefined) throw new Error(`the terms of document ${position} are not held`)
+  return terms
+}
+
+/** What of `terms` and `documents` the index does not hold yet, undefined when it holds all. */
+const wanted = (index: RankIndex, terms: Iterable<number>, documents: Iterable<number>): Needs | undefined => {
+  const missingTerms: Array<number> = []
+  const missingDocuments: Array<number> = []
+  for (const id of terms) if (index.postings(id) === undefined) missingTerms.push(id)
+  for (const position of documents) if (index.documentTerms(position) === undefined) missingDocuments.push(position)
+  return missingTerms.length === 0 && missingDocuments.length === 0 ? undefined : { terms: missingTerms, documents: missingDocuments }
+}
+
+/** Asks for what of `terms` and `documents` the index does not hold, until it holds all. */
+function* want(index: RankIndex, terms: ReadonlyArray<number>, documents: ReadonlyArray<number>): Generator<Needs, void, void> {
+  for (let needs = wanted(index, terms, documents); needs !== undefined; needs = wanted(index, terms, documents)) yield needs
+}
 
 /**
  * The buffers of one ranking, one slot per document, kept per index and reused: a query touches
  * a few thousand documents of tens of thousands, and allocating (and zeroing) the arrays, or an
- * object per touched document, would cost more than the scoring itself. Ranking is synchronous,
- * so one set per index is never shared by two rankings at once. Every slot a pass sets is reset
+ * object per touched document, would cost more than the scoring itself. A ranking takes a set
+ * from its index's pool and gives it back when it ends (one that waits for postings to be read
+ * holds its set meanwhile, so two rankings never share one). Every slot a pass sets is reset
  * before the ranking returns.
  */
 interface Scratch {
@@ -293,12 +321,17 @@ interface Scratch {
   visit: number
 }
 
-const scratches = new WeakMap<RouterIndex, Scratch>()
+const scratches = new WeakMap<RankIndex, Array<Scratch>>()
 
-const scratchOf = (index: RouterIndex): Scratch => {
-  const n = index.documents.length
-  const groups = index.groups.length
-  const known = scratches.get(index)
+const takeScratch = (index: RankIndex): Scratch => {
+  const n = index.documentCount
+  const groups = index.groupCount
+  let pool = scratches.get(index)
+  if (pool === undefined) {
+    pool = []
+    scratches.set(index, pool)
+  }
+  const known = pool.pop()
   if (known !== undefined && known.scores.length >= n && known.groupCovered.length >= groups) return known
   const scratch: Scratch = {
     scores: new Float64Array(n),
@@ -309,8 +342,12 @@ const scratchOf = (index: RouterIndex): Scratch => {
     groupVisit: new Float64Array(groups),
     visit: known?.visit ?? 0
   }
-  scratches.set(index, scratch)
   return scratch
+}
+
+/** Gives a set back to its index's pool, every slot reset. */
+const giveScratch = (index: RankIndex, scratch: Scratch): void => {
+  scratches.get(index)?.push(scratch)
 }
 
 /** How many documents a pass has touched so far, and the idf mass of its terms. */
@@ -325,7 +362,7 @@ interface PassTotals {
  * pass over all the terms, in the same order).
  */
 const bm25f = (
-  index: RouterIndex,
+  index: RankIndex,
   scratch: Scratch,
   query: WeightedTerms,
   parameters: RankParameters,
@@ -333,14 +370,14 @@ const bm25f = (
   onlyFound: boolean,
   after: PassTotals | undefined
 ): PassTotals => {
-  const n = index.documents.length
+  const n = index.documentCount
   const derived = derivedOf(index, parameters)
   const { scores, covered, found, touched, groupCovered, groupVisit } = scratch
   if (after === undefined) groupCovered.fill(0)
   let count = after?.touched ?? 0
   let totalWeight = after?.totalWeight ?? 0
   for (const [id, weight] of query) {
-    const postings = index.postings[id]!
+    const postings = heldPostings(index, id)
     const termWeight = weight * idf(n, postings.size)
     totalWeight += termWeight
     const visit = ++scratch.visit
@@ -370,12 +407,12 @@ const bm25f = (
  */
 class TopHits {
   readonly hits: Array<RankedDocument> = []
-  constructor(private readonly index: RouterIndex, private readonly limit: number) {}
+  constructor(private readonly index: RankIndex, private readonly limit: number) {}
 
   private before(exact: ExactMatch, score: number, position: number, hit: RankedDocument): boolean {
     if (exact !== hit.exact) return exact > hit.exact
     if (score !== hit.score) return score > hit.score
-    return this.index.documents[position]!.document.id < this.index.documents[hit.position]!.document.id
+    return this.index.idOf(position) < this.index.idOf(hit.position)
   }
 
   offer(position: number, score: number, exact: ExactMatch): void {
@@ -390,20 +427,18 @@ class TopHits {
 
 /** The feedback terms of the top documents (not in the query), weighted. */
 const feedbackTerms = (
-  index: RouterIndex,
+  index: RankIndex,
   top: ReadonlyArray<RankedDocument>,
   query: WeightedTerms,
   parameters: RankParameters
 ): WeightedTerms => {
-  const n = index.documents.length
+  const n = index.documentCount
   const mass = new Map<number, number>()
   let total = 0
   for (const hit of top) total += hit.score
   if (total <= 0) return new Map()
-  const { docTerms, docCounts, docStart } = index
   for (const hit of top) {
-    const from = docStart[hit.position]!
-    const to = docStart[hit.position + 1]!
+    const { terms: docTerms, counts: docCounts, from, to } = heldDocumentTerms(index, hit.position)
     let length = 0
     for (let k = from; k < to; k++) length += docCounts[k]!
     if (length === 0) continue
@@ -411,7 +446,7 @@ const feedbackTerms = (
     for (let k = from; k < to; k++) {
       const id = docTerms[k]!
       if (query.has(id)) continue
-      const frequency = index.postings[id]!.size
+      const frequency = index.postingsSize(id)
       // A term in most documents tells nothing.
       if (frequency * 2 > n) continue
       mass.set(id, (mass.get(id) ?? 0) + share * (docCounts[k]! / length) * idf(n, frequency))
@@ -426,35 +461,47 @@ const feedbackTerms = (
  * The documents that hold the whole task as their name (2) or one of its whitespace-separated
  * words as their name (1).
  */
-const exactMatches = (index: RouterIndex, query: string): Map<number, ExactMatch> => {
+const exactMatches = (index: RankIndex, query: string): Map<number, ExactMatch> => {
   const out = new Map<number, ExactMatch>()
   const whole = nameKey(query)
-  for (const position of index.keys.get(whole) ?? []) out.set(position, 2)
+  for (const position of index.named(whole)) out.set(position, 2)
   const pieces = query.split(/\s+/)
   if (pieces.length > 1) {
     for (const piece of pieces) {
       const key = nameKey(piece)
       if (key.length < 3) continue
-      for (const position of index.keys.get(key) ?? []) if (!out.has(position)) out.set(position, 1)
+      for (const position of index.named(key)) if (!out.has(position)) out.set(position, 1)
     }
   }
   return out
 }
 
-/** Ranks the index's documents against a task: the best `limit`, best first. */
-export const rankDocuments = (
-  index: RouterIndex,
+/**
+ * Ranks the index's documents against a task: the best `limit`, best first. Each stage first
+ * asks for the postings and document terms it reads that the index does not hold yet (yields
+ * `Needs`, and is resumed once they are held): over an index built in memory it never asks.
+ */
+export function* rankSteps(
+  index: RankIndex,
   request: RankRequest,
   parameters: RankParameters = DEFAULT_RANK_PARAMETERS
-): ReadonlyArray<RankedDocument> => {
-  if (request.limit <= 0 || index.documents.length === 0) return []
+): Generator<Needs, ReadonlyArray<RankedDocument>, void> {
+  if (request.limit <= 0 || index.documentCount === 0) return []
   const { keep } = request
   const query = queryTerms(index, request.query, parameters)
-  for (const [id, weight] of cooccurring(index, query, parameters)) query.set(id, weight)
+  yield* want(index, [...query.keys()], [])
+  if (parameters.cooccurrenceWeight > 0 && parameters.cooccurrenceTerms > 0) {
+    const documents = new Set<number>()
+    for (const id of query.keys()) if (isRare(index, id, parameters)) for (const d of heldPostings(index, id).docs) documents.add(d)
+    yield* want(index, [], [...documents])
+    const related = cooccurring(index, query, parameters)
+    for (const [id, weight] of related) query.set(id, weight)
+    yield* want(index, [...related.keys()], [])
+  }
   const intents = queryIntents(request.query)
   const exact = exactMatches(index, request.query)
   const oneWord = words(request.query).length === 1 ? nameKey(request.query) : ""
-  const scratch = scratchOf(index)
+  const scratch = takeScratch(index)
   const { scores, covered, found, touched, groupCovered } = scratch
 
   /**
@@ -475,7 +522,7 @@ export const rankDocuments = (
       }
       if ((intentsOf[d]! & intents) !== 0) factor += parameters.intentBoost
       let score = scores[d]! * factor
-      if (prefix && index.documents[d]!.shortKey.startsWith(oneWord)) score *= 1 + parameters.prefixBoost
+      if (prefix && index.shortKeyStartsWith(d, oneWord)) score *= 1 + parameters.prefixBoost
       top.offer(d, score, exact.size === 0 ? 0 : exact.get(d) ?? 0)
     }
     for (const [d, match] of exact) {
@@ -490,8 +537,11 @@ export const rankDocuments = (
     const feedback = parameters.feedbackWeight > 0 && parameters.feedbackDocuments > 0 && query.size > 0
     const top = best(first, feedback ? Math.max(request.limit, parameters.feedbackDocuments) : request.limit)
     if (!feedback) return top.hits
-    const expansion = feedbackTerms(index, top.hits.slice(0, parameters.feedbackDocuments), query, parameters)
+    const feedbackHits = top.hits.slice(0, parameters.feedbackDocuments)
+    yield* want(index, [], feedbackHits.map((hit) => hit.position))
+    const expansion = feedbackTerms(index, feedbackHits, query, parameters)
     if (expansion.size === 0) return top.hits.slice(0, request.limit)
+    yield* want(index, [...expansion.keys()], [])
     // The second pass ranks the task with the feedback terms added. Over the task's own terms it
     // would touch the same documents as the first and sum the same numbers, so it goes on from
     // the first: only the feedback terms are scored, and only over the documents found (unless
@@ -510,40 +560,78 @@ export const rankDocuments = (
       found[d] = 0
     }
     for (const [d] of exact) found[d] = 0
+    giveScratch(index, scratch)
   }
 }
+
+/** Runs `steps` over an index that holds everything it asks for (one built in memory). */
+const runHeld = <A>(steps: Generator<Needs, A, void>): A => {
+  const step = steps.next()
+  if (step.done !== true) {
+    steps.return(undefined as never)
+    throw new Error("the index does not hold the postings the ranking needs: rank it with rankSteps")
+  }
+  return step.value
+}
+
+/** Ranks the index's documents against a task: the best `limit`, best first (an index that holds everything: one built in memory). */
+export const rankDocuments = (
+  index: RouterIndex | RankIndex,
+  request: RankRequest,
+  parameters: RankParameters = DEFAULT_RANK_PARAMETERS
+): ReadonlyArray<RankedDocument> => runHeld(rankSteps(asRankIndex(index), request, parameters))
 
 /** Where a document matched the task's words: each field and the task's words found in it. */
 export type MatchedFields = ReadonlyArray<{ readonly field: Field; readonly words: ReadonlyArray<string> }>
 
-/** The fields of document `position` that hold each of the task's words (as the task spells them). */
-export const explainMatch = (index: RouterIndex, position: number, query: string): MatchedFields => {
-  const byField = new Map<Field, Array<string>>()
-  const counts = new Float64Array(FIELD_COUNT)
+/** The task's distinct terms the index holds, each with the first word (as the task spells it) that gives it. */
+const explainedTerms = (index: RankIndex, query: string): Array<readonly [number, string]> => {
+  const out: Array<readonly [number, string]> = []
   const seen = new Set<string>()
   for (const word of words(query)) {
     const [term] = terms(word)
     if (term === undefined || seen.has(term)) continue
     seen.add(term)
-    const id = index.terms.get(term)
-    if (id === undefined) continue
-    const postings = index.postings[id]!
-    const at = binarySearch(postings.docs, postings.size, position)
-    if (at < 0) continue
-    unpackCounts(postings.counts[at]!, counts)
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      if (counts[f] === 0) continue
-      const field = FIELDS[f]!
-      const list = byField.get(field)
-      if (list === undefined) byField.set(field, [word])
-      else list.push(word)
-    }
+    const id = index.termId(term)
+    if (id !== undefined) out.push([id, word])
   }
-  return FIELDS.flatMap((field) => {
-    const found = byField.get(field)
-    return found === undefined ? [] : [{ field, words: found }]
+  return out
+}
+
+/** For each of `positions`, the fields of that document that hold each of the task's words (see `explainMatch`), asking for the postings it reads. */
+export function* explainSteps(
+  index: RankIndex,
+  positions: ReadonlyArray<number>,
+  query: string
+): Generator<Needs, ReadonlyArray<MatchedFields>, void> {
+  const explained = explainedTerms(index, query)
+  yield* want(index, explained.map(([id]) => id), [])
+  const counts = new Float64Array(FIELD_COUNT)
+  return positions.map((position) => {
+    const byField = new Map<Field, Array<string>>()
+    for (const [id, word] of explained) {
+      const postings = heldPostings(index, id)
+      const at = binarySearch(postings.docs, postings.size, position)
+      if (at < 0) continue
+      unpackCounts(postings.counts[at]!, counts)
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        if (counts[f] === 0) continue
+        const field = FIELDS[f]!
+        const list = byField.get(field)
+        if (list === undefined) byField.set(field, [word])
+        else list.push(word)
+      }
+    }
+    return FIELDS.flatMap((field) => {
+      const found = byField.get(field)
+      return found === undefined ? [] : [{ field, words: found }]
+    })
   })
 }
+
+/** The fields of document `position` that hold each of the task's words (as the task spells them). */
+export const explainMatch = (index: RouterIndex | RankIndex, position: number, query: string): MatchedFields =>
+  runHeld(explainSteps(asRankIndex(index), [position], query))[0]!
 
 const binarySearch = (docs: Int32Array, size: number, position: number): number => {
   let low = 0
