@@ -7,6 +7,7 @@ import { looksSecret, redactSecrets } from "../domain/secrets.js"
 import type { OsFamily } from "../domain/machine.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { ProcessSpawner, type SpawnFailed, type SpawnedProcess } from "./ProcessSpawner.js"
+import { pyenvShimTarget } from "./pyenvShim.js"
 import { readVersionSource } from "./versionSources.js"
 
 /** A request to probe one program: its allow-listed name and the absolute path the walk resolved. */
@@ -152,28 +153,13 @@ function make(options: VersionProbeOptions) {
         })
       )
 
-    const probe = Effect.fn("VersionProbe.probe")(function*(request: ProbeRequest) {
-      const spec = findProbeSpec(request.name)
-      if (spec === undefined) {
-        return yield* new ProbeRefused({
-          name: redactSecrets(request.name),
-          path: request.path === null ? null : redactSecrets(request.path),
-          reason: "not in the probe allowlist"
-        })
-      }
-      const path = request.path
-      if (path === null) {
-        return report(spec.name, null, { status: "missing", version: null, detail: "not found on PATH or in the roots" })
-      }
-      const [readIn, stated] = yield* Effect.timed(readVersionSource(fs, host, spec, path))
-      if (Option.isSome(stated)) {
-        return report(spec.name, path, { status: "ok", ...stated.value }, readIn)
-      }
-      const plan = planInvocation(host.os, host.env, path, spec)
+    /** Runs the probe of `spec` as the file at `executable`: its outcome and how long it took. */
+    const attempt = (spec: ProbeSpec, executable: string, since: number | undefined) => {
+      const plan = planInvocation(host.os, host.env, executable, spec)
       if (Either.isLeft(plan)) {
-        return report(spec.name, path, { status: "refused", version: null, detail: plan.left })
+        return Effect.succeed([Duration.zero, { status: "refused" as const, version: null, detail: plan.left }] as const)
       }
-      const [duration, fields] = yield* run(spec, path, plan.right, request.since).pipe(
+      return run(spec, executable, plan.right, since).pipe(
         Effect.map(({ exit, heldOpen, output }) => {
           const found = parseVersion(spec, { stdout: output.stdout.text, stderr: output.stderr.text })
           const version = found !== null && looksSecret(found) ? null : found
@@ -204,6 +190,35 @@ function make(options: VersionProbeOptions) {
         Effect.timed,
         permits.withPermits(1)
       )
+    }
+
+    const probe = Effect.fn("VersionProbe.probe")(function*(request: ProbeRequest) {
+      const spec = findProbeSpec(request.name)
+      if (spec === undefined) {
+        return yield* new ProbeRefused({
+          name: redactSecrets(request.name),
+          path: request.path === null ? null : redactSecrets(request.path),
+          reason: "not in the probe allowlist"
+        })
+      }
+      const path = request.path
+      if (path === null) {
+        return report(spec.name, null, { status: "missing", version: null, detail: "not found on PATH or in the roots" })
+      }
+      const [readIn, stated] = yield* Effect.timed(readVersionSource(fs, host, spec, path))
+      if (Option.isSome(stated)) {
+        return report(spec.name, path, { status: "ok", ...stated.value }, readIn)
+      }
+      // A pyenv shim's choice read from its files: the interpreter is probed without the shim,
+      // and the shim is still run when that gives no version (a hang would hang through it too).
+      const shim = yield* pyenvShimTarget(fs, host, path)
+      if (Option.isSome(shim)) {
+        const [duration, fields] = yield* attempt(spec, shim.value.command, request.since)
+        if (fields.status === "ok" || fields.status === "timeout") {
+          return report(spec.name, path, { ...fields, detail: [shim.value.detail, fields.detail].filter((note) => note !== null).join("; ") }, duration)
+        }
+      }
+      const [duration, fields] = yield* attempt(spec, path, request.since)
       return report(spec.name, path, fields, duration)
     })
 
