@@ -5,10 +5,11 @@ import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { yieldToEventLoop } from "../../services/eventLoop.js"
 import { readHead, readRegularFile } from "../../services/fileRead.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
-import { type Inventory, WatchedInput, WatchSet } from "../domain/inventory.js"
-import { envValue } from "../domain/roots.js"
+import type { Inventory } from "../domain/inventory.js"
+import { envValue } from "../domain/machine.js"
+import { WatchedInput, WatchSet } from "../domain/watch.js"
 import { BundleReadError, RedirectPathInvalid } from "./errors.js"
-import { decodeParsedInventory, decodeRecordedBundle, MARKER_BYTES, parseInventoryJson, type RecordedBundle, readGeneration } from "./format.js"
+import { decodeRecordedBundle, MARKER_BYTES, type RecordedBundle, readGeneration } from "./format.js"
 import { bundleCandidatesFor, type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir, whichIndexPath } from "./location.js"
 import { digest, staleReason } from "./staleness.js"
 import { jsonDigest, readWhichIndex, type WhichIndex } from "./whichIndex.js"
@@ -136,6 +137,8 @@ const make = Effect.gen(function* () {
   const read = Effect.fn("Bundle.read")(function* (paths: BundlePaths) {
     const text = yield* readJson(paths)
     if (Option.isNone(text)) return Option.none<Inventory>()
+    // The inventory's classes are evaluated when a whole bundle is first read, not at every start.
+    const { decodeParsedInventory, parseInventoryJson } = yield* Effect.promise(() => import("./inventoryDecode.js"))
     // Parsing and decoding a large bundle take a second or so each: SIGTERM is seen between them.
     yield* yieldToEventLoop
     const parsed = parseInventoryJson(text.value)

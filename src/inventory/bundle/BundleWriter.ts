@@ -4,7 +4,6 @@ import { Context, Effect, Either, Layer, Option, Schema, type Scope } from "effe
 import * as NodePath from "node:path"
 import { type BundlePaths, previousDigestPath, whichIndexPath } from "./location.js"
 import { GENERATION_PATTERN } from "./format.js"
-import { renderWhichIndex } from "./whichIndex.js"
 import { readRegularFile } from "../../services/fileRead.js"
 
 /** A commit journal names four files: anything larger is not one of tool-map's. */
@@ -574,11 +573,10 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
           const targets = targetNames(paths)
           // The which index belongs to the very tools.json committed: a scan renders it from the
           // inventory it encoded, any other caller gets it derived here (none for other content).
-          const contents: Readonly<Record<Role, string | undefined>> = {
-            previous: undefined,
-            ...files,
-            which: files.which ?? Option.getOrUndefined(renderWhichIndex(files.json))
-          }
+          const which = files.which ?? Option.getOrUndefined(
+            (yield* Effect.promise(() => import("./inventoryDecode.js"))).renderWhichIndex(files.json)
+          )
+          const contents: Readonly<Record<Role, string | undefined>> = { previous: undefined, ...files, which }
           const entries = ROLES.flatMap((role) => {
             const content = contents[role]
             return content === undefined ? [] : [{

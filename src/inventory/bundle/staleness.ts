@@ -1,6 +1,6 @@
 import { Option } from "effect"
 import { createHash } from "node:crypto"
-import type { WatchSet } from "../domain/inventory.js"
+import type { WatchSet } from "../domain/watch.js"
 
 /** A short digest of a value that must be compared but not stored (PATH may hold anything). */
 export const digest = (value: string): string => createHash("sha256").update(value).digest("hex").slice(0, 32)

@@ -2,18 +2,20 @@ import { Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { fastDecodeUnknownOption } from "../../platform/schemaFastPath.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
-import { type Inventory, WatchSet } from "../domain/inventory.js"
+import type { Inventory } from "../domain/inventory.js"
 import { toOsFamily } from "../domain/machine.js"
 import { pathLookup } from "../domain/toolNames.js"
+import { WatchSet } from "../domain/watch.js"
 import { whichAnswers, type WhichCopies } from "../query/toolQueries.js"
-import { decodeParsedInventory, parseInventoryJson, type RecordedBundle } from "./format.js"
+import type { RecordedBundle } from "./format.js"
 
 // The bundle's which index (`<stem>.which.jsonl`): a header line, then one line per name as the
 // OS compares names, `<name as JSON>\t<its which answer as JSON>`. It is derived from the exact
 // bytes of tools.json by the commit that writes both, and names their SHA-256 and its own lines':
 // a reader that finds another tools.json (an older index, an edit, a torn write) or other lines
-// ignores the index and reads tools.json, so the index never answers differently from it. `query which` looks one line up
-// and `--if-stale` takes the watch set from the header, instead of parsing a large tools.json.
+// ignores the index and reads tools.json, so the index never answers differently from it. `query
+// which` looks one line up and `--if-stale` takes the watch set from the header, instead of parsing
+// a large tools.json (inventoryDecode.ts derives the index of a tools.json text).
 
 const FORMAT = "tool-map-which/1"
 const NEWLINE = 0x0a
@@ -32,7 +34,8 @@ const IndexHeader = Schema.Struct({
   generation: Schema.String,
   watch: WatchSet
 })
-const encodeHeader = Schema.encodeSync(IndexHeader)
+// Built on first use: a read never encodes (Schema.encodeSync compiles its parser at once).
+let encodeHeader: ((header: typeof IndexHeader.Type) => typeof IndexHeader.Encoded) | undefined
 const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
 const decodeHeaderJson = fastDecodeUnknownOption(IndexHeader)
 const decodeHeader = (text: string) => Option.flatMap(parseJson(text), decodeHeaderJson)
@@ -64,7 +67,7 @@ export const renderWhichIndexOf = (json: string, inventory: Inventory): string =
   const lines: Array<string> = []
   for (const [key, answer] of whichAnswers(inventory)) lines.push(`\n${JSON.stringify(key)}\t${JSON.stringify(answer)}`)
   const body = `${lines.join("")}\n`
-  const header = encodeHeader({
+  const header = (encodeHeader ??= Schema.encodeSync(IndexHeader))({
     format: FORMAT,
     toolMap: TOOL_MAP_VERSION,
     json: jsonDigest(json),
@@ -75,13 +78,6 @@ export const renderWhichIndexOf = (json: string, inventory: Inventory): string =
   })
   return `${JSON.stringify(header)}${body}`
 }
-
-/**
- * The which index of a tools.json text, decoded for it, or none when the text is no valid
- * tool-map bundle (a commit of something else gets no index).
- */
-export const renderWhichIndex = (json: string): Option.Option<string> =>
-  Option.flatMap(parseInventoryJson(json), (parsed) => Option.map(decodeParsedInventory(parsed), (inventory) => renderWhichIndexOf(json, inventory)))
 
 /** A which index that vouches for the tools.json it was checked against. */
 export interface WhichIndex {

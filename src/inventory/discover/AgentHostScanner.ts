@@ -13,7 +13,7 @@ import {
 } from "../domain/agentHosts.js"
 import { defaultDataDir } from "../bundle/location.js"
 import { CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget, mcpSchemaCost } from "../domain/ledger.js"
-import { envValue } from "../domain/roots.js"
+import { envValue } from "../domain/machine.js"
 import { readClaudeCode } from "./agentHosts/claudeCode.js"
 import { readCodex } from "./agentHosts/codex.js"
 import { readCursor } from "./agentHosts/cursor.js"

@@ -1,6 +1,10 @@
 import { Schema } from "effect"
 import { AgentHostsInventory } from "./agentHosts.js"
 import { GenerationDigest } from "./drift.js"
+import { WatchSet } from "./watch.js"
+
+// The watch set lives in watch.ts: `--if-stale` reads it without building the classes below.
+export { WatchedInput, WatchSet } from "./watch.js"
 
 /** Bumped whenever the shape of `tools.json` changes incompatibly. */
 export const SCHEMA_VERSION = 1 as const
@@ -119,21 +123,6 @@ export class HostInfo extends Schema.Class<HostInfo>("HostInfo")({
   arch: Schema.String,
   node: Schema.String,
   toolMap: Schema.String
-}) {}
-
-/** A watched input of `--if-stale`: a path and the stat facts that change when it does. */
-export class WatchedInput extends Schema.Class<WatchedInput>("WatchedInput")({
-  path: Schema.String,
-  /** "missing" when it did not exist at scan time (its appearance is a change). */
-  state: Schema.String
-}) {}
-
-/** What `--if-stale` compares: the tool-map version, digests of PATH and TOOL_MAP_ROOTS, and the watched inputs. */
-export class WatchSet extends Schema.Class<WatchSet>("WatchSet")({
-  toolMapVersion: Schema.String,
-  pathVariable: Schema.String,
-  extraRoots: Schema.String,
-  inputs: Schema.Array(WatchedInput)
 }) {}
 
 /** The whole of `tools.json`. */

@@ -1,5 +1,4 @@
-import * as NodePath from "node:path"
-import type { MachineEnvironmentShape, OsFamily } from "./machine.js"
+import { envValue, type MachineEnvironmentShape, type OsFamily, pathModule } from "./machine.js"
 import { Root } from "./inventory.js"
 
 /** How deep agent homes and Windows program trees are walked. */
@@ -7,19 +6,6 @@ export const RECURSIVE_DEPTH_CAP = 3
 
 /** The separator of `PATH` and `TOOL_MAP_ROOTS` on this OS. */
 export const listDelimiter = (os: OsFamily): string => (os === "win32" ? ";" : ":")
-
-/** The path module of the OS (Windows paths are handled with win32 rules on any machine). */
-export const pathModule = (os: OsFamily): NodePath.PlatformPath =>
-  os === "win32" ? NodePath.win32 : NodePath.posix
-
-/** Reads an environment variable; on Windows names are case-insensitive (`Path`, `PATH`). */
-export const envValue = (host: MachineEnvironmentShape, name: string): string | undefined => {
-  const direct = host.env[name]
-  if (direct !== undefined || host.os !== "win32") return direct
-  const upper = name.toUpperCase()
-  const key = Object.keys(host.env).find((candidate) => candidate.toUpperCase() === upper)
-  return key === undefined ? undefined : host.env[key]
-}
 
 interface WellKnownRoot {
   /** Where the root is: under the home dir, an environment variable, or a fixed system dir. */

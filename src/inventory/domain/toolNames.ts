@@ -1,6 +1,5 @@
 import type { RootReport, Tool } from "./inventory.js"
-import type { OsFamily } from "./machine.js"
-import { pathModule } from "./roots.js"
+import { type OsFamily, pathModule } from "./machine.js"
 
 /**
  * The extensions a name is looked up without on Windows when the PATHEXT of the scan is not at

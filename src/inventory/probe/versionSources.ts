@@ -1,10 +1,9 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Equivalence, Option } from "effect"
 import type { ProbeSpec } from "../domain/probeTable.js"
-import { pathModule } from "../domain/roots.js"
+import { type MachineEnvironmentShape, pathModule } from "../domain/machine.js"
 import { looksSecret } from "../domain/secrets.js"
 import { readRegularFile } from "../../services/fileRead.js"
-import type { MachineEnvironmentShape } from "../domain/machine.js"
 
 // The version sources of the probe table (see `VersionSource`): files that state exactly what
 // a program's `--version` prints. Every check is strict; anything unexpected is none, and

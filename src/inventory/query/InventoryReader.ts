@@ -4,8 +4,7 @@ import { Bundle } from "../bundle/Bundle.js"
 import { BundleWriter, type PendingRepair } from "../bundle/BundleWriter.js"
 import { BundleReadError } from "../bundle/errors.js"
 import { type BundlePaths, previousDigestPath } from "../bundle/location.js"
-import { readPreviousDigest } from "../bundle/previousDigest.js"
-import { Inventory } from "../domain/inventory.js"
+import type { Inventory } from "../domain/inventory.js"
 import { FirstScan } from "./FirstScan.js"
 import type { WhichAnswer } from "./toolQueries.js"
 
@@ -147,6 +146,10 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
 
       const loadWithPrevious = Effect.fn("InventoryReader.loadWithPrevious")(function* (from: Option.Option<string>) {
         const { inventory, previousFiles } = yield* loaded(from)
+        // Loaded here, not at every start: the everyday commands never read the previous digest.
+        const [{ readPreviousDigest }, { Inventory }] = yield* Effect.promise(() =>
+          Promise.all([import("../bundle/previousDigest.js"), import("../domain/inventory.js")])
+        )
         const previous = yield* readPreviousDigest(previousFiles, inventory.generation).pipe(Effect.provideService(FileSystem.FileSystem, fs))
         // A bundle written before the digest had a file of its own keeps it in tools.json.
         return Option.match(previous, {

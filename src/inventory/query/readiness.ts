@@ -3,9 +3,8 @@ import { Effect } from "effect"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import type { McpServerItem } from "../domain/agentHosts.js"
 import type { Inventory } from "../domain/inventory.js"
-import { toOsFamily } from "../domain/machine.js"
+import { envValue, pathModule, toOsFamily } from "../domain/machine.js"
 import { mcpReadiness, type McpReadiness, normalizePythonName, npxPackage, scriptArgument, uvToolRunArgs, uvxPackage } from "../domain/mcpReadiness.js"
-import { envValue, pathModule } from "../domain/roots.js"
 import { copiesNamed, namedCopies, pathWinner } from "../domain/toolNames.js"
 
 /**

@@ -1,8 +1,7 @@
 import { Effect, Option, Schema } from "effect"
 import { forEachSliced } from "../../services/eventLoop.js"
 import type { Inventory, Tool } from "../domain/inventory.js"
-import { toOsFamily } from "../domain/machine.js"
-import { pathModule } from "../domain/roots.js"
+import { pathModule, toOsFamily } from "../domain/machine.js"
 import { copiesNamed, type NamedCopy, namedCopies, pathWinner } from "../domain/toolNames.js"
 import { compileNameGlob } from "./nameGlob.js"
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { computeRoots, envValue, pathExtensions } from "../../../src/inventory/domain/roots.js"
+import { envValue } from "../../../src/inventory/domain/machine.js"
+import { computeRoots, pathExtensions } from "../../../src/inventory/domain/roots.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 
 const host = (overrides: Partial<typeof MachineEnvironment.live>) => ({ ...MachineEnvironment.live, env: {}, ...overrides })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Option } from "effect"
-import { decodeInventoryJson } from "../../../src/inventory/bundle/format.js"
+import { decodeInventoryJson } from "../../../src/inventory/bundle/inventoryDecode.js"
 import { Inventory, RootReport } from "../../../src/inventory/domain/inventory.js"
 import { renderInventoryJson } from "../../../src/inventory/render/inventoryJson.js"
 import { filterTools, filterToolsInterruptibly, whichTool } from "../../../src/inventory/query/toolQueries.js"
