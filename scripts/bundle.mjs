@@ -6,12 +6,13 @@
 //                               no-op commands and a scan, so that a run deserializes compiled
 //                               bytecode instead of parsing and compiling a megabyte of JavaScript
 //                               (Node 20 has no module compile cache);
-//   dist/tool-map.mcp.cjs       the entry of plain `tool-map mcp` and the gateway's lines (src/cli/mcpMain.ts):
-//   dist/tool-map.mcp.cache     the servers without @effect/cli's command tree, its cache made after a
-//                               warm run of the inventory server up to its initialize answer: an agent
-//                               host waits for that answer (issue 10), and the gateway's path to it is
-//                               the same (its catalog is built after it; a cache of its own, 2.2 MB,
-//                               measured no faster); any other `mcp` line is handed over to the whole CLI;
+//   dist/tool-map.mcp.cjs       the entry of plain `tool-map mcp` (src/cli/mcpMain.ts): the inventory
+//   dist/tool-map.mcp.cache     server without @effect/cli's command tree, its cache made after a warm
+//                               run up to its initialize answer (an agent host waits for it, issue 10);
+//   dist/tool-map.gateway.cjs   the entry of the gateway's lines, `mcp` with --gateway, --host, --servers,
+//   dist/tool-map.gateway.cache --agent (src/cli/gatewayMain.ts): in a script of its own so that plain
+//                               `mcp` does not compile the catalog's code; its cache made after a warm
+//                               run over no server; any other `mcp` line is handed over to the whole CLI;
 //   dist/tool-map.everyday.cjs  the entry of the everyday commands (src/cli/everydayMain.ts): `query
 //   dist/tool-map.everyday.cache which NAME` and a no-op `scan --if-stale` answered without
 //                               @effect/cli's command tree, the scan, the catalog or the MCP SDK
@@ -23,7 +24,7 @@
 //                               a missing or rejected cache (another Node or V8 flags) costs
 //                               speed, never correctness.
 //
-// `node scripts/bundle.mjs --warm CACHE cli|mcp|everyday` is the child that makes a cache (internal).
+// `node scripts/bundle.mjs --warm CACHE cli|mcp|gateway|everyday` is the child that makes a cache (internal).
 // TOOL_MAP_METAFILE=PATH also writes esbuild's metafile there (which modules fill the bundle).
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
@@ -40,11 +41,13 @@ const SCRIPT = path.join(DIST, "tool-map.bundle.cjs")
 const CACHE = path.join(DIST, "tool-map.bundle.cache")
 const MCP_SCRIPT = path.join(DIST, "tool-map.mcp.cjs")
 const MCP_CACHE = path.join(DIST, "tool-map.mcp.cache")
+const GATEWAY_SCRIPT = path.join(DIST, "tool-map.gateway.cjs")
+const GATEWAY_CACHE = path.join(DIST, "tool-map.gateway.cache")
 const EVERYDAY_SCRIPT = path.join(DIST, "tool-map.everyday.cjs")
 const EVERYDAY_CACHE = path.join(DIST, "tool-map.everyday.cache")
 const LAUNCHER = path.join(DIST, "tool-map.cjs")
 /** Files of earlier builds that would otherwise linger in dist/. */
-const OBSOLETE = ["tool-map.mjs", "tool-map.cache", "tool-map.bundle.mcp.cache", "tool-map.gateway.cache"].map((name) => path.join(DIST, name))
+const OBSOLETE = ["tool-map.mjs", "tool-map.cache", "tool-map.bundle.mcp.cache"].map((name) => path.join(DIST, name))
 
 /** The parameters the launcher passes to the script (CommonJS's, so that `require` works). */
 const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) {"
@@ -98,8 +101,8 @@ const barrelImports = {
 const LAUNCHER_SOURCE = `#!/usr/bin/env node
 "use strict"
 // tool-map's launcher, written by scripts/bundle.mjs: runs tool-map.bundle.cjs (the whole CLI),
-// tool-map.everyday.cjs (query which, scan --if-stale) or tool-map.mcp.cjs (\`mcp\` and its gateway) with the
-// V8 code cache made for it at build time.
+// tool-map.everyday.cjs (query which, scan --if-stale), tool-map.mcp.cjs (plain \`mcp\`) or
+// tool-map.gateway.cjs (\`mcp\` with gateway flags) with the V8 code cache made for it at build time.
 // Without the cache, or when V8 rejects it (another Node), the script is compiled from source as
 // usual. Reads only.
 const { readFileSync } = require("node:fs")
@@ -127,8 +130,10 @@ const GATEWAY_FLAGS = ["--gateway", "--host", "--servers", "--agent"]
 // The lines the other entries may answer (each decides, and hands the others over to the whole CLI).
 if ((args[0] === "scan" && args.includes("--if-stale")) || (args[0] === "query" && args[1] === "which")) {
   run("tool-map.everyday", "tool-map.everyday.cache").main(process.argv, whole)
-} else if (args[0] === "mcp" && args.every((arg) => !arg.startsWith("-") || GATEWAY_FLAGS.includes(arg))) {
+} else if (args[0] === "mcp" && args.length === 1) {
   run("tool-map.mcp", "tool-map.mcp.cache").main(process.argv, whole)
+} else if (args[0] === "mcp" && args.every((arg) => !arg.startsWith("-") || GATEWAY_FLAGS.includes(arg))) {
+  run("tool-map.gateway", "tool-map.gateway.cache").main(process.argv, whole)
 } else whole()
 `
 
@@ -191,6 +196,9 @@ const WARM_EVERYDAY_COMMANDS = [
 /** The run before the MCP cache is taken: the server reads MCP_WARM_INPUT on stdin, answers it and ends with stdin. */
 const WARM_MCP_COMMANDS = [["mcp"]]
 
+/** The same for the gateway's cache, over a servers file with no server (nothing is started). */
+const WARM_GATEWAY_COMMANDS = [["mcp", "--servers", "$WARM/servers.json"]]
+
 /** The warm MCP child's stdin: an MCP client's initialize request. */
 const MCP_WARM_INPUT = `${JSON.stringify({
   jsonrpc: "2.0",
@@ -209,19 +217,20 @@ const makeWarmMachine = () => {
   fs.writeFileSync(path.join(bin, "git"), "#!/bin/sh\necho 'git version 2.45.0'\n", { mode: 0o755 })
   fs.writeFileSync(path.join(bin, "tool"), "#!/bin/sh\nexit 0\n", { mode: 0o755 })
   fs.writeFileSync(path.join(dir, "schemas.json"), warmSchemas())
+  fs.writeFileSync(path.join(dir, "servers.json"), JSON.stringify({ mcpServers: {} }))
   const env = { PATH: bin, HOME: home, PLUGIN_DATA: path.join(dir, "data"), LANG: "C.UTF-8" }
   return { dir, env }
 }
 
 /** The script of each cache. */
-const SCRIPT_OF = { cli: SCRIPT, mcp: MCP_SCRIPT, everyday: EVERYDAY_SCRIPT }
+const SCRIPT_OF = { cli: SCRIPT, mcp: MCP_SCRIPT, gateway: GATEWAY_SCRIPT, everyday: EVERYDAY_SCRIPT }
 
-/** The warm child: runs WARM_COMMANDS (WARM_MCP_COMMANDS for `mcp`, WARM_EVERYDAY_COMMANDS for `everyday`) through the compiled script, then writes its code cache. */
+/** The warm child: runs WARM_COMMANDS (WARM_MCP_COMMANDS for `mcp`, WARM_GATEWAY_COMMANDS for `gateway`, WARM_EVERYDAY_COMMANDS for `everyday`) through the compiled script, then writes its code cache. */
 const warm = (cacheFile, which) => {
   const file = SCRIPT_OF[which]
   const script = compile(file, undefined)
   const dir = path.dirname(process.env.PLUGIN_DATA)
-  const commands = { mcp: WARM_MCP_COMMANDS, everyday: WARM_EVERYDAY_COMMANDS, cli: WARM_COMMANDS }[which].map((args) => args.map((arg) => arg.replace("$WARM", dir)))
+  const commands = { mcp: WARM_MCP_COMMANDS, gateway: WARM_GATEWAY_COMMANDS, everyday: WARM_EVERYDAY_COMMANDS, cli: WARM_COMMANDS }[which].map((args) => args.map((arg) => arg.replace("$WARM", dir)))
   let written = false
   const next = () => {
     if (commands.length === 0) {
@@ -256,12 +265,14 @@ const main = async () => {
   // new script next to the old cache.
   fs.rmSync(CACHE, { force: true })
   fs.rmSync(MCP_CACHE, { force: true })
+  fs.rmSync(GATEWAY_CACHE, { force: true })
   fs.rmSync(EVERYDAY_CACHE, { force: true })
   const result = await build({
     entryPoints: {
       "tool-map.bundle": path.join(DIST, "bin.js"),
       "tool-map.everyday": path.join(DIST, "cli", "everydayMain.js"),
-      "tool-map.mcp": path.join(DIST, "cli", "mcpMain.js")
+      "tool-map.mcp": path.join(DIST, "cli", "mcpMain.js"),
+      "tool-map.gateway": path.join(DIST, "cli", "gatewayMain.js")
     },
     outdir: DIST,
     outExtension: { ".js": ".cjs" },
@@ -295,7 +306,12 @@ const main = async () => {
   try {
     const scan = spawnSync(process.execPath, [LAUNCHER, "scan", "--quiet", "--no-probes"], { env, encoding: "utf8" })
     if (scan.status !== 0) throw new Error(`the warm-up scan failed (exit ${scan.status}): ${scan.stderr}`)
-    for (const [cache, which, input] of [[CACHE, "cli", undefined], [MCP_CACHE, "mcp", MCP_WARM_INPUT], [EVERYDAY_CACHE, "everyday", undefined]]) {
+    for (const [cache, which, input] of [
+      [CACHE, "cli", undefined],
+      [MCP_CACHE, "mcp", MCP_WARM_INPUT],
+      [GATEWAY_CACHE, "gateway", MCP_WARM_INPUT],
+      [EVERYDAY_CACHE, "everyday", undefined]
+    ]) {
       const partial = `${cache}.partial`
       fs.rmSync(partial, { force: true })
       const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm", partial, which], { env, encoding: "utf8", input })

@@ -24,7 +24,7 @@ vm.Script = class extends Original {
 }
 `
 
-describe("the launcher's entries (issues 15 and 10: the everyday commands and plain mcp load no more than they need)", () => {
+describe("the launcher's entries (issues 15 and 10: the everyday commands, plain mcp and the gateway load no more than they need)", () => {
   let temp: ReturnType<typeof makeTempDir>
   let env: Record<string, string>
   let recorder: string
@@ -55,6 +55,7 @@ describe("the launcher's entries (issues 15 and 10: the everyday commands and pl
   const everyday = "tool-map.everyday.cjs cache accepted"
   const whole = "tool-map.bundle.cjs cache accepted"
   const mcp = "tool-map.mcp.cjs cache accepted"
+  const gateway = "tool-map.gateway.cjs cache accepted"
   /** The initialize request of an MCP client, as one line of stdin. */
   const initializeLine = `${JSON.stringify({
     jsonrpc: "2.0",
@@ -139,31 +140,35 @@ describe("the launcher's entries (issues 15 and 10: the everyday commands and pl
     expect(stale.compiled).toEqual([everyday, whole])
   })
 
-  it("plain mcp (what a host starts) compiles only the MCP entry, which answers initialize", () => {
+  it("plain mcp (what a host starts) compiles only the MCP entry, which answers initialize and holds no gateway code", () => {
     const served = runWithInput(initializeLine, "mcp")
     expect(served.status).toBe(0)
     expect(served.stderr).toBe("")
     expect(initializeAnswer(served.stdout)).toEqual([0, "2025-11-25", "tool-map"])
     expect(served.compiled).toEqual([mcp])
+    // The gateway's provider names itself in errors; the inventory server's script never has it.
+    const scripts = path.dirname(fs.realpathSync(BIN))
+    expect(fs.readFileSync(path.join(scripts, "tool-map.gateway.cjs"), "latin1")).toContain("tool-map/gateway/GatewayServers")
+    expect(fs.readFileSync(path.join(scripts, "tool-map.mcp.cjs"), "latin1")).not.toContain("tool-map/gateway/GatewayServers")
     const printed = run("mcp", "--print-config", "claude-code")
     expect(printed.status).toBe(0)
     expect(printed.compiled).toEqual([whole])
   })
 
-  it("a gateway line compiles only the MCP entry (with its code cache), which answers initialize; an unusual one is handed over", () => {
+  it("a gateway line compiles only the gateway's entry (with its code cache), which answers initialize; an unusual one is handed over", () => {
     const servers = path.join(temp.dir, "servers.json")
     fs.writeFileSync(servers, JSON.stringify({ mcpServers: {} }))
     const served = runWithInput(initializeLine, "mcp", "--servers", servers, "--agent", "everyday")
     expect(served.status).toBe(0)
     expect(served.stderr).toBe("")
     expect(initializeAnswer(served.stdout)).toEqual([0, "2025-11-25", "tool-map"])
-    expect(served.compiled).toEqual([mcp])
-    expect(runWithInput(initializeLine, "mcp", "--gateway").compiled).toEqual([mcp])
+    expect(served.compiled).toEqual([gateway])
+    expect(runWithInput(initializeLine, "mcp", "--gateway").compiled).toEqual([gateway])
     // --servers with --host: the whole CLI says what is wrong; so it does for a missing file.
     const conflicting = run("mcp", "--servers", servers, "--host", "codex")
-    expect([conflicting.status, conflicting.compiled]).toEqual([2, [mcp, whole]])
+    expect([conflicting.status, conflicting.compiled]).toEqual([2, [gateway, whole]])
     const missing = run("mcp", "--servers", path.join(temp.dir, "none.json"))
-    expect([missing.status, missing.compiled]).toEqual([2, [mcp, whole]])
+    expect([missing.status, missing.compiled]).toEqual([2, [gateway, whole]])
     expect(run("mcp", "--gateway", "--help").compiled).toEqual([whole])
   })
 
