@@ -1,7 +1,7 @@
 import { Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { commandTree } from "../../src/cli/main.js"
-import { servedMcpLine } from "../../src/cli/mcpMain.js"
+import { servedMcpLine } from "../../src/cli/gatewayMain.js"
 import { interpretArgs } from "../../src/cli/usage.js"
 import type { McpGatewayOptions } from "../../src/mcp/server/options.js"
 

@@ -1,22 +1,11 @@
 import { Effect, Layer } from "effect"
-import { McpProviders, type McpProviderSet } from "../McpProviders.js"
-import { InventoryChanges } from "./InventoryChanges.js"
-import { InventoryResources } from "./InventoryResources.js"
-import { InventoryTools } from "./InventoryTools.js"
-
-/** The inventory's tool and resource providers (for a front end that serves them with others). */
-export const inventoryProviderSet: Effect.Effect<McpProviderSet, never, InventoryTools | InventoryResources> = Effect.gen(function* () {
-  return { tools: [yield* InventoryTools], resources: [yield* InventoryResources] }
-})
 
 /**
- * The inventory's providers, their tools and resources sharing one {@link InventoryChanges}:
- * what `tool-map mcp` serves without the gateway. Needs the inventory services (reader,
- * scanner, bundle) and the FileSystem.
+ * `McpProviders` of the inventory alone, their modules (the inventory's reader, scanner and
+ * bundle) loaded when the layer is built: `tool-map mcp` builds it after the `initialize` answer
+ * (see McpLayer.serveMcp), which then does not wait for a third of the entry's code to be
+ * evaluated. The layer itself: InventoryProvidersLive.ts.
  */
-export const InventoryToolsAndResources = Layer.merge(InventoryTools.layer, InventoryResources.layer).pipe(
-  Layer.provide(InventoryChanges.layer)
+export const InventoryProvidersLayer = Layer.unwrapEffect(
+  Effect.map(Effect.promise(() => import("./InventoryProvidersLive.js")), (live) => live.InventoryProvidersLive)
 )
-
-/** {@link McpProviders} of the inventory alone. */
-export const InventoryProvidersLayer = Layer.effect(McpProviders, inventoryProviderSet).pipe(Layer.provide(InventoryToolsAndResources))
