@@ -32,7 +32,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { Script } from "node:vm"
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -98,14 +98,15 @@ const barrelImports = {
   }
 }
 
-const LAUNCHER_SOURCE = `#!/usr/bin/env node
+/** The launcher of tool-map VERSION (src/version.ts, which it prints for `--version`). */
+const launcherSource = (version) => `#!/usr/bin/env node
 "use strict"
 // tool-map's launcher, written by scripts/bundle.mjs: runs tool-map.bundle.cjs (the whole CLI),
 // tool-map.everyday.cjs (query which, scan --if-stale), tool-map.mcp.cjs (plain \`mcp\`) or
 // tool-map.gateway.cjs (\`mcp\` with gateway flags) with the V8 code cache made for it at build time.
 // Without the cache, or when V8 rejects it (another Node), the script is compiled from source as
-// usual. Reads only.
-const { readFileSync } = require("node:fs")
+// usual. Reads only. \`--version\` alone it answers itself (issue 15: no script to compile).
+const { readFileSync, writeSync } = require("node:fs")
 const { join } = require("node:path")
 const { Script } = require("node:vm")
 
@@ -124,17 +125,30 @@ const run = (name, cache) => {
   return bundle.exports
 }
 
+/** True when TEXT went to stdout whole; a failed write (a closed pipe, a full disk) is the whole CLI's to report. */
+const written = (text) => {
+  try {
+    return writeSync(1, text) === Buffer.byteLength(text)
+  } catch {
+    return false
+  }
+}
+
+const VERSION_LINE = ${JSON.stringify(`${version}\n`)}
 const args = process.argv.slice(2)
 const whole = () => run("tool-map.bundle", "tool-map.bundle.cache")
 const GATEWAY_FLAGS = ["--gateway", "--host", "--servers", "--agent"]
-// The lines the other entries may answer (each decides, and hands the others over to the whole CLI).
-if ((args[0] === "scan" && args.includes("--if-stale")) || (args[0] === "query" && args[1] === "which")) {
-  run("tool-map.everyday", "tool-map.everyday.cache").main(process.argv, whole)
-} else if (args[0] === "mcp" && args.length === 1) {
-  run("tool-map.mcp", "tool-map.mcp.cache").main(process.argv, whole)
-} else if (args[0] === "mcp" && args.every((arg) => !arg.startsWith("-") || GATEWAY_FLAGS.includes(arg))) {
-  run("tool-map.gateway", "tool-map.gateway.cache").main(process.argv, whole)
-} else whole()
+/** The lines the other entries may answer (each decides, and hands the others over to the whole CLI). */
+const route = () => {
+  if ((args[0] === "scan" && args.includes("--if-stale")) || (args[0] === "query" && args[1] === "which")) {
+    run("tool-map.everyday", "tool-map.everyday.cache").main(process.argv, whole)
+  } else if (args[0] === "mcp" && args.length === 1) {
+    run("tool-map.mcp", "tool-map.mcp.cache").main(process.argv, whole)
+  } else if (args[0] === "mcp" && args.every((arg) => !arg.startsWith("-") || GATEWAY_FLAGS.includes(arg))) {
+    run("tool-map.gateway", "tool-map.gateway.cache").main(process.argv, whole)
+  } else whole()
+}
+if (!(args.length === 1 && args[0] === "--version" && written(VERSION_LINE))) route()
 `
 
 const writeAtomically = (file, text, mode = 0o644) => {
@@ -296,7 +310,8 @@ const main = async () => {
     // Each file is swapped in whole: a run during a build sees the old or the new one.
     writeAtomically(output.path, `${WRAPPER_HEAD}${bundled}${WRAPPER_TAIL}`)
   }
-  writeAtomically(LAUNCHER, LAUNCHER_SOURCE, 0o755)
+  const { TOOL_MAP_VERSION } = await import(pathToFileURL(path.join(DIST, "version.js")).href)
+  writeAtomically(LAUNCHER, launcherSource(TOOL_MAP_VERSION), 0o755)
   for (const file of OBSOLETE) fs.rmSync(file, { force: true })
 
   // The cache must be made, and is checked, under the V8 flags a user's `node` runs with: no

@@ -172,10 +172,21 @@ describe("the launcher's entries (issues 15 and 10: the everyday commands, plain
     expect(run("mcp", "--gateway", "--help").compiled).toEqual([whole])
   })
 
+  it("--version alone is answered by the launcher, which compiles no script; with anything else it goes to the whole CLI", () => {
+    expect(run("--version")).toMatchObject({ status: 0, stdout: `${TOOL_MAP_VERSION}\n`, compiled: [] })
+    const full = fs.openSync("/dev/full", "w")
+    try {
+      // A write that fails is the whole CLI's to report, as for any output.
+      const failed = spawnSync(process.execPath, ["--require", recorder, BIN, "--version"], { env, cwd: temp.dir, encoding: "utf8", stdio: ["ignore", full, "pipe"] })
+      expect([failed.status, failed.stderr]).toEqual([74, "tool-map: cannot write to standard output (ENOSPC): ENOSPC: no space left on device, write\n"])
+    } finally {
+      fs.closeSync(full)
+    }
+    const versionAndMore = run("--version", "--log-level", "info")
+    expect([versionAndMore.stdout, versionAndMore.compiled]).toEqual([`${TOOL_MAP_VERSION}\n`, [whole]])
+  })
+
   it("every other line goes straight to the whole CLI", () => {
-    const version = run("--version")
-    expect(version.stdout).toBe(`${TOOL_MAP_VERSION}\n`)
-    expect(version.compiled).toEqual([whole])
     expect(run("query", "tools", "--name", "git", "--json").compiled).toEqual([whole])
     expect(run("scan", "--force", "--quiet", "--no-probes").compiled).toEqual([whole])
   })
