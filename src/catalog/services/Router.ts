@@ -4,13 +4,15 @@
  * only adds tools; a host's `Embedder`, when there is one, is fused in.
  */
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Layer, Option, Schema, SynchronizedRef } from "effect"
+import { Context, Effect, Either, Layer, Option, Schema, SynchronizedRef } from "effect"
 import { resolveTarget } from "../core/catalog.js"
 import type { Catalog, ToolEntry, ToolSchema } from "../core/model.js"
 import { reciprocalRankFusion, rankByVector } from "../core/router/fusion.js"
 import { sameDocumentSource } from "../core/router/document.js"
+import { StoredIndex } from "../core/router/indexFile.js"
 import { addDocuments, buildIndex, type RouterIndex } from "../core/router/invertedIndex.js"
-import { explainMatch, rankDocuments, type RankedDocument } from "../core/router/rank.js"
+import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps } from "../core/router/rank.js"
+import { builtRankIndex, type Needs, type RankIndex } from "../core/router/rankIndex.js"
 import { routerDocuments, skillDocument } from "../core/router/router.js"
 import {
   DEFAULT_FIND_K,
@@ -33,7 +35,7 @@ import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogLoads, type LoadResult } from "./CatalogLoads.js"
 import { CatalogRegistry } from "./CatalogRegistry.js"
 import { Embedder } from "./Embedder.js"
-import { noRouterIndexStore, RouterIndexStore } from "../stores/RouterIndexStore.js"
+import { noRouterIndexStore, RouterIndexStore, type RouterIndexUnreadable } from "../stores/RouterIndexStore.js"
 import type { Agent } from "./HostPort.js"
 
 /** Skills cannot be ranked: no inventory in this graph, or its bundle cannot be read. */
@@ -86,7 +88,8 @@ const INDEXES_KEPT = 4
 interface ToolIndex {
   /** The catalog of its documents (each built from its entry of that name). */
   readonly catalog: Catalog
-  readonly index: RouterIndex
+  /** Built in memory, or read piece by piece from the store's file (its documents are then the catalog's tools, in order). */
+  readonly index: RouterIndex | StoredIndex
   /** The embedder's document vectors, once asked for. */
   vectors: Option.Option<ReadonlyArray<ReadonlyArray<number>>>
 }
@@ -98,37 +101,41 @@ interface SkillIndex {
   readonly items: ReadonlyArray<{ readonly kind: "skill" | "agent"; readonly host: string; readonly path: string; readonly description: string }>
 }
 
-/**
- * The index of `catalog` made from a kept one: the same one when its documents are built from
- * the same sources (`toolDocumentSource`), extended in place when the catalog only adds tools,
- * else `None`.
- */
-const reuse = (kept: ToolIndex, catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): Option.Option<ToolIndex> => {
-  if (kept.catalog === catalog) return Option.some(kept)
-  const { index } = kept
-  if (catalog.tools.length < index.documents.length) return Option.none()
-  for (let position = 0; position < index.documents.length; position++) {
-    const id = index.documents[position]!.document.id
+/** An index as ranking reads it. */
+const rankIndexOf = (index: RouterIndex | StoredIndex): RankIndex => (index instanceof StoredIndex ? index : builtRankIndex(index))
+
+/** Whether every document of a kept index is built from the same sources (`toolDocumentSource`) in `catalog`, which may add tools. */
+const keepsDocuments = (kept: ToolIndex, catalog: Catalog): boolean => {
+  const index = rankIndexOf(kept.index)
+  if (catalog.tools.length < index.documentCount) return false
+  for (let position = 0; position < index.documentCount; position++) {
+    const id = index.idOf(position)
     const entry = catalog.byName.get(id)
     const indexed = kept.catalog.byName.get(id)
-    if (entry === undefined || indexed === undefined || !sameDocumentSource(entry, indexed)) return Option.none()
+    if (entry === undefined || indexed === undefined || !sameDocumentSource(entry, indexed)) return false
   }
+  return true
+}
+
+/**
+ * The index of `catalog` made from a kept one built in memory whose documents `catalog` keeps
+ * (`keepsDocuments`): extended in place when the catalog only adds tools, else `None`.
+ */
+const reuse = (kept: ToolIndex, index: RouterIndex, catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): Option.Option<ToolIndex> => {
   const added = catalog.tools.filter((entry) => !index.byId.has(entry.name))
   if (added.length === 0 && catalog.toolSetKey !== kept.catalog.toolSetKey) return Option.none()
   const documents = routerDocuments({ ...catalog, tools: added }, schemas)
   addDocuments(index, documents)
-  return Option.some({ ...kept, catalog, vectors: added.length === 0 ? kept.vectors : Option.none() })
+  return Option.some({ catalog, index, vectors: added.length === 0 ? kept.vectors : Option.none() })
 }
 
 /** The kept index of `catalog`, whose documents are its tools in order. */
-const toolIndexOf = (catalog: Catalog, index: RouterIndex): ToolIndex => ({
+const toolIndexOf = (catalog: Catalog, index: RouterIndex | StoredIndex): ToolIndex => ({
   catalog,
   index,
   vectors: Option.none()
 })
 
-const freshIndex = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): ToolIndex =>
-  toolIndexOf(catalog, buildIndex(routerDocuments(catalog, schemas)))
 
 const round = (score: number) => Math.round(score * 100) / 100
 
@@ -171,34 +178,84 @@ const make = Effect.gen(function*() {
   const skillIndexes = yield* SynchronizedRef.make<Option.Option<SkillIndex>>(Option.none())
 
   /**
-   * The index of a catalog: a kept one (extended when the catalog only gained tools), else the
-   * one in the store's file when it was built from this very catalog, else a new one; an index
-   * not read from the file is saved to it.
+   * The index of a catalog: a kept one (extended when the catalog only gained tools; one read
+   * from the file is read whole first), else the one in the store's file when it was built from
+   * this very catalog (read piece by piece as rankings ask), else a new one; an index not read
+   * from the file is saved to it.
    */
   const indexOf = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>) =>
     SynchronizedRef.modifyEffect(toolIndexes, (kept) =>
       Effect.gen(function*() {
         for (let i = 0; i < kept.length; i++) {
-          const before = kept[i]!.index.documents.length
-          const reused = reuse(kept[i]!, catalog, schemas)
+          const candidate = kept[i]!
+          if (candidate.catalog === catalog) return [candidate, [candidate, ...kept.filter((_, j) => j !== i)]] as const
+          if (!keepsDocuments(candidate, catalog)) continue
+          const whole = candidate.index instanceof StoredIndex
+            ? yield* wholeIndex(candidate.index)
+            : Option.some(candidate.index)
+          if (Option.isNone(whole)) continue
+          const before = whole.value.documents.length
+          const reused = reuse(candidate, whole.value, catalog, schemas)
           if (Option.isSome(reused)) {
             // Extended with new tools: a new tool set, kept when its documents are in the
             // catalog's order (a file is read back only in that order).
-            const { documents } = reused.value.index
+            const { documents } = whole.value
             if (documents.length !== before && documents.every((indexed, position) => indexed.document.id === catalog.tools[position]?.name)) {
-              yield* store.save(catalog, reused.value.index)
+              yield* store.save(catalog, whole.value)
             }
             return [reused.value, [reused.value, ...kept.filter((_, j) => j !== i)]] as const
           }
         }
         const stored = yield* store.load(catalog)
-        const entry = Option.match(stored, {
-          onNone: () => freshIndex(catalog, schemas),
-          onSome: (index) => toolIndexOf(catalog, index)
-        })
-        if (Option.isNone(stored)) yield* store.save(catalog, entry.index)
+        if (Option.isSome(stored)) {
+          const entry = toolIndexOf(catalog, stored.value)
+          return [entry, [entry, ...kept].slice(0, INDEXES_KEPT)] as const
+        }
+        const built = buildIndex(routerDocuments(catalog, schemas))
+        yield* store.save(catalog, built)
+        const entry = toolIndexOf(catalog, built)
         return [entry, [entry, ...kept].slice(0, INDEXES_KEPT)] as const
       }))
+
+  /** An index read from the file, read whole into memory (to be extended); `None` when the file cannot give it any more. */
+  const wholeIndex = (index: StoredIndex) =>
+    store.fetch(index, index.missing()).pipe(
+      Effect.map(() => Option.some(index.toRouterIndex())),
+      Effect.orElseSucceed(() => Option.none<RouterIndex>())
+    )
+
+  /**
+   * The index of a catalog built anew, in place of a kept one read from a file that could not
+   * give what a ranking asked for (gone, replaced, damaged); saved to the file.
+   */
+  const rebuild = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>) =>
+    SynchronizedRef.modifyEffect(toolIndexes, (kept) =>
+      Effect.gen(function*() {
+        const built = buildIndex(routerDocuments(catalog, schemas))
+        yield* store.save(catalog, built)
+        const entry = toolIndexOf(catalog, built)
+        return [entry, [entry, ...kept.filter((other) => other.catalog !== catalog)].slice(0, INDEXES_KEPT)] as const
+      }))
+
+  /** Runs ranking steps over an index, reading what they ask for from the file the index is read from. */
+  const runSteps = <A>(index: RankIndex, steps: Generator<Needs, A, void>): Effect.Effect<A, RouterIndexUnreadable> =>
+    Effect.gen(function*() {
+      let step = steps.next()
+      while (step.done !== true) {
+        if (!(index instanceof StoredIndex)) {
+          steps.return(undefined as never)
+          return yield* Effect.dieMessage("an index built in memory was asked for postings it does not hold")
+        }
+        const fetched = yield* Effect.either(store.fetch(index, step.value))
+        if (Either.isLeft(fetched)) {
+          // Ends the steps (their buffers go back to the index's pool).
+          steps.return(undefined as never)
+          return yield* fetched.left
+        }
+        step = steps.next()
+      }
+      return step.value
+    })
 
   /** The embedder's ranking of the query, `None` without an embedder or when it fails. */
   const vectorRanking = (entry: ToolIndex, query: string, limit: number, keep: ((position: number) => boolean) | undefined) =>
@@ -207,7 +264,8 @@ const make = Effect.gen(function*() {
       onSome: (provider) =>
         Effect.gen(function*() {
           if (Option.isNone(entry.vectors)) {
-            const tools = entry.index.documents.map((indexed) => entry.catalog.byName.get(indexed.document.id)!)
+            const index = rankIndexOf(entry.index)
+            const tools = Array.from({ length: index.documentCount }, (_, position) => entry.catalog.byName.get(index.idOf(position))!)
             entry.vectors = Option.some(yield* provider.embed(tools.map(embeddingText)))
           }
           const [vector] = yield* provider.embed([query])
@@ -235,36 +293,54 @@ const make = Effect.gen(function*() {
       if (resolution.kind === "unknown") return []
       under = new Set((resolution.kind === "resolver" ? resolution.tools : toolsUnder(resolution.node)).map((tool) => tool.name))
     }
-    const entry = yield* indexOf(catalog, schemas)
-    const { index } = entry
-    const keep = under === undefined ? undefined : (position: number) => under.has(index.documents[position]!.document.id)
-    const lexical = rankDocuments(index, { query: request.query, limit: Math.max(k, 50), keep })
-    const vectors = yield* vectorRanking(entry, request.query, Math.max(k, 50), keep)
-    const ranked: ReadonlyArray<Pick<RankedDocument, "position" | "score">> = Option.match(vectors, {
-      onNone: () => lexical,
-      onSome: (ranking) => {
-        // Exact-name hits stay first: fusion only orders the rest.
-        const exact = lexical.filter((hit) => hit.exact > 0)
-        const fused = reciprocalRankFusion([lexical.filter((hit) => hit.exact === 0).map((hit) => hit.position), ranking])
-        const exactPositions = new Set(exact.map((hit) => hit.position))
-        return [...exact, ...fused.filter((hit) => !exactPositions.has(hit.position))]
-      }
-    })
-    return ranked.slice(0, k).map((hit): ToolHit => {
-      const id = index.documents[hit.position]!.document.id
-      const tool = catalog.byName.get(id)!
-      return {
-        name: tool.name,
-        path: tool.path,
-        summary: tool.summary,
-        tokens: tool.tokens,
-        score: round(hit.score),
-        highRisk: tool.highRisk,
-        loaded: visible(tool.name),
-        matched: explainMatch(index, hit.position, request.query)
-      }
-    })
+    const hitsOf = (entry: ToolIndex) => rankedHits(entry, catalog, request.query, k, under, visible)
+    // A file that cannot give what the ranking asks for (gone, replaced, damaged): the index is
+    // built again, and ranks from memory.
+    return yield* hitsOf(yield* indexOf(catalog, schemas)).pipe(
+      Effect.catchTag("RouterIndexUnreadable", () => Effect.flatMap(rebuild(catalog, schemas), (entry) => Effect.orDie(hitsOf(entry))))
+    )
   })
+
+  /** The best `k` tools of an index for a query (under a set of names), with why each matched. */
+  const rankedHits = (
+    entry: ToolIndex,
+    catalog: Catalog,
+    query: string,
+    k: number,
+    under: ReadonlySet<string> | undefined,
+    visible: (name: string) => boolean
+  ) =>
+    Effect.gen(function*() {
+      const index = rankIndexOf(entry.index)
+      const keep = under === undefined ? undefined : (position: number) => under.has(index.idOf(position))
+      const lexical = yield* runSteps(index, rankSteps(index, { query, limit: Math.max(k, 50), keep }))
+      const vectors = yield* vectorRanking(entry, query, Math.max(k, 50), keep)
+      const ranked: ReadonlyArray<Pick<RankedDocument, "position" | "score">> = Option.match(vectors, {
+        onNone: () => lexical,
+        onSome: (ranking) => {
+          // Exact-name hits stay first: fusion only orders the rest.
+          const exact = lexical.filter((hit) => hit.exact > 0)
+          const fused = reciprocalRankFusion([lexical.filter((hit) => hit.exact === 0).map((hit) => hit.position), ranking])
+          const exactPositions = new Set(exact.map((hit) => hit.position))
+          return [...exact, ...fused.filter((hit) => !exactPositions.has(hit.position))]
+        }
+      })
+      const best = ranked.slice(0, k)
+      const matched = yield* runSteps(index, explainSteps(index, best.map((hit) => hit.position), query))
+      return best.map((hit, i): ToolHit => {
+        const tool = catalog.byName.get(index.idOf(hit.position))!
+        return {
+          name: tool.name,
+          path: tool.path,
+          summary: tool.summary,
+          tokens: tool.tokens,
+          score: round(hit.score),
+          highRisk: tool.highRisk,
+          loaded: visible(tool.name),
+          matched: matched[i]!
+        }
+      })
+    })
 
   const routeTools = Effect.fn("Router.routeTools")(function*(
     agent: Agent,

@@ -2,9 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
 import { buildCatalog } from "../../../src/catalog/core/catalog.js"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
-import { bodyChecksum, decodeIndex, encodeIndex, indexDigest } from "../../../src/catalog/core/router/indexFile.js"
+import { generateTools } from "../../../bench/catalogGenerators.js"
+import { bodyChecksum, decodeIndex, encodeIndex, INDEX_PREAMBLE_BYTES, indexDigest, indexHeadBytes, openIndex } from "../../../src/catalog/core/router/indexFile.js"
 import { addDocuments, buildIndex, type RouterIndex } from "../../../src/catalog/core/router/invertedIndex.js"
-import { explainMatch, rankDocuments } from "../../../src/catalog/core/router/rank.js"
+import { explainMatch, explainSteps, rankDocuments, rankSteps } from "../../../src/catalog/core/router/rank.js"
+import type { Needs } from "../../../src/catalog/core/router/rankIndex.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
 import { object, ROUTER_FIXTURE } from "./routerFixture.js"
 
@@ -25,25 +27,6 @@ const QUERIES = [
 
 const ranking = (index: RouterIndex, query: string) =>
   rankDocuments(index, { query, limit: 10 }).map((hit) => [index.documents[hit.position]!.document.id, hit.score, hit.exact])
-
-/** The file with its body changed by `mutate` (an Int32Array over the body) and its checksum made right again. */
-const tampered = (mutate: (body: Int32Array) => void): Uint8Array => {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const headerBytes = view.getUint32(8, true)
-  const start = 12 + headerBytes + ((4 - (headerBytes % 4)) % 4)
-  const body = Int32Array.from(new Int32Array(bytes.buffer.slice(bytes.byteOffset + start, bytes.byteOffset + bytes.length)))
-  mutate(body)
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + headerBytes))) as { checksum: string }
-  const patched = new TextEncoder().encode(JSON.stringify({ ...header, checksum: bodyChecksum(body).toString(16).padStart(8, "0") }))
-  // The header may grow by a digit: the body starts at the next multiple of 4 after it.
-  const bodyAt = 12 + patched.length + ((4 - (patched.length % 4)) % 4)
-  const out = new Uint8Array(bodyAt + body.byteLength)
-  out.set(bytes.subarray(0, 12))
-  new DataView(out.buffer).setUint32(8, patched.length, true)
-  out.set(patched, 12)
-  out.set(new Uint8Array(body.buffer), bodyAt)
-  return out
-}
 
 describe("router index file", () => {
   it("reads back an index that ranks and explains exactly as a fresh build", () => {
@@ -96,47 +79,143 @@ describe("router index file", () => {
   })
 
   it("is not taken when truncated, damaged, of another version or not an index at all", () => {
-    for (const length of [0, 4, 11, 12, 40, bytes.length - 4, bytes.length - 1]) {
+    const head = headOf(bytes)
+    for (const length of [0, 4, 19, 20, 40, head - 1, head, bytes.length - 4, bytes.length - 1]) {
       expect(decodeIndex(bytes.subarray(0, length), catalog)).toEqual(Option.none())
     }
     expect(decodeIndex(Uint8Array.from([...bytes, 0, 0, 0, 0]), catalog)).toEqual(Option.none())
-    const flipped = Uint8Array.from(bytes)
-    flipped[bytes.length - 3]! ^= 0x10
-    expect(decodeIndex(flipped, catalog)).toEqual(Option.none())
-    const text = new TextDecoder().decode(bytes.subarray(12, 200))
-    expect(text.startsWith("{\"version\":3,")).toBe(true)
+    // A byte of a posting list, of a document's terms, of the head's arrays, of its JSON.
+    for (const at of [head + 5, bytes.length - 3, head - 9, INDEX_PREAMBLE_BYTES + 30]) {
+      const flipped = Uint8Array.from(bytes)
+      flipped[at]! ^= 0x10
+      expect(decodeIndex(flipped, catalog)).toEqual(Option.none())
+    }
+    const text = new TextDecoder().decode(bytes.subarray(INDEX_PREAMBLE_BYTES, 200))
+    expect(text.startsWith("{\"version\":4,")).toBe(true)
     const otherVersion = Uint8Array.from(bytes)
-    otherVersion.set(new TextEncoder().encode("{\"version\":9,"), 12)
+    otherVersion.set(new TextEncoder().encode("{\"version\":9,"), INDEX_PREAMBLE_BYTES)
     expect(decodeIndex(otherVersion, catalog)).toEqual(Option.none())
+    expect(decodeIndex(resealed(otherVersion), catalog)).toEqual(Option.none())
     expect(decodeIndex(new TextEncoder().encode("{\"tools\": []}\n"), catalog)).toEqual(Option.none())
     const badHeader = Uint8Array.from(bytes)
-    badHeader[13] = 0xff
-    expect(decodeIndex(badHeader, catalog)).toEqual(Option.none())
+    badHeader[INDEX_PREAMBLE_BYTES + 1] = 0xff
+    expect(decodeIndex(resealed(badHeader), catalog)).toEqual(Option.none())
   })
 
-  it("is not taken when its arrays point out of range, even with a right checksum", () => {
-    expect(Option.isSome(decodeIndex(tampered(() => {}), catalog))).toBe(true)
+  it("is not taken when its arrays point out of range, even with right checksums", () => {
+    expect(Option.isSome(decodeIndex(resealed(Uint8Array.from(bytes)), catalog))).toBe(true)
     const n = catalog.tools.length
-    // The body: field lengths (n * 6, float), document starts (n + 1), document terms, their counts, ...
-    expect(decodeIndex(tampered((body) => body[n * 6] = 1), catalog)).toEqual(Option.none())
-    expect(decodeIndex(tampered((body) => body[n * 6 + n + 1] = 1_000_000), catalog)).toEqual(Option.none())
-    // ..., then the posting lists' documents and their field counts (any number is a count).
-    const postings = fresh.postings.reduce((total, list) => total + list.size, 0)
-    expect(decodeIndex(tampered((body) => body[body.length - postings - 1] = n), catalog)).toEqual(Option.none())
-    expect(decodeIndex(tampered((body) => body[body.length - postings - 1] = -1), catalog)).toEqual(Option.none())
-    expect(decodeIndex(tampered((body) => body[0] = 0x7fc00000), catalog)).toEqual(Option.none())
-    // ..., and after the document terms' counts each document's intents and group.
-    const terms = fresh.docStart[n]!
-    const intentsAt = n * 6 + n + 1 + 2 * terms
-    expect(decodeIndex(tampered((body) => body[intentsAt] = -1), catalog)).toEqual(Option.none())
-    expect(decodeIndex(tampered((body) => body[intentsAt + n] = fresh.groups.length), catalog)).toEqual(Option.none())
+    const terms = fresh.postings.length
+    // The head's arrays: field lengths (n * 6, float), intents (n), groups (n), name hashes (2n),
+    // document starts (n + 1), their checksums (n), term starts (terms + 1), their checksums.
+    const intentsAt = n * 6
+    const groupsAt = intentsAt + n
+    const docStartAt = groupsAt + 3 * n
+    const termStartAt = docStartAt + 2 * n + 1
+    expect(decodeIndex(inHead((arrays) => arrays[0] = 0x7fc00000), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inHead((arrays) => arrays[intentsAt] = -1), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inHead((arrays) => arrays[docStartAt + 1] = 1_000_000), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inHead((arrays) => arrays[termStartAt + terms] = 0), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inHead((arrays) => arrays[groupsAt] = fresh.groups.length), catalog)).toEqual(Option.none())
     // A document's group is its tool's: read_text_file has none, the github tools have github.
     const plain = catalog.tools.findIndex((tool) => tool.name === "read_text_file")
     const github = catalog.tools.findIndex((tool) => tool.name === "mcp__github__search_code")
     expect(fresh.documents[plain]!.group).toBe(-1)
-    expect(decodeIndex(tampered((body) => body[intentsAt + n + plain] = 0), catalog)).toEqual(Option.none())
-    expect(decodeIndex(tampered((body) => body[intentsAt + n + github] = -1), catalog)).toEqual(Option.none())
-    expect(decodeIndex(tampered((body) => body[intentsAt + n + github] = fresh.groups.indexOf("slack")), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inHead((arrays) => arrays[groupsAt + plain] = 0), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inHead((arrays) => arrays[groupsAt + github] = -1), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inHead((arrays) => arrays[groupsAt + github] = fresh.groups.indexOf("slack")), catalog)).toEqual(Option.none())
     expect(fresh.groups.indexOf("slack")).toBeGreaterThanOrEqual(0)
+    // A posting list whose documents are out of range or out of order, with its checksum made right.
+    const github0 = fresh.terms.get("github")!
+    expect(fresh.postings[github0]!.size).toBeGreaterThan(1)
+    expect(decodeIndex(inBlock(github0, (block) => block[0] = n), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inBlock(github0, (block) => block[0] = -1), catalog)).toEqual(Option.none())
+    expect(decodeIndex(inBlock(github0, (block) => block[1] = block[0]!), catalog)).toEqual(Option.none())
+  })
+
+  it("read piece by piece, ranks and explains byte for byte as the index built in memory, reading only what each task needs", () => {
+    const schemas = generateTools(2000)
+    const generated = buildCatalog(schemas)
+    const built = buildIndex(routerDocuments(generated, schemas))
+    const file = encodeIndex(built, generated.toolSetKey, indexDigest(generated))
+    const tasks = [
+      "list issue", "create a pull request in the repository", "send a message to the channel", "read file contents",
+      "delete old records", "search documents", "update user profile", "find the invoice", "zzz unknown words", "write",
+      ...generated.tools.slice(0, 40).map((tool) => tool.shortName.replaceAll("_", " ")),
+      generated.tools[7]!.name,
+      generated.tools[9]!.shortName
+    ]
+    const kept = new Set(generated.tools.filter((_, position) => position % 3 === 0).map((tool) => tool.name))
+    for (const task of tasks) {
+      const stored = Option.getOrThrow(openIndex(file.subarray(0, headOf(file)), file.length, generated))
+      let read = 0
+      const fetch = (needs: Needs) => {
+        for (const range of stored.rangesOf(needs)) {
+          read += range.length
+          expect(stored.accept(range, file.slice(range.offset, range.offset + range.length))).toBe(true)
+        }
+      }
+      const ranked = drive(rankSteps(stored, { query: task, limit: 20 }), fetch)
+      const expected = rankDocuments(built, { query: task, limit: 20 })
+      expect(ranked).toEqual(expected)
+      expect(ranked.map((hit) => stored.idOf(hit.position))).toEqual(expected.map((hit) => built.documents[hit.position]!.document.id))
+      expect(drive(explainSteps(stored, ranked.map((hit) => hit.position), task), fetch))
+        .toEqual(expected.map((hit) => explainMatch(built, hit.position, task)))
+      // A task reads a part of the body, never all of it.
+      expect(read).toBeLessThan(file.length - headOf(file))
+      const missing = stored.missing()
+      expect(missing.terms.length).toBeGreaterThan(stored.termCount / 2)
+      expect(missing.documents.length).toBeGreaterThan(stored.documentCount / 2)
+      const keep = (position: number) => kept.has(stored.idOf(position))
+      expect(drive(rankSteps(stored, { query: task, limit: 5, keep }), fetch))
+        .toEqual(rankDocuments(built, { query: task, limit: 5, keep: (position) => kept.has(built.documents[position]!.document.id) }))
+    }
   })
 })
+
+/** Where the body of an index file starts. */
+const headOf = (file: Uint8Array) => Option.getOrThrow(indexHeadBytes(file, file.length))
+
+/** Runs ranking steps, fetching what they ask for. */
+const drive = <A>(steps: Generator<Needs, A, void>, fetch: (needs: Needs) => void): A => {
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done === true) return step.value
+    fetch(step.value)
+  }
+}
+
+/** The file with its head's checksum made right again. */
+const resealed = (file: Uint8Array): Uint8Array => {
+  const head = new DataView(file.buffer, file.byteOffset).getUint32(8, true)
+  const arrays = new DataView(file.buffer, file.byteOffset).getUint32(12, true)
+  const end = INDEX_PREAMBLE_BYTES + head + ((4 - (head % 4)) % 4) + arrays
+  const words = new Int32Array(file.buffer.slice(file.byteOffset + INDEX_PREAMBLE_BYTES, file.byteOffset + end))
+  new DataView(file.buffer, file.byteOffset).setUint32(16, bodyChecksum(words), true)
+  return file
+}
+
+/** The file with its head's arrays (an Int32Array over them) changed by `mutate`, resealed. */
+const inHead = (mutate: (arrays: Int32Array) => void): Uint8Array => {
+  const out = Uint8Array.from(bytes)
+  const json = new DataView(out.buffer).getUint32(8, true)
+  const arrays = new DataView(out.buffer).getUint32(12, true)
+  mutate(new Int32Array(out.buffer, INDEX_PREAMBLE_BYTES + json + ((4 - (json % 4)) % 4), arrays / 4))
+  return resealed(out)
+}
+
+/** The file with term `id`'s posting block (documents, then counts) changed by `mutate`, its checksum in the head made right. */
+const inBlock = (id: number, mutate: (block: Int32Array) => void): Uint8Array => {
+  const out = Uint8Array.from(bytes)
+  const head = headOf(out)
+  const n = catalog.tools.length
+  const terms = fresh.postings.length
+  const json = new DataView(out.buffer).getUint32(8, true)
+  const arrays = new Int32Array(out.buffer, INDEX_PREAMBLE_BYTES + json + ((4 - (json % 4)) % 4), new DataView(out.buffer).getUint32(12, true) / 4)
+  const termStartAt = 12 * n + 1
+  const start = arrays[termStartAt + id]!
+  const size = arrays[termStartAt + id + 1]! - start
+  const block = new Int32Array(out.buffer, head + 8 * start, 2 * size)
+  mutate(block)
+  arrays[termStartAt + terms + 1 + id] = bodyChecksum(block)
+  return resealed(out)
+}

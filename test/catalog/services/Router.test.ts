@@ -6,11 +6,13 @@ import { makeMemoryHost } from "../../../examples/minimal-host/host.js"
 import { pluginLayer } from "../../../examples/minimal-host/plugin.js"
 import { Embedder } from "../../../src/catalog/services/Embedder.js"
 import type { Agent } from "../../../src/catalog/services/HostPort.js"
+import { CatalogEvents } from "../../../src/catalog/services/CatalogEvents.js"
 import { Router, SKILL_BODY_CAP } from "../../../src/catalog/services/Router.js"
+import { RouterIndexStore } from "../../../src/catalog/stores/RouterIndexStore.js"
 import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
-import { decodeIndex, encodeIndex, indexDigest } from "../../../src/catalog/core/router/indexFile.js"
+import { decodeIndex, encodeIndex, indexDigest, indexHeadBytes } from "../../../src/catalog/core/router/indexFile.js"
 import { buildIndex } from "../../../src/catalog/core/router/invertedIndex.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
 import { object, ROUTER_FIXTURE } from "../core/routerFixture.js"
@@ -221,6 +223,52 @@ describe("Router", () => {
       expect(Option.isSome(decodeIndex(rewritten, grownCatalog))).toBe(true)
       expect(decodeIndex(rewritten, catalog)).toEqual(Option.none())
     }).pipe(Effect.scoped, Effect.provide(platform)))
+  it.live("reads the kept file piece by piece: a body found damaged, or a file replaced while it is read, is built again, ranks exactly and is rewritten", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const file = `${dir}/router.index`
+      const post = "post a message in the channel"
+      const remove = "remove the repository"
+      const expected = yield* inCatalogDir(dir, ROUTER_FIXTURE, Effect.zip(names(post), names(remove)))
+      expect(expected).toEqual([
+        ["mcp__slack__post_message", "mcp__slack__list_channels", "read_text_file"],
+        ["mcp__github__delete_repository", "mcp__github__search_code", "mcp__github__create_issue"]
+      ])
+      const whole = yield* fs.readFile(file)
+      const head = Option.getOrThrow(indexHeadBytes(whole, whole.length))
+
+      // The head is whole, every block of the body is not: found by the first read of a block.
+      const damaged = Uint8Array.from(whole)
+      for (let at = head; at < damaged.length; at++) damaged[at]! ^= 0x5a
+      yield* fs.writeFile(file, damaged)
+      const catalog = yield* inCatalogDir(dir, ROUTER_FIXTURE, catalogOf)
+      const fetched = yield* Effect.gen(function*() {
+        const store = yield* RouterIndexStore
+        const stored = Option.getOrThrow(yield* store.load(catalog))
+        return yield* Effect.flip(store.fetch(stored, { terms: [0], documents: [] }))
+      }).pipe(Effect.provide(RouterIndexStore.layer(Option.some(file)).pipe(Layer.provide(CatalogEvents.layer))))
+      expect(fetched.reason).toBe("a block of it is damaged")
+      expect(yield* inCatalogDir(dir, ROUTER_FIXTURE, names(post))).toEqual(expected[0])
+      expect(yield* fs.readFile(file)).toEqual(whole)
+
+      // Replaced (renamed over) between two rankings of one process: the second asks for other
+      // postings, which are not read from another file than the head was.
+      const second = yield* inCatalogDir(dir, ROUTER_FIXTURE, Effect.gen(function*() {
+        const first = yield* names(post)
+        yield* fs.writeFile(`${file}.new`, damaged)
+        yield* fs.rename(`${file}.new`, file)
+        return [first, yield* names(remove)] as const
+      }))
+      expect(second).toEqual(expected)
+      expect(yield* fs.readFile(file)).toEqual(whole)
+
+      // Cut short: the head says how long the file is.
+      yield* fs.writeFile(file, whole.subarray(0, whole.length - 8))
+      expect(yield* inCatalogDir(dir, ROUTER_FIXTURE, Effect.zip(names(post), names(remove)))).toEqual(expected)
+      expect(yield* fs.readFile(file)).toEqual(whole)
+    }).pipe(Effect.scoped, Effect.provide(platform)))
+
   it.live("ranks with a tool's new annotations: same tools, other hints, the kept index file is built again", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem

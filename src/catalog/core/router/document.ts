@@ -72,36 +72,19 @@ export const schemaTexts = (schema: unknown): { readonly parameters: string; rea
   return { parameters: parameters.join("\n"), values: values.join("\n") }
 }
 
-/** How many numbers `toolDocumentSource` writes besides its line. */
-export const SOURCE_NUMBERS = 5
-
 /**
- * Everything the document of a catalog tool is built from (`toolDocument`): equal sources,
- * equal documents. The definition hash covers the definition the document reads (the raw
+ * What the document of a catalog tool is built from (`toolDocument`): equal sources, equal
+ * documents. The definition hash covers the definition the document reads (the raw
  * description, the input schema, the MCP annotations: title and hints); the build decides the
  * short name, group and category, and cuts the description at its cap (its length says where,
- * the raw text being hashed). Gives the texts as one line and writes `SOURCE_NUMBERS` numbers
- * into `numbers` from `at`: the length of each free text of the line (so no two sources give
- * the same line and numbers) and the description's. Numbers, not digits: writing them into
- * the line cost most of a digest of 50,000 tools. The one rule of when an index is stale: a
- * kept index is reused, and an index file taken, only for tools of the same sources.
+ * the raw text being hashed). The one rule of when an index is stale: a kept index is reused,
+ * and an index file taken, only for tools of the same sources.
  */
-export const toolDocumentSource = (entry: ToolEntry, numbers: Int32Array, at: number): string => {
-  numbers[at] = entry.name.length
-  numbers[at + 1] = entry.shortName.length
-  numbers[at + 2] = entry.group.length
-  numbers[at + 3] = entry.category.length
-  numbers[at + 4] = entry.description.length
-  return `${entry.name}\t${entry.definitionHash}\t${entry.shortName}\t${entry.group}\t${entry.category}\n`
-}
+export const SOURCE_TEXTS = ["name", "definitionHash", "shortName", "group", "category"] as const
 
-/** Whether two catalog entries give the same document (see `toolDocumentSource`). */
-export const sameDocumentSource = (a: ToolEntry, b: ToolEntry): boolean => {
-  const numbers = new Int32Array(2 * SOURCE_NUMBERS)
-  if (toolDocumentSource(a, numbers, 0) !== toolDocumentSource(b, numbers, SOURCE_NUMBERS)) return false
-  for (let i = 0; i < SOURCE_NUMBERS; i++) if (numbers[i] !== numbers[SOURCE_NUMBERS + i]) return false
-  return true
-}
+/** Whether two catalog entries give the same document (see `SOURCE_TEXTS`). */
+export const sameDocumentSource = (a: ToolEntry, b: ToolEntry): boolean =>
+  SOURCE_TEXTS.every((text) => a[text] === b[text]) && a.description.length === b.description.length
 
 /** The group of a catalog tool's document: a tool of the catch-all group has no server to lend it evidence. */
 export const toolDocumentGroup = (entry: ToolEntry): string => (entry.group === MISC_GROUP ? "" : entry.group)

@@ -1,27 +1,36 @@
 /**
  * The router's index as the bytes of a file, so that a CLI process ranks without building it
- * again (at 50,000 tools a build takes about a second, a read a few tens of milliseconds).
+ * again (at 50,000 tools a build takes about a second), and reads only what a task needs.
  *
- * Layout: a 12-byte preamble (magic, byte-order mark, header length), a JSON header (format
- * version, the catalog's tool-set key and a digest of what the documents were built from, the
- * terms, groups and the documents' name keys, the length and checksum of the arrays), zero
- * padding to 4 bytes, then the typed arrays back to back (with each document's intents and
- * group). The documents' names are not kept: they are the catalog's tools, in order. Reading trusts nothing: a wrong magic, version,
- * length or checksum, an index out of range or a header of the wrong shape is `None`, never a
- * throw, and the caller builds the index again.
+ * Layout: a 20-byte preamble (magic, byte-order mark, the lengths of the JSON header and of the
+ * head's arrays, the head's checksum); the head: a JSON header (format version, the catalog's
+ * tool-set key and a digest of what the documents were built from, the terms, the groups, the
+ * field totals, the counts of documents, document terms and postings), zero padding to 4
+ * bytes, and per document its field lengths, intents, group, the hashes of its two name keys,
+ * where its terms start and their checksum, per term where its postings start and their
+ * checksum; then the body: each term's postings (documents, then packed field counts), then
+ * each document's terms (ids, then counts). A reader takes the head (a few MB at 50,000 tools)
+ * and then, with positioned reads, only the postings and document terms a ranking asks for
+ * (`StoredIndex`). The documents' names are not kept: they are the catalog's tools, in order.
+ * Reading trusts nothing: a wrong magic, version, length or checksum (of the head, or of a
+ * block when it is read), an index out of range or a header of the wrong shape is refused,
+ * never a throw, and the caller builds the index again.
  */
 import { createHash } from "node:crypto"
 import { Either, Option } from "effect"
 import type { Catalog, ToolEntry } from "../model.js"
-import { SOURCE_NUMBERS, toolDocumentGroup, toolDocumentSource } from "./document.js"
+import { nameKey } from "./analyze.js"
+import { SOURCE_TEXTS, toolDocumentGroup } from "./document.js"
 import { addKey, emptyIndex, FIELD_COUNT, type IndexedDocument, type Postings, type RouterIndex } from "./invertedIndex.js"
+import { type DocumentTerms, keyStartsWith, type Needs, type RankIndex } from "./rankIndex.js"
 
 /** The format of the file; a file of another version is ignored. */
-export const INDEX_FILE_VERSION = 3
+export const INDEX_FILE_VERSION = 4
 
 const MAGIC = 0x49524d54 // "TMRI" read as a little-endian u32
 const BYTE_ORDER = 0x01020304
-const PREAMBLE = 12
+/** The bytes before the head's JSON: magic, byte order, JSON length, head arrays' length, head checksum. */
+export const INDEX_PREAMBLE_BYTES = 20
 
 /** What an index file is read for: the catalog whose tools (in order) are its documents. */
 export type IndexedCatalog = Pick<Catalog, "toolSetKey" | "tools">
@@ -29,17 +38,32 @@ export type IndexedCatalog = Pick<Catalog, "toolSetKey" | "tools">
 // A catalog's tools are an immutable list: its digest is computed once (a read, then a save).
 const digests = new WeakMap<ReadonlyArray<ToolEntry>, string>()
 
+// The texts of `SOURCE_TEXTS` the digest hashes: a tool's definition hash is not among them, as
+// the definition (its name included) is vouched for by the tool-set key, checked with it.
+const DIGESTED_TEXTS = SOURCE_TEXTS.filter((text) => text !== "definitionHash")
+
 /**
- * What the documents of a catalog's index are built from: the order of the tools and each
- * one's `toolDocumentSource`. Equal digests, equal documents.
+ * What the documents of a catalog's index are built from beyond its tool-set key: the order of
+ * the tools and each one's `SOURCE_TEXTS` and description length. Equal keys and digests,
+ * equal documents. Each text field of all tools is hashed as one line-separated text, with
+ * every text's length beside: a text per tool cost 0.2-0.4 s of string building at 50,000
+ * tools, the hashing of the same bytes a tenth of that.
  */
 export const indexDigest = (catalog: Pick<Catalog, "tools">): string => {
   const known = digests.get(catalog.tools)
   if (known !== undefined) return known
-  const numbers = new Int32Array(catalog.tools.length * SOURCE_NUMBERS)
-  // One update of the whole text: an update per tool costs more than the hashing.
-  const text = catalog.tools.map((tool, position) => toolDocumentSource(tool, numbers, position * SOURCE_NUMBERS)).join("")
-  const digest = createHash("sha256").update(text).update(new Uint8Array(numbers.buffer)).digest("hex")
+  const { tools } = catalog
+  const hash = createHash("sha256")
+  const per = DIGESTED_TEXTS.length + 1
+  const lengths = new Int32Array(tools.length * per)
+  DIGESTED_TEXTS.forEach((text, t) => {
+    hash.update(tools.map((tool, position) => {
+      lengths[position * per + t] = tool[text].length
+      return tool[text]
+    }).join("\n"))
+  })
+  tools.forEach((tool, position) => lengths[position * per + DIGESTED_TEXTS.length] = tool.description.length)
+  const digest = hash.update(new Uint8Array(lengths.buffer)).digest("hex")
   digests.set(catalog.tools, digest)
   return digest
 }
@@ -68,13 +92,14 @@ export const bodyChecksum = (words: Int32Array): number => {
   return (Math.imul(Math.imul(Math.imul(h0 ^ h1, odd) ^ h2, odd) ^ h3, odd)) >>> 0
 }
 
-/** The checksum as the header writes it: 8 hex digits, so that it can be filled in last. */
-const checksumText = (sum: number): string => sum.toString(16).padStart(8, "0")
+const align4 = (bytes: number) => bytes + ((4 - (bytes % 4)) % 4)
 
-// The names of the documents are not in the file: they are the catalog's (its tools in order,
-// which the digest vouches for). Only their name keys are, one line each: the full name's,
-// then the short name's, or SAME_KEY when it is the full name's.
-const SAME_KEY = "="
+/** The hash of a name key kept in the file (FNV-1a over its UTF-16 code units): a read compares it before it makes a tool's key. */
+const keyHash = (key: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return h
+}
 
 interface Header {
   readonly version: number
@@ -83,59 +108,33 @@ interface Header {
   readonly terms: ReadonlyArray<string>
   readonly groups: ReadonlyArray<string>
   readonly totals: ReadonlyArray<number>
-  /** Two lines per document: its `nameKey` and its `shortKey` (see SAME_KEY). */
-  readonly keys: string
-  /** Lengths of the arrays, in elements: docTerms (= docCounts) and postings (= docs = counts). */
+  /** How many documents, document terms (all documents' distinct terms) and postings (= document terms). */
+  readonly documents: number
   readonly docTerms: number
   readonly postings: number
-  /** `bodyChecksum` of the arrays, as `checksumText`. */
-  readonly checksum: string
 }
 
-/** The arrays of the body, in file order, each a view of `length` elements. */
-const bodyOf = (index: RouterIndex) => {
-  const n = index.documents.length
-  const m = index.docStart[n]!
-  const sizes = new Int32Array(index.postings.length)
-  let postings = 0
-  index.postings.forEach((list, id) => {
-    sizes[id] = list.size
-    postings += list.size
-  })
-  const docs = new Int32Array(postings)
-  const counts = new Int32Array(postings)
-  let at = 0
-  for (const list of index.postings) {
-    docs.set(list.docs.subarray(0, list.size), at)
-    counts.set(list.counts.subarray(0, list.size), at)
-    at += list.size
-  }
-  const intents = new Int32Array(n)
-  const groups = new Int32Array(n)
-  index.documents.forEach((indexed, position) => {
-    intents[position] = indexed.document.intents
-    groups[position] = indexed.group
-  })
-  const arrays: ReadonlyArray<Int32Array | Float32Array> = [
-    index.lengths.subarray(0, n * FIELD_COUNT),
-    index.docStart.subarray(0, n + 1),
-    index.docTerms.subarray(0, m),
-    index.docCounts.subarray(0, m),
-    intents,
-    groups,
-    sizes,
-    docs,
-    counts
-  ]
-  return { arrays, docTerms: m, postings }
-}
+/** The element counts of the head's arrays, in file order (see the module's comment). */
+const headArrays = (n: number, terms: number) => ({
+  lengths: n * FIELD_COUNT,
+  intents: n,
+  groups: n,
+  nameHashes: 2 * n,
+  docStart: n + 1,
+  docSums: n,
+  termStart: terms + 1,
+  termSums: terms
+})
 
-const bytesOf = (array: Int32Array | Float32Array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength)
+const headArraysBytes = (n: number, terms: number) => Object.values(headArrays(n, terms)).reduce((total, count) => total + 4 * count, 0)
 
 /** The file's bytes for the index of a catalog whose tool-set key and digest are given. */
 export const encodeIndex = (index: RouterIndex, key: string, digest: string): Uint8Array => {
-  const { arrays, docTerms, postings } = bodyOf(index)
-  const placeholder = checksumText(0)
+  const n = index.documents.length
+  const termCount = index.postings.length
+  let p = 0
+  for (const list of index.postings) p += list.size
+  const m = index.docStart[n]!
   const header: Header = {
     version: INDEX_FILE_VERSION,
     key,
@@ -143,29 +142,76 @@ export const encodeIndex = (index: RouterIndex, key: string, digest: string): Ui
     terms: [...index.terms.keys()],
     groups: index.groups,
     totals: [...index.totals],
-    keys: index.documents.map(({ nameKey, shortKey }) => `${nameKey}\n${shortKey === nameKey ? SAME_KEY : shortKey}`).join("\n"),
-    docTerms,
-    postings,
-    // Last, so that its digits are the header's last but two bytes: written once the body is.
-    checksum: placeholder
+    documents: n,
+    docTerms: m,
+    postings: p
   }
   const json = new TextEncoder().encode(JSON.stringify(header))
-  const start = PREAMBLE + json.length + ((4 - (json.length % 4)) % 4)
-  const size = start + arrays.reduce((total, array) => total + array.byteLength, 0)
-  const out = new Uint8Array(size)
+  const counts = headArrays(n, termCount)
+  const arraysBytes = headArraysBytes(n, termCount)
+  const bodyAt = INDEX_PREAMBLE_BYTES + align4(json.length) + arraysBytes
+  const out = new Uint8Array(bodyAt + 8 * p + 8 * m)
   const view = new DataView(out.buffer)
   view.setUint32(0, MAGIC, true)
   view.setUint32(4, BYTE_ORDER, true)
   view.setUint32(8, json.length, true)
-  out.set(json, PREAMBLE)
-  let at = start
-  for (const array of arrays) {
-    out.set(bytesOf(array), at)
-    at += array.byteLength
+  view.setUint32(12, arraysBytes, true)
+  out.set(json, INDEX_PREAMBLE_BYTES)
+  let at = INDEX_PREAMBLE_BYTES + align4(json.length)
+  const next = <T extends Int32Array | Float32Array>(make: new(buffer: ArrayBufferLike, offset: number, length: number) => T, count: number): T => {
+    const array = new make(out.buffer, at, count)
+    at += 4 * count
+    return array
   }
-  const sum = checksumText(bodyChecksum(new Int32Array(out.buffer, start, (size - start) / 4)))
-  out.set(new TextEncoder().encode(sum), PREAMBLE + json.length - 2 - placeholder.length)
+  next(Float32Array, counts.lengths).set(index.lengths.subarray(0, n * FIELD_COUNT))
+  const intents = next(Int32Array, counts.intents)
+  const groups = next(Int32Array, counts.groups)
+  const nameHashes = next(Int32Array, counts.nameHashes)
+  next(Int32Array, counts.docStart).set(index.docStart.subarray(0, n + 1))
+  const docSums = next(Int32Array, counts.docSums)
+  const termStart = next(Int32Array, counts.termStart)
+  const termSums = next(Int32Array, counts.termSums)
+  index.documents.forEach((indexed, position) => {
+    intents[position] = indexed.document.intents
+    groups[position] = indexed.group
+    nameHashes[2 * position] = keyHash(indexed.nameKey)
+    nameHashes[2 * position + 1] = keyHash(indexed.shortKey)
+  })
+  // The body: each term's postings, then each document's terms, each block with its checksum in the head.
+  let offset = 0
+  index.postings.forEach((list, id) => {
+    termStart[id] = offset
+    const block = new Int32Array(out.buffer, bodyAt + 8 * offset, 2 * list.size)
+    block.set(list.docs.subarray(0, list.size))
+    block.set(list.counts.subarray(0, list.size), list.size)
+    termSums[id] = bodyChecksum(block)
+    offset += list.size
+  })
+  termStart[termCount] = offset
+  const docsAt = bodyAt + 8 * p
+  for (let d = 0; d < n; d++) {
+    const from = index.docStart[d]!
+    const to = index.docStart[d + 1]!
+    const block = new Int32Array(out.buffer, docsAt + 8 * from, 2 * (to - from))
+    block.set(index.docTerms.subarray(from, to))
+    new Float32Array(out.buffer, docsAt + 8 * from + 4 * (to - from), to - from).set(index.docCounts.subarray(from, to))
+    docSums[d] = bodyChecksum(block)
+  }
+  view.setUint32(16, bodyChecksum(new Int32Array(out.buffer, INDEX_PREAMBLE_BYTES, (bodyAt - INDEX_PREAMBLE_BYTES) / 4)), true)
   return out
+}
+
+/**
+ * How many bytes the head of the file whose preamble this is takes (preamble included), when
+ * the preamble is one of this format and the head fits in `fileBytes`; `None` otherwise.
+ */
+export const indexHeadBytes = (preamble: Uint8Array, fileBytes: number): Option.Option<number> => {
+  if (preamble.length < INDEX_PREAMBLE_BYTES) return Option.none()
+  const view = new DataView(preamble.buffer, preamble.byteOffset, INDEX_PREAMBLE_BYTES)
+  if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== BYTE_ORDER) return Option.none()
+  const arrays = view.getUint32(12, true)
+  const head = INDEX_PREAMBLE_BYTES + align4(view.getUint32(8, true)) + arrays
+  return arrays % 4 === 0 && head <= fileBytes ? Option.some(head) : Option.none()
 }
 
 const isString = (value: unknown): value is string => typeof value === "string"
@@ -179,8 +225,7 @@ const headerOf = (json: unknown): Option.Option<Header> => {
     Array.isArray(h["groups"]) && h["groups"].every(isString) &&
     Array.isArray(h["totals"]) && h["totals"].length === FIELD_COUNT &&
     h["totals"].every((total) => typeof total === "number" && Number.isFinite(total) && total >= 0) &&
-    isString(h["keys"]) &&
-    isCount(h["docTerms"]) && isCount(h["postings"]) && isString(h["checksum"])
+    isCount(h["documents"]) && isCount(h["docTerms"]) && isCount(h["postings"])
   return ok ? Option.some(json as Header) : Option.none()
 }
 
@@ -198,105 +243,293 @@ const viewOf = <T extends Int32Array | Float32Array>(
   return copy
 }
 
+/** A span of the file to read, and the blocks (term postings, document terms) it holds. */
+export interface IndexRange {
+  readonly offset: number
+  readonly length: number
+  readonly terms: ReadonlyArray<number>
+  readonly documents: ReadonlyArray<number>
+}
+
+// Blocks closer than this are read in one span (a read costs more than a few KB more), up to
+// MAX_SPAN bytes a span.
+const GAP_READ = 16 * 1024
+const MAX_SPAN = 4 * 1024 * 1024
+
+const NONE: ReadonlyArray<number> = []
+
 /**
- * The index in the bytes of a file, when they are a whole, well-formed index of this format
- * for `catalog` (its tool-set key, then its digest); `None` otherwise (stale, foreign,
- * truncated or corrupt). Its documents are the catalog's tools, in order.
+ * An index file read piece by piece: its head, checked whole, and the postings and document
+ * terms fetched so far (see `rangesOf` and `accept`; the file's I/O is the caller's). Ranks as
+ * the index the file was written from, once the ranking's `Needs` are fetched.
  */
-export const decodeIndex = (bytes: Uint8Array, catalog: IndexedCatalog): Option.Option<RouterIndex> => {
-  if (bytes.length < PREAMBLE) return Option.none()
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== BYTE_ORDER) return Option.none()
-  const headerBytes = view.getUint32(8, true)
-  if (PREAMBLE + headerBytes > bytes.length) return Option.none()
+export class StoredIndex implements RankIndex {
+  readonly documentCount: number
+  readonly termCount: number
+  readonly groupCount: number
+  private readonly postingsHeld: Array<Postings | undefined>
+  private readonly termsHeld: Array<DocumentTerms | undefined>
+  private readonly termIds: Map<string, number>
+
+  constructor(
+    private readonly tools: ReadonlyArray<ToolEntry>,
+    private readonly header: Header,
+    readonly lengths: Float32Array,
+    readonly intents: Int32Array,
+    readonly groups: Int32Array,
+    private readonly nameHashes: Int32Array,
+    private readonly docStart: Int32Array,
+    private readonly docSums: Int32Array,
+    private readonly termStart: Int32Array,
+    private readonly termSums: Int32Array,
+    private readonly bodyAt: number,
+    readonly totals: Float64Array,
+    termIds: Map<string, number>
+  ) {
+    this.documentCount = tools.length
+    this.termCount = header.terms.length
+    this.groupCount = header.groups.length
+    this.postingsHeld = new Array<Postings | undefined>(this.termCount)
+    this.termsHeld = new Array<DocumentTerms | undefined>(this.documentCount)
+    this.termIds = termIds
+  }
+
+  termId(term: string): number | undefined {
+    return this.termIds.get(term)
+  }
+
+  postingsSize(id: number): number {
+    return this.termStart[id + 1]! - this.termStart[id]!
+  }
+
+  postings(id: number): Postings | undefined {
+    return this.postingsHeld[id]
+  }
+
+  documentTerms(position: number): DocumentTerms | undefined {
+    return this.termsHeld[position]
+  }
+
+  named(key: string): ReadonlyArray<number> {
+    const h = keyHash(key)
+    let out: Array<number> | undefined
+    for (let d = 0; d < this.documentCount; d++) {
+      if (this.nameHashes[2 * d] !== h && this.nameHashes[2 * d + 1] !== h) continue
+      const tool = this.tools[d]!
+      if (nameKey(tool.name) === key || nameKey(tool.shortName) === key) (out ??= []).push(d)
+    }
+    return out ?? NONE
+  }
+
+  shortKeyStartsWith(position: number, prefix: string): boolean {
+    return keyStartsWith(this.tools[position]!.shortName, prefix)
+  }
+
+  idOf(position: number): string {
+    return this.tools[position]!.name
+  }
+
+  /** Every term and document whose block is not held yet. */
+  missing(): Needs {
+    const terms: Array<number> = []
+    const documents: Array<number> = []
+    for (let id = 0; id < this.termCount; id++) if (this.postingsHeld[id] === undefined) terms.push(id)
+    for (let d = 0; d < this.documentCount; d++) if (this.termsHeld[d] === undefined) documents.push(d)
+    return { terms, documents }
+  }
+
+  /** The spans of the file that hold the blocks of `needs` (not held yet), in file order, near blocks read together. */
+  rangesOf(needs: Needs): ReadonlyArray<IndexRange> {
+    const docsAt = this.bodyAt + 8 * this.header.postings
+    const blocks: Array<{ readonly offset: number; readonly length: number; readonly term: number; readonly document: number }> = []
+    for (const id of new Set(needs.terms)) {
+      if (this.postingsHeld[id] !== undefined) continue
+      blocks.push({ offset: this.bodyAt + 8 * this.termStart[id]!, length: 8 * this.postingsSize(id), term: id, document: -1 })
+    }
+    for (const d of new Set(needs.documents)) {
+      if (this.termsHeld[d] !== undefined) continue
+      const from = this.docStart[d]!
+      blocks.push({ offset: docsAt + 8 * from, length: 8 * (this.docStart[d + 1]! - from), term: -1, document: d })
+    }
+    blocks.sort((a, b) => a.offset - b.offset)
+    const ranges: Array<IndexRange> = []
+    let current: { offset: number; end: number; terms: Array<number>; documents: Array<number> } | undefined
+    for (const block of blocks) {
+      const end = block.offset + block.length
+      if (current === undefined || block.offset - current.end > GAP_READ || end - current.offset > MAX_SPAN) {
+        if (current !== undefined) ranges.push({ offset: current.offset, length: current.end - current.offset, terms: current.terms, documents: current.documents })
+        current = { offset: block.offset, end, terms: [], documents: [] }
+      }
+      current.end = Math.max(current.end, end)
+      if (block.term >= 0) current.terms.push(block.term)
+      else current.documents.push(block.document)
+    }
+    if (current !== undefined) ranges.push({ offset: current.offset, length: current.end - current.offset, terms: current.terms, documents: current.documents })
+    return ranges
+  }
+
+  /**
+   * Takes the bytes of `range` as read from the file: each block is held once its checksum and
+   * every index in it are right. False (nothing more held) when one is not: the file is damaged.
+   */
+  accept(range: IndexRange, bytes: Uint8Array): boolean {
+    if (bytes.length !== range.length) return false
+    const n = this.documentCount
+    const taken: Array<readonly [number, Postings]> = []
+    for (const id of range.terms) {
+      const size = this.postingsSize(id)
+      const at = this.bodyAt + 8 * this.termStart[id]! - range.offset
+      if (at < 0 || at + 8 * size > bytes.length) return false
+      const block = viewOf(Int32Array, bytes, at, 2 * size)
+      if (bodyChecksum(block) !== this.termSums[id]! >>> 0) return false
+      const docs = block.subarray(0, size)
+      let previous = -1
+      for (let k = 0; k < size; k++) {
+        if (docs[k]! <= previous || docs[k]! >= n) return false
+        previous = docs[k]!
+      }
+      taken.push([id, { docs, counts: block.subarray(size), size }])
+    }
+    const docsAt = this.bodyAt + 8 * this.header.postings
+    const takenTerms: Array<readonly [number, DocumentTerms]> = []
+    for (const d of range.documents) {
+      const from = this.docStart[d]!
+      const count = this.docStart[d + 1]! - from
+      const at = docsAt + 8 * from - range.offset
+      if (at < 0 || at + 8 * count > bytes.length) return false
+      const block = viewOf(Int32Array, bytes, at, 2 * count)
+      if (bodyChecksum(block) !== this.docSums[d]! >>> 0) return false
+      const terms = block.subarray(0, count)
+      const counts = new Float32Array(block.buffer, block.byteOffset + 4 * count, count)
+      for (let k = 0; k < count; k++) {
+        if (terms[k]! < 0 || terms[k]! >= this.termCount || !(counts[k]! >= 0 && counts[k]! < Infinity)) return false
+      }
+      takenTerms.push([d, { terms, counts, from: 0, to: count }])
+    }
+    for (const [id, postings] of taken) this.postingsHeld[id] = postings
+    for (const [d, terms] of takenTerms) this.termsHeld[d] = terms
+    return true
+  }
+
+  /** The index in memory (to be extended with new tools), once every block is held (`missing` is empty). */
+  toRouterIndex(): RouterIndex {
+    const n = this.documentCount
+    const m = this.header.docTerms
+    const index = emptyIndex()
+    index.lengths = Float32Array.from(this.lengths)
+    index.docStart = Int32Array.from(this.docStart)
+    index.docTerms = new Int32Array(m)
+    index.docCounts = new Float32Array(m)
+    for (let d = 0; d < n; d++) {
+      const held = this.termsHeld[d]!
+      index.docTerms.set(held.terms, this.docStart[d]!)
+      index.docCounts.set(held.counts, this.docStart[d]!)
+    }
+    index.totals.set(this.totals)
+    for (const [term, id] of this.termIds) index.terms.set(term, id)
+    for (let id = 0; id < this.termCount; id++) {
+      // Views of the file's bytes with no room to spare: a list that grows is copied first.
+      index.postings.push(this.postingsHeld[id]!)
+    }
+    this.header.groups.forEach((group, g) => {
+      index.groupIds.set(group, g)
+      index.groups.push(group)
+      index.groupSizes.push(0)
+    })
+    for (let position = 0; position < n; position++) {
+      const entry = this.tools[position]!
+      const group = this.groups[position]!
+      if (group >= 0) index.groupSizes[group]! += 1
+      const indexed: IndexedDocument = {
+        document: { id: entry.name, name: entry.name, shortName: entry.shortName, group: toolDocumentGroup(entry), intents: this.intents[position]! },
+        nameKey: nameKey(entry.name),
+        shortKey: nameKey(entry.shortName),
+        group
+      }
+      index.documents.push(indexed)
+      index.byId.set(entry.name, position)
+      addKey(index, indexed.nameKey, position)
+      if (indexed.shortKey !== indexed.nameKey) addKey(index, indexed.shortKey, position)
+    }
+    return index
+  }
+}
+
+/**
+ * The index of the file whose head (preamble included) is `head`, when the file (of
+ * `fileBytes`) is a whole, well-formed index of this format for `catalog` (its tool-set key,
+ * then its digest); `None` otherwise (stale, foreign, truncated or corrupt). Its documents are
+ * the catalog's tools, in order; it holds no postings yet.
+ */
+export const openIndex = (head: Uint8Array, fileBytes: number, catalog: IndexedCatalog): Option.Option<StoredIndex> => {
+  const headBytes = indexHeadBytes(head, fileBytes)
+  if (Option.isNone(headBytes) || headBytes.value !== head.length) return Option.none()
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength)
+  const jsonBytes = view.getUint32(8, true)
+  if (bodyChecksum(viewOf(Int32Array, head, INDEX_PREAMBLE_BYTES, (head.length - INDEX_PREAMBLE_BYTES) / 4)) !== view.getUint32(16, true)) return Option.none()
   // Not UTF-8 or not JSON: a damaged file, rebuilt by the caller.
-  const json = Either.try(() => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(PREAMBLE, PREAMBLE + headerBytes))) as unknown)
+  const json = Either.try(() => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(head.subarray(INDEX_PREAMBLE_BYTES, INDEX_PREAMBLE_BYTES + jsonBytes))) as unknown)
   if (Either.isLeft(json)) return Option.none()
   const parsed = headerOf(json.right)
   if (Option.isNone(parsed)) return Option.none()
   const header = parsed.value
-  if (header.key !== catalog.toolSetKey || header.digest !== indexDigest(catalog)) return Option.none()
   const tools = catalog.tools
   const n = tools.length
-  const keys = header.keys === "" ? [] : header.keys.split("\n")
-  if (keys.length !== 2 * n) return Option.none()
-  const terms = header.terms.length
+  const termCount = header.terms.length
   const m = header.docTerms
   const p = header.postings
-  const lengths = [n * FIELD_COUNT, n + 1, m, m, n, n, terms, p, p]
-  const start = PREAMBLE + headerBytes + ((4 - (headerBytes % 4)) % 4)
-  if (bytes.length !== start + lengths.reduce((total, length) => total + length * 4, 0)) return Option.none()
-  if (checksumText(bodyChecksum(viewOf(Int32Array, bytes, start, (bytes.length - start) / 4))) !== header.checksum) return Option.none()
-  let at = start
+  if (header.documents !== n || view.getUint32(12, true) !== headArraysBytes(n, termCount)) return Option.none()
+  if (head.length + 8 * p + 8 * m !== fileBytes) return Option.none()
+  if (header.key !== catalog.toolSetKey || header.digest !== indexDigest(catalog)) return Option.none()
+  const counts = headArrays(n, termCount)
+  let at = INDEX_PREAMBLE_BYTES + align4(jsonBytes)
   const next = <T extends Int32Array | Float32Array>(make: Parameters<typeof viewOf<T>>[0], count: number): T => {
-    const array = viewOf(make, bytes, at, count)
+    const array = viewOf(make, head, at, count)
     at += count * 4
     return array
   }
-  const docLengths = next(Float32Array, n * FIELD_COUNT)
-  const docStart = next(Int32Array, n + 1)
-  const docTerms = next(Int32Array, m)
-  const docCounts = next(Float32Array, m)
-  const intents = next(Int32Array, n)
-  const groupOf = next(Int32Array, n)
-  const sizes = next(Int32Array, terms)
-  const docs = next(Int32Array, p)
-  const counts = next(Int32Array, p)
+  const lengths = next(Float32Array, counts.lengths)
+  const intents = next(Int32Array, counts.intents)
+  const groups = next(Int32Array, counts.groups)
+  const nameHashes = next(Int32Array, counts.nameHashes)
+  const docStart = next(Int32Array, counts.docStart)
+  const docSums = next(Int32Array, counts.docSums)
+  const termStart = next(Int32Array, counts.termStart)
+  const termSums = next(Int32Array, counts.termSums)
   // Every index the ranking follows is checked, so a file of this shape cannot make it throw.
-  for (let i = 0; i < docLengths.length; i++) if (!(docLengths[i]! >= 0 && docLengths[i]! < Infinity)) return Option.none()
-  for (let i = 0; i < docCounts.length; i++) if (!(docCounts[i]! >= 0 && docCounts[i]! < Infinity)) return Option.none()
-  if (docStart[0] !== 0 || docStart[n] !== m) return Option.none()
+  for (let i = 0; i < lengths.length; i++) if (!(lengths[i]! >= 0 && lengths[i]! < Infinity)) return Option.none()
+  if (docStart[0] !== 0 || docStart[n] !== m || termStart[0] !== 0 || termStart[termCount] !== p) return Option.none()
   for (let d = 0; d < n; d++) if (docStart[d + 1]! < docStart[d]!) return Option.none()
-  for (let k = 0; k < m; k++) if (docTerms[k]! < 0 || docTerms[k]! >= terms) return Option.none()
-  const index = emptyIndex()
-  index.lengths = docLengths
-  index.docStart = docStart
-  index.docTerms = docTerms
-  index.docCounts = docCounts
-  header.totals.forEach((total, f) => {
-    index.totals[f] = total
-  })
-  for (const term of header.terms) index.terms.set(term, index.terms.size)
-  if (index.terms.size !== terms) return Option.none()
-  let offset = 0
-  for (let id = 0; id < terms; id++) {
-    const size = sizes[id]!
-    if (size < 0 || offset + size > p) return Option.none()
-    let previous = -1
-    for (let k = offset; k < offset + size; k++) {
-      if (docs[k]! <= previous || docs[k]! >= n) return Option.none()
-      previous = docs[k]!
-    }
-    const list: Postings = { docs: docs.subarray(offset, offset + size), counts: counts.subarray(offset, offset + size), size }
-    index.postings.push(list)
-    offset += size
-  }
-  if (offset !== p) return Option.none()
-  header.groups.forEach((group) => index.groupIds.set(group, index.groupIds.size))
-  if (index.groupIds.size !== header.groups.length || index.groupIds.has("")) return Option.none()
-  index.groups.push(...header.groups)
-  for (let g = 0; g < header.groups.length; g++) index.groupSizes.push(0)
+  for (let id = 0; id < termCount; id++) if (termStart[id + 1]! < termStart[id]!) return Option.none()
+  const termIds = new Map<string, number>()
+  header.terms.forEach((term, id) => termIds.set(term, id))
+  if (termIds.size !== termCount) return Option.none()
+  const groupNames = new Set(header.groups)
+  if (groupNames.size !== header.groups.length || groupNames.has("")) return Option.none()
   for (let position = 0; position < n; position++) {
-    const entry = tools[position]!
-    const group = groupOf[position]!
-    const groupName = toolDocumentGroup(entry)
+    const group = groups[position]!
+    const groupName = toolDocumentGroup(tools[position]!)
     // The group the file gives a document is the one its tool has (none for the catch-all).
     if (group < -1 || group >= header.groups.length || (group === -1 ? groupName !== "" : header.groups[group] !== groupName)) return Option.none()
-    if (intents[position]! < 0 || index.byId.has(entry.name)) return Option.none()
-    if (group >= 0) index.groupSizes[group]! += 1
-    const nameKey = keys[2 * position]!
-    const short = keys[2 * position + 1]!
-    const shortKey = short === SAME_KEY ? nameKey : short
-    const indexed: IndexedDocument = {
-      document: { id: entry.name, name: entry.name, shortName: entry.shortName, group: groupName, intents: intents[position]! },
-      nameKey,
-      shortKey,
-      group
-    }
-    index.documents.push(indexed)
-    index.byId.set(entry.name, position)
-    addKey(index, nameKey, position)
-    if (shortKey !== nameKey) addKey(index, shortKey, position)
+    if (intents[position]! < 0) return Option.none()
   }
-  return Option.some(index)
+  return Option.some(
+    new StoredIndex(tools, header, lengths, intents, groups, nameHashes, docStart, docSums, termStart, termSums, head.length, Float64Array.from(header.totals), termIds)
+  )
+}
+
+/**
+ * The index in the bytes of a whole file, in memory, when they are a whole, well-formed index
+ * of this format for `catalog`; `None` otherwise. Its documents are the catalog's tools, in order.
+ */
+export const decodeIndex = (bytes: Uint8Array, catalog: IndexedCatalog): Option.Option<RouterIndex> => {
+  const headBytes = indexHeadBytes(bytes, bytes.length)
+  if (Option.isNone(headBytes)) return Option.none()
+  const opened = openIndex(bytes.subarray(0, headBytes.value), bytes.length, catalog)
+  if (Option.isNone(opened)) return Option.none()
+  const index = opened.value
+  for (const range of index.rangesOf(index.missing())) {
+    if (!index.accept(range, bytes.subarray(range.offset, range.offset + range.length))) return Option.none()
+  }
+  return Option.some(index.toRouterIndex())
 }
