@@ -111,9 +111,10 @@ const proxyOverhead = async (dir: string, calls: number) => {
 const startup = async (dir: string, runs: number) => {
   const home = fs.mkdtempSync(path.join(dir, "home-"))
   const file = serversFile(dir, referenceServers(dir))
-  // One session takes the snapshots (its tools/list waits for them); the timed ones find them fresh and start no server.
+  // One session takes the snapshots (tools_ls waits for every server's first listing, its
+  // tools/list does not); the timed ones find them fresh and start no server.
   const { client } = await connectGateway(file, home)
-  await client.listTools()
+  await client.callTool({ name: "tools_ls", arguments: {} })
   await client.close()
   const logs = path.join(home, ".local", "share", "tool-map", "gateway", "logs")
   const startsLogged = () =>
@@ -144,8 +145,9 @@ const memory = async (dir: string) => {
   const home = fs.mkdtempSync(path.join(dir, "home-"))
   const servers = Array.from({ length: 10 }, (_, i) => fixture(`gen${i}`, "many.mjs", [String(50 + i)]))
   const file = serversFile(dir, servers)
+  // The first session takes the snapshots (tools_ls waits for them).
   const first = await connectGateway(file, home)
-  await first.client.listTools()
+  await first.client.callTool({ name: "tools_ls", arguments: {} })
   await first.client.close()
   const { client, pid } = await connectGateway(file, home)
   await client.listTools()
