@@ -21,7 +21,7 @@ import { Either, Option } from "effect"
 import type { Catalog, ToolEntry } from "../model.js"
 import { nameKey } from "./analyze.js"
 import { SOURCE_TEXTS, toolDocumentGroup } from "./document.js"
-import { addKey, emptyIndex, FIELD_COUNT, type IndexedDocument, type Postings, type RouterIndex } from "./invertedIndex.js"
+import { emptyIndex, FIELD_COUNT, type IndexedDocument, keyHash, type Postings, type RouterIndex } from "./invertedIndex.js"
 import { type DocumentTerms, keyStartsWith, type Needs, type RankIndex } from "./rankIndex.js"
 
 /** The format of the file; a file of another version is ignored. */
@@ -94,13 +94,6 @@ export const bodyChecksum = (words: Int32Array): number => {
 
 const align4 = (bytes: number) => bytes + ((4 - (bytes % 4)) % 4)
 
-/** The hash of a name key kept in the file (FNV-1a over its UTF-16 code units): a read compares it before it makes a tool's key. */
-const keyHash = (key: string): number => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-  return h
-}
-
 interface Header {
   readonly version: number
   readonly key: string
@@ -171,11 +164,10 @@ export const encodeIndex = (index: RouterIndex, key: string, digest: string): Ui
   const docSums = next(Int32Array, counts.docSums)
   const termStart = next(Int32Array, counts.termStart)
   const termSums = next(Int32Array, counts.termSums)
+  nameHashes.set(index.nameHashes.subarray(0, 2 * n))
   index.documents.forEach((indexed, position) => {
     intents[position] = indexed.document.intents
     groups[position] = indexed.group
-    nameHashes[2 * position] = keyHash(indexed.nameKey)
-    nameHashes[2 * position + 1] = keyHash(indexed.shortKey)
   })
   // The body: each term's postings, then each document's terms, each block with its checksum in the head.
   let offset = 0
@@ -426,6 +418,7 @@ export class StoredIndex implements RankIndex {
       index.docCounts.set(held.counts, this.docStart[d]!)
     }
     index.totals.set(this.totals)
+    index.nameHashes = Int32Array.from(this.nameHashes)
     for (const [term, id] of this.termIds) index.terms.set(term, id)
     for (let id = 0; id < this.termCount; id++) {
       // Views of the file's bytes with no room to spare: a list that grows is copied first.
@@ -448,8 +441,6 @@ export class StoredIndex implements RankIndex {
       }
       index.documents.push(indexed)
       index.byId.set(entry.name, position)
-      addKey(index, indexed.nameKey, position)
-      if (indexed.shortKey !== indexed.nameKey) addKey(index, indexed.shortKey, position)
     }
     return index
   }

@@ -44,8 +44,12 @@ export interface RouterIndex {
   readonly postings: Array<Postings>
   readonly documents: Array<IndexedDocument>
   readonly byId: Map<string, number>
-  /** `nameKey` of each full and short name, and the documents of that name. */
-  readonly keys: Map<string, Array<number>>
+  /**
+   * `keyHash` of each document's `nameKey` and `shortKey` (two per document): a task's name is
+   * looked up by its hash, then checked against the keys; a map of 100,000 keys and their
+   * lists cost a tenth of a build at 50,000 tools.
+   */
+  nameHashes: Int32Array
   /** Field lengths, `FIELD_COUNT` per document. */
   lengths: Float32Array
   /** The sum of each field's length over all documents. */
@@ -71,7 +75,7 @@ export const emptyIndex = (): RouterIndex => ({
   postings: [],
   documents: [],
   byId: new Map(),
-  keys: new Map(),
+  nameHashes: new Int32Array(128),
   lengths: new Float32Array(64 * FIELD_COUNT),
   totals: new Float64Array(FIELD_COUNT),
   groups: [],
@@ -82,6 +86,26 @@ export const emptyIndex = (): RouterIndex => ({
   docCounts: new Float32Array(1024),
   docStart: new Int32Array(65)
 })
+
+/** The hash of a name key (FNV-1a over its UTF-16 code units), kept in `nameHashes` and in index files. */
+export const keyHash = (key: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return h
+}
+
+/** The documents of `index` whose full or short name has the `nameKey` `key`, in ascending order. */
+export const namedAs = (index: RouterIndex, key: string): Array<number> => {
+  const h = keyHash(key)
+  const out: Array<number> = []
+  const { nameHashes, documents } = index
+  for (let d = 0; d < documents.length; d++) {
+    if (nameHashes[2 * d] !== h && nameHashes[2 * d + 1] !== h) continue
+    const indexed = documents[d]!
+    if (indexed.nameKey === key || indexed.shortKey === key) out.push(d)
+  }
+  return out
+}
 
 /** The field counts of term `postingIndex` of `postings`, unpacked into `into`. */
 export const unpackCounts = (packed: number, into: Float64Array): void => {
@@ -202,11 +226,12 @@ const grow = <T extends Int32Array | Float32Array>(array: T, size: number, make:
 export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<RouterDocument>): ReadonlyArray<number> => {
   const added: Array<number> = []
   // One document's counts: the slot of each term it holds (valid when `stamp` of the term is
-  // the document's position), and FIELD_COUNT counts per slot.
+  // the document's position), and per slot its packed field counts and its count over all fields.
   let stamp = new Int32Array(Math.max(1024, index.postings.length)).fill(-1)
   let slotOf = new Int32Array(stamp.length)
   let slotTerms = new Int32Array(256)
-  let scratch = new Int32Array(256 * FIELD_COUNT)
+  let slotPacked = new Int32Array(256)
+  let slotTotal = new Int32Array(256)
   // The packed field counts of each (document, term) added, parallel to `docTerms` from `firstTerm`.
   const firstTerm = index.docStart[index.documents.length]!
   // Sized for the usual few dozen distinct terms a document, so that few grow on the way.
@@ -215,6 +240,7 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
   index.docCounts = grow(index.docCounts, expected, newFloat32)
   index.docStart = grow(index.docStart, index.documents.length + documents.length + 1, newInt32)
   index.lengths = grow(index.lengths, (index.documents.length + documents.length) * FIELD_COUNT, newFloat32)
+  index.nameHashes = grow(index.nameHashes, 2 * (index.documents.length + documents.length), newInt32)
   let packedCounts = new Int32Array(documents.length * 48)
   // One buffer for the term ids of each field in turn.
   const ids: Array<number> = []
@@ -225,6 +251,7 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
     let slots = 0
     for (let f = 0; f < FIELD_COUNT; f++) {
       const field = FIELDS[f]!
+      const shift = f * TF_BITS
       const fieldIds = field === "name" ? nameTerms(document).map((term) => termId(index, term)) : fieldTermIds(index, document.texts[field], ids)
       index.lengths[position * FIELD_COUNT + f] = fieldIds.length
       index.totals[f]! += fieldIds.length
@@ -235,7 +262,8 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
         stamp = next
         slotOf = grow(slotOf, size, newInt32)
       }
-      for (const id of fieldIds) {
+      for (let i = 0; i < fieldIds.length; i++) {
+        const id = fieldIds[i]!
         let slot: number
         if (stamp[id] === position) {
           slot = slotOf[id]!
@@ -243,12 +271,18 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
           slot = slots++
           stamp[id] = position
           slotOf[id] = slot
-          slotTerms = grow(slotTerms, slots, newInt32)
+          if (slots > slotTerms.length) {
+            slotTerms = grow(slotTerms, slots, newInt32)
+            slotPacked = grow(slotPacked, slots, newInt32)
+            slotTotal = grow(slotTotal, slots, newInt32)
+          }
           slotTerms[slot] = id
-          scratch = grow(scratch, slots * FIELD_COUNT, newInt32)
-          scratch.fill(0, slot * FIELD_COUNT, slots * FIELD_COUNT)
+          slotPacked[slot] = 0
+          slotTotal[slot] = 0
         }
-        scratch[slot * FIELD_COUNT + f]! += 1
+        // Counted straight into the packed form (TF_BITS a field, saturated at TF_MAX).
+        if (((slotPacked[slot]! >>> shift) & TF_MAX) !== TF_MAX) slotPacked[slot]! += 1 << shift
+        slotTotal[slot]! += 1
       }
     }
     const start = index.docStart[position]!
@@ -257,18 +291,11 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
     index.docTerms = grow(index.docTerms, start + slots, newInt32)
     index.docCounts = grow(index.docCounts, start + slots, newFloat32)
     packedCounts = grow(packedCounts, start + slots - firstTerm, newInt32)
+    const { docTerms, docCounts } = index
     for (let slot = 0; slot < slots; slot++) {
-      const id = slotTerms[slot]!
-      let packed = 0
-      let total = 0
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        const count = scratch[slot * FIELD_COUNT + f]!
-        packed |= Math.min(count, TF_MAX) << (f * TF_BITS)
-        total += count
-      }
-      packedCounts[start + slot - firstTerm] = packed
-      index.docTerms[start + slot] = id
-      index.docCounts[start + slot] = total
+      packedCounts[start + slot - firstTerm] = slotPacked[slot]!
+      docTerms[start + slot] = slotTerms[slot]!
+      docCounts[start + slot] = slotTotal[slot]!
     }
     let group = -1
     if (document.group !== "") {
@@ -291,20 +318,13 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
       group
     }
     index.documents.push(indexed)
-    addKey(index, indexed.nameKey, position)
-    if (indexed.shortKey !== indexed.nameKey) addKey(index, indexed.shortKey, position)
+    index.nameHashes[2 * position] = keyHash(indexed.nameKey)
+    index.nameHashes[2 * position + 1] = indexed.shortKey === indexed.nameKey ? index.nameHashes[2 * position]! : keyHash(indexed.shortKey)
     index.byId.set(document.id, position)
     added.push(position)
   }
   appendPostings(index, added, firstTerm, packedCounts)
   return added
-}
-
-/** Records that document `position` is named `key` (a `nameKey`). */
-export const addKey = (index: RouterIndex, key: string, position: number): void => {
-  const named = index.keys.get(key)
-  if (named === undefined) index.keys.set(key, [position])
-  else named.push(position)
 }
 
 /**
@@ -361,7 +381,7 @@ export const buildIndex = (documents: ReadonlyArray<RouterDocument>): RouterInde
 /** The bytes the index's typed arrays hold (its maps and objects come on top). */
 export const typedBytes = (index: RouterIndex): number => {
   let bytes = index.lengths.byteLength + index.totals.byteLength + index.docTerms.byteLength + index.docCounts.byteLength +
-    index.docStart.byteLength
+    index.docStart.byteLength + index.nameHashes.byteLength
   for (const postings of index.postings) bytes += postings.docs.byteLength + postings.counts.byteLength
   return bytes
 }

@@ -7,7 +7,7 @@
  * asks for them (`Needs`) and goes on once they are there.
  */
 import { nameKey } from "./analyze.js"
-import { FIELD_COUNT, type Postings, type RouterIndex } from "./invertedIndex.js"
+import { FIELD_COUNT, namedAs, type Postings, type RouterIndex } from "./invertedIndex.js"
 
 /** A document's distinct term ids and each one's count over all fields, from `from` to `to` of the arrays. */
 export interface DocumentTerms {
@@ -51,8 +51,6 @@ export interface RankIndex {
   /** The id of document `position` (equal scores are ordered by it). */
   readonly idOf: (position: number) => string
 }
-
-const NONE: ReadonlyArray<number> = []
 
 const views = new WeakMap<RouterIndex, RankIndex>()
 
@@ -108,7 +106,7 @@ export const builtRankIndex = (index: RouterIndex): RankIndex => {
       from: index.docStart[position]!,
       to: index.docStart[position + 1]!
     }),
-    named: (key) => index.keys.get(key) ?? NONE,
+    named: (key) => namedAs(index, key),
     shortKeyStartsWith: (position, prefix) => index.documents[position]!.shortKey.startsWith(prefix),
     idOf: (position) => index.documents[position]!.document.id
   }
