@@ -1,8 +1,9 @@
 import { FileSystem } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { AGENT_HOSTS, type AgentHostName } from "../inventory/domain/agentHosts.js"
-import { CliLayer } from "../layers/CoreLayer.js"
-import { type McpGatewayOptions, serveMcpAsAsked } from "../layers/McpLayer.js"
+import { type McpGatewayOptions, serveGateway } from "../layers/McpLayer.js"
+import { PlatformLayer } from "../layers/PlatformLayer.js"
+import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { runToExitCode } from "./exitReport.js"
 import { runServed } from "./mcpMain.js"
 
@@ -67,7 +68,9 @@ export const main = (argv: ReadonlyArray<string>, runWhole: () => void): void =>
   if (gateway === null || args.length === 1) return runWhole()
   const program = Effect.gen(function* () {
     if (Option.isSome(gateway.servers) && !(yield* isRegularFile(gateway.servers.value))) return null
-    return yield* runToExitCode(serveMcpAsAsked({ transport: { _tag: "Stdio" }, gateway }))
+    return yield* runToExitCode(serveGateway({ _tag: "Stdio" }, gateway))
   })
-  runServed(program.pipe(Effect.provide(CliLayer)), runWhole)
+  // The gateway needs the platform and the environment only: the CLI's graph (the inventory's
+  // services) is not loaded at all.
+  runServed(program.pipe(Effect.provide(Layer.merge(PlatformLayer, MachineEnvironment.layer))), runWhole)
 }

@@ -3,7 +3,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { InventoryProvidersLayer } from "../mcp/server/inventory/InventoryProviders.js"
 import { McpProviders, type McpProviderSet } from "../mcp/server/McpProviders.js"
 import { McpProtocolError, McpServer } from "../mcp/server/McpServer.js"
-import { gatewayRequested, type McpServeOptions, type McpTransportChoice } from "../mcp/server/options.js"
+import { gatewayRequested, type McpGatewayOptions, type McpServeOptions, type McpTransportChoice } from "../mcp/server/options.js"
 import { serveStdio } from "../mcp/server/serveStdio.js"
 
 export { InventoryProvidersLayer }
@@ -50,16 +50,23 @@ export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.L
   }).pipe(Effect.scoped)
 
 /**
- * Serves `tool-map mcp` as asked: the gateway when a gateway flag is given (its code, the
- * catalog's, loaded only then), else the inventory server. The command tree (mcpCommand) and the
- * MCP entry (mcpMain) both serve through here.
+ * Serves the gateway of `options` over `transport`. Its code, the catalog's, is loaded while the
+ * server already answers (see serveMcp): it is large. It needs only the platform and the
+ * machine's environment, not the CLI's graph.
+ */
+export const serveGateway = (transport: McpTransportChoice, options: McpGatewayOptions) =>
+  serveMcp(
+    transport,
+    Layer.unwrapEffect(
+      Effect.map(Effect.promise(() => import("../mcp/gateway/GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options))
+    )
+  )
+
+/**
+ * Serves `tool-map mcp` as asked: the gateway when a gateway flag is given, else the inventory
+ * server. The command tree (mcpCommand) and the MCP entries (mcpMain, gatewayMain) serve through here.
  */
 export const serveMcpAsAsked = (options: McpServeOptions) =>
-  Effect.gen(function* () {
-    if (!gatewayRequested(options.gateway)) return yield* serveMcp(options.transport, InventoryProvidersLayer)
-    // Loaded while the server already answers (see serveMcp): the catalog's code is large.
-    const gateway = Layer.unwrapEffect(
-      Effect.map(Effect.promise(() => import("../mcp/gateway/GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options.gateway))
-    )
-    return yield* serveMcp(options.transport, gateway)
-  })
+  gatewayRequested(options.gateway)
+    ? serveGateway(options.transport, options.gateway)
+    : serveMcp(options.transport, InventoryProvidersLayer)
