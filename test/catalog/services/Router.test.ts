@@ -269,6 +269,27 @@ describe("Router", () => {
       expect(yield* fs.readFile(file)).toEqual(whole)
     }).pipe(Effect.scoped, Effect.provide(platform)))
 
+  it.live("extends an index read from the file when the host adds a tool, ranking as a process that builds it with all tools", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const ticket: ToolSchema = { name: "mcp__jira__create_ticket", description: "Open a ticket for a bug in the channel.", inputSchema: object({}) }
+      const tasks = ["open a bug ticket", "post a message in the channel", "search github code"]
+      const expected = yield* inCatalogDir(yield* fs.makeTempDirectoryScoped(), [...ROUTER_FIXTURE, ticket], Effect.forEach(tasks, (task) => names(task, 4)))
+      expect(expected[0]![0]).toBe("mcp__jira__create_ticket")
+      yield* inCatalogDir(dir, ROUTER_FIXTURE, names(tasks[1]!))
+      const host = yield* makeMemoryHost({ tools: ROUTER_FIXTURE })
+      const [before, after] = yield* Effect.gen(function*() {
+        yield* (yield* ToolCatalog).attach(main)
+        // Read from the file piece by piece, then read whole and extended with the new tool.
+        const before = yield* names(tasks[1]!, 4)
+        yield* host.addTool(ticket)
+        return [before, yield* Effect.forEach(tasks, (task) => names(task, 4))] as const
+      }).pipe(Effect.scoped, Effect.provide(pluginLayer(host, { dir })))
+      expect(before).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels", "read_text_file"])
+      expect(after).toEqual(expected)
+    }).pipe(Effect.scoped, Effect.provide(platform)))
+
   it.live("ranks with a tool's new annotations: same tools, other hints, the kept index file is built again", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
