@@ -34,6 +34,10 @@ describe("router analysis", () => {
     expect(nameKey("Get-File_Info")).toBe("getfileinfo")
   })
 
+  it.prop("keys a name as its words joined", { name: fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.string({ unit: fc.constantFrom("a", "Z", "9", "_", "-", " ", "é", "Σ", "ς", "İ", "\u{1F600}") })) }, ({ name }) => {
+    expect(nameKey(name)).toBe(words(name).join(""))
+  })
+
   it("splits a run-together name into words its own texts spell", () => {
     expect(splitRunTogether("airqualityforecast", new Set(["air", "quality", "forecast", "the"]))).toEqual(["air", "quality", "forecast"])
     expect(splitRunTogether("zzzzzzqualityzzzz", new Set(["quality"]))).toEqual([])

@@ -102,5 +102,12 @@ export const terms = (text: string): Array<string> => {
   return out
 }
 
-/** A name as one lowercase key without separators (`Get-File_Info` → `getfileinfo`), for exact-name matches. */
-export const nameKey = (name: string): string => words(name).join("")
+const NOT_LETTER_OR_DIGIT_ASCII = /[^a-zA-Z0-9]+/g
+
+/**
+ * A name as one lowercase key without separators (`Get-File_Info` → `getfileinfo`), for
+ * exact-name matches: its words joined. An ASCII name's words are its letters and digits, so
+ * its key is those, lowercased, without cutting it into words (a build makes two keys a tool).
+ */
+export const nameKey = (name: string): string =>
+  NOT_ASCII.test(name) ? words(name).join("") : name.replace(NOT_LETTER_OR_DIGIT_ASCII, "").toLowerCase()

@@ -200,6 +200,13 @@ const termId = (index: RouterIndex, term: string): number => {
   return id
 }
 
+/** The term ids of a document's name field (`nameTerms`), in order, into `out`. */
+const nameTermIds = (index: RouterIndex, document: RouterDocument, out: Array<number>): Array<number> => {
+  out.length = 0
+  for (const term of nameTerms(document)) out.push(termId(index, term))
+  return out
+}
+
 /** The term ids of a text, in order (`terms` of it, through the index's word cache). */
 const fieldTermIds = (index: RouterIndex, text: string, out: Array<number>): Array<number> => {
   out.length = 0
@@ -295,7 +302,7 @@ const countDocument = (index: RouterIndex, adding: Adding, document: RouterDocum
   counts.slots = 0
   for (let f = 0; f < FIELD_COUNT; f++) {
     const field = FIELDS[f]!
-    const fieldIds = field === "name" ? nameTerms(document).map((term) => termId(index, term)) : fieldTermIds(index, document.texts[field], adding.ids)
+    const fieldIds = field === "name" ? nameTermIds(index, document, adding.ids) : fieldTermIds(index, document.texts[field], adding.ids)
     index.lengths[position * FIELD_COUNT + f] = fieldIds.length
     index.totals[f]! += fieldIds.length
     counts.reserve(index.postings.length)
