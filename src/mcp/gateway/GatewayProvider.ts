@@ -222,7 +222,11 @@ export const makeGatewayProvider = (
         const agent = yield* agentOf(session)
         const built = yield* catalog.get(agent)
         const allow = yield* catalog.allowFor(agent)
-        const names = Option.getOrElse(allow, () => [...ENTRY_TOOLS, ...built.tools.map((tool) => tool.name)])
+        // An exempt agent (no allow list) gets every tool: the pinned ones, which the catalog
+        // keeps out of its build, as well as the built ones.
+        const names = Option.isSome(allow)
+          ? allow.value
+          : [...new Set([...ENTRY_TOOLS, ...(yield* catalog.config).pinned, ...built.tools.map((tool) => tool.name)])]
         const out: Array<Tool> = []
         for (const name of names) {
           const entry = entryByName.get(name)

@@ -109,3 +109,16 @@ describe("the gateway's first session while a server is still being listed", () 
     })
   })
 })
+
+describe("an exempt agent's tools/list", () => {
+  it("holds every tool: the entry tools, the pinned ones (which the catalog keeps out of its build), then the rest", async () => {
+    fs.writeFileSync(gate, "")
+    fs.mkdirSync(path.join(dir, "catalog"), { recursive: true })
+    fs.writeFileSync(path.join(dir, "catalog", "settings.json"), JSON.stringify({ pinned: ["mcp__gated__page_title"] }))
+    // The harness's session id: exempt by session.
+    fs.writeFileSync(path.join(dir, "catalog", "exempt.json"), JSON.stringify({ sessions: ["test-session"] }))
+    await withGateway({ servers: [gated()], dataDir: dir }, async ({ client }) => {
+      expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, "mcp__gated__page_title", "mcp__gated__fetch_page"])
+    })
+  })
+})
