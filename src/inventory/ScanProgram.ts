@@ -36,6 +36,7 @@ import { FirstScan } from "./query/FirstScan.js"
 import { readinessOf } from "./query/readiness.js"
 import { ScanProgress } from "./ScanProgress.js"
 import { type ProbeRequest, VersionProbe } from "./probe/VersionProbe.js"
+import { pyenvVersionFiles } from "./probe/pyenvShim.js"
 import { Walker } from "./discover/Walker.js"
 
 /** The redirect path given to `scan` does not name a markdown file (defined with the bundle's location). */
@@ -200,12 +201,16 @@ const make = Effect.gen(function* () {
         return { toolsJson, toolRows: prepareToolRows(tools) } satisfies PreparedFiles
       })
     ], { concurrency: "unbounded" })
+    // What a pyenv shim runs is chosen by pyenv's version files: a change of them is a change.
+    const pyenvFiles = yield* Effect.forEach(requests, (request) =>
+      request.path === null ? Effect.succeed([]) : pyenvVersionFiles(fs, host, request.path))
     // Only now, once no probe runs: a program that writes into a watched place as it starts
     // is recorded as it left it, not seen as a change by the next `--if-stale`.
     const watch = yield* bundle.snapshot([
       ...walked.roots.filter((root) => root.path !== "" && (root.status === "ok" || root.status === "missing" || root.status === "not-a-directory")).map((root) => root.path),
       ...walked.directories,
       ...requests.flatMap((request) => (request.path === null ? [] : [request.path])),
+      ...pyenvFiles.flat(),
       ...identityInputs,
       ...hosts.watched
     ])

@@ -15,6 +15,7 @@ import { ScanProgram } from "../../src/inventory/ScanProgram.js"
 import { ScanProgress } from "../../src/inventory/ScanProgress.js"
 import { VersionProbe } from "../../src/inventory/probe/VersionProbe.js"
 import { Walker } from "../../src/inventory/discover/Walker.js"
+import { fakePyenvRoot } from "../support/fakePyenv.js"
 
 /** A fake machine: two PATH dirs that both hold a `git` printing a different version, an empty home. */
 const machine = Effect.acquireRelease(
@@ -38,7 +39,8 @@ const scanLayer = (
   dir: string,
   calls: Array<SpawnRequest>,
   lookup: (found: ReadonlyMap<string, string>) => ReadonlyMap<string, string>,
-  walkAfter: (calls: ReadonlyArray<SpawnRequest>) => boolean = () => true
+  walkAfter: (calls: ReadonlyArray<SpawnRequest>) => boolean = () => true,
+  path = `${dir}/bin1:${dir}/bin2`
 ) => {
   const ready = Effect.suspend(() => (walkAfter(calls) ? Effect.void : Effect.fail("not yet"))).pipe(
     Effect.retry(Schedule.spaced("5 millis")),
@@ -47,7 +49,7 @@ const scanLayer = (
   )
   const host = MachineEnvironment.layerTest({
     os: "linux",
-    env: { PATH: `${dir}/bin1:${dir}/bin2`, HOME: `${dir}/home`, PLUGIN_DATA: `${dir}/data` },
+    env: { PATH: path, HOME: `${dir}/home`, PLUGIN_DATA: `${dir}/data` },
     homedir: `${dir}/home`,
     cwd: dir
   })
@@ -121,5 +123,27 @@ describe("ScanProgram", () => {
       expect(versions).toEqual([{ name: "git", path: `${dir}/bin1/git`, version: "2.0.0" }])
       expect(commandsUnder(dir, calls)).toEqual([`${dir}/bin1/git`])
     }))
-})
 
+  it.scopedLive("watches pyenv's version files: after `pyenv global`, --if-stale scans again and reads the new choice", () =>
+    Effect.gen(function*() {
+      const dir = yield* machine
+      const root = fakePyenvRoot(dir)
+      const layer = scanLayer(dir, [], (found) => found, () => true, `${root}/shims`)
+      const run = (ifStale: boolean) =>
+        Effect.flatMap(ScanProgram, (scan) => scan.run({ target: Option.none(), ifStale, probes: true, progress: false })).pipe(Effect.provide(layer))
+      const python = () =>
+        (JSON.parse(NodeFs.readFileSync(NodePath.join(dir, "data", "tools.json"), "utf8")) as {
+          readonly versions: ReadonlyArray<{ readonly name: string; readonly version: string | null; readonly detail: string | null }>
+        }).versions.filter((report) => report.name === "python").map(({ detail, version }) => ({ version, detail }))
+      expect((yield* run(false))._tag).toBe("Written")
+      expect(python()).toEqual([{ version: "3.11.7", detail: `pyenv's 3.11.7 (${root}/version), run without the shim` }])
+      expect((yield* run(true))._tag).not.toBe("Written")
+      NodeFs.writeFileSync(`${root}/version`, "3.12.1\n")
+      expect((yield* run(true))._tag).toBe("Written")
+      expect(python()).toEqual([{ version: "3.12.1", detail: `pyenv's 3.12.1 (${root}/version), run without the shim` }])
+      // A `pyenv local` in the working directory is a change too.
+      NodeFs.writeFileSync(`${dir}/.python-version`, "3.11.7\n")
+      expect((yield* run(true))._tag).toBe("Written")
+      expect(python()).toEqual([{ version: "3.11.7", detail: `pyenv's 3.11.7 (${dir}/.python-version), run without the shim` }])
+    }))
+})

@@ -137,18 +137,54 @@ const hookFiles = (fs: FileSystem.FileSystem, root: string, command: string) =>
     return files
   })
 
+/**
+ * The version files pyenv looks for from `cwd`, in its order: `.python-version` in `cwd` and
+ * each folder above it (pyenv-version-file climbs with ${root%/*} until the empty string, so
+ * `/.python-version` counts), then PYENV_ROOT's `version`.
+ */
+const versionFileCandidates = (root: string, cwd: string): ReadonlyArray<string> => {
+  const candidates: Array<string> = []
+  let dir = cwd.replace(/\/+$/, "")
+  for (;;) {
+    candidates.push(`${dir}/.python-version`)
+    if (dir === "") break
+    dir = dir.slice(0, dir.lastIndexOf("/"))
+  }
+  return [...candidates, `${root}/version`]
+}
+
 /** The version file pyenv would read from `cwd`: the nearest `.python-version`, else PYENV_ROOT's. */
 const versionFile = (fs: FileSystem.FileSystem, root: string, cwd: string) =>
   Effect.gen(function*() {
-    // pyenv-version-file climbs with ${root%/*} until the empty string, so `/.python-version` counts.
-    let dir = cwd.replace(/\/+$/, "")
-    for (;;) {
-      const candidate = `${dir}/.python-version`
+    const candidates = versionFileCandidates(root, cwd)
+    for (const candidate of candidates.slice(0, -1)) {
       if (yield* isKind(fs, candidate, "File")) return candidate
-      if (dir === "") return `${root}/version`
-      dir = dir.slice(0, dir.lastIndexOf("/"))
     }
+    return candidates[candidates.length - 1]!
   })
+
+/** PYENV_ROOT of the pyenv shim at `shimPath`, read from the shim; none for any other file. */
+const rootOfShim = (fs: FileSystem.FileSystem, shimPath: string) =>
+  NodePath.posix.basename(NodePath.posix.dirname(shimPath)) === "shims"
+    ? Effect.map(readText(fs, shimPath), Option.flatMap((text) => Option.fromNullable(shimRoot(text, shimPath))))
+    : Effect.succeedNone
+
+/**
+ * The files whose change can change what the pyenv shim at `shimPath` runs from the working
+ * directory (every version file pyenv looks for), or none when it is no pyenv shim: a scan
+ * watches them, so `scan --if-stale` sees a `pyenv global` or `pyenv local`.
+ */
+export const pyenvVersionFiles = (
+  fs: FileSystem.FileSystem,
+  host: MachineEnvironmentShape,
+  shimPath: string
+): Effect.Effect<ReadonlyArray<string>> =>
+  host.os === "win32" || !NodePath.posix.isAbsolute(host.cwd)
+    ? Effect.succeed([])
+    : rootOfShim(fs, shimPath).pipe(
+      Effect.map(Option.match({ onNone: () => [], onSome: (root) => versionFileCandidates(root, host.cwd) })),
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
 
 /**
  * What the pyenv shim at `shimPath` would run in the probe's environment, or none when the shim,
@@ -159,14 +195,11 @@ export const pyenvShimTarget = (
   host: MachineEnvironmentShape,
   shimPath: string
 ): Effect.Effect<Option.Option<ShimTarget>> => {
-  // pyenv's shims live in PYENV_ROOT/shims: any other program is none without a read.
-  const inShims = NodePath.posix.basename(NodePath.posix.dirname(shimPath)) === "shims"
-  if (host.os === "win32" || !inShims || !NodePath.posix.isAbsolute(host.cwd)) return Effect.succeedNone
+  if (host.os === "win32" || !NodePath.posix.isAbsolute(host.cwd)) return Effect.succeedNone
   return Effect.gen(function*() {
-    const text = yield* readText(fs, shimPath)
-    if (Option.isNone(text)) return Option.none<ShimTarget>()
-    const root = shimRoot(text.value, shimPath)
-    if (root === null) return Option.none<ShimTarget>()
+    const found = yield* rootOfShim(fs, shimPath)
+    if (Option.isNone(found)) return Option.none<ShimTarget>()
+    const root = found.value
     const program = NodePath.posix.basename(shimPath)
     // pyenv's install prefix (its own hook dir) is PYENV_ROOT only when libexec/pyenv is no link.
     const launcher = `${root}/libexec/pyenv`

@@ -3,64 +3,11 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
-import { shimRoot, versionFileNames } from "../../../src/inventory/probe/pyenvShim.js"
+import { pyenvVersionFiles, shimRoot, versionFileNames } from "../../../src/inventory/probe/pyenvShim.js"
 import { ProcessSpawner, type SpawnRequest } from "../../../src/inventory/probe/ProcessSpawner.js"
 import { VersionProbe } from "../../../src/inventory/probe/VersionProbe.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
-
-/** pyenv 2.4's shim for `root`, byte for byte as `pyenv rehash` writes it. */
-const pyenvShim = (root: string) =>
-  [
-    "#!/usr/bin/env bash",
-    "set -e",
-    `[ -n "$PYENV_DEBUG" ] && set -x`,
-    "",
-    `program="\${0##*/}"`,
-    "",
-    `export PYENV_ROOT="${root}"`,
-    "SHIM_PATH=${0%/*}",
-    `if [[ $SHIM_PATH != "${root}/shims" ]]; then`,
-    `  export _PYENV_SHIM_PATH="$SHIM_PATH"`,
-    "fi",
-    `exec "${root}/libexec/pyenv" exec "$program" "$@"`,
-    ""
-  ].join("\n")
-
-const write = (file: string, text: string, mode = 0o644) => {
-  NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
-  NodeFs.writeFileSync(file, text, { mode })
-}
-
-/**
- * A pyenv root whose `libexec/pyenv` answers "Python 9.9.9" whatever it is asked: a report of
- * 9.9.9 means the shim was run; any other version was read from the files.
- */
-const fakeRoot = (base: string) => {
-  const root = NodePath.join(base, "pyenv")
-  write(`${root}/shims/python`, pyenvShim(root), 0o755)
-  write(`${root}/libexec/pyenv`, "#!/bin/sh\necho 'Python 9.9.9'\n", 0o755)
-  for (const version of ["3.11.7", "3.12.1"]) {
-    write(`${root}/versions/${version}/bin/python`, `#!/bin/sh\necho 'Python ${version}'\n`, 0o755)
-  }
-  write(`${root}/version`, "3.11.7\n")
-  // pyenv's own pip hook and pyenv-virtualenv's guarded `which` hook, as pyenv ships them.
-  write(`${root}/pyenv.d/exec/pip-rehash.bash`, "PYENV_REHASH_COMMAND=\"${PYENV_COMMAND##*/}\"\n")
-  write(
-    `${root}/plugins/pyenv-virtualenv/etc/pyenv.d/which/conda.bash`,
-    [
-      "# newer versions of conda share programs from the real prefix",
-      `if [ ! -x "\${PYENV_COMMAND_PATH}" ] && [[ "\${PYENV_COMMAND_PATH##*/}" == "conda" ]]; then`,
-      `  if [ -d "\${PYENV_ROOT}/versions/\${version}/conda-meta" ]; then`,
-      `    PYENV_COMMAND_PATH="/elsewhere/conda"`,
-      "  fi",
-      "fi",
-      ""
-    ].join("\n")
-  )
-  write(`${root}/plugins/.gitignore`, "*\n")
-  return root
-}
+import { fakePyenvRoot as fakeRoot, pyenvShim, write } from "../../support/fakePyenv.js"
 
 const probePython = (shim: string, cwd: string) =>
   Effect.gen(function*() {
@@ -167,6 +114,25 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("a pyenv shim's choic
         })
       }))
   }
+
+  it.scoped("the files a scan watches for a shim: every version file pyenv looks for, in its order; none for another program", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const base = yield* fs.makeTempDirectoryScoped()
+      const root = fakeRoot(base)
+      write(`${base}/bin/python`, "#!/bin/sh\necho 'Python 3.0.0'\n", 0o755)
+      const host = { ...MachineEnvironment.live, os: "linux" as const, cwd: `${base}/project/src` }
+      const above = base.split("/").slice(1).map((_, index, parts) => `/${parts.slice(0, parts.length - index).join("/")}/.python-version`)
+      expect(yield* pyenvVersionFiles(fs, host, `${root}/shims/python`)).toEqual([
+        `${base}/project/src/.python-version`,
+        `${base}/project/.python-version`,
+        ...above,
+        "/.python-version",
+        `${root}/version`
+      ])
+      expect(yield* pyenvVersionFiles(fs, host, `${base}/bin/python`)).toEqual([])
+      expect(yield* pyenvVersionFiles(fs, { ...host, os: "win32" }, `${root}/shims/python`)).toEqual([])
+    }))
 
   it.scoped("a copy of the shim outside PYENV_ROOT/shims: the shim is run", () =>
     Effect.gen(function*() {
