@@ -2,7 +2,7 @@ import { FileSystem } from "@effect/platform"
 import { Effect, Option } from "effect"
 import * as NodePath from "node:path"
 import type { MachineEnvironmentShape } from "../domain/machine.js"
-import { readRegularFile } from "../../services/fileRead.js"
+import { readSmallFile } from "./versionSources.js"
 
 // A pyenv shim (`~/.pyenv/shims/python`) is a bash script that runs pyenv, which runs a dozen
 // more bash scripts to pick the interpreter: about 250 ms of CPU and a hundred processes per
@@ -21,8 +21,6 @@ export interface ShimTarget {
   readonly detail: string
 }
 
-/** A shim is about 400 bytes; version files and hooks are small too. */
-const MAX_BYTES = 64 * 1024
 /** pyenv reads each line of a version file with `read -n 1024`: longer lines are not read here. */
 const MAX_VERSION_LINE = 1024
 /** A version name that neither pyenv's word splitting nor its globbing can change. */
@@ -34,12 +32,6 @@ const SYSTEM_HOOK_DIRS = ["/usr/etc/pyenv.d", "/usr/local/etc/pyenv.d", "/etc/py
  * found (pyenv-virtualenv's three hooks all start so).
  */
 const GUARD_COMMAND_MISSING = /^if \[ ! -x "\$\{PYENV_COMMAND_PATH\}" \](?: && .*)?; then$/
-
-const readText = (fs: FileSystem.FileSystem, file: string) =>
-  readRegularFile(file, MAX_BYTES).pipe(
-    Effect.map(Option.map((bytes) => new TextDecoder().decode(bytes))),
-    Effect.provideService(FileSystem.FileSystem, fs)
-  )
 
 /** Whether `path` is a file or a directory (links followed, as bash's -f and -d); missing is false. */
 const isKind = (fs: FileSystem.FileSystem, path: string, kind: "File" | "Directory") =>
@@ -106,7 +98,7 @@ const isInertHook = (
       if (hook !== `${root}/pyenv.d/exec/pip-rehash.bash` || /^(?:pip|easy_install)/.test(program)) return false
       return !(yield* fs.exists(`${root}/pyenv.d/exec/pip-rehash/${program}`))
     }
-    const text = yield* readText(fs, hook)
+    const text = yield* readSmallFile(fs, hook)
     if (Option.isNone(text)) return false
     const code = text.value.split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"))
     if (code.length < 2 || !GUARD_COMMAND_MISSING.test(code[0]!) || code[code.length - 1] !== "fi") return false
@@ -166,7 +158,7 @@ const versionFile = (fs: FileSystem.FileSystem, root: string, cwd: string) =>
 /** PYENV_ROOT of the pyenv shim at `shimPath`, read from the shim; none for any other file. */
 const rootOfShim = (fs: FileSystem.FileSystem, shimPath: string) =>
   NodePath.posix.basename(NodePath.posix.dirname(shimPath)) === "shims"
-    ? Effect.map(readText(fs, shimPath), Option.flatMap((text) => Option.fromNullable(shimRoot(text, shimPath))))
+    ? Effect.map(readSmallFile(fs, shimPath), Option.flatMap((text) => Option.fromNullable(shimRoot(text, shimPath))))
     : Effect.succeedNone
 
 /**
@@ -213,7 +205,8 @@ export const pyenvShimTarget = (
       }
     }
     const file = yield* versionFile(fs, root, host.cwd)
-    const content = (yield* isKind(fs, file, "File")) ? yield* readText(fs, file) : Option.none<string>()
+    // A missing PYENV_ROOT/version fails the read: none, as for "system".
+    const content = yield* readSmallFile(fs, file)
     const names = Option.isSome(content) ? versionFileNames(content.value) : null
     // An empty or missing file means "system": pyenv then searches PATH, which is not read here.
     if (names === null || names.length === 0 || names.includes("system")) return Option.none<ShimTarget>()

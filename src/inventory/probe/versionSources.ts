@@ -15,7 +15,7 @@ export interface StatedVersion {
   readonly detail: string
 }
 
-/** The largest package.json or release file read (npm's package.json is about 7 KB). */
+/** The largest file a version source reads: a package.json or release file, a pyenv shim, hook or version file (npm's package.json is about 7 KB). */
 const MAX_BYTES = 256 * 1024
 /** Directories climbed from a script to its package.json (npm's bin is two levels down). */
 const PACKAGE_SEARCH_LEVELS = 4
@@ -31,7 +31,7 @@ const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
  * (`readRegularFile`: checked on the path, so a FIFO or a device is never opened, and on the
  * open descriptor, and read with a bound), a refused file as none.
  */
-const readSmallFile = (fs: FileSystem.FileSystem, file: string) =>
+export const readSmallFile = (fs: FileSystem.FileSystem, file: string) =>
   readRegularFile(file, MAX_BYTES).pipe(
     Effect.map(Option.map((bytes) => new TextDecoder().decode(bytes))),
     Effect.catchTag("FileRefused", () => Effect.succeed(Option.none<string>())),
