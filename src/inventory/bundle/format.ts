@@ -34,7 +34,8 @@ export const readGeneration = (content: string): string | null => {
   return Option.getOrNull(Option.map(json, (found) => found.generation))
 }
 
-const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
+/** The value of a JSON text, or none when it is no JSON: the one parse of the bundle's files. */
+export const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
 
 let decodeWatchSet: ((input: unknown) => Option.Option<WatchSet>) | undefined
 

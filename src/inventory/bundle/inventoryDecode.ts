@@ -1,13 +1,12 @@
 import { Either, Option, Schema } from "effect"
 import { Inventory } from "../domain/inventory.js"
 import { compileDecoder, type Decoder, UNDECIDED } from "../../platform/schemaFastPath.js"
+import { parseJson } from "./format.js"
 import { renderWhichIndexOf } from "./whichIndex.js"
 
 // tools.json read back as a whole `Inventory`, apart from format.ts: the readers of a bundle's
 // watch set or which index (the everyday commands) load this module, and the inventory's
 // classes, only when they need the whole of it.
-
-const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
 
 // Both decoders are built on first use: a scan never needs them.
 let decodeQuickly: Decoder | undefined

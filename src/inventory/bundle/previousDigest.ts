@@ -5,12 +5,11 @@ import { compileDecoder, type Decoder, fastEncodeSync, UNDECIDED } from "../../p
 import { digestOfParsed, GenerationDigest } from "../domain/drift.js"
 import { cleanerFor } from "../domain/untrusted.js"
 import { BundleReadError } from "./errors.js"
+import { parseJson } from "./format.js"
 import type { BundlePaths } from "./location.js"
 
 /** The largest tools.json whose digest a scan reads back: V8's longest string is about 512 MiB. */
 const PREVIOUS_JSON_MAX_BYTES = 256 * 1024 * 1024
-
-const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
 
 /**
  * The digest of the generation a commit to `paths` replaces (issue 14, drift): read from its

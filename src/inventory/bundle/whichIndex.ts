@@ -7,7 +7,7 @@ import { toOsFamily } from "../domain/machine.js"
 import { pathLookup } from "../domain/toolNames.js"
 import { WatchSet } from "../domain/watch.js"
 import { whichAnswers, type WhichCopies } from "../query/toolQueries.js"
-import type { RecordedBundle } from "./format.js"
+import { parseJson, type RecordedBundle } from "./format.js"
 
 // The bundle's which index (`<stem>.which.jsonl`): a header line, then one line per name as the
 // OS compares names, `<name as JSON>\t<its which answer as JSON>`. It is derived from the exact
@@ -36,7 +36,6 @@ const IndexHeader = Schema.Struct({
 })
 // Built on first use: a read never encodes (Schema.encodeSync compiles its parser at once).
 let encodeHeader: ((header: typeof IndexHeader.Type) => typeof IndexHeader.Encoded) | undefined
-const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
 const decodeHeaderJson = fastDecodeUnknownOption(IndexHeader)
 const decodeHeader = (text: string) => Option.flatMap(parseJson(text), decodeHeaderJson)
 
