@@ -2,6 +2,7 @@ import { Context, Effect, Either, Layer, Schema } from "effect"
 import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser } from "yaml"
 import type { CST, Node as YamlNode } from "yaml"
 import { redactSecrets } from "../domain/secrets.js"
+import { simpleFrontmatter } from "./simpleFrontmatter.js"
 
 /** A value of untrusted frontmatter: JSON-like, maps are null-prototype objects. */
 export type FrontmatterValue =
@@ -97,16 +98,20 @@ export class FrontmatterParser extends Context.Tag("tool-map/FrontmatterParser")
     Layer.sync(this, () => makeFrontmatterParser({ ...defaultFrontmatterLimits, ...limits }))
 }
 
-/** Builds the parser's implementation for the given caps. */
-export const makeFrontmatterParser = (limits: FrontmatterLimits): FrontmatterParser["Type"] => {
+/**
+ * Builds the parser's implementation for the given caps. `simpleLines: false` sends every block
+ * to the YAML library (the fast path's tests compare the two).
+ */
+export const makeFrontmatterParser = (limits: FrontmatterLimits, options: { readonly simpleLines?: boolean } = {}): FrontmatterParser["Type"] => {
+  const reading: Reading = { ...limits, simpleLines: options.simpleLines ?? true }
   const parseText = Effect.fn("FrontmatterParser.parseText")(function* (path: string, text: string, dialect: FrontmatterDialect = "yaml") {
-    const result = dialect === "yaml" ? splitAndParse(text, limits) : splitClaudeCode(text, limits)
+    const result = dialect === "yaml" ? splitAndParse(text, reading) : splitClaudeCode(text, reading)
     if (result instanceof Failure) return yield* new FrontmatterError({ path, line: result.line, reason: result.reason })
     return result
   })
   // Called once per file of every agent home: the checks and the parse are one pure step.
   const parseBytes = (path: string, bytes: Uint8Array, dialect: FrontmatterDialect = "yaml"): Either.Either<ParsedMarkdown, FrontmatterError> => {
-    const result = checkAndParse(bytes, limits, dialect)
+    const result = checkAndParse(bytes, reading, dialect)
     return result instanceof Failure ? Either.left(new FrontmatterError({ path, line: result.line, reason: result.reason })) : Either.right(result)
   }
   const parse = Effect.fn("FrontmatterParser.parse")(function* (path: string, bytes: Uint8Array, dialect: FrontmatterDialect = "yaml") {
@@ -115,10 +120,15 @@ export const makeFrontmatterParser = (limits: FrontmatterLimits): FrontmatterPar
   return { limits, parse, parseBytes, parseText }
 }
 
+/** The caps, and whether blocks of plain `key: value` lines are read without the YAML library ({@link simpleFrontmatter}). */
+interface Reading extends FrontmatterLimits {
+  readonly simpleLines: boolean
+}
+
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 /** Size cap, NUL bytes and strict UTF-8 before any parsing. */
-const checkAndParse = (bytes: Uint8Array, limits: FrontmatterLimits, dialect: FrontmatterDialect): ParsedMarkdown | Failure => {
+const checkAndParse = (bytes: Uint8Array, limits: Reading, dialect: FrontmatterDialect): ParsedMarkdown | Failure => {
   if (bytes.length > limits.maxFileBytes) return new Failure(null, `file is ${bytes.length} bytes, over the ${limits.maxFileBytes}-byte cap`)
   const nul = bytes.indexOf(0)
   if (nul !== -1) return new Failure(lineOfByte(bytes, nul), "file contains NUL bytes (binary, not markdown)")
@@ -154,7 +164,7 @@ const FENCE = /^---[ \t]*$/
 const LANGUAGE_FENCE = /^---([^\s-][^\s]*)[ \t]*$/
 
 /** Splits the fences and parses the block; a pure function so that properties can drive it directly. */
-const splitAndParse = (raw: string, limits: FrontmatterLimits): ParsedMarkdown | Failure => {
+const splitAndParse = (raw: string, limits: Reading): ParsedMarkdown | Failure => {
   const text = (raw.startsWith("\uFEFF") ? raw.slice(1) : raw).replace(/\r\n?/g, "\n")
   const firstEnd = text.indexOf("\n")
   const firstLine = firstEnd === -1 ? text : text.slice(0, firstEnd)
@@ -223,7 +233,7 @@ const CLAUDE_CODE_OPENING = /^---\s*\n/
  * leading tabs made spaces ({@link quoteLikeClaudeCode}), and a warning says so; YAML that still
  * fails, or a list or scalar, gives no fields (`fieldsDropped`). tool-map's own caps still apply.
  */
-const splitClaudeCode = (raw: string, limits: FrontmatterLimits): ParsedMarkdown | Failure => {
+const splitClaudeCode = (raw: string, limits: Reading): ParsedMarkdown | Failure => {
   const text = raw.startsWith("\uFEFF") ? raw.slice(1) : raw
   const match = text.indexOf("---", 3) < 0 ? null : CLAUDE_CODE_FENCES.exec(text)
   if (match === null) {
@@ -299,7 +309,7 @@ export const quoteLikeClaudeCode = (block: string): string =>
     .join("\n")
     .replace(/^\t+/gm, (tabs) => "  ".repeat(tabs.length))
 
-const isFlowList = (text: string): boolean => Array.isArray(parseYamlBlock(text, defaultFrontmatterLimits, 0, CLAUDE_CODE))
+const isFlowList = (text: string): boolean => Array.isArray(parseYamlBlock(text, { ...defaultFrontmatterLimits, simpleLines: false }, 0, CLAUDE_CODE))
 
 const emptyFields = (): FrontmatterFields => Object.create(null) as FrontmatterFields
 
@@ -320,7 +330,9 @@ const ALLOWED_TAGS = new Set(
  * composer recurses per level, and a 20,000-deep flow sequence exhausts the process.
  * `lineOffset` is the number of file lines before the block.
  */
-const parseYamlBlock = (source: string, limits: FrontmatterLimits, lineOffset: number, rules: YamlRules): FrontmatterValue | Failure => {
+const parseYamlBlock = (source: string, limits: Reading, lineOffset: number, rules: YamlRules): FrontmatterValue | Failure => {
+  const simple = limits.simpleLines ? simpleFrontmatter(source, limits.maxNodes) : undefined
+  if (simple !== undefined) return simple
   const lines = new LineCounter()
   const lineOf = (offset: number) => lines.linePos(offset).line + lineOffset
   const tokens = Array.from(new Parser(lines.addNewLine).parse(source))
