@@ -147,22 +147,22 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
         skillSources.push({ dir: path.isAbsolute(expanded) ? expanded : path.join(ctx.env.cwd, expanded), scope: config.scope, role: "skills.paths", dot: false })
       }
     }
-    // The skills of shared folders (the first sources) are read at the end, and only when opencode
-    // is there: a host that is not there loads nothing from them (HostCollector.result), so reading
-    // and parsing thousands of Claude Code skills again would be for nothing. Their files are
-    // watched either way, as a read watches them.
-    const sharedSkills: Array<{ readonly file: string; readonly placement: ItemPlacement }> = []
+    // The skills of shared folders (the first sources) are walked, read and parsed at the end, and
+    // only when opencode is there: a host that is not there loads nothing from them
+    // (HostCollector.result), and walking thousands of Claude Code skills again would be for
+    // nothing. Their tops are still looked at in their place, as the roots of the report.
+    const sharedSources: Array<{ readonly dir: string; readonly placement: ItemPlacement }> = []
     const sharedSkillsAt = c.drafts.length
     for (const source of skillSources) {
       if (source.dot) c.shareDir(source.dir)
       if (source.role === null && (yield* c.probe(source.dir))._tag !== "directory") continue
       const placement: ItemPlacement = { ...standalone(source.scope, { rank: nextRank() }), namespace: (name) => `skill:${name}`, dialect: "claude-code" }
-      const files = yield* c.filesNamed(source.dir, "SKILL.md", { role: source.role, dot: source.dot })
-      for (const file of files) {
-        if (source.dot) {
-          sharedSkills.push({ file, placement })
-          continue
-        }
+      if (source.dot) {
+        if (source.role !== null) yield* c.listNames(source.dir, source.role)
+        sharedSources.push({ dir: source.dir, placement })
+        continue
+      }
+      for (const file of yield* c.filesNamed(source.dir, "SKILL.md", { role: source.role, dot: false })) {
         const draft = yield* skillOf(c, file, placement)
         if (Option.isSome(draft)) c.add(draft.value)
       }
@@ -177,10 +177,10 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     }
     if (c.hasOwnRoot()) {
       const drafts: Array<ItemDraft> = []
-      for (const { file, placement } of sharedSkills) drafts.push(...Option.toArray(yield* skillOf(c, file, placement)))
+      for (const { dir, placement } of sharedSources) {
+        for (const file of yield* c.filesNamed(dir, "SKILL.md", { role: null, dot: true })) drafts.push(...Option.toArray(yield* skillOf(c, file, placement)))
+      }
       c.drafts.splice(sharedSkillsAt, 0, ...drafts)
-    } else {
-      for (const { file } of sharedSkills) c.watch(file)
     }
     return c.result()
   })

@@ -107,6 +107,32 @@ describe("opencode reader", () => {
       expect(skillRows(noProject.inventory).map((row) => row[4])).toContain("/work/proj/.claude/skills/pc/SKILL.md")
     }))
 
+  it.effect("not there (no config folder, file or AGENTS.md): the shared skill folders are roots of its report, not walked, and none of their skills is its", () =>
+    Effect.gen(function* () {
+      const looked: Array<string> = []
+      const { inventory } = yield* scanTree(
+        {
+          "home/u/.claude/skills/alpha/SKILL.md": markdown({ name: "alpha", description: "Alpha" }),
+          "home/u/.agents/skills/beta/deeper/SKILL.md": markdown({ name: "beta", description: "Beta" })
+        },
+        {},
+        (op, path) => {
+          looked.push(`${op} ${path}`)
+          return false
+        }
+      )
+      const report = inventory.hosts.find((host) => host.host === "opencode")!
+      expect(report.detected).toBe(false)
+      expect(report.roots.filter((root) => root.path.includes("skills")).map((root) => [root.path, root.role, root.status])).toEqual([
+        ["/home/u/.claude/skills", "Claude Code skills (~/.claude/skills)", "ok"],
+        ["/home/u/.agents/skills", "shared skills (~/.agents/skills)", "ok"],
+        ["/home/u/.config/opencode/skills", "global skills", "missing"]
+      ])
+      expect(inventory.items.filter((item) => item.host === "opencode")).toEqual([])
+      // Claude Code lists its skill folders without a stat; opencode's walk would stat each one.
+      expect(looked.filter((entry) => entry === "stat /home/u/.claude/skills/alpha")).toEqual([])
+    }))
+
   it.effect("outside a git repository the worktree is /: .claude/skills and opencode.json of every parent count", () =>
     Effect.gen(function* () {
       const { inventory } = yield* scanTree({
