@@ -183,10 +183,10 @@ const SYNCHRONOUS = new WeakSet<FileSystem.FileSystem>()
  */
 export const isSynchronous = (fs: FileSystem.FileSystem): boolean => SYNCHRONOUS.has(fs)
 
-/** A regular file read whole: its bytes, and what the stat of its path before the open said. */
+/** A regular file read whole: its bytes, and the modification time the stat of its path before the open gave. */
 export interface PlainFile {
   readonly bytes: Uint8Array
-  readonly info: FileSystem.File.Info
+  readonly mtime: Date
 }
 
 /**
@@ -215,11 +215,13 @@ const plainRead = (path: string, maxBytes: number): PlainFile | undefined => {
     const buffer = Buffer.allocUnsafe(after.size + 1)
     let filled = 0
     while (filled < buffer.length) {
-      const read = NodeFs.readSync(fd, buffer, filled, buffer.length - filled, filled)
-      if (read === 0) break
+      const wanted = buffer.length - filled
+      const read = NodeFs.readSync(fd, buffer, filled, wanted, filled)
       filled += read
+      // A regular file reads short only at its end: no second call to hear it say 0.
+      if (read < wanted) break
     }
-    return filled > after.size ? undefined : { bytes: buffer.subarray(0, filled), info: fileInfo(before) }
+    return filled > after.size ? undefined : { bytes: buffer.subarray(0, filled), mtime: before.mtime }
   } finally {
     NodeFs.closeSync(fd)
   }

@@ -144,21 +144,23 @@ describe("readPlainFile", () => {
         NodeFs.writeFileSync(NodePath.join(root, "agent.md"), "---\nname: a\n---\nBody.\n")
         NodeFs.writeFileSync(NodePath.join(root, "empty.md"), "")
         NodeFs.writeFileSync(NodePath.join(root, "big.md"), "x".repeat(65))
+        NodeFs.writeFileSync(NodePath.join(root, "cap.md"), "y".repeat(64))
         NodeFs.symlinkSync("agent.md", NodePath.join(root, "link.md"))
         NodeFs.mkdirSync(NodePath.join(root, "dir.md"))
         spawnSync("mkfifo", [NodePath.join(root, "fifo.md")])
         const sync = yield* Effect.provide(FileSystem.FileSystem, SyncNodeFileSystemLayer)
         const plain = (name: string, fs: FileSystem.FileSystem = sync) =>
           Effect.map(readPlainFile(fs, NodePath.join(root, name), 64), (read) =>
-            read === undefined ? "checked path" : { text: Buffer.from(read.bytes).toString(), type: read.info.type, size: Number(read.info.size) })
+            read === undefined ? "checked path" : { text: Buffer.from(read.bytes).toString(), mtime: read.mtime.getTime() === NodeFs.statSync(NodePath.join(root, name)).mtime.getTime() })
         const checked = (name: string) =>
           Effect.map(Effect.either(Effect.provideService(readRegularFile(NodePath.join(root, name), 64), FileSystem.FileSystem, sync)), (read) =>
             read._tag === "Left" ? read.left._tag : Option.map(read.right, (bytes) => Buffer.from(bytes).toString()))
-        expect(yield* plain("agent.md")).toEqual({ text: "---\nname: a\n---\nBody.\n", type: "File", size: 22 })
+        expect(yield* plain("agent.md")).toEqual({ text: "---\nname: a\n---\nBody.\n", mtime: true })
         expect(yield* checked("agent.md")).toEqual(Option.some("---\nname: a\n---\nBody.\n"))
-        expect(yield* plain("link.md")).toEqual({ text: "---\nname: a\n---\nBody.\n", type: "File", size: 22 })
-        expect(yield* plain("empty.md")).toEqual({ text: "", type: "File", size: 0 })
+        expect(yield* plain("link.md")).toEqual({ text: "---\nname: a\n---\nBody.\n", mtime: true })
+        expect(yield* plain("empty.md")).toEqual({ text: "", mtime: true })
         expect(yield* checked("empty.md")).toEqual(Option.some(""))
+        expect(yield* plain("cap.md")).toEqual({ text: "y".repeat(64), mtime: true })
         for (const name of ["missing.md", "big.md", "dir.md", "fifo.md"]) expect([name, yield* plain(name)]).toEqual([name, "checked path"])
         expect(yield* checked("big.md")).toEqual("FileRefused")
         expect(yield* checked("fifo.md")).toEqual("FileRefused")

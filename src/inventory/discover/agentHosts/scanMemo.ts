@@ -22,7 +22,10 @@ export class ScanMemo {
   private readonly stats = new Map<string, Either.Either<FileSystem.File.Info, PlatformError>>()
   private readonly listings = new Map<string, ReadonlyArray<string>>()
   private readonly files = new Map<string, FileRead>()
-  private readonly parsed = new Map<string, { readonly file: FileRead; readonly doc: Either.Either<ParsedMarkdown, FrontmatterError> }>()
+  private readonly parsed: Record<FrontmatterDialect, Map<string, { readonly file: FileRead; readonly doc: Either.Either<ParsedMarkdown, FrontmatterError> }>> = {
+    yaml: new Map(),
+    "claude-code": new Map()
+  }
 
   /** The stat of `path` made earlier in this scan (its failure too). */
   stat(path: string): Either.Either<FileSystem.File.Info, PlatformError> | undefined {
@@ -54,11 +57,11 @@ export class ScanMemo {
 
   /** The parse of exactly this read of the file in `dialect`, made earlier in this scan. */
   markdown(file: FileRead, dialect: FrontmatterDialect): Either.Either<ParsedMarkdown, FrontmatterError> | undefined {
-    const known = this.parsed.get(`${dialect}\u0000${file.path}`)
+    const known = this.parsed[dialect].get(file.path)
     return known !== undefined && known.file === file ? known.doc : undefined
   }
 
   rememberMarkdown(file: FileRead, dialect: FrontmatterDialect, doc: Either.Either<ParsedMarkdown, FrontmatterError>): void {
-    this.parsed.set(`${dialect}\u0000${file.path}`, { file, doc })
+    this.parsed[dialect].set(file.path, { file, doc })
   }
 }

@@ -383,8 +383,7 @@ export class HostCollector {
       // One step for a plain regular file; anything else (missing, a FIFO, too large…) takes the checked path, which says why.
       return Effect.flatMap(readPlainFile(this.ctx.fs, path, maxBytes), (plain) => {
         if (plain === undefined) return this.readChecked(path, role, maxBytes)
-        const read: FileRead = { path, bytes: plain.bytes, mtime: isoTime(plain.info), sha256: sha256(plain.bytes) }
-        this.ctx.memo?.rememberStat(path, Either.right(plain.info))
+        const read: FileRead = { path, bytes: plain.bytes, mtime: plain.mtime.toISOString(), sha256: sha256(plain.bytes) }
         this.ctx.memo?.rememberFile(read)
         return Effect.succeed(this.readDone(read, role))
       })
