@@ -2,7 +2,7 @@
 // imports the whole catalog stack, so catalogCommands.ts loads it only when a catalog command
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Stream } from "effect"
+import { Clock, Console, Context, Effect, Either, Exit, identity, Layer, Option, Ref, Schema, Stream } from "effect"
 import * as NodeFs from "node:fs"
 import {
   type DefinitionChange,
@@ -21,13 +21,14 @@ import { displayName, MAX_NAME_WIDTH } from "../catalog/core/sanitize.js"
 import { cleanText, neutralize, wellFormed } from "../inventory/domain/untrusted.js"
 import { factsOf, primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
 import {
-  decodeFactsFile,
   decodeSchemasJson,
   decodeSchemasText,
   FACTS_HEAD_BYTES,
   FACTS_TEXTS_KEPT,
   type FactsFile,
   factsFileOf,
+  factsFileOfParts,
+  factsFileParts,
   factsFileText,
   type FactsHead,
   factsHead,
@@ -269,9 +270,10 @@ const knownSchemas = (files: SchemasFiles, head: Option.Option<FactsHead>, path:
     if (Option.isNone(head) || head.value.model !== model) return Option.none<KnownSchemas>()
     const textKey = yield* hashOfFile(path, SCHEMAS_FILE_MAX_BYTES)
     if (Option.isNone(textKey) || !head.value.texts.includes(textKey.value)) return Option.none<KnownSchemas>()
-    const text = yield* readBounded(files.schemasFacts, SCHEMAS_FILE_MAX_BYTES, textOf)
+    // Its bytes are decoded as they are read and dropped at once (see `factsFileParts`).
+    const parts = yield* readBounded(files.schemasFacts, SCHEMAS_FILE_MAX_BYTES, factsFileParts)
     const facts = Option.filter(
-      Option.flatMap(Option.flatMap(text, Either.getRight), decodeFactsFile),
+      Option.flatMap(Option.flatMap(Option.flatMap(parts, Either.getRight), identity), factsFileOfParts),
       (facts) => facts.key === head.value.key && facts.model === model && facts.texts.includes(textKey.value)
     )
     return Option.map(facts, (facts): KnownSchemas => ({

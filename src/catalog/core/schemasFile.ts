@@ -20,6 +20,7 @@ import { TOKEN_MODEL } from "./tokens.js"
 import { notJsonReason } from "../../inventory/domain/jsonText.js"
 import { type ToolAnnotations, type ToolSchema, ToolSchemaFromJson } from "./model.js"
 import { nestsDeeperText, nestsDeeperThan } from "./nesting.js"
+import { wellFormed } from "../../inventory/domain/untrusted.js"
 import { displayName, MAX_NAME_WIDTH } from "./sanitize.js"
 
 const SchemasArray = Schema.Array(ToolSchemaFromJson)
@@ -252,14 +253,17 @@ export const factsModel = (): string =>
   (model ??= sha256(JSON.stringify([TOOL_MAP_VERSION, FACTS_FORMAT, TOKEN_MODEL, definitionFacts(PROBE)])).slice(0, 32))
 
 /** The layout of the facts file: files of another layout are written again. */
-const FACTS_FORMAT = 3
+const FACTS_FORMAT = 4
 
 /**
- * The text of a facts file: its model, key and texts first, then the hashes as one string of
- * 64 hex digits each, the token estimates, the names and the descriptions each as one string
- * with the lengths of its parts, and the annotations as one array, in the schemas' order: a few
- * values to parse instead of one object per schema, and each name and description a slice of
- * one large string instead of a string of its own that the young generation copies.
+ * The text of a facts file. A first line of JSON: its model, key and texts first, then the token
+ * estimates, the lengths of the names and of the descriptions, the annotations, and the bytes
+ * of each of the three blocks after the line. Then the blocks, raw: the hashes (64 hex digits
+ * each), the names and the descriptions, each block their concatenation. A reader parses the
+ * line only; each block is decoded from the file's bytes once, and every hash, name and
+ * description is a slice of it: neither a text of the whole file nor a copy of its megabytes of
+ * strings is made, only the strings that are kept. Names or descriptions with a lone surrogate
+ * (which UTF-8 cannot carry) are written as JSON strings instead (`escaped`).
  */
 export const factsFileText = (file: FactsFile): string => {
   const hashes = new Array<string>(file.facts.length)
@@ -268,24 +272,29 @@ export const factsFileText = (file: FactsFile): string => {
     hashes[i] = file.facts[i]!.hash
     tokens[i] = file.facts[i]!.tokens
   }
+  const names = file.names.join("")
+  const descriptions = file.descriptions.join("")
+  const escaped = wellFormed(names) !== names || wellFormed(descriptions) !== descriptions
+  const blocks = [hashes.join(""), escaped ? JSON.stringify(names) : names, escaped ? JSON.stringify(descriptions) : descriptions]
   return `{"toolMapFacts":1,"model":${JSON.stringify(file.model)},"key":${JSON.stringify(file.key)},"texts":${
     JSON.stringify(file.texts.slice(0, FACTS_TEXTS_KEPT))
-  },"hashes":"${hashes.join("")}","tokens":${JSON.stringify(tokens)},"names":${packed(file.names)},"descriptions":${packed(file.descriptions)},"annotations":${JSON.stringify(file.annotations)}${
-    file.setKey === undefined ? "" : `,"setKey":${JSON.stringify(file.setKey)}`
-  }}\n`
+  },"tokens":${JSON.stringify(tokens)},"names":${lengthsOf(file.names)},"descriptions":${lengthsOf(file.descriptions)},"annotations":${
+    JSON.stringify(file.annotations)
+  }${file.setKey === undefined ? "" : `,"setKey":${JSON.stringify(file.setKey)}`}${escaped ? ",\"escaped\":true" : ""},"blocks":${
+    JSON.stringify(blocks.map((block) => Buffer.byteLength(block)))
+  }}\n${blocks.join("")}`
 }
 
-/** Strings as `{"text":…,"lengths":[…]}`: their concatenation, and each one's length. */
-const packed = (parts: ReadonlyArray<string>): string => {
+/** The lengths of strings as a JSON array. */
+const lengthsOf = (parts: ReadonlyArray<string>): string => {
   const lengths = new Array<number>(parts.length)
   for (let i = 0; i < parts.length; i++) lengths[i] = parts[i]!.length
-  return `{"text":${JSON.stringify(parts.join(""))},"lengths":${JSON.stringify(lengths)}}`
+  return JSON.stringify(lengths)
 }
 
-/** The `n` strings of a parsed `packed` value, `undefined` when it is not one. */
-const unpacked = (value: unknown, n: number): Array<string> | undefined => {
-  if (!isRecord(value) || typeof value.text !== "string" || !Array.isArray(value.lengths) || value.lengths.length !== n) return undefined
-  const { lengths, text } = value
+/** The `n` strings `lengths` cuts `text` into, `undefined` when the lengths do not fit it. */
+const unpacked = (text: unknown, lengths: unknown, n: number): Array<string> | undefined => {
+  if (typeof text !== "string" || !Array.isArray(lengths) || lengths.length !== n) return undefined
   const out = new Array<string>(n)
   let at = 0
   for (let i = 0; i < n; i++) {
@@ -320,20 +329,55 @@ export const factsHead = (head: string): Option.Option<FactsHead> => {
   return Option.some({ model: match[1]!, key: match[2]!, texts })
 }
 
-/** A whole facts file, checked value by value; `None` when it is not one. */
-export const decodeFactsFile = (text: string): Option.Option<FactsFile> => {
-  const json = Either.getOrUndefined(Either.try((): unknown => JSON.parse(text)))
+/** A facts file's first line, parsed, and its three blocks as text (see `factsFileText`). */
+export interface FactsFileParts {
+  readonly line: unknown
+  readonly hashes: string
+  readonly names: string
+  readonly descriptions: string
+}
+
+const utf8 = new TextDecoder()
+
+/**
+ * The parts of a facts file's bytes, `None` when they are not laid out as one (no first line,
+ * blocks that do not fill the rest exactly). The bytes are not kept: a caller that reads the
+ * file drops them as soon as this returns.
+ */
+export const factsFileParts = (bytes: Uint8Array): Option.Option<FactsFileParts> => {
+  const end = bytes.indexOf(10)
+  if (end < 0) return Option.none()
+  const line = Either.getOrUndefined(Either.try((): unknown => JSON.parse(utf8.decode(bytes.subarray(0, end)))))
+  if (!isRecord(line) || !Array.isArray(line.blocks) || line.blocks.length !== 3) return Option.none()
+  const blocks: Array<string> = []
+  let at = end + 1
+  for (const length of line.blocks as ReadonlyArray<unknown>) {
+    if (!Number.isSafeInteger(length) || (length as number) < 0 || at + (length as number) > bytes.length) return Option.none()
+    blocks.push(utf8.decode(bytes.subarray(at, at += length as number)))
+  }
+  if (at !== bytes.length) return Option.none()
+  return Option.some({ line, hashes: blocks[0]!, names: blocks[1]!, descriptions: blocks[2]! })
+}
+
+/** The JSON string an escaped block holds, `undefined` when it is not one. */
+const escapedText = (block: string): unknown => Either.getOrUndefined(Either.try((): unknown => JSON.parse(block)))
+
+/** The facts file of its parts, checked value by value; `None` when it is not one. */
+export const factsFileOfParts = (parts: FactsFileParts): Option.Option<FactsFile> => {
+  const json = parts.line
   if (
     !isRecord(json) || json.toolMapFacts !== 1 || typeof json.model !== "string" || typeof json.key !== "string" ||
-    !Array.isArray(json.texts) || typeof json.hashes !== "string" || !Array.isArray(json.tokens) || !Array.isArray(json.annotations)
+    !Array.isArray(json.texts) || !Array.isArray(json.tokens) || !Array.isArray(json.annotations)
   ) {
     return Option.none()
   }
-  const { hashes, tokens } = json
+  const { hashes } = parts
+  const { tokens } = json
   const n = tokens.length
   if (hashes.length !== n * 64 || json.annotations.length !== n || !isLowerHex(hashes)) return Option.none()
-  const names = unpacked(json.names, n)
-  const descriptions = unpacked(json.descriptions, n)
+  const escaped = json.escaped === true
+  const names = unpacked(escaped ? escapedText(parts.names) : parts.names, json.names, n)
+  const descriptions = unpacked(escaped ? escapedText(parts.descriptions) : parts.descriptions, json.descriptions, n)
   if (names === undefined || descriptions === undefined) return Option.none()
   const facts = new Array<DefinitionFacts>(n)
   const annotations = new Array<ToolAnnotations | null>(n)
@@ -363,6 +407,9 @@ export const decodeFactsFile = (text: string): Option.Option<FactsFile> => {
     setKey
   })
 }
+
+/** A whole facts file from its bytes, checked value by value; `None` when it is not one. */
+export const decodeFactsFile = (bytes: Uint8Array): Option.Option<FactsFile> => Option.flatMap(factsFileParts(bytes), factsFileOfParts)
 
 /**
  * The schemas a facts file describes, without parsing their text: each is what the decode of

@@ -5,7 +5,7 @@ import { buildCatalog, toolSetKey } from "../../../src/catalog/core/build.js"
 import { definitionFacts, definitionJson } from "../../../src/catalog/core/definitions.js"
 import { type Classifier, ToolSchemaFromJson } from "../../../src/catalog/core/model.js"
 import {
-  decodeFactsFile,
+  decodeFactsFile as decodeFactsBytes,
   decodeSchemasJson,
   decodeSchemasText,
   factsFileOf,
@@ -17,6 +17,9 @@ import {
   schemasKey,
   snapshotText
 } from "../../../src/catalog/core/schemasFile.js"
+
+/** The facts file of a text, as a reader of its bytes makes it. */
+const decodeFactsFile = (text: string) => decodeFactsBytes(new TextEncoder().encode(text))
 
 /** What the Schema alone makes of a parsed file: the reference of the hand-checked path. */
 const bySchema = (json: unknown) => {
@@ -147,11 +150,16 @@ describe("the facts file", () => {
 
   it("reads back what was written, its model, key and texts from its head alone", () => {
     const text = factsFileText(file)
+    expect(text).toBe(
+      `{"toolMapFacts":1,"model":"${file.model}","key":"${file.key}","texts":["${"1".repeat(64)}","${"2".repeat(64)}"],"tokens":${
+        JSON.stringify(file.facts.map((facts) => facts.tokens))
+      },"names":[1,1],"descriptions":[6,0],"annotations":[null,{"readOnlyHint":true}],"blocks":[128,2,6]}\n${file.facts[0]!.hash}${file.facts[1]!.hash}abReads.`
+    )
     expect(decodeFactsFile(text)).toEqual(Option.some(file))
     expect(factsHead(text.slice(0, 600))).toEqual(Option.some({ model: file.model, key: file.key, texts: file.texts }))
   })
 
-  it("keeps the tool-set key of the schemas last, when the writer knew it", () => {
+  it("keeps the tool-set key of the schemas, when the writer knew it", () => {
     const withKey = { ...file, setKey: toolSetKey(TOOLS) }
     const text = factsFileText(withKey)
     expect(decodeFactsFile(text)).toEqual(Option.some(withKey))
@@ -164,16 +172,21 @@ describe("the facts file", () => {
     expect(decodeFactsFile(text.replace(file.facts[1]!.hash, "X".repeat(64)))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace(file.facts[1]!.hash, file.facts[1]!.hash.slice(1)))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace(`[${file.facts[0]!.tokens},`, "[1.5,"))).toEqual(Option.none())
-    const names = "\"names\":{\"text\":\"ab\",\"lengths\":[1,1]}"
-    const descriptions = "\"descriptions\":{\"text\":\"Reads.\",\"lengths\":[6,0]}"
+    const names = "\"names\":[1,1]"
+    const descriptions = "\"descriptions\":[6,0]"
     expect(text).toContain(`${names},${descriptions}`)
-    expect(decodeFactsFile(text.replace(names, "\"names\":{\"text\":\"ab\",\"lengths\":[0,2]}"))).toEqual(Option.none())
-    expect(decodeFactsFile(text.replace(names, "\"names\":{\"text\":3,\"lengths\":[1,1]}"))).toEqual(Option.none())
-    expect(decodeFactsFile(text.replace(names, "\"names\":{\"text\":\"abc\",\"lengths\":[1,1]}"))).toEqual(Option.none())
-    expect(decodeFactsFile(text.replace(names, "\"names\":{\"text\":\"ab\",\"lengths\":[2]}"))).toEqual(Option.none())
-    expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":{\"text\":\"Reads.\",\"lengths\":[6,1]}"))).toEqual(Option.none())
-    expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":{\"text\":\"Reads.\",\"lengths\":[7,-1]}"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(names, "\"names\":[0,2]"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(names, "\"names\":3"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(names, "\"names\":[1,2]"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(names, "\"names\":[2]"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":[6,1]"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":[7,-1]"))).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":[5,0]"))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace(descriptions, "\"descriptions\":[\"Reads.\",\"\"]"))).toEqual(Option.none())
+    // Blocks that do not fill the rest of the file exactly, or no first line at all.
+    expect(decodeFactsFile(text.replace("\"blocks\":[128,2,6]", "\"blocks\":[128,2,5]"))).toEqual(Option.none())
+    expect(decodeFactsFile(`${text}x`)).toEqual(Option.none())
+    expect(decodeFactsFile(text.replace("\n", " "))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace("{\"readOnlyHint\":true}", "{\"readOnlyHint\":1}"))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace("{\"readOnlyHint\":true}", "{\"readOnlyHint\":true,\"x\":1}"))).toEqual(Option.none())
     expect(decodeFactsFile(text.replace("\"annotations\":[null,", "\"annotations\":["))).toEqual(Option.none())
@@ -189,6 +202,20 @@ describe("the facts file", () => {
     const read = Option.getOrThrow(decodeFactsFile(factsFileText(written)))
     expect(read.names).toEqual(pairs.map(([name]) => name))
     expect(read.descriptions).toEqual(pairs.map(([, description]) => description))
+  })
+
+  it("writes names and descriptions with a lone surrogate as JSON strings, and reads them back as they were", () => {
+    const schemas = [{ name: "a\ud800", description: "x\udc00y", inputSchema: { type: "object" } }, { name: "b", description: "é", inputSchema: {} }]
+    const written = factsFileOf({ model: factsModel(), key: schemasKey(schemas), texts: [] }, schemas)
+    const text = factsFileText(written)
+    expect(text).toContain(`"escaped":true,"blocks":[128,${JSON.stringify("a\ud800b").length},${JSON.stringify("x\udc00yé").length + 1}]}\n`)
+    expect(text.endsWith(`${JSON.stringify("a\ud800b")}${JSON.stringify("x\udc00yé")}`)).toBe(true)
+    expect(decodeFactsFile(text)).toEqual(Option.some(written))
+    // A surrogate pair split across two names is whole in their concatenation: written raw.
+    const split = [{ name: "a\ud83d", description: "", inputSchema: {} }, { name: "\ude00b", description: "", inputSchema: {} }]
+    const pair = factsFileOf({ model: factsModel(), key: schemasKey(split), texts: [] }, split)
+    expect(factsFileText(pair)).not.toContain("escaped")
+    expect(decodeFactsFile(factsFileText(pair))).toEqual(Option.some(pair))
   })
 
   it("has a model stamp of this build: the same in every call", () => {
