@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
+import { createHash } from "node:crypto"
 import { buildCatalog } from "../../../src/catalog/core/catalog.js"
-import type { ToolSchema } from "../../../src/catalog/core/model.js"
+import type { ToolEntry, ToolSchema } from "../../../src/catalog/core/model.js"
 import { generateTools } from "../../../bench/catalogGenerators.js"
 import { bodyChecksum, decodeIndex, encodeIndex, INDEX_PREAMBLE_BYTES, indexDigest, indexHeadBytes, openIndex } from "../../../src/catalog/core/router/indexFile.js"
 import { addDocuments, buildIndex, type RouterIndex } from "../../../src/catalog/core/router/invertedIndex.js"
@@ -28,7 +29,30 @@ const QUERIES = [
 const ranking = (index: RouterIndex, query: string) =>
   rankDocuments(index, { query, limit: 10 }).map((hit) => [index.documents[hit.position]!.document.id, hit.score, hit.exact])
 
+/** `indexDigest` as one line-separated text per field (what it hashes, in pieces). */
+const digestInOnePiece = (tools: ReadonlyArray<ToolEntry>): string => {
+  const texts = ["name", "shortName", "group", "category"] as const
+  const hash = createHash("sha256")
+  const lengths = new Int32Array(tools.length * (texts.length + 1))
+  texts.forEach((text, t) => {
+    hash.update(tools.map((tool, position) => {
+      lengths[position * (texts.length + 1) + t] = tool[text].length
+      return tool[text]
+    }).join("\n"))
+  })
+  tools.forEach((tool, position) => lengths[position * (texts.length + 1) + texts.length] = tool.description.length)
+  return hash.update(new Uint8Array(lengths.buffer)).digest("hex")
+}
+
 describe("router index file", () => {
+  it("has a digest of the texts of all tools, hashed a batch of tools at a time", () => {
+    const large = buildCatalog(generateTools(2_500))
+    for (const count of [0, 1, 1_023, 1_024, 1_025, 2_048, 2_500]) {
+      const tools = large.tools.slice(0, count)
+      expect(indexDigest({ tools })).toBe(digestInOnePiece(tools))
+    }
+  })
+
   it("reads back an index that ranks and explains exactly as a fresh build", () => {
     const read = Option.getOrThrow(decodeIndex(bytes, catalog))
     for (const query of QUERIES) expect(ranking(read, query)).toEqual(ranking(fresh, query))

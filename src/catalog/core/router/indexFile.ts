@@ -57,16 +57,27 @@ export const indexDigest = (catalog: Pick<Catalog, "tools">): string => {
   const per = DIGESTED_TEXTS.length + 1
   const lengths = new Int32Array(tools.length * per)
   DIGESTED_TEXTS.forEach((text, t) => {
-    hash.update(tools.map((tool, position) => {
-      lengths[position * per + t] = tool[text].length
-      return tool[text]
-    }).join("\n"))
+    // The line-separated text in pieces of DIGEST_BATCH tools (the same bytes): a text of all
+    // descriptions would be megabytes of garbage next to the catalog, at the run's peak.
+    for (let from = 0; from < tools.length; from += DIGEST_BATCH) {
+      const to = Math.min(tools.length, from + DIGEST_BATCH)
+      const batch = new Array<string>(to - from)
+      for (let position = from; position < to; position++) {
+        const value = tools[position]![text]
+        lengths[position * per + t] = value.length
+        batch[position - from] = value
+      }
+      hash.update(from === 0 ? batch.join("\n") : `\n${batch.join("\n")}`)
+    }
   })
   tools.forEach((tool, position) => lengths[position * per + DIGESTED_TEXTS.length] = tool.description.length)
   const digest = hash.update(new Uint8Array(lengths.buffer)).digest("hex")
   digests.set(catalog.tools, digest)
   return digest
 }
+
+/** How many tools' texts `indexDigest` hashes at a time. */
+const DIGEST_BATCH = 1024
 
 /**
  * A checksum of the body's 32-bit words in four lanes (word i goes to lane i mod 4), chained at
