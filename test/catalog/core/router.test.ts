@@ -6,6 +6,7 @@ import { nameKey, terms, words } from "../../../src/catalog/core/router/analyze.
 import { reciprocalRankFusion } from "../../../src/catalog/core/router/fusion.js"
 import { addDocuments, buildIndex, splitRunTogether } from "../../../src/catalog/core/router/invertedIndex.js"
 import { DEFAULT_RANK_PARAMETERS, explainMatch, rankDocuments, type RankParameters } from "../../../src/catalog/core/router/rank.js"
+import { builtRankIndex, type RankIndex } from "../../../src/catalog/core/router/rankIndex.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
 import { WordTable } from "../../../src/catalog/core/router/wordTable.js"
 import { planRoute, renderToolsFind, type ToolHit } from "../../../src/catalog/core/router/routerTools.js"
@@ -108,6 +109,35 @@ describe("rankDocuments", () => {
     const slack = (position: number) => index.documents[position]!.document.group === "slack"
     expect(rankDocuments(index, { query: "github issue message", limit: 5, keep: slack }).map((hit) => index.documents[hit.position]!.document.name))
       .toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])
+  })
+
+  it("ranks as before after a ranking that threw at any read of a term's postings (its buffers go back clean)", () => {
+    const view = builtRankIndex(index)
+    let calls = 0
+    let failAt = -1
+    const flaky: RankIndex = {
+      ...view,
+      postings: (id) => {
+        if (calls++ === failAt) throw new Error("flaky")
+        return view.postings(id)
+      }
+    }
+    const ranked = () => rankDocuments(flaky, { query: "post a message in the channel", limit: 10 }).map((hit) => [hit.position, hit.score, hit.exact])
+    ranked()
+    // Reads of a warm index (the first ranking derives what later ones reuse).
+    calls = 0
+    const expected = ranked()
+    const reads = calls
+    expect(reads).toBeGreaterThan(4)
+    for (failAt = 0; failAt < reads; failAt++) {
+      calls = 0
+      expect(ranked).toThrow("flaky")
+      calls = 0
+      const at = failAt
+      failAt = -1
+      expect(ranked()).toEqual(expected)
+      failAt = at
+    }
   })
 
   it("ranks an index extended with new tools as one built with all of them", () => {

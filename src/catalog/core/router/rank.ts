@@ -491,9 +491,14 @@ export function* rankSteps(
   const query = queryTerms(index, request.query, parameters)
   yield* want(index, [...query.keys()], [])
   if (parameters.cooccurrenceWeight > 0 && parameters.cooccurrenceTerms > 0) {
+    // The documents of the rare terms whose terms the index does not hold yet (none in memory).
     const documents = new Set<number>()
-    for (const id of query.keys()) if (isRare(index, id, parameters)) for (const d of heldPostings(index, id).docs) documents.add(d)
-    yield* want(index, [], [...documents])
+    for (const id of query.keys()) {
+      if (!isRare(index, id, parameters)) continue
+      const { docs, size } = heldPostings(index, id)
+      for (let p = 0; p < size; p++) if (index.documentTerms(docs[p]!) === undefined) documents.add(docs[p]!)
+    }
+    if (documents.size > 0) yield* want(index, [], [...documents])
     const related = cooccurring(index, query, parameters)
     for (const [id, weight] of related) query.set(id, weight)
     yield* want(index, [...related.keys()], [])
@@ -531,9 +536,13 @@ export function* rankSteps(
     return top
   }
 
-  const first = bm25f(index, scratch, query, parameters, keep, false, undefined)
-  let totals = first
+  // The slots the passes so far touched, reset when the ranking ends; a pass that throws midway
+  // leaves slots it has not counted, so the whole set is cleared then.
+  let totals: PassTotals = { touched: 0, totalWeight: 0 }
+  let passing = true
   try {
+    const first = totals = bm25f(index, scratch, query, parameters, keep, false, undefined)
+    passing = false
     const feedback = parameters.feedbackWeight > 0 && parameters.feedbackDocuments > 0 && query.size > 0
     const top = best(first, feedback ? Math.max(request.limit, parameters.feedbackDocuments) : request.limit)
     if (!feedback) return top.hits
@@ -550,9 +559,16 @@ export function* rankSteps(
       for (let i = 0; i < first.touched; i++) found[touched[i]!] = 1
       for (const [d] of exact) if (keep === undefined || keep(d)) found[d] = 1
     }
+    passing = true
     totals = bm25f(index, scratch, expansion, parameters, keep, !parameters.feedbackNewDocuments, first)
+    passing = false
     return best(totals, request.limit).hits
   } finally {
+    if (passing) {
+      scores.fill(0)
+      covered.fill(0)
+      found.fill(0)
+    }
     for (let i = 0; i < totals.touched; i++) {
       const d = touched[i]!
       scores[d] = 0
