@@ -202,30 +202,29 @@ export const skillFromDirectory = (
   placement: ItemPlacement,
   assumeDirectory = false
 ): Effect.Effect<Option.Option<ItemDraft>> =>
-  Effect.gen(function* () {
-    const names = yield* c.listNames(dir, null, assumeDirectory)
-    if (Option.isNone(names) || !names.value.includes("SKILL.md")) return Option.none()
+  Effect.flatMap(c.listNames(dir, null, assumeDirectory), (names) => {
+    if (Option.isNone(names) || !names.value.includes("SKILL.md")) return Effect.succeed(Option.none())
     const hasScripts = names.value.some(
       (name) => name === "scripts" || SCRIPT_EXTENSIONS.some((extension) => name.toLowerCase().endsWith(extension))
     )
-    const read = yield* c.readMarkdown(c.path.join(dir, "SKILL.md"), placement.dialect ?? "yaml")
-    return Option.map(read, ({ doc, file }) => {
-      droppedFields(c, file.path, doc, "loads the skill")
-      const fields = doc.fields
-      const name = nameField(c, fields, file.path, c.path.basename(dir))
-      const description = describe(c.stringField(fields, "description", file.path), doc.body)
-      return draftAt(
-        {
-          kind: "skill",
-          ...fileFields(c, file, name, placement),
-          description,
-          allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], file.path),
-          hasScripts
-        },
-        placement,
-        fileCost(c, "skill", { name, path: file.path, fields, body: doc.body, description, plugin: placement.plugin })
-      )
-    })
+    return Effect.map(c.readMarkdown(c.path.join(dir, "SKILL.md"), placement.dialect ?? "yaml"), (read) =>
+      Option.map(read, ({ doc, file }) => {
+        droppedFields(c, file.path, doc, "loads the skill")
+        const fields = doc.fields
+        const name = nameField(c, fields, file.path, c.path.basename(dir))
+        const description = describe(c.stringField(fields, "description", file.path), doc.body)
+        return draftAt(
+          {
+            kind: "skill",
+            ...fileFields(c, file, name, placement),
+            description,
+            allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], file.path),
+            hasScripts
+          },
+          placement,
+          fileCost(c, "skill", { name, path: file.path, fields, body: doc.body, description, plugin: placement.plugin })
+        )
+      }))
   })
 
 /** Every skill directly under a skills directory (recorded as a root with `role`). */

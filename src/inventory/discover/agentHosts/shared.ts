@@ -237,33 +237,38 @@ export class HostCollector {
    * listing is read directly, and one that turns out not to be a directory is quietly skipped.
    */
   listNames(path: string, role: string | null, assumeDirectory = false): Effect.Effect<Option.Option<ReadonlyArray<string>>> {
-    const self = this
-    return Effect.gen(function* () {
-      if (!assumeDirectory) {
-        const probe = yield* self.probe(path)
-        if (probe._tag !== "directory") {
-          if (role !== null) {
-            self.root(
-              path,
-              role,
-              probe._tag === "missing" ? "missing" : probe._tag === "unreadable" ? "unreadable" : "not-a-directory",
-              probe._tag === "unreadable" ? probe.reason : null
-            )
-          }
-          return Option.none()
-        }
-      } else {
-        self.watch(path)
+    // Combinators, not a generator: this runs for every skill folder of every home.
+    return Effect.suspend(() => {
+      if (assumeDirectory) {
+        this.watch(path)
+        return this.listing(path, role, true)
       }
-      const names = yield* Effect.either(self.readDirectory(path))
+      return Effect.flatMap(this.probe(path), (probe) => {
+        if (probe._tag === "directory") return this.listing(path, role, false)
+        if (role !== null) {
+          this.root(
+            path,
+            role,
+            probe._tag === "missing" ? "missing" : probe._tag === "unreadable" ? "unreadable" : "not-a-directory",
+            probe._tag === "unreadable" ? probe.reason : null
+          )
+        }
+        return Effect.succeed(Option.none())
+      })
+    })
+  }
+
+  /** The sorted names of a directory known (or assumed) to be one; see {@link listNames}. */
+  private listing(path: string, role: string | null, assumeDirectory: boolean): Effect.Effect<Option.Option<ReadonlyArray<string>>> {
+    return Effect.map(Effect.either(this.readDirectory(path)), (names) => {
       if (names._tag === "Left") {
         const error = names.left
         const reason = error._tag === "SystemError" ? error.reason : error.message
-        if (role !== null) self.root(path, role, "unreadable", reason)
-        else if (!assumeDirectory || reason === "PermissionDenied") self.diagnostic(path, null, `cannot list directory: ${reason}`)
+        if (role !== null) this.root(path, role, "unreadable", reason)
+        else if (!assumeDirectory || reason === "PermissionDenied") this.diagnostic(path, null, `cannot list directory: ${reason}`)
         return Option.none()
       }
-      if (role !== null) self.root(path, role, "ok")
+      if (role !== null) this.root(path, role, "ok")
       return Option.some([...names.right].sort())
     })
   }
