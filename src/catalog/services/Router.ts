@@ -119,14 +119,12 @@ const keepsDocuments = (kept: ToolIndex, catalog: Catalog): boolean => {
 
 /**
  * The index of `catalog` made from a kept one built in memory whose documents `catalog` keeps
- * (`keepsDocuments`): extended in place when the catalog only adds tools, else `None`.
+ * (`keepsDocuments`) and which adds tools: extended in place.
  */
-const reuse = (kept: ToolIndex, index: RouterIndex, catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): Option.Option<ToolIndex> => {
+const reuse = (index: RouterIndex, catalog: Catalog, schemas: ReadonlyArray<ToolSchema>): ToolIndex => {
   const added = catalog.tools.filter((entry) => !index.byId.has(entry.name))
-  if (added.length === 0 && catalog.toolSetKey !== kept.catalog.toolSetKey) return Option.none()
-  const documents = routerDocuments({ ...catalog, tools: added }, schemas)
-  addDocuments(index, documents)
-  return Option.some({ catalog, index, vectors: added.length === 0 ? kept.vectors : Option.none() })
+  addDocuments(index, routerDocuments({ ...catalog, tools: added }, schemas))
+  return { catalog, index, vectors: Option.none() }
 }
 
 /** The kept index of `catalog`, whose documents are its tools in order. */
@@ -190,21 +188,24 @@ const make = Effect.gen(function*() {
           const candidate = kept[i]!
           if (candidate.catalog === catalog) return [candidate, [candidate, ...kept.filter((_, j) => j !== i)]] as const
           if (!keepsDocuments(candidate, catalog)) continue
+          // Every tool of the kept index is in the catalog (`keepsDocuments`): the others are added.
+          if (catalog.tools.length === rankIndexOf(candidate.index).documentCount) {
+            // Nothing added: the same tool set is the same index, as it is (one in the file stays there).
+            if (catalog.toolSetKey !== candidate.catalog.toolSetKey) continue
+            const same: ToolIndex = { catalog, index: candidate.index, vectors: candidate.vectors }
+            return [same, [same, ...kept.filter((_, j) => j !== i)]] as const
+          }
           const whole = candidate.index instanceof StoredIndex
             ? yield* wholeIndex(candidate.index)
             : Option.some(candidate.index)
           if (Option.isNone(whole)) continue
-          const before = whole.value.documents.length
-          const reused = reuse(candidate, whole.value, catalog, schemas)
-          if (Option.isSome(reused)) {
-            // Extended with new tools: a new tool set, kept when its documents are in the
-            // catalog's order (a file is read back only in that order).
-            const { documents } = whole.value
-            if (documents.length !== before && documents.every((indexed, position) => indexed.document.id === catalog.tools[position]?.name)) {
-              yield* store.save(catalog, whole.value)
-            }
-            return [reused.value, [reused.value, ...kept.filter((_, j) => j !== i)]] as const
+          const reused = reuse(whole.value, catalog, schemas)
+          // Extended with new tools: a new tool set, kept when its documents are in the
+          // catalog's order (a file is read back only in that order).
+          if (whole.value.documents.every((indexed, position) => indexed.document.id === catalog.tools[position]?.name)) {
+            yield* store.save(catalog, whole.value)
           }
+          return [reused, [reused, ...kept.filter((_, j) => j !== i)]] as const
         }
         const stored = yield* store.load(catalog)
         if (Option.isSome(stored)) {
