@@ -24,16 +24,16 @@ const CORE_WORDS: Readonly<Record<string, boolean | null>> = {
   "~": null
 }
 
-/** A double-quoted string whose escapes are JSON's (YAML has them all, with the same meaning). */
-const DOUBLE_QUOTED = /^"(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"$/
+/** A double-quoted string whose escapes are JSON's (YAML has them all, with the same meaning), no lone surrogate. */
+const DOUBLE_QUOTED_TEXT = String.raw`"(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"`
+const DOUBLE_QUOTED = new RegExp(`^${DOUBLE_QUOTED_TEXT}$`)
 const SINGLE_QUOTED = /^'[^']*'$/
 /** An integer the core schema reads as a number, without a sign or leading zero, exact as a double. */
 const SMALL_INTEGER = /^(?:0|[1-9][0-9]{0,14})$/
 /** A plain (unquoted) string: it starts with a letter, `_`, `/` or `(`, and holds no `: ` or ` #`. */
 const PLAIN_STRING = /^[A-Za-z_/(](?:(?!: | #).)*$/
-/** A flow list's plain word (`[Read, Grep]`). */
-const FLOW_WORD = /^[A-Za-z_][A-Za-z0-9_./-]*$/
-const FLOW_ITEM = / *("(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"|'[^']*'|[A-Za-z_][A-Za-z0-9_./-]*) *(,|\]$)/y
+/** One item of a flow list (a quoted string or a plain word such as `Read`) and what follows it: `,` or the closing `]` at the end. */
+const FLOW_ITEM = new RegExp(String.raw` *(${DOUBLE_QUOTED_TEXT}|'[^']*'|[A-Za-z_][A-Za-z0-9_./-]*) *(,|\]$)`, "y")
 
 /** The values read here: scalars and flat lists of strings (a kind of the parser's FrontmatterValue). */
 type SimpleValue = string | number | boolean | null | ReadonlyArray<string>
@@ -61,7 +61,7 @@ const flowList = (text: string): ReadonlyArray<string> | typeof UNREAD => {
     const item = match[1]!
     if (item.charCodeAt(0) === 34) items.push(JSON.parse(item) as string)
     else if (item.charCodeAt(0) === 39) items.push(item.slice(1, -1))
-    else if (Object.hasOwn(CORE_WORDS, item) || !FLOW_WORD.test(item)) return UNREAD
+    else if (Object.hasOwn(CORE_WORDS, item)) return UNREAD
     else items.push(item)
     if (match[2] === "]") return FLOW_ITEM.lastIndex === text.length ? items : UNREAD
   }
