@@ -64,11 +64,35 @@ export interface ReadOptions {
   readonly statedAsRegular?: boolean
 }
 
-/** An open regular file and its size as the open descriptor says. */
+/** An open regular file, its size and what the open descriptor says of it. */
 export interface RegularFile {
   readonly file: FileSystem.File
   readonly size: number
+  readonly info: FileSystem.File.Info
 }
+
+/**
+ * What tells one version of a file from the next at one path (a writer that renames a new file
+ * into place changes the inode; one that writes in place, the size or the modification time).
+ */
+export const fileVersion = (info: FileSystem.File.Info): string =>
+  `${info.dev}:${Option.getOrElse(info.ino, () => -1)}:${info.size}:${Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => -1)}`
+
+/** Reads from the file's position into `buffer` until it is full or the file ends: how many bytes it read. */
+export const readInto = (file: FileSystem.File, buffer: Uint8Array) =>
+  Effect.gen(function*() {
+    let filled = 0
+    while (filled < buffer.length) {
+      const read = Number(yield* file.read(buffer.subarray(filled)))
+      if (read === 0) break
+      filled += read
+    }
+    return filled
+  })
+
+/** Fills `buffer` with the file's bytes from `offset`; false when the file ends before. */
+export const readExactlyAt = (file: FileSystem.File, offset: number, buffer: Uint8Array) =>
+  Effect.flatMap(file.seek(offset, "start"), () => Effect.map(readInto(file, buffer), (filled) => filled === buffer.length))
 
 /**
  * Opens `path` for reading when it is a regular file of at most `maxBytes` (a symbolic link is
@@ -97,7 +121,7 @@ export const openRegularFile = (
     const after = yield* file.stat
     if (after.type !== "File") return yield* notRegular(path, after.type)
     if (after.size > BigInt(maxBytes)) return yield* tooLarge(path, after.size, maxBytes)
-    return Option.some<RegularFile>({ file, size: Number(after.size) })
+    return Option.some<RegularFile>({ file, size: Number(after.size), info: after })
   })
 
 /**
@@ -117,12 +141,7 @@ export const readRegularFile = (
     // Filled in place (no copy of a large file): the size the descriptor gave, plus a byte to
     // see a file that grew since.
     const buffer = Buffer.allocUnsafeSlow(Math.min(size, maxBytes) + 1)
-    let filled = 0
-    while (filled < buffer.length) {
-      const read = Number(yield* file.read(buffer.subarray(filled)))
-      if (read === 0) break
-      filled += read
-    }
+    const filled = yield* readInto(file, buffer)
     if (filled <= size) return Option.some(buffer.subarray(0, filled))
     const rest = yield* readUpTo(file, maxBytes + 1 - filled)
     if (filled + rest.length > maxBytes) return yield* grewTooLarge(path, maxBytes)

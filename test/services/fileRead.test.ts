@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import { Fault, FaultyFileSystem } from "../../src/layers/FaultyFileSystem.js"
 import { SyncNodeFileSystemLayer } from "../../src/platform/SyncNodeFileSystem.js"
-import { FileRefused, readHead, readRegularFile } from "../../src/services/fileRead.js"
+import { FileRefused, fileVersion, openRegularFile, readExactlyAt, readHead, readRegularFile } from "../../src/services/fileRead.js"
 
 const tempDir = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped())
 
@@ -35,6 +35,28 @@ for (const [name, platform] of platforms) {
         expect(yield* readRegularFile(path.join(dir, "none.json"), 100)).toEqual(Option.none())
         expect(text(yield* readHead(path.join(dir, "a.json"), 4))).toEqual(Option.some("{\"a\""))
         expect(yield* readHead(path.join(dir, "none.json"), 4)).toEqual(Option.none())
+      }).pipe(Effect.provide(platform)))
+
+    it.scoped("reads exactly a span of an open file (false when the file ends before), and tells its versions apart", () =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const file = path.join(yield* tempDir, "a.bin")
+        yield* fs.writeFileString(file, "0123456789")
+        const opened = Option.getOrThrow(yield* openRegularFile(file, 100))
+        expect(opened.size).toBe(10)
+        expect(opened.info.size).toBe(BigInt(10))
+        const span = new Uint8Array(4)
+        expect(yield* readExactlyAt(opened.file, 3, span)).toBe(true)
+        expect(new TextDecoder().decode(span)).toBe("3456")
+        expect(yield* readExactlyAt(opened.file, 0, new Uint8Array(0))).toBe(true)
+        expect(yield* readExactlyAt(opened.file, 8, span)).toBe(false)
+        expect(yield* readExactlyAt(opened.file, 12, span)).toBe(false)
+        const version = fileVersion(opened.info)
+        expect(version).toBe(fileVersion(yield* fs.stat(file)))
+        yield* fs.writeFileString(`${file}.new`, "0123456789")
+        yield* fs.rename(`${file}.new`, file)
+        expect(fileVersion(yield* fs.stat(file))).not.toBe(version)
       }).pipe(Effect.provide(platform)))
 
     it.scoped("refuses a FIFO, a link to /dev/zero and a directory without opening them, and a file over the cap from its size", () =>

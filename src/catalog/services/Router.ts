@@ -4,7 +4,7 @@
  * only adds tools; a host's `Embedder`, when there is one, is fused in.
  */
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Either, Layer, Option, Schema, SynchronizedRef } from "effect"
+import { Context, Effect, Either, Layer, Option, Schema, type Scope, SynchronizedRef } from "effect"
 import { resolveTarget } from "../core/catalog.js"
 import type { Catalog, ToolEntry, ToolSchema } from "../core/model.js"
 import { reciprocalRankFusion, rankByVector } from "../core/router/fusion.js"
@@ -12,7 +12,7 @@ import { sameDocumentSource } from "../core/router/document.js"
 import { StoredIndex } from "../core/router/indexFile.js"
 import { addDocuments, buildIndex, type RouterIndex } from "../core/router/invertedIndex.js"
 import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps } from "../core/router/rank.js"
-import { builtRankIndex, type Needs, type RankIndex } from "../core/router/rankIndex.js"
+import { asRankIndex, type Needs, type RankIndex } from "../core/router/rankIndex.js"
 import { routerDocuments, skillDocument } from "../core/router/router.js"
 import {
   DEFAULT_FIND_K,
@@ -101,12 +101,9 @@ interface SkillIndex {
   readonly items: ReadonlyArray<{ readonly kind: "skill" | "agent"; readonly host: string; readonly path: string; readonly description: string }>
 }
 
-/** An index as ranking reads it. */
-const rankIndexOf = (index: RouterIndex | StoredIndex): RankIndex => (index instanceof StoredIndex ? index : builtRankIndex(index))
-
-/** Whether every document of a kept index is built from the same sources (`toolDocumentSource`) in `catalog`, which may add tools. */
+/** Whether every document of a kept index is built from the same sources (`sameDocumentSource`) in `catalog`, which may add tools. */
 const keepsDocuments = (kept: ToolIndex, catalog: Catalog): boolean => {
-  const index = rankIndexOf(kept.index)
+  const index = asRankIndex(kept.index)
   if (catalog.tools.length < index.documentCount) return false
   for (let position = 0; position < index.documentCount; position++) {
     const id = index.idOf(position)
@@ -133,7 +130,6 @@ const toolIndexOf = (catalog: Catalog, index: RouterIndex | StoredIndex): ToolIn
   index,
   vectors: Option.none()
 })
-
 
 const round = (score: number) => Math.round(score * 100) / 100
 
@@ -189,7 +185,7 @@ const make = Effect.gen(function*() {
           if (candidate.catalog === catalog) return [candidate, [candidate, ...kept.filter((_, j) => j !== i)]] as const
           if (!keepsDocuments(candidate, catalog)) continue
           // Every tool of the kept index is in the catalog (`keepsDocuments`): the others are added.
-          if (catalog.tools.length === rankIndexOf(candidate.index).documentCount) {
+          if (catalog.tools.length === asRankIndex(candidate.index).documentCount) {
             // Nothing added: the same tool set is the same index, as it is (one in the file stays there).
             if (catalog.toolSetKey !== candidate.catalog.toolSetKey) continue
             const same: ToolIndex = { catalog, index: candidate.index, vectors: candidate.vectors }
@@ -238,8 +234,11 @@ const make = Effect.gen(function*() {
         return [entry, [entry, ...kept.filter((other) => other.catalog !== catalog)].slice(0, INDEXES_KEPT)] as const
       }))
 
-  /** Runs ranking steps over an index, reading what they ask for from the file the index is read from. */
-  const runSteps = <A>(index: RankIndex, steps: Generator<Needs, A, void>): Effect.Effect<A, RouterIndexUnreadable> =>
+  /** What one ranking reads from the file its index is read from: the file opened on its first need, once. */
+  type Reads = Effect.Effect<(needs: Needs) => Effect.Effect<void, RouterIndexUnreadable>, RouterIndexUnreadable, Scope.Scope>
+
+  /** Runs ranking steps over an index, reading what they ask for through `reads`. */
+  const runSteps = <A>(index: RankIndex, reads: Reads, steps: Generator<Needs, A, void>): Effect.Effect<A, RouterIndexUnreadable, Scope.Scope> =>
     Effect.gen(function*() {
       let step = steps.next()
       while (step.done !== true) {
@@ -247,7 +246,8 @@ const make = Effect.gen(function*() {
           steps.return(undefined as never)
           return yield* Effect.dieMessage("an index built in memory was asked for postings it does not hold")
         }
-        const fetched = yield* Effect.either(store.fetch(index, step.value))
+        const needs = step.value
+        const fetched = yield* Effect.either(Effect.flatMap(reads, (read) => read(needs)))
         if (Either.isLeft(fetched)) {
           // Ends the steps (their buffers go back to the index's pool).
           steps.return(undefined as never)
@@ -265,7 +265,7 @@ const make = Effect.gen(function*() {
       onSome: (provider) =>
         Effect.gen(function*() {
           if (Option.isNone(entry.vectors)) {
-            const index = rankIndexOf(entry.index)
+            const index = asRankIndex(entry.index)
             const tools = Array.from({ length: index.documentCount }, (_, position) => entry.catalog.byName.get(index.idOf(position))!)
             entry.vectors = Option.some(yield* provider.embed(tools.map(embeddingText)))
           }
@@ -311,10 +311,11 @@ const make = Effect.gen(function*() {
     under: ReadonlySet<string> | undefined,
     visible: (name: string) => boolean
   ) =>
-    Effect.gen(function*() {
-      const index = rankIndexOf(entry.index)
+    Effect.scoped(Effect.gen(function*() {
+      const index = asRankIndex(entry.index)
+      const reads: Reads = index instanceof StoredIndex ? yield* Effect.cached(store.reader(index)) : Effect.dieMessage("an index built in memory has nothing to read")
       const keep = under === undefined ? undefined : (position: number) => under.has(index.idOf(position))
-      const lexical = yield* runSteps(index, rankSteps(index, { query, limit: Math.max(k, 50), keep }))
+      const lexical = yield* runSteps(index, reads, rankSteps(index, { query, limit: Math.max(k, 50), keep }))
       const vectors = yield* vectorRanking(entry, query, Math.max(k, 50), keep)
       const ranked: ReadonlyArray<Pick<RankedDocument, "position" | "score">> = Option.match(vectors, {
         onNone: () => lexical,
@@ -327,7 +328,7 @@ const make = Effect.gen(function*() {
         }
       })
       const best = ranked.slice(0, k)
-      const matched = yield* runSteps(index, explainSteps(index, best.map((hit) => hit.position), query))
+      const matched = yield* runSteps(index, reads, explainSteps(index, best.map((hit) => hit.position), query))
       return best.map((hit, i): ToolHit => {
         const tool = catalog.byName.get(index.idOf(hit.position))!
         return {
@@ -341,7 +342,7 @@ const make = Effect.gen(function*() {
           matched: matched[i]!
         }
       })
-    })
+    }))
 
   const routeTools = Effect.fn("Router.routeTools")(function*(
     agent: Agent,

@@ -1,11 +1,12 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Layer, Option, Ref, Schema } from "effect"
+import type { PlatformError } from "@effect/platform/Error"
+import { Context, Effect, Layer, Option, Ref, Schema, type Scope } from "effect"
 import type { Catalog } from "../core/model.js"
 import { encodeIndex, INDEX_PREAMBLE_BYTES, indexDigest, indexHeadBytes, openIndex, type StoredIndex } from "../core/router/indexFile.js"
 import type { RouterIndex } from "../core/router/invertedIndex.js"
 import type { Needs } from "../core/router/rankIndex.js"
 import { CatalogEvents } from "../services/CatalogEvents.js"
-import { openRegularFile } from "../../services/fileRead.js"
+import { fileVersion, type FileRefused, openRegularFile, readExactlyAt } from "../../services/fileRead.js"
 import { writeFileAtomic } from "./jsonFile.js"
 
 /**
@@ -40,7 +41,12 @@ export class RouterIndexUnreadable extends Schema.TaggedError<RouterIndexUnreada
 export class RouterIndexStore extends Context.Tag("tool-map/RouterIndexStore")<RouterIndexStore, {
   /** The file's index for `catalog` (its head), if the file holds exactly that. */
   readonly load: (catalog: Catalog) => Effect.Effect<Option.Option<StoredIndex>>
-  /** Reads what `needs` names into `index` (one `load` gave), from the same file. */
+  /**
+   * The file `index` (one `load` gave) was read from, opened once for the scope: reads what each
+   * `needs` names into the index. Fails when the file is gone or was replaced since.
+   */
+  readonly reader: (index: StoredIndex) => Effect.Effect<(needs: Needs) => Effect.Effect<void, RouterIndexUnreadable>, RouterIndexUnreadable, Scope.Scope>
+  /** Reads what `needs` names into `index` (one `load` gave), from the same file (`reader` for one read). */
   readonly fetch: (index: StoredIndex, needs: Needs) => Effect.Effect<void, RouterIndexUnreadable>
   /** Keeps `index` (built from `catalog`) in the file, unless the file holds it already. */
   readonly save: (catalog: Catalog, index: RouterIndex) => Effect.Effect<void>
@@ -53,28 +59,10 @@ export class RouterIndexStore extends Context.Tag("tool-map/RouterIndexStore")<R
 /** A store that keeps nothing. */
 export const noRouterIndexStore: RouterIndexStore["Type"] = {
   load: () => Effect.succeedNone,
+  reader: () => new RouterIndexUnreadable({ path: "", reason: "no index file is kept" }),
   fetch: () => new RouterIndexUnreadable({ path: "", reason: "no index file is kept" }),
   save: () => Effect.void
 }
-
-/** `length` bytes of `file` from `offset`; fails when the file ends before. */
-const readAt = (file: FileSystem.File, offset: number, length: number) =>
-  Effect.gen(function*() {
-    // Its own buffer (offset 0): the index takes 4-byte views of it without a copy.
-    const buffer = Buffer.allocUnsafeSlow(length)
-    yield* file.seek(offset, "start")
-    let filled = 0
-    while (filled < length) {
-      const read = Number(yield* file.read(buffer.subarray(filled)))
-      if (read === 0) return Option.none<Uint8Array>()
-      filled += read
-    }
-    return Option.some<Uint8Array>(buffer)
-  })
-
-/** What tells one version of the file from the next (each save renames a new file into place). */
-const identityOf = (info: FileSystem.File.Info): string =>
-  `${info.dev}:${Option.getOrElse(info.ino, () => -1)}:${info.size}:${Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => -1)}`
 
 const make = (path: string) =>
   Effect.gen(function*() {
@@ -89,15 +77,17 @@ const make = (path: string) =>
       const index = yield* Effect.scoped(Effect.gen(function*() {
         const opened = yield* openRegularFile(path, ROUTER_INDEX_MAX_BYTES)
         if (Option.isNone(opened)) return Option.none<StoredIndex>()
-        const { file, size } = opened.value
-        const info = yield* file.stat
-        if (size < INDEX_PREAMBLE_BYTES) return Option.none<StoredIndex>()
-        const preamble = yield* readAt(file, 0, INDEX_PREAMBLE_BYTES)
-        const headBytes = Option.flatMap(preamble, (bytes) => indexHeadBytes(bytes, size))
+        const { file, info, size } = opened.value
+        const preamble = new Uint8Array(INDEX_PREAMBLE_BYTES)
+        if (!(yield* readExactlyAt(file, 0, preamble))) return Option.none<StoredIndex>()
+        const headBytes = indexHeadBytes(preamble, size)
         if (Option.isNone(headBytes)) return Option.none<StoredIndex>()
-        const head = yield* readAt(file, 0, headBytes.value)
-        const stored = Option.flatMap(head, (bytes) => openIndex(bytes, size, catalog))
-        if (Option.isSome(stored)) sources.set(stored.value, identityOf(info))
+        // Its own buffer (offset 0): the index takes 4-byte views of it without a copy.
+        const head = Buffer.allocUnsafeSlow(headBytes.value)
+        head.set(preamble)
+        if (!(yield* readExactlyAt(file, INDEX_PREAMBLE_BYTES, head.subarray(INDEX_PREAMBLE_BYTES)))) return Option.none<StoredIndex>()
+        const stored = openIndex(head, size, catalog)
+        if (Option.isSome(stored)) sources.set(stored.value, fileVersion(info))
         return stored
       })).pipe(
         // Missing, refused (a FIFO, too large) or unreadable: the index is built instead.
@@ -108,26 +98,36 @@ const make = (path: string) =>
       return index
     })
 
-    const fetch = Effect.fn("RouterIndexStore.fetch")(function*(index: StoredIndex, needs: Needs) {
+    const reader = (index: StoredIndex) => {
       const unreadable = (reason: string) => new RouterIndexUnreadable({ path, reason })
-      const source = sources.get(index)
-      if (source === undefined) return yield* unreadable("the index was not read from this file")
-      yield* Effect.scoped(Effect.gen(function*() {
+      // The file does not hold this index (any more): the next save writes it.
+      const failed = <A, R extends FileSystem.FileSystem | Scope.Scope>(effect: Effect.Effect<A, RouterIndexUnreadable | FileRefused | PlatformError, R>) =>
+        effect.pipe(
+          Effect.catchIf((error) => error._tag !== "RouterIndexUnreadable", (error) => unreadable(error.message)),
+          Effect.tapError(() => Ref.set(held, Option.none())),
+          Effect.provide(platform)
+        )
+      return failed(Effect.gen(function*() {
+        const source = sources.get(index)
+        if (source === undefined) return yield* unreadable("the index was not read from this file")
         const opened = yield* openRegularFile(path, ROUTER_INDEX_MAX_BYTES)
         if (Option.isNone(opened)) return yield* unreadable("it is gone")
-        const { file } = opened.value
-        if (identityOf(yield* file.stat) !== source) return yield* unreadable("it was replaced since it was read")
-        for (const range of index.rangesOf(needs)) {
-          const bytes = yield* readAt(file, range.offset, range.length)
-          if (Option.isNone(bytes)) return yield* unreadable("it ends before its postings do")
-          if (!index.accept(range, bytes.value)) return yield* unreadable("a block of it is damaged")
-        }
-      })).pipe(
-        Effect.catchIf((error) => error._tag !== "RouterIndexUnreadable", (error) => unreadable(error.message)),
-        // The file does not hold this index (any more): the next save writes it.
-        Effect.tapError(() => Ref.set(held, Option.none())),
-        Effect.provide(platform)
-      )
+        const { file, info } = opened.value
+        if (fileVersion(info) !== source) return yield* unreadable("it was replaced since it was read")
+        return (needs: Needs) =>
+          failed(Effect.gen(function*() {
+            for (const range of index.rangesOf(needs)) {
+              // Its own buffer (offset 0): the index takes 4-byte views of it without a copy.
+              const bytes = Buffer.allocUnsafeSlow(range.length)
+              if (!(yield* readExactlyAt(file, range.offset, bytes))) return yield* unreadable("it ends before its postings do")
+              if (!index.accept(range, bytes)) return yield* unreadable("a block of it is damaged")
+            }
+          }))
+      }))
+    }
+
+    const fetch = Effect.fn("RouterIndexStore.fetch")(function*(index: StoredIndex, needs: Needs) {
+      yield* Effect.scoped(Effect.flatMap(reader(index), (read) => read(needs)))
     })
 
     const save = Effect.fn("RouterIndexStore.save")(function*(catalog: Catalog, index: RouterIndex) {
@@ -140,5 +140,5 @@ const make = (path: string) =>
       )
     })
 
-    return RouterIndexStore.of({ load, fetch, save })
+    return RouterIndexStore.of({ load, reader, fetch, save })
   })

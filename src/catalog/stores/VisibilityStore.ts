@@ -2,6 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Either, HashMap, Layer, Option, Ref, Schema } from "effect"
 import { CatalogEvents } from "../services/CatalogEvents.js"
 import { FileLock } from "../../services/FileLock.js"
+import { fileVersion } from "../../services/fileRead.js"
 import { catalogFileLock, modifyJsonFile, readJsonFile, writeJsonAtomic } from "./jsonFile.js"
 import { AgentState, emptyAgentState, sameOrder, sameState } from "../core/visibility.js"
 
@@ -107,9 +108,7 @@ export const fileStateProvider = (dir: string) =>
       // Every write is a rename of a new file, so the inode changes with each one.
       revision: (agentId) =>
         fs.stat(fileOf(agentId)).pipe(
-          Effect.map((info) =>
-            `${Option.getOrElse(info.ino, () => 0)}:${info.size}:${Option.getOrElse(Option.map(info.mtime, (date) => date.getTime()), () => 0)}`
-          ),
+          Effect.map(fileVersion),
           Effect.catchAll((error) =>
             Effect.succeed(error._tag === "SystemError" ? (error.reason === "NotFound" ? "missing" : `error:${error.reason}`) : "error")
           )

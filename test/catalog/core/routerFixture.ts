@@ -1,4 +1,7 @@
+import { Option } from "effect"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
+import { type IndexedCatalog, indexHeadBytes, openIndex } from "../../../src/catalog/core/router/indexFile.js"
+import type { RouterIndex } from "../../../src/catalog/core/router/invertedIndex.js"
 
 /** An object JSON Schema with these properties. */
 export const object = (properties: Record<string, unknown>) => ({ type: "object", properties })
@@ -31,3 +34,20 @@ export const ROUTER_FIXTURE: ReadonlyArray<ToolSchema> = [
   }
 ]
 
+
+/**
+ * The index in the bytes of a whole file, in memory, when they are a whole, well-formed index
+ * of this format for `catalog`; `None` otherwise. Its documents are the catalog's tools, in order.
+ * (The router reads a file piece by piece; tests read one whole.)
+ */
+export const decodeIndex = (bytes: Uint8Array, catalog: IndexedCatalog): Option.Option<RouterIndex> => {
+  const headBytes = indexHeadBytes(bytes, bytes.length)
+  if (Option.isNone(headBytes)) return Option.none()
+  const opened = openIndex(bytes.subarray(0, headBytes.value), bytes.length, catalog)
+  if (Option.isNone(opened)) return Option.none()
+  const index = opened.value
+  for (const range of index.rangesOf(index.missing())) {
+    if (!index.accept(range, bytes.subarray(range.offset, range.offset + range.length))) return Option.none()
+  }
+  return Option.some(index.toRouterIndex())
+}

@@ -4,12 +4,12 @@ import { createHash } from "node:crypto"
 import { buildCatalog } from "../../../src/catalog/core/catalog.js"
 import type { ToolEntry, ToolSchema } from "../../../src/catalog/core/model.js"
 import { generateTools } from "../../../bench/catalogGenerators.js"
-import { bodyChecksum, decodeIndex, encodeIndex, INDEX_PREAMBLE_BYTES, indexDigest, indexHeadBytes, openIndex } from "../../../src/catalog/core/router/indexFile.js"
+import { bodyChecksum, encodeIndex, INDEX_PREAMBLE_BYTES, indexDigest, indexHeadBytes, openIndex } from "../../../src/catalog/core/router/indexFile.js"
 import { addDocuments, buildIndex, type RouterIndex } from "../../../src/catalog/core/router/invertedIndex.js"
 import { explainMatch, explainSteps, rankDocuments, rankSteps } from "../../../src/catalog/core/router/rank.js"
 import type { Needs } from "../../../src/catalog/core/router/rankIndex.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
-import { object, ROUTER_FIXTURE } from "./routerFixture.js"
+import { decodeIndex, object, ROUTER_FIXTURE } from "./routerFixture.js"
 
 
 const catalog = buildCatalog(ROUTER_FIXTURE)

@@ -12,10 +12,10 @@ import { RouterIndexStore } from "../../../src/catalog/stores/RouterIndexStore.j
 import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
-import { decodeIndex, encodeIndex, indexDigest, indexHeadBytes } from "../../../src/catalog/core/router/indexFile.js"
+import { encodeIndex, indexDigest, indexHeadBytes } from "../../../src/catalog/core/router/indexFile.js"
 import { buildIndex } from "../../../src/catalog/core/router/invertedIndex.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
-import { object, ROUTER_FIXTURE } from "../core/routerFixture.js"
+import { decodeIndex, object, ROUTER_FIXTURE } from "../core/routerFixture.js"
 
 const main: Agent = { id: "main", sessionId: "s-main", provider: "test" }
 const platform = Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({}))

@@ -519,19 +519,3 @@ export const openIndex = (head: Uint8Array, fileBytes: number, catalog: IndexedC
     new StoredIndex(tools, header, lengths, intents, groups, nameHashes, docStart, docSums, termStart, termSums, head.length, Float64Array.from(header.totals), termIds)
   )
 }
-
-/**
- * The index in the bytes of a whole file, in memory, when they are a whole, well-formed index
- * of this format for `catalog`; `None` otherwise. Its documents are the catalog's tools, in order.
- */
-export const decodeIndex = (bytes: Uint8Array, catalog: IndexedCatalog): Option.Option<RouterIndex> => {
-  const headBytes = indexHeadBytes(bytes, bytes.length)
-  if (Option.isNone(headBytes)) return Option.none()
-  const opened = openIndex(bytes.subarray(0, headBytes.value), bytes.length, catalog)
-  if (Option.isNone(opened)) return Option.none()
-  const index = opened.value
-  for (const range of index.rangesOf(index.missing())) {
-    if (!index.accept(range, bytes.subarray(range.offset, range.offset + range.length))) return Option.none()
-  }
-  return Option.some(index.toRouterIndex())
-}

@@ -8,7 +8,7 @@
  */
 import { classOf, nameKey, stem, STOP_WORDS, words } from "./analyze.js"
 import { FIELDS, type RouterDocument } from "./document.js"
-import { WordTable } from "./wordTable.js"
+import { hashOf, WordTable } from "./wordTable.js"
 
 /** How many fields a document has. */
 export const FIELD_COUNT = FIELDS.length
@@ -88,11 +88,7 @@ export const emptyIndex = (): RouterIndex => ({
 })
 
 /** The hash of a name key (FNV-1a over its UTF-16 code units), kept in `nameHashes` and in index files. */
-export const keyHash = (key: string): number => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-  return h
-}
+export const keyHash: (key: string) => number = hashOf
 
 /** The documents of `index` whose full or short name has the `nameKey` `key`, in ascending order. */
 export const namedAs = (index: RouterIndex, key: string): Array<number> => {

@@ -18,7 +18,8 @@ const NOT_ASCII = /[^\x00-\x7f]/
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 
-const hashOf = (word: string): number => {
+/** FNV-1a over a string's UTF-16 code units. */
+export const hashOf = (word: string): number => {
   let h = FNV_OFFSET
   for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME)
   return h
