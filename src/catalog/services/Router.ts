@@ -171,6 +171,13 @@ const make = Effect.gen(function*() {
   const toolIndexes = yield* SynchronizedRef.make<ReadonlyArray<ToolIndex>>([])
   const skillIndexes = yield* SynchronizedRef.make<Option.Option<SkillIndex>>(Option.none())
 
+  /** The index of a catalog built anew, saved to the store's file. */
+  const built = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>) =>
+    Effect.suspend(() => {
+      const index = buildIndex(routerDocuments(catalog, schemas))
+      return Effect.as(store.save(catalog, index), toolIndexOf(catalog, index))
+    })
+
   /**
    * The index of a catalog: a kept one (extended when the catalog only gained tools; one read
    * from the file is read whole first), else the one in the store's file when it was built from
@@ -208,9 +215,7 @@ const make = Effect.gen(function*() {
           const entry = toolIndexOf(catalog, stored.value)
           return [entry, [entry, ...kept].slice(0, INDEXES_KEPT)] as const
         }
-        const built = buildIndex(routerDocuments(catalog, schemas))
-        yield* store.save(catalog, built)
-        const entry = toolIndexOf(catalog, built)
+        const entry = yield* built(catalog, schemas)
         return [entry, [entry, ...kept].slice(0, INDEXES_KEPT)] as const
       }))
 
@@ -228,9 +233,7 @@ const make = Effect.gen(function*() {
   const rebuild = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>) =>
     SynchronizedRef.modifyEffect(toolIndexes, (kept) =>
       Effect.gen(function*() {
-        const built = buildIndex(routerDocuments(catalog, schemas))
-        yield* store.save(catalog, built)
-        const entry = toolIndexOf(catalog, built)
+        const entry = yield* built(catalog, schemas)
         return [entry, [entry, ...kept.filter((other) => other.catalog !== catalog)].slice(0, INDEXES_KEPT)] as const
       }))
 

@@ -21,7 +21,7 @@ import { Either, Option } from "effect"
 import type { Catalog, ToolEntry } from "../model.js"
 import { nameKey } from "./analyze.js"
 import { SOURCE_TEXTS, toolDocumentGroup } from "./document.js"
-import { emptyIndex, FIELD_COUNT, type IndexedDocument, keyHash, type Postings, type RouterIndex } from "./invertedIndex.js"
+import { documentsNamed, emptyIndex, FIELD_COUNT, indexedDocument, type Postings, type RouterIndex } from "./invertedIndex.js"
 import { type DocumentTerms, keyStartsWith, type Needs, type RankIndex } from "./rankIndex.js"
 
 /** The format of the file; a file of another version is ignored. */
@@ -259,8 +259,6 @@ export interface IndexRange {
 const GAP_READ = 16 * 1024
 const MAX_SPAN = 4 * 1024 * 1024
 
-const NONE: ReadonlyArray<number> = []
-
 /**
  * An index file read piece by piece: its head, checked whole, and the postings and document
  * terms fetched so far (see `rangesOf` and `accept`; the file's I/O is the caller's). Ranks as
@@ -314,14 +312,8 @@ export class StoredIndex implements RankIndex {
   }
 
   named(key: string): ReadonlyArray<number> {
-    const h = keyHash(key)
-    let out: Array<number> | undefined
-    for (let d = 0; d < this.documentCount; d++) {
-      if (this.nameHashes[2 * d] !== h && this.nameHashes[2 * d + 1] !== h) continue
-      const tool = this.tools[d]!
-      if (nameKey(tool.name) === key || nameKey(tool.shortName) === key) (out ??= []).push(d)
-    }
-    return out ?? NONE
+    const { tools } = this
+    return documentsNamed(this.nameHashes, this.documentCount, key, (d) => nameKey(tools[d]!.name) === key || nameKey(tools[d]!.shortName) === key)
   }
 
   shortKeyStartsWith(position: number, prefix: string): boolean {
@@ -444,13 +436,9 @@ export class StoredIndex implements RankIndex {
       const entry = this.tools[position]!
       const group = this.groups[position]!
       if (group >= 0) index.groupSizes[group]! += 1
-      const indexed: IndexedDocument = {
-        document: { id: entry.name, name: entry.name, shortName: entry.shortName, group: toolDocumentGroup(entry), intents: this.intents[position]! },
-        nameKey: nameKey(entry.name),
-        shortKey: nameKey(entry.shortName),
-        group
-      }
-      index.documents.push(indexed)
+      index.documents.push(
+        indexedDocument({ id: entry.name, name: entry.name, shortName: entry.shortName, group: toolDocumentGroup(entry), intents: this.intents[position]! }, group)
+      )
       index.byId.set(entry.name, position)
     }
     return index

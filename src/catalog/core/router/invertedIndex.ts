@@ -90,18 +90,34 @@ export const emptyIndex = (): RouterIndex => ({
 /** The hash of a name key (FNV-1a over its UTF-16 code units), kept in `nameHashes` and in index files. */
 export const keyHash: (key: string) => number = hashOf
 
-/** The documents of `index` whose full or short name has the `nameKey` `key`, in ascending order. */
-export const namedAs = (index: RouterIndex, key: string): Array<number> => {
+/**
+ * The documents among the first `count` whose full or short name has the `nameKey` `key`, in
+ * ascending order: those whose name-key hashes (two per document) hold its hash and whose keys
+ * `hasKey` then confirms.
+ */
+export const documentsNamed = (nameHashes: Int32Array, count: number, key: string, hasKey: (position: number) => boolean): Array<number> => {
   const h = keyHash(key)
   const out: Array<number> = []
-  const { nameHashes, documents } = index
-  for (let d = 0; d < documents.length; d++) {
+  for (let d = 0; d < count; d++) {
     if (nameHashes[2 * d] !== h && nameHashes[2 * d + 1] !== h) continue
-    const indexed = documents[d]!
-    if (indexed.nameKey === key || indexed.shortKey === key) out.push(d)
+    if (hasKey(d)) out.push(d)
   }
   return out
 }
+
+/** The documents of `index` whose full or short name has the `nameKey` `key`, in ascending order. */
+export const namedAs = (index: RouterIndex, key: string): Array<number> => {
+  const { documents } = index
+  return documentsNamed(index.nameHashes, documents.length, key, (d) => documents[d]!.nameKey === key || documents[d]!.shortKey === key)
+}
+
+/** The indexed head of a document in group `group` (a position among the index's groups, or -1). */
+export const indexedDocument = (document: IndexedDocument["document"], group: number): IndexedDocument => ({
+  document: { id: document.id, name: document.name, shortName: document.shortName, group: document.group, intents: document.intents },
+  nameKey: nameKey(document.name),
+  shortKey: nameKey(document.shortName),
+  group
+})
 
 /** The field counts of term `postingIndex` of `postings`, unpacked into `into`. */
 export const unpackCounts = (packed: number, into: Float64Array): void => {
@@ -340,12 +356,7 @@ const storeDocumentHead = (index: RouterIndex, document: RouterDocument, positio
       index.groupSizes[group]! += 1
     }
   }
-  const indexed: IndexedDocument = {
-    document: { id: document.id, name: document.name, shortName: document.shortName, group: document.group, intents: document.intents },
-    nameKey: nameKey(document.name),
-    shortKey: nameKey(document.shortName),
-    group
-  }
+  const indexed = indexedDocument(document, group)
   index.documents.push(indexed)
   index.nameHashes[2 * position] = keyHash(indexed.nameKey)
   index.nameHashes[2 * position + 1] = indexed.shortKey === indexed.nameKey ? index.nameHashes[2 * position]! : keyHash(indexed.shortKey)
