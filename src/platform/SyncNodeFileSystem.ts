@@ -190,17 +190,23 @@ export interface PlainFile {
 }
 
 /**
- * The bounded read of a regular file (services/fileRead.ts, after a stat of the path) in one
- * step: stat, open, fstat, read, close, with the same checks (a regular file by the path and by
- * the open descriptor, within `maxBytes` both times and after the read). Undefined whenever
- * anything is not plain (missing, not a regular file, over the cap, grown, an error) or `fs` is
- * not this layer's: the caller then takes the plain path, which says what and why. Used where
- * thousands of small files are read (agent homes), where that path costs ~30 effects a file.
+ * The bounded read of a regular file (services/fileRead.ts, after a stat of the path) as one
+ * plain call: stat, open, fstat, read, close, with the same checks (a regular file by the path
+ * and by the open descriptor, within `maxBytes` both times and after the read). Undefined
+ * whenever anything is not plain (missing, not a regular file, over the cap, grown, an error) or
+ * `fs` is not this layer's: the caller then takes the checked path, which says what and why.
+ * Used where thousands of small files are read (agent homes), where that path costs ~30 effects
+ * a file; the caller yields to the event loop between its steps (services/eventLoop.ts).
  */
-export const readPlainFile = (fs: FileSystem.FileSystem, path: string, maxBytes: number): Effect.Effect<PlainFile | undefined> =>
-  SYNCHRONOUS.has(fs)
-    ? Effect.zipRight(yieldIfDue, Effect.orElseSucceed(Effect.try(() => plainRead(path, maxBytes)), () => undefined))
-    : Effect.succeed(undefined)
+export const readPlainFileNow = (fs: FileSystem.FileSystem, path: string, maxBytes: number): PlainFile | undefined => {
+  if (!SYNCHRONOUS.has(fs)) return undefined
+  // Node's calls report errors only by throwing; any of them sends the file to the checked path.
+  try {
+    return plainRead(path, maxBytes)
+  } catch {
+    return undefined
+  }
+}
 
 const plainRead = (path: string, maxBytes: number): PlainFile | undefined => {
   // The path is stat'ed before the open: opening a FIFO would wait for a writer.

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { isSynchronous, readPlainFile, SyncNodeFileSystemLayer } from "../../src/platform/SyncNodeFileSystem.js"
+import { isSynchronous, readPlainFileNow, SyncNodeFileSystemLayer } from "../../src/platform/SyncNodeFileSystem.js"
 import { readRegularFile } from "../../src/services/fileRead.js"
 
 /** What a call gave, comparable across the two implementations (no timestamps that reads move). */
@@ -136,7 +136,7 @@ describe("SyncNodeFileSystem", () => {
     }))
 })
 
-describe("readPlainFile", () => {
+describe("readPlainFileNow", () => {
   it.effect("reads what the checked bounded read reads, and leaves every other case (missing, FIFO, directory, over the cap) to it", () =>
     Effect.gen(function*() {
       const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "plain-read-"))
@@ -150,8 +150,10 @@ describe("readPlainFile", () => {
         spawnSync("mkfifo", [NodePath.join(root, "fifo.md")])
         const sync = yield* Effect.provide(FileSystem.FileSystem, SyncNodeFileSystemLayer)
         const plain = (name: string, fs: FileSystem.FileSystem = sync) =>
-          Effect.map(readPlainFile(fs, NodePath.join(root, name), 64), (read) =>
-            read === undefined ? "checked path" : { text: Buffer.from(read.bytes).toString(), mtime: read.mtime.getTime() === NodeFs.statSync(NodePath.join(root, name)).mtime.getTime() })
+          Effect.sync(() => {
+            const read = readPlainFileNow(fs, NodePath.join(root, name), 64)
+            return read === undefined ? "checked path" : { text: Buffer.from(read.bytes).toString(), mtime: read.mtime.getTime() === NodeFs.statSync(NodePath.join(root, name)).mtime.getTime() }
+          })
         const checked = (name: string) =>
           Effect.map(Effect.either(Effect.provideService(readRegularFile(NodePath.join(root, name), 64), FileSystem.FileSystem, sync)), (read) =>
             read._tag === "Left" ? read.left._tag : Option.map(read.right, (bytes) => Buffer.from(bytes).toString()))

@@ -3,7 +3,7 @@ import { AGENT_HOST_TITLES, type AgentItemScope, type AgentSource } from "../../
 import type { FrontmatterDialect, FrontmatterFields, ParsedMarkdown } from "../FrontmatterParser.js"
 import { claudeCodeCost, claudeSkillName, type CostDraft, instructionsCost, listedCost } from "../../domain/ledger.js"
 import type { ItemDraft } from "./precedence.js"
-import { baseName, describe, type FileRead, type FileWalk, type HostCollector, namesOf } from "./shared.js"
+import { baseName, describe, type FileRead, type FileWalk, type HostCollector, type MarkdownRead, namesOf } from "./shared.js"
 
 /** Where an item sits in its host: scope, plugin, effective switch and precedence slot. */
 export interface ItemPlacement {
@@ -125,44 +125,45 @@ export const agentFromMarkdown = (
   c: HostCollector,
   path: string,
   placement: AgentPlacement
-): Effect.Effect<Option.Option<ItemDraft>> =>
-  Effect.map(c.readMarkdown(path, placement.dialect ?? "yaml"), (read) =>
-    Option.flatMap(read, ({ doc, file }) => {
-      const fields = doc.fields
-      const naming = (placement.agentNaming ?? nameOrFileName)(c, fields, path)
-      droppedFields(c, path, doc, naming._tag === "Named" ? `loads the agent as ${JSON.stringify(naming.name)}` : "does not load the agent")
-      if (naming._tag === "Skipped") {
-        if (doc.fieldsDropped === undefined) c.diagnostic(path, null, naming.reason)
-        return Option.none()
-      }
-      const name = naming.name
-      const maxTurns = fields["maxTurns"] !== undefined
-        ? c.integerField(fields, "maxTurns", path)
-        : c.integerField(fields, "max_turns", path)
-      // opencode's `disable: true`; a placement that is already off keeps its own reason.
-      const switchedOff = c.booleanField(fields, "disable", path) === true || c.booleanField(fields, "disabled", path) === true
-      const { tools, disallowedTools } = agentTools(c, fields, path)
-      const off = placement.enabled && switchedOff ? { enabled: false, disabledReason: "switched off in its frontmatter" } : {}
-      const description = describe(c.stringField(fields, "description", path), null)
-      return Option.some(draftAt(
-        {
-          kind: "agent",
-          ...fileFields(c, file, name, placement),
-          ...off,
-          description,
-          tools,
-          disallowedTools,
-          model: c.stringField(fields, "model", path),
-          background: c.booleanField(fields, "background", path) ?? false,
-          maxTurns,
-          mcpServers: namesOf(fields["mcpServers"]),
-          source: placement.source
-        },
-        placement,
-        fileCost(c, "agent", { name, path, fields, body: doc.body, description, plugin: placement.plugin })
-      ))
-    })
-  )
+): Effect.Effect<Option.Option<ItemDraft>> => Effect.map(c.readMarkdown(path, placement.dialect ?? "yaml"), (read) => agentDraft(c, path, read, placement))
+
+/** The agent of a markdown file read (see {@link agentFromMarkdown}). */
+const agentDraft = (c: HostCollector, path: string, read: Option.Option<MarkdownRead>, placement: AgentPlacement): Option.Option<ItemDraft> =>
+  Option.flatMap(read, ({ doc, file }) => {
+    const fields = doc.fields
+    const naming = (placement.agentNaming ?? nameOrFileName)(c, fields, path)
+    droppedFields(c, path, doc, naming._tag === "Named" ? `loads the agent as ${JSON.stringify(naming.name)}` : "does not load the agent")
+    if (naming._tag === "Skipped") {
+      if (doc.fieldsDropped === undefined) c.diagnostic(path, null, naming.reason)
+      return Option.none()
+    }
+    const name = naming.name
+    const maxTurns = fields["maxTurns"] !== undefined
+      ? c.integerField(fields, "maxTurns", path)
+      : c.integerField(fields, "max_turns", path)
+    // opencode's `disable: true`; a placement that is already off keeps its own reason.
+    const switchedOff = c.booleanField(fields, "disable", path) === true || c.booleanField(fields, "disabled", path) === true
+    const { tools, disallowedTools } = agentTools(c, fields, path)
+    const off = placement.enabled && switchedOff ? { enabled: false, disabledReason: "switched off in its frontmatter" } : {}
+    const description = describe(c.stringField(fields, "description", path), null)
+    return Option.some(draftAt(
+      {
+        kind: "agent",
+        ...fileFields(c, file, name, placement),
+        ...off,
+        description,
+        tools,
+        disallowedTools,
+        model: c.stringField(fields, "model", path),
+        background: c.booleanField(fields, "background", path) ?? false,
+        maxTurns,
+        mcpServers: namesOf(fields["mcpServers"]),
+        source: placement.source
+      },
+      placement,
+      fileCost(c, "agent", { name, path, fields, body: doc.body, description, plugin: placement.plugin })
+    ))
+  })
 
 /** A command (or custom prompt) from a markdown file; its name is the file name. */
 export const commandFromMarkdown = (
@@ -170,27 +171,28 @@ export const commandFromMarkdown = (
   path: string,
   placement: ItemPlacement,
   name: string = baseName(c.path, path)
-): Effect.Effect<Option.Option<ItemDraft>> =>
-  Effect.map(c.readMarkdown(path, placement.dialect ?? "yaml"), (read) =>
-    Option.map(read, ({ doc, file }) => {
-      droppedFields(c, path, doc, "loads the command")
-      const fields = doc.fields
-      const hint = fields["argument-hint"] !== undefined ? "argument-hint" : fields["argumentHint"] !== undefined ? "argumentHint" : "argument_hint"
-      const description = describe(c.stringField(fields, "description", path), doc.body)
-      return draftAt(
-        {
-          kind: "command",
-          ...fileFields(c, file, name, placement),
-          description,
-          argumentHint: c.stringField(fields, hint, path),
-          allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], path),
-          model: c.stringField(fields, "model", path)
-        },
-        placement,
-        fileCost(c, "command", { name, path, fields, body: doc.body, description, plugin: placement.plugin })
-      )
-    })
-  )
+): Effect.Effect<Option.Option<ItemDraft>> => Effect.map(c.readMarkdown(path, placement.dialect ?? "yaml"), (read) => commandDraft(c, path, read, placement, name))
+
+/** The command of a markdown file read (see {@link commandFromMarkdown}). */
+const commandDraft = (c: HostCollector, path: string, read: Option.Option<MarkdownRead>, placement: ItemPlacement, name: string): Option.Option<ItemDraft> =>
+  Option.map(read, ({ doc, file }) => {
+    droppedFields(c, path, doc, "loads the command")
+    const fields = doc.fields
+    const hint = fields["argument-hint"] !== undefined ? "argument-hint" : fields["argumentHint"] !== undefined ? "argumentHint" : "argument_hint"
+    const description = describe(c.stringField(fields, "description", path), doc.body)
+    return draftAt(
+      {
+        kind: "command",
+        ...fileFields(c, file, name, placement),
+        description,
+        argumentHint: c.stringField(fields, hint, path),
+        allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], path),
+        model: c.stringField(fields, "model", path)
+      },
+      placement,
+      fileCost(c, "command", { name, path, fields, body: doc.body, description, plugin: placement.plugin })
+    )
+  })
 
 /**
  * A skill: `<dir>/SKILL.md`, named by its `name` field or the directory. None when the directory
@@ -202,32 +204,34 @@ export const skillFromDirectory = (
   placement: ItemPlacement,
   assumeDirectory = false
 ): Effect.Effect<Option.Option<ItemDraft>> =>
-  Effect.flatMap(c.listNames(dir, null, assumeDirectory), (names) => {
-    if (Option.isNone(names) || !names.value.includes("SKILL.md")) return Effect.succeed(Option.none())
-    const hasScripts = names.value.some(
-      (name) => name === "scripts" || SCRIPT_EXTENSIONS.some((extension) => name.toLowerCase().endsWith(extension))
-    )
-    return Effect.map(c.readMarkdown(c.path.join(dir, "SKILL.md"), placement.dialect ?? "yaml"), (read) =>
-      Option.map(read, ({ doc, file }) => {
-        droppedFields(c, file.path, doc, "loads the skill")
-        const fields = doc.fields
-        const name = nameField(c, fields, file.path, c.path.basename(dir))
-        const description = describe(c.stringField(fields, "description", file.path), doc.body)
-        return draftAt(
-          {
-            kind: "skill",
-            ...fileFields(c, file, name, placement),
-            description,
-            allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], file.path),
-            hasScripts
-          },
-          placement,
-          fileCost(c, "skill", { name, path: file.path, fields, body: doc.body, description, plugin: placement.plugin })
-        )
-      }))
-  })
+  Effect.flatMap(c.listNames(dir, null, assumeDirectory), (names) =>
+    Option.isNone(names) || !names.value.includes("SKILL.md")
+      ? Effect.succeed(Option.none())
+      : Effect.map(c.readMarkdown(c.path.join(dir, "SKILL.md"), placement.dialect ?? "yaml"), (read) => skillDraft(c, dir, names.value, read, placement)))
 
-/** Every skill directly under a skills directory (recorded as a root with `role`). */
+/** The skill of a folder whose listing holds SKILL.md, from that file read (see {@link skillFromDirectory}). */
+const skillDraft = (c: HostCollector, dir: string, names: ReadonlyArray<string>, read: Option.Option<MarkdownRead>, placement: ItemPlacement): Option.Option<ItemDraft> => {
+  const hasScripts = names.some((name) => name === "scripts" || SCRIPT_EXTENSIONS.some((extension) => name.toLowerCase().endsWith(extension)))
+  return Option.map(read, ({ doc, file }) => {
+    droppedFields(c, file.path, doc, "loads the skill")
+    const fields = doc.fields
+    const name = nameField(c, fields, file.path, c.path.basename(dir))
+    const description = describe(c.stringField(fields, "description", file.path), doc.body)
+    return draftAt(
+      {
+        kind: "skill",
+        ...fileFields(c, file, name, placement),
+        description,
+        allowedTools: c.toolListField(fields, ["allowed-tools", "allowedTools", "allowed_tools"], file.path),
+        hasScripts
+      },
+      placement,
+      fileCost(c, "skill", { name, path: file.path, fields, body: doc.body, description, plugin: placement.plugin })
+    )
+  })
+}
+
+/** Every skill directly under a skills directory (recorded as a root with `role`); their SKILL.md files read together. */
 export const skillsIn = (
   c: HostCollector,
   skillsDir: string,
@@ -237,12 +241,14 @@ export const skillsIn = (
   Effect.gen(function* () {
     const names = yield* c.listNames(skillsDir, role)
     if (Option.isNone(names)) return []
-    const drafts = yield* Effect.forEach(
-      names.value.filter((name) => !name.startsWith(".")),
-      (name) => skillFromDirectory(c, c.path.join(skillsDir, name), placement, true),
-      { concurrency: c.concurrency(16) }
-    )
-    return drafts.flatMap(Option.toArray)
+    const dirs = names.value.filter((name) => !name.startsWith(".")).map((name) => c.path.join(skillsDir, name))
+    const listings = yield* Effect.forEach(dirs, (dir) => c.listNames(dir, null, true), { concurrency: c.concurrency(16) })
+    const skills = dirs.flatMap((dir, index) => {
+      const listing = listings[index]!
+      return Option.isSome(listing) && listing.value.includes("SKILL.md") ? [{ dir, names: listing.value }] : []
+    })
+    const reads = yield* c.readMarkdownEach(skills.map(({ dir }) => c.path.join(dir, "SKILL.md")), placement.dialect ?? "yaml")
+    return skills.flatMap(({ dir, names }, index) => Option.toArray(skillDraft(c, dir, names, reads[index]!, placement)))
   })
 
 /** Every agent file in a directory (recursively), as drafts. */
@@ -255,8 +261,8 @@ export const agentsIn = (
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const files = yield* c.filesWithExtension(dir, role, recursive, ".md", placement.walk)
-    const drafts = yield* Effect.forEach(files, (file) => agentFromMarkdown(c, file, placement), { concurrency: c.concurrency(16) })
-    return drafts.flatMap(Option.toArray)
+    const reads = yield* c.readMarkdownEach(files, placement.dialect ?? "yaml")
+    return files.flatMap((file, index) => Option.toArray(agentDraft(c, file, reads[index]!, placement)))
   })
 
 /** Every command file in a directory (recursively), as drafts. */
@@ -269,8 +275,8 @@ export const commandsIn = (
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const files = yield* c.filesWithExtension(dir, role, recursive, ".md", placement.walk)
-    const drafts = yield* Effect.forEach(files, (file) => commandFromMarkdown(c, file, placement), { concurrency: c.concurrency(16) })
-    return drafts.flatMap(Option.toArray)
+    const reads = yield* c.readMarkdownEach(files, placement.dialect ?? "yaml")
+    return files.flatMap((file, index) => Option.toArray(commandDraft(c, file, reads[index]!, placement, baseName(c.path, file))))
   })
 
 /**

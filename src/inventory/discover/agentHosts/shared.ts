@@ -16,7 +16,8 @@ import { jsonErrorLine, lineAt } from "../../domain/jsonText.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import { readRegularFile } from "../../../services/fileRead.js"
-import { isSynchronous, readPlainFile } from "../../../platform/SyncNodeFileSystem.js"
+import { yieldIfDue } from "../../../services/eventLoop.js"
+import { isSynchronous, readPlainFileNow } from "../../../platform/SyncNodeFileSystem.js"
 import { InodeMap } from "../Walker.js"
 import {
   type FrontmatterDialect,
@@ -72,6 +73,15 @@ export interface HostReadResult {
 
 /** A file read within its cap (defined beside the memo that keeps it). */
 export type { FileRead } from "./scanMemo.js"
+
+/** A markdown file read and its frontmatter parsed. */
+export interface MarkdownRead {
+  readonly file: FileRead
+  readonly doc: ParsedMarkdown
+}
+
+/** How many markdown files one step of {@link HostCollector.readMarkdownEach} reads. */
+const MARKDOWN_BATCH = 128
 
 /** A directory entry with the type of what it points to (links followed). */
 export interface DirEntry {
@@ -382,17 +392,28 @@ export class HostCollector {
    * `role`, the file is recorded as a root; without one, problems become diagnostics.
    */
   readFile(path: string, role: string | null, maxBytes: number): Effect.Effect<Option.Option<FileRead>> {
-    return Effect.suspend(() => {
-      const known = this.ctx.memo?.file(path, maxBytes)
-      if (known !== undefined) return Effect.succeed(this.readDone(known, role))
-      // One step for a plain regular file; anything else (missing, a FIFO, too large…) takes the checked path, which says why.
-      return Effect.flatMap(readPlainFile(this.ctx.fs, path, maxBytes), (plain) => {
-        if (plain === undefined) return this.readChecked(path, role, maxBytes)
-        const read: FileRead = { path, bytes: plain.bytes, mtime: plain.mtime.toISOString(), sha256: sha256(plain.bytes) }
-        this.ctx.memo?.rememberFile(read)
-        return Effect.succeed(this.readDone(read, role))
+    return Effect.zipRight(
+      yieldIfDue,
+      Effect.suspend(() => {
+        const read = this.readFileNow(path, role, maxBytes)
+        return read === undefined ? this.readChecked(path, role, maxBytes) : Effect.succeed(read)
       })
-    })
+    )
+  }
+
+  /**
+   * {@link readFile} without an effect where it needs none: the memo's read, or the plain read
+   * of a regular file on the synchronous file system. Undefined for anything else (missing, a
+   * FIFO, too large…, or another file system): the checked path says what and why.
+   */
+  private readFileNow(path: string, role: string | null, maxBytes: number): Option.Option<FileRead> | undefined {
+    const known = this.ctx.memo?.file(path, maxBytes)
+    if (known !== undefined) return this.readDone(known, role)
+    const plain = readPlainFileNow(this.ctx.fs, path, maxBytes)
+    if (plain === undefined) return undefined
+    const read: FileRead = { path, bytes: plain.bytes, mtime: plain.mtime.toISOString(), sha256: sha256(plain.bytes) }
+    this.ctx.memo?.rememberFile(read)
+    return this.readDone(read, role)
   }
 
   /** A file read (or found in the memo): watched, and recorded as a root with `role`. */
@@ -471,22 +492,54 @@ export class HostCollector {
   }
 
   /** Reads and parses a markdown file with frontmatter (in the host's `dialect`); malformed files are diagnostics. */
-  readMarkdown(path: string, dialect: FrontmatterDialect = "yaml"): Effect.Effect<Option.Option<{ readonly file: FileRead; readonly doc: ParsedMarkdown }>> {
-    return Effect.map(this.readFile(path, null, this.ctx.parser.limits.maxFileBytes), (file) => {
-      if (Option.isNone(file)) return Option.none()
-      const memo = this.ctx.memo
-      let doc = memo?.markdown(file.value, dialect)
-      if (doc === undefined) {
-        doc = this.ctx.parser.parseBytes(path, file.value.bytes, dialect)
-        memo?.rememberMarkdown(file.value, dialect, doc)
-      }
-      if (Either.isLeft(doc)) {
-        this.diagnostic(path, doc.left.line, doc.left.reason)
-        return Option.none()
-      }
-      for (const warning of doc.right.warnings) this.diagnostic(path, warning.line, warning.message)
-      return Option.some({ file: file.value, doc: doc.right })
-    })
+  readMarkdown(path: string, dialect: FrontmatterDialect = "yaml"): Effect.Effect<Option.Option<MarkdownRead>> {
+    return Effect.map(this.readFile(path, null, this.ctx.parser.limits.maxFileBytes), (file) => this.markdownOf(path, file, dialect))
+  }
+
+  /**
+   * {@link readMarkdown} of each path, in order. On the synchronous file system the files of a
+   * batch are read and parsed in one step, yielding between batches (a folder of thousands of
+   * agents would otherwise cost a dozen effects a file); a file that is not plain takes
+   * readMarkdown, as on any other file system.
+   */
+  readMarkdownEach(paths: ReadonlyArray<string>, dialect: FrontmatterDialect = "yaml"): Effect.Effect<ReadonlyArray<Option.Option<MarkdownRead>>> {
+    if (!this.synchronous) return Effect.forEach(paths, (path) => this.readMarkdown(path, dialect), { concurrency: 16 })
+    const maxBytes = this.ctx.parser.limits.maxFileBytes
+    const batches: Array<ReadonlyArray<string>> = []
+    for (let start = 0; start < paths.length; start += MARKDOWN_BATCH) batches.push(paths.slice(start, start + MARKDOWN_BATCH))
+    const readBatch = (batch: ReadonlyArray<string>) =>
+      Effect.zipRight(
+        yieldIfDue,
+        Effect.suspend(() => {
+          const reads = batch.map((path) => {
+            const file = this.readFileNow(path, null, maxBytes)
+            return file === undefined ? undefined : this.markdownOf(path, file, dialect)
+          })
+          if (!reads.includes(undefined)) return Effect.succeed(reads as ReadonlyArray<Option.Option<MarkdownRead>>)
+          return Effect.forEach(batch, (path, index) => {
+            const read = reads[index]
+            return read === undefined ? this.readMarkdown(path, dialect) : Effect.succeed(read)
+          })
+        })
+      )
+    return Effect.map(Effect.forEach(batches, readBatch), (read) => read.flat())
+  }
+
+  /** The parse of a file read (the scan's memo asked first); malformed files are diagnostics. */
+  private markdownOf(path: string, file: Option.Option<FileRead>, dialect: FrontmatterDialect): Option.Option<MarkdownRead> {
+    if (Option.isNone(file)) return Option.none()
+    const memo = this.ctx.memo
+    let doc = memo?.markdown(file.value, dialect)
+    if (doc === undefined) {
+      doc = this.ctx.parser.parseBytes(path, file.value.bytes, dialect)
+      memo?.rememberMarkdown(file.value, dialect, doc)
+    }
+    if (Either.isLeft(doc)) {
+      this.diagnostic(path, doc.left.line, doc.left.reason)
+      return Option.none()
+    }
+    for (const warning of doc.right.warnings) this.diagnostic(path, warning.line, warning.message)
+    return Option.some({ file: file.value, doc: doc.right })
   }
 
   private invalid<A>(path: string, role: string | null, line: number | null, reason: string): Option.Option<A> {
