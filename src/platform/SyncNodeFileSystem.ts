@@ -183,16 +183,16 @@ const SYNCHRONOUS = new WeakSet<FileSystem.FileSystem>()
  */
 export const isSynchronous = (fs: FileSystem.FileSystem): boolean => SYNCHRONOUS.has(fs)
 
-/** A regular file read whole: its bytes, and the modification time the stat of its path before the open gave. */
+/** A regular file read whole: its bytes, and its modification time (the open descriptor's). */
 export interface PlainFile {
   readonly bytes: Uint8Array
   readonly mtime: Date
 }
 
 /**
- * The bounded read of a regular file (services/fileRead.ts, after a stat of the path) as one
- * plain call: stat, open, fstat, read, close, with the same checks (a regular file by the path
- * and by the open descriptor, within `maxBytes` both times and after the read). Undefined
+ * The bounded read of a regular file (services/fileRead.ts) as one plain call: open (see
+ * PLAIN_OPEN), fstat, read, close, with the same checks (a regular file by the open descriptor,
+ * within `maxBytes` before and after the read). Undefined
  * whenever anything is not plain (missing, not a regular file, over the cap, grown, an error) or
  * `fs` is not this layer's: the caller then takes the checked path, which says what and why.
  * Used where thousands of small files are read (agent homes), where that path costs ~30 effects
@@ -208,17 +208,41 @@ export const readPlainFileNow = (fs: FileSystem.FileSystem, path: string, maxByt
   }
 }
 
-const plainRead = (path: string, maxBytes: number): PlainFile | undefined => {
-  // The path is stat'ed before the open: opening a FIFO would wait for a writer.
+/**
+ * Open flags that make opening anything but a regular file harmless, so that no stat of the path
+ * is needed first: a link fails (ELOOP; a link is stat'ed and opened as before), a FIFO opens
+ * without waiting for a writer, a terminal does not become the controlling one; the descriptor's
+ * fstat then refuses all but a regular file. Undefined where the platform lacks them (Windows).
+ */
+const PLAIN_OPEN = NodeFs.constants.O_NOFOLLOW !== undefined && NodeFs.constants.O_NONBLOCK !== undefined
+  ? NodeFs.constants.O_RDONLY | NodeFs.constants.O_NOFOLLOW | NodeFs.constants.O_NONBLOCK | (NodeFs.constants.O_NOCTTY ?? 0)
+  : undefined
+
+/** The descriptor of `path` opened for {@link plainRead}, or undefined when the stat before the open already says it is not a plain file. */
+const openPlain = (path: string, maxBytes: number): number | undefined => {
+  if (PLAIN_OPEN !== undefined) {
+    try {
+      return NodeFs.openSync(path, PLAIN_OPEN)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error
+    }
+  }
+  // A link (or a platform without those flags): the path is stat'ed before the open, as opening a
+  // FIFO would wait for a writer.
   const before = NodeFs.statSync(path, { throwIfNoEntry: false })
   if (before === undefined || !before.isFile() || before.size > maxBytes) return undefined
-  const fd = NodeFs.openSync(path, "r")
+  return NodeFs.openSync(path, "r")
+}
+
+const plainRead = (path: string, maxBytes: number): PlainFile | undefined => {
+  const fd = openPlain(path, maxBytes)
+  if (fd === undefined) return undefined
   try {
-    const after = NodeFs.fstatSync(fd)
-    if (!after.isFile() || after.size > maxBytes) return undefined
+    const info = NodeFs.fstatSync(fd)
+    if (!info.isFile() || info.size > maxBytes) return undefined
     // One byte more than the descriptor's size, to see a file that grew since. Small files share
     // Node's pool (a slice, not an allocation each).
-    const buffer = Buffer.allocUnsafe(after.size + 1)
+    const buffer = Buffer.allocUnsafe(info.size + 1)
     let filled = 0
     while (filled < buffer.length) {
       const wanted = buffer.length - filled
@@ -227,7 +251,7 @@ const plainRead = (path: string, maxBytes: number): PlainFile | undefined => {
       // A regular file reads short only at its end: no second call to hear it say 0.
       if (read < wanted) break
     }
-    return filled > after.size ? undefined : { bytes: buffer.subarray(0, filled), mtime: before.mtime }
+    return filled > info.size ? undefined : { bytes: buffer.subarray(0, filled), mtime: info.mtime }
   } finally {
     NodeFs.closeSync(fd)
   }
