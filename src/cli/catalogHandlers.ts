@@ -2,7 +2,7 @@
 // imports the whole catalog stack, so catalogCommands.ts loads it only when a catalog command
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Console, Context, Effect, Either, Exit, identity, Layer, Option, Ref, Schema, Stream } from "effect"
+import { Clock, Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Stream } from "effect"
 import * as NodeFs from "node:fs"
 import {
   type DefinitionChange,
@@ -273,7 +273,7 @@ const knownSchemas = (files: SchemasFiles, head: Option.Option<FactsHead>, path:
     // Its bytes are decoded as they are read and dropped at once (see `factsFileParts`).
     const parts = yield* readBounded(files.schemasFacts, SCHEMAS_FILE_MAX_BYTES, factsFileParts)
     const facts = Option.filter(
-      Option.flatMap(Option.flatMap(Option.flatMap(parts, Either.getRight), identity), factsFileOfParts),
+      Option.flatMap(Option.flatten(Option.flatMap(parts, Either.getRight)), factsFileOfParts),
       (facts) => facts.key === head.value.key && facts.model === model && facts.texts.includes(textKey.value)
     )
     return Option.map(facts, (facts): KnownSchemas => ({

@@ -155,6 +155,15 @@ describe("the launcher's entries (issues 15 and 10: the everyday commands, plain
     expect(printed.compiled).toEqual([whole])
   })
 
+  it("no shipped script holds Effect's test modules (a plain function imported from effect's index, such as `identity`, pulls them all in: 300 KB and its cache)", () => {
+    const scripts = path.dirname(fs.realpathSync(BIN))
+    const shipped = fs.readdirSync(scripts).filter((name) => name.endsWith(".cjs")).sort()
+    expect(shipped).toEqual(["tool-map.bundle.cjs", "tool-map.cjs", "tool-map.everyday.cjs", "tool-map.gateway.cjs", "tool-map.mcp.cjs"])
+    for (const name of shipped) {
+      expect([name, fs.readFileSync(path.join(scripts, name), "latin1").match(/effect\/Test[A-Za-z]+|fast-check\//g)]).toEqual([name, null])
+    }
+  })
+
   it("a gateway line compiles only the gateway's entry (with its code cache), which answers initialize; an unusual one is handed over", () => {
     const servers = path.join(temp.dir, "servers.json")
     fs.writeFileSync(servers, JSON.stringify({ mcpServers: {} }))
