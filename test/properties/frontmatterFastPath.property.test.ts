@@ -28,7 +28,11 @@ const value = fc.oneof(
   fc.array(fc.oneof(text, text.map((inner) => JSON.stringify(inner)), word), { maxLength: 4 }).map((items) => `[${items.join(", ")}]`),
   fc.array(fc.oneof(text, word), { maxLength: 4 }).map((items) => `[${items.join(",")}]`)
 )
-const key = fc.constantFrom("name", "description", "tools", "allowed-tools", "when_to_use", "model", "a", "__proto__", "true", "True", "Null", "x y", "k.e", "-k", "1k", "<<")
+const key = fc.oneof(
+  fc.constantFrom("name", "description", "tools", "allowed-tools", "when_to_use", "model", "a", "__proto__", "true", "True", "Null", "x y", "k.e", "-k", "1k", "<<"),
+  // YAML refuses an implicit key over 1,024 characters.
+  fc.constantFrom(1023, 1024, 1025, 2000).map((length) => "k".repeat(length))
+)
 const separator = fc.oneof({ weight: 6, arbitrary: fc.constant(": ") }, { weight: 1, arbitrary: fc.constantFrom(":  ", ":", ":\t", " : ", ": \t") })
 const line = fc.oneof(
   { weight: 12, arbitrary: fc.tuple(key, separator, value).map(([k, s, v]) => `${k}${s}${v}`) },
@@ -48,7 +52,7 @@ describe("frontmatter read without the YAML library (simpleFrontmatter)", () => 
     let readHere = 0
     fc.assert(
       fc.property(block, fc.constantFrom<FrontmatterDialect>("yaml", "claude-code"), (lines, dialect) => {
-        if (simpleFrontmatter(lines, defaultFrontmatterLimits.maxNodes) !== undefined) readHere++
+        if (simpleFrontmatter(lines, defaultFrontmatterLimits) !== undefined) readHere++
         const bytes = new TextEncoder().encode(`---\n${lines}\n---\nBody.\n`)
         expect(withFastPath.parseBytes("/p.md", bytes, dialect)).toEqual(libraryOnly.parseBytes("/p.md", bytes, dialect))
       }),
@@ -56,6 +60,17 @@ describe("frontmatter read without the YAML library (simpleFrontmatter)", () => 
     )
     // The comparison means something only if the fast path reads a good share of the blocks.
     expect(readHere).toBeGreaterThan(1_000)
+  })
+
+  it("keeps the parser's caps: a parser with other limits gives the same as the library with them", () => {
+    fc.assert(
+      fc.property(block, fc.constantFrom<FrontmatterDialect>("yaml", "claude-code"), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 6 }), (lines, dialect, maxDepth, maxNodes) => {
+        const limits = { ...defaultFrontmatterLimits, maxDepth, maxNodes }
+        const bytes = new TextEncoder().encode(`---\n${lines}\n---\nBody.\n`)
+        expect(makeFrontmatterParser(limits).parseBytes("/p.md", bytes, dialect)).toEqual(makeFrontmatterParser(limits, { simpleLines: false }).parseBytes("/p.md", bytes, dialect))
+      }),
+      { numRuns: 1_500 }
+    )
   })
 
   it("reads the common lines: plain, quoted and escaped strings, flow lists, booleans, null, small integers", () => {
@@ -72,7 +87,7 @@ describe("frontmatter read without the YAML library (simpleFrontmatter)", () => 
         "argument-hint:",
         "empty: []"
       ].join("\n"),
-      defaultFrontmatterLimits.maxNodes
+      defaultFrontmatterLimits
     )
     expect(fields === undefined ? undefined : { ...fields }).toEqual({
       name: "code-reviewer",
@@ -107,13 +122,13 @@ describe("frontmatter read without the YAML library (simpleFrontmatter)", () => 
       "",
       "# only a comment"
     ]) {
-      expect([lines, simpleFrontmatter(lines, defaultFrontmatterLimits.maxNodes)]).toEqual([lines, undefined])
+      expect([lines, simpleFrontmatter(lines, defaultFrontmatterLimits)]).toEqual([lines, undefined])
     }
   })
 
   it("leaves a block over the cap on values to the library, which refuses it", () => {
     const lines = Array.from({ length: 12 }, (_, index) => `k${index}: v`).join("\n")
-    expect(simpleFrontmatter(lines, 12)).toBeUndefined()
-    expect(simpleFrontmatter(lines, 13)).toBeDefined()
+    expect(simpleFrontmatter(lines, { ...defaultFrontmatterLimits, maxNodes: 12 })).toBeUndefined()
+    expect(simpleFrontmatter(lines, { ...defaultFrontmatterLimits, maxNodes: 13 })).toBeDefined()
   })
 })

@@ -309,7 +309,10 @@ export const quoteLikeClaudeCode = (block: string): string =>
     .join("\n")
     .replace(/^\t+/gm, (tabs) => "  ".repeat(tabs.length))
 
-const isFlowList = (text: string): boolean => Array.isArray(parseYamlBlock(text, { ...defaultFrontmatterLimits, simpleLines: false }, 0, CLAUDE_CODE))
+const isFlowList = (text: string): boolean => Array.isArray(parseYamlBlock(text, LIBRARY_ONLY, 0, CLAUDE_CODE))
+
+/** The default caps, every block read by the YAML library. */
+const LIBRARY_ONLY: Reading = { ...defaultFrontmatterLimits, simpleLines: false }
 
 const emptyFields = (): FrontmatterFields => Object.create(null) as FrontmatterFields
 
@@ -331,7 +334,7 @@ const ALLOWED_TAGS = new Set(
  * `lineOffset` is the number of file lines before the block.
  */
 const parseYamlBlock = (source: string, limits: Reading, lineOffset: number, rules: YamlRules): FrontmatterValue | Failure => {
-  const simple = limits.simpleLines ? simpleFrontmatter(source, limits.maxNodes) : undefined
+  const simple = limits.simpleLines ? simpleFrontmatter(source, limits) : undefined
   if (simple !== undefined) return simple
   const lines = new LineCounter()
   const lineOf = (offset: number) => lines.linePos(offset).line + lineOffset

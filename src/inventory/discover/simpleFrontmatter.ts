@@ -7,8 +7,11 @@
 /** A block holding a character YAML treats apart (tab, control, BOM, non-characters) goes to the library. */
 const SPECIAL_CHARACTER = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff\ufffe\uffff]/
 
-/** `key: value` at the start of a line, the key a plain word, one or more spaces after the colon. */
-const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*?))? *$/
+/**
+ * `key: value` at the start of a line (or `key:` alone, a null): the key a plain word of at most
+ * 1,024 characters (YAML refuses a longer implicit key), one or more spaces after the colon.
+ */
+const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]{0,1023}):(?: +(.*?))? *$/
 
 /** Words the core schema reads as a boolean or null (in keys, where they would be renamed, and in values). */
 const CORE_WORDS: Readonly<Record<string, boolean | null>> = {
@@ -69,11 +72,15 @@ const flowList = (text: string): ReadonlyArray<string> | typeof UNREAD => {
 
 /**
  * The fields of a block made only of `key: value` lines (blank lines between them) with values
- * that can only be read one way, or undefined for any other block. `maxNodes` is the parser's cap
- * on values: a block over it goes to the library, which says so.
+ * that can only be read one way, or undefined for any other block. The parser's caps hold: a
+ * block with more values than `maxNodes`, or nested deeper than `maxDepth` (the mapping is one
+ * level, a flow list two), goes to the library, which says so.
  */
-export const simpleFrontmatter = (block: string, maxNodes: number): { readonly [key: string]: SimpleValue } | undefined => {
-  if (SPECIAL_CHARACTER.test(block)) return undefined
+export const simpleFrontmatter = (
+  block: string,
+  limits: { readonly maxNodes: number; readonly maxDepth: number }
+): { readonly [key: string]: SimpleValue } | undefined => {
+  if (limits.maxDepth < 1 || SPECIAL_CHARACTER.test(block)) return undefined
   const fields = Object.create(null) as Record<string, SimpleValue>
   let nodes = 1
   let keys = 0
@@ -88,13 +95,13 @@ export const simpleFrontmatter = (block: string, maxNodes: number): { readonly [
     let value: SimpleValue | typeof UNREAD
     if (text === undefined || text === "") value = null
     else if (text.charCodeAt(0) === 91) {
-      value = flowList(text)
+      value = limits.maxDepth < 2 ? UNREAD : flowList(text)
       if (value !== UNREAD) nodes += value.length
     } else value = scalar(text)
     if (value === UNREAD) return undefined
     fields[key] = value
     keys++
-    if (++nodes > maxNodes) return undefined
+    if (++nodes > limits.maxNodes) return undefined
   }
   return keys === 0 ? undefined : fields
 }
