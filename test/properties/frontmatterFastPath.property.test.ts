@@ -30,8 +30,8 @@ const value = fc.oneof(
 )
 const key = fc.oneof(
   fc.constantFrom("name", "description", "tools", "allowed-tools", "when_to_use", "model", "a", "__proto__", "true", "True", "Null", "x y", "k.e", "-k", "1k", "<<"),
-  // YAML refuses an implicit key over 1,024 characters.
-  fc.constantFrom(1023, 1024, 1025, 2000).map((length) => "k".repeat(length))
+  // YAML refuses an implicit key over 1,024 characters (1,023 after a line with no value).
+  fc.constantFrom(1000, 1001, 1023, 1024, 1025, 2000).map((length) => "k".repeat(length))
 )
 const separator = fc.oneof({ weight: 6, arbitrary: fc.constant(": ") }, { weight: 1, arbitrary: fc.constantFrom(":  ", ":", ":\t", " : ", ": \t") })
 const line = fc.oneof(

@@ -9,9 +9,10 @@ const SPECIAL_CHARACTER = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff\ufffe\uffff]/
 
 /**
  * `key: value` at the start of a line (or `key:` alone, a null): the key a plain word of at most
- * 1,024 characters (YAML refuses a longer implicit key), one or more spaces after the colon.
+ * 1,000 characters, one or more spaces after the colon. YAML refuses an implicit key over 1,024
+ * characters, and the library counts one more after a line with no value: longer keys go to it.
  */
-const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]{0,1023}):(?: +(.*?))? *$/
+const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]{0,999}):(?: +(.*?))? *$/
 
 /** Words the core schema reads as a boolean or null (in keys, where they would be renamed, and in values). */
 const CORE_WORDS: Readonly<Record<string, boolean | null>> = {
