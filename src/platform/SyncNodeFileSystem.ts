@@ -209,14 +209,20 @@ export const readPlainFileNow = (fs: FileSystem.FileSystem, path: string, maxByt
 }
 
 /**
- * Open flags that make opening anything but a regular file harmless, so that no stat of the path
- * is needed first: a link fails (ELOOP; a link is stat'ed and opened as before), a FIFO opens
- * without waiting for a writer, a terminal does not become the controlling one; the descriptor's
- * fstat then refuses all but a regular file. Undefined where the platform lacks them (Windows).
+ * Open flags that never wait: a FIFO opens without a writer, a terminal does not become the
+ * controlling one. Undefined where the platform lacks them (Windows).
  */
-const PLAIN_OPEN = NodeFs.constants.O_NOFOLLOW !== undefined && NodeFs.constants.O_NONBLOCK !== undefined
-  ? NodeFs.constants.O_RDONLY | NodeFs.constants.O_NOFOLLOW | NodeFs.constants.O_NONBLOCK | (NodeFs.constants.O_NOCTTY ?? 0)
-  : undefined
+const NEVER_WAIT = NodeFs.constants.O_NONBLOCK !== undefined ? NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK | (NodeFs.constants.O_NOCTTY ?? 0) : undefined
+
+/**
+ * Those flags and O_NOFOLLOW, which make opening anything but a regular file harmless, so that
+ * no stat of the path is needed first: a link fails (ELOOP; a link is stat'ed and opened as
+ * before), and the descriptor's fstat then refuses all but a regular file. The cost, accepted: a
+ * FIFO or device node that sits itself in a folder of items (not a link to one, and a device
+ * node takes root to make) is opened and closed before it is refused, which lets a writer
+ * blocked on the FIFO's other end go on.
+ */
+const PLAIN_OPEN = NEVER_WAIT !== undefined && NodeFs.constants.O_NOFOLLOW !== undefined ? NEVER_WAIT | NodeFs.constants.O_NOFOLLOW : undefined
 
 /** The descriptor of `path` opened for {@link plainRead}, or undefined when the stat before the open already says it is not a plain file. */
 const openPlain = (path: string, maxBytes: number): number | undefined => {
@@ -227,11 +233,11 @@ const openPlain = (path: string, maxBytes: number): number | undefined => {
       if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error
     }
   }
-  // A link (or a platform without those flags): the path is stat'ed before the open, as opening a
-  // FIFO would wait for a writer.
+  // A link (or a platform without those flags): the path is stat'ed before the open, and the open
+  // still never waits, should the link have been turned to a FIFO since.
   const before = NodeFs.statSync(path, { throwIfNoEntry: false })
   if (before === undefined || !before.isFile() || before.size > maxBytes) return undefined
-  return NodeFs.openSync(path, "r")
+  return NodeFs.openSync(path, NEVER_WAIT ?? "r")
 }
 
 const plainRead = (path: string, maxBytes: number): PlainFile | undefined => {
@@ -245,11 +251,11 @@ const plainRead = (path: string, maxBytes: number): PlainFile | undefined => {
     const buffer = Buffer.allocUnsafe(info.size + 1)
     let filled = 0
     while (filled < buffer.length) {
-      const wanted = buffer.length - filled
-      const read = NodeFs.readSync(fd, buffer, filled, wanted, filled)
+      const read = NodeFs.readSync(fd, buffer, filled, buffer.length - filled, filled)
       filled += read
-      // A regular file reads short only at its end: no second call to hear it say 0.
-      if (read < wanted) break
+      // Done at the end (0), or once the size is in: no second call to hear 0. A file that grew
+      // fills the spare byte and is refused below.
+      if (read === 0 || filled >= info.size) break
     }
     return filled > info.size ? undefined : { bytes: buffer.subarray(0, filled), mtime: info.mtime }
   } finally {

@@ -33,14 +33,15 @@ export const yieldToEventLoop: Effect.Effect<void> = Effect.async<void>((resume)
 /** How long work may go on without the event loop running before a checkpoint yields. */
 const TURN_DUE_MS = 50
 
+/** True when the event loop has not run for {@link TURN_DUE_MS}: a loop of plain calls should yield ({@link yieldToEventLoop}). */
+export const turnIsDue = (): boolean => performance.now() - lastTurn >= TURN_DUE_MS
+
 /**
  * A checkpoint: lets the event loop run when it has not for {@link TURN_DUE_MS}, else nothing.
  * Cheap enough to pass before every synchronous file system call, so that a run made of
  * synchronous calls still sees SIGTERM between two of them.
  */
-export const yieldIfDue: Effect.Effect<void> = Effect.suspend(() =>
-  performance.now() - lastTurn >= TURN_DUE_MS ? yieldToEventLoop : Effect.void
-)
+export const yieldIfDue: Effect.Effect<void> = Effect.suspend(() => (turnIsDue() ? yieldToEventLoop : Effect.void))
 
 /** How many steps run between two readings of the clock. */
 const CLOCK_EVERY = 64

@@ -16,7 +16,7 @@ import { jsonErrorLine, lineAt } from "../../domain/jsonText.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import { readRegularFile } from "../../../services/fileRead.js"
-import { yieldIfDue } from "../../../services/eventLoop.js"
+import { turnIsDue, yieldIfDue, yieldToEventLoop } from "../../../services/eventLoop.js"
 import { isSynchronous, readPlainFileNow } from "../../../platform/SyncNodeFileSystem.js"
 import { InodeMap } from "../Walker.js"
 import {
@@ -80,8 +80,6 @@ export interface MarkdownRead {
   readonly doc: ParsedMarkdown
 }
 
-/** How many markdown files one step of {@link HostCollector.readMarkdownEach} reads. */
-const MARKDOWN_BATCH = 128
 
 /** A directory entry with the type of what it points to (links followed). */
 export interface DirEntry {
@@ -497,32 +495,34 @@ export class HostCollector {
   }
 
   /**
-   * {@link readMarkdown} of each path, in order. On the synchronous file system the files of a
-   * batch are read and parsed in one step, yielding between batches (a folder of thousands of
-   * agents would otherwise cost a dozen effects a file); a file that is not plain takes
-   * readMarkdown, as on any other file system.
+   * {@link readMarkdown} of each path, in order. On the synchronous file system the files are
+   * read and parsed as plain calls, yielding to the event loop whenever its turn is due (a folder
+   * of thousands of agents would otherwise cost a dozen effects a file); a file that is not plain
+   * takes the checked path, as on any other file system.
    */
   readMarkdownEach(paths: ReadonlyArray<string>, dialect: FrontmatterDialect = "yaml"): Effect.Effect<ReadonlyArray<Option.Option<MarkdownRead>>> {
-    if (!this.synchronous) return Effect.forEach(paths, (path) => this.readMarkdown(path, dialect), { concurrency: 16 })
+    if (!this.synchronous) return Effect.forEach(paths, (path) => this.readMarkdown(path, dialect), { concurrency: this.concurrency(16) })
     const maxBytes = this.ctx.parser.limits.maxFileBytes
-    const batches: Array<ReadonlyArray<string>> = []
-    for (let start = 0; start < paths.length; start += MARKDOWN_BATCH) batches.push(paths.slice(start, start + MARKDOWN_BATCH))
-    const readBatch = (batch: ReadonlyArray<string>) =>
-      Effect.zipRight(
-        yieldIfDue,
-        Effect.suspend(() => {
-          const reads = batch.map((path) => {
-            const file = this.readFileNow(path, null, maxBytes)
-            return file === undefined ? undefined : this.markdownOf(path, file, dialect)
-          })
-          if (!reads.includes(undefined)) return Effect.succeed(reads as ReadonlyArray<Option.Option<MarkdownRead>>)
-          return Effect.forEach(batch, (path, index) => {
-            const read = reads[index]
-            return read === undefined ? this.readMarkdown(path, dialect) : Effect.succeed(read)
-          })
-        })
-      )
-    return Effect.map(Effect.forEach(batches, readBatch), (read) => read.flat())
+    return Effect.suspend(() => {
+      const reads: Array<Option.Option<MarkdownRead>> = []
+      // Reads on from the first path not read, until the turn is due or a file needs the checked path.
+      const readOn: Effect.Effect<ReadonlyArray<Option.Option<MarkdownRead>>> = Effect.suspend(() => {
+        while (reads.length < paths.length) {
+          const path = paths[reads.length]!
+          const file = this.readFileNow(path, null, maxBytes)
+          if (file === undefined) {
+            return Effect.flatMap(this.readChecked(path, null, maxBytes), (checked) => {
+              reads.push(this.markdownOf(path, checked, dialect))
+              return readOn
+            })
+          }
+          reads.push(this.markdownOf(path, file, dialect))
+          if (turnIsDue()) return Effect.zipRight(yieldToEventLoop, readOn)
+        }
+        return Effect.succeed(reads)
+      })
+      return readOn
+    })
   }
 
   /** The parse of a file read (the scan's memo asked first); malformed files are diagnostics. */

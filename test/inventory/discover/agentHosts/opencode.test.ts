@@ -110,7 +110,7 @@ describe("opencode reader", () => {
   it.effect("not there (no config folder, file or AGENTS.md): the shared skill folders are roots of its report, not walked, and none of their skills is its", () =>
     Effect.gen(function* () {
       const looked: Array<string> = []
-      const { inventory } = yield* scanTree(
+      const { inventory, watched } = yield* scanTree(
         {
           "home/u/.claude/skills/alpha/SKILL.md": markdown({ name: "alpha", description: "Alpha" }),
           "home/u/.agents/skills/beta/deeper/SKILL.md": markdown({ name: "beta", description: "Beta" })
@@ -131,6 +131,8 @@ describe("opencode reader", () => {
       expect(inventory.items.filter((item) => item.host === "opencode")).toEqual([])
       // Claude Code lists its skill folders without a stat; opencode's walk would stat each one.
       expect(looked.filter((entry) => entry === "stat /home/u/.claude/skills/alpha")).toEqual([])
+      // Codex and Gemini CLI look for beta/SKILL.md; the deeper one only opencode would find is not watched.
+      expect(watched.filter((path) => path.startsWith("/home/u/.agents/skills"))).toEqual(["/home/u/.agents/skills", "/home/u/.agents/skills/beta", "/home/u/.agents/skills/beta/SKILL.md"])
     }))
 
   it.effect("outside a git repository the worktree is /: .claude/skills and opencode.json of every parent count", () =>
