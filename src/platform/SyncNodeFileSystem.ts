@@ -192,11 +192,11 @@ export interface PlainFile {
 /**
  * The bounded read of a regular file (services/fileRead.ts) as one plain call: open (see
  * PLAIN_OPEN), fstat, read, close, with the same checks (a regular file by the open descriptor,
- * within `maxBytes` before and after the read). Undefined
- * whenever anything is not plain (missing, not a regular file, over the cap, grown, an error) or
- * `fs` is not this layer's: the caller then takes the checked path, which says what and why.
- * Used where thousands of small files are read (agent homes), where that path costs ~30 effects
- * a file; the caller yields to the event loop between its steps (services/eventLoop.ts).
+ * within `maxBytes` before and after the read). Undefined whenever anything is not plain
+ * (missing, not a regular file, over the cap, grown, an error) or `fs` is not this layer's: the
+ * caller then takes the checked path, which says what and why. Used where thousands of small
+ * files are read (agent homes), where that path costs ~30 effects a file; the caller yields to
+ * the event loop between its steps (services/eventLoop.ts).
  */
 export const readPlainFileNow = (fs: FileSystem.FileSystem, path: string, maxBytes: number): PlainFile | undefined => {
   if (!SYNCHRONOUS.has(fs)) return undefined

@@ -231,6 +231,15 @@ const skillDraft = (c: HostCollector, dir: string, names: ReadonlyArray<string>,
   })
 }
 
+/** The drafts of markdown files read together (see HostCollector.readMarkdownEach), in order; a file that gives none is left out. */
+const draftsOf = (
+  c: HostCollector,
+  paths: ReadonlyArray<string>,
+  placement: ItemPlacement,
+  draft: (index: number, read: Option.Option<MarkdownRead>) => Option.Option<ItemDraft>
+): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+  Effect.map(c.readMarkdownEach(paths, placement.dialect ?? "yaml"), (reads) => reads.flatMap((read, index) => Option.toArray(draft(index, read))))
+
 /** Every skill directly under a skills directory (recorded as a root with `role`); their SKILL.md files read together. */
 export const skillsIn = (
   c: HostCollector,
@@ -247,8 +256,7 @@ export const skillsIn = (
       const listing = listings[index]!
       return Option.isSome(listing) && listing.value.includes("SKILL.md") ? [{ dir, names: listing.value }] : []
     })
-    const reads = yield* c.readMarkdownEach(skills.map(({ dir }) => c.path.join(dir, "SKILL.md")), placement.dialect ?? "yaml")
-    return skills.flatMap(({ dir, names }, index) => Option.toArray(skillDraft(c, dir, names, reads[index]!, placement)))
+    return yield* draftsOf(c, skills.map(({ dir }) => c.path.join(dir, "SKILL.md")), placement, (index, read) => skillDraft(c, skills[index]!.dir, skills[index]!.names, read, placement))
   })
 
 /** Every agent file in a directory (recursively), as drafts. */
@@ -259,11 +267,8 @@ export const agentsIn = (
   placement: AgentPlacement,
   recursive = true
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
-  Effect.gen(function* () {
-    const files = yield* c.filesWithExtension(dir, role, recursive, ".md", placement.walk)
-    const reads = yield* c.readMarkdownEach(files, placement.dialect ?? "yaml")
-    return files.flatMap((file, index) => Option.toArray(agentDraft(c, file, reads[index]!, placement)))
-  })
+  Effect.flatMap(c.filesWithExtension(dir, role, recursive, ".md", placement.walk), (files) =>
+    draftsOf(c, files, placement, (index, read) => agentDraft(c, files[index]!, read, placement)))
 
 /** Every command file in a directory (recursively), as drafts. */
 export const commandsIn = (
@@ -273,11 +278,8 @@ export const commandsIn = (
   placement: ItemPlacement,
   recursive = true
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
-  Effect.gen(function* () {
-    const files = yield* c.filesWithExtension(dir, role, recursive, ".md", placement.walk)
-    const reads = yield* c.readMarkdownEach(files, placement.dialect ?? "yaml")
-    return files.flatMap((file, index) => Option.toArray(commandDraft(c, file, reads[index]!, placement, baseName(c.path, file))))
-  })
+  Effect.flatMap(c.filesWithExtension(dir, role, recursive, ".md", placement.walk), (files) =>
+    draftsOf(c, files, placement, (index, read) => commandDraft(c, files[index]!, read, placement, baseName(c.path, files[index]!))))
 
 /**
  * An instructions file (CLAUDE.md, AGENTS.md, GEMINI.md, a rule) when it exists; it is recorded

@@ -80,7 +80,6 @@ export interface MarkdownRead {
   readonly doc: ParsedMarkdown
 }
 
-
 /** A directory entry with the type of what it points to (links followed). */
 export interface DirEntry {
   readonly name: string
