@@ -408,9 +408,6 @@ export const factsFileOfParts = (parts: FactsFileParts): Option.Option<FactsFile
   })
 }
 
-/** A whole facts file from its bytes, checked value by value; `None` when it is not one. */
-export const decodeFactsFile = (bytes: Uint8Array): Option.Option<FactsFile> => Option.flatMap(factsFileParts(bytes), factsFileOfParts)
-
 /**
  * The schemas a facts file describes, without parsing their text: each is what the decode of
  * that text gives (the same keys in the same order, the same values), except that its

@@ -5,10 +5,11 @@ import { buildCatalog, toolSetKey } from "../../../src/catalog/core/build.js"
 import { definitionFacts, definitionJson } from "../../../src/catalog/core/definitions.js"
 import { type Classifier, ToolSchemaFromJson } from "../../../src/catalog/core/model.js"
 import {
-  decodeFactsFile as decodeFactsBytes,
   decodeSchemasJson,
   decodeSchemasText,
   factsFileOf,
+  factsFileOfParts,
+  factsFileParts,
   factsFileText,
   factsHead,
   factsModel,
@@ -18,8 +19,8 @@ import {
   snapshotText
 } from "../../../src/catalog/core/schemasFile.js"
 
-/** The facts file of a text, as a reader of its bytes makes it. */
-const decodeFactsFile = (text: string) => decodeFactsBytes(new TextEncoder().encode(text))
+/** The facts file of a text, as a reader of its bytes makes it (the listing's two steps). */
+const decodeFactsFile = (text: string) => Option.flatMap(factsFileParts(new TextEncoder().encode(text)), factsFileOfParts)
 
 /** What the Schema alone makes of a parsed file: the reference of the hand-checked path. */
 const bySchema = (json: unknown) => {
