@@ -18,6 +18,7 @@ import {
   WalkerFsError,
   type WalkerFsShape
 } from "../inventory/discover/WalkerFs.js"
+import { withoutStackTraces } from "../inventory/domain/stackTraces.js"
 
 /**
  * The `WalkerFs` port over `node:fs`: batches of stats in chunks of synchronous calls that
@@ -30,15 +31,8 @@ import {
  * without a stack trace: misses are the common case (a PATH lookup of the probe names misses
  * most of them) and the trace, which nobody reads, costs more than the stat itself.
  */
-const walkerFsError = (op: FsOp, path: string, code: string): WalkerFsError => {
-  const limit = Error.stackTraceLimit
-  Error.stackTraceLimit = 0
-  try {
-    return new WalkerFsError({ op, path, code }, true)
-  } finally {
-    Error.stackTraceLimit = limit
-  }
-}
+const walkerFsError = (op: FsOp, path: string, code: string): WalkerFsError =>
+  withoutStackTraces(() => new WalkerFsError({ op, path, code }, true))
 
 /** The argument for a `node:fs` call: the string itself unless it holds escaped bytes. */
 const nodePath = (text: string): string | Buffer => hasEscapedBytes(text) ? toPathBytes(text) : text

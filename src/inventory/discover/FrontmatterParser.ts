@@ -2,6 +2,7 @@ import { Context, Effect, Either, Layer, Schema } from "effect"
 import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser } from "yaml"
 import type { CST, Node as YamlNode } from "yaml"
 import { redactSecrets } from "../domain/secrets.js"
+import { withoutStackTraces } from "../domain/stackTraces.js"
 import { simpleFrontmatter } from "./simpleFrontmatter.js"
 
 /** A value of untrusted frontmatter: JSON-like, maps are null-prototype objects. */
@@ -338,17 +339,24 @@ const parseYamlBlock = (source: string, limits: Reading, lineOffset: number, rul
   if (simple !== undefined) return simple
   const lines = new LineCounter()
   const lineOf = (offset: number) => lines.linePos(offset).line + lineOffset
-  const tokens = Array.from(new Parser(lines.addNewLine).parse(source))
+  // A hostile block makes the library build an error per line: thousands, none of whose traces is read.
+  const tokens = withoutStackTraces(() => Array.from(new Parser(lines.addNewLine).parse(source)))
   const deep = deepestCollection(tokens, limits.maxDepth)
   if (deep !== null) return new Failure(lineOf(deep), `frontmatter nests deeper than ${limits.maxDepth} levels`)
-  const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: rules.uniqueKeys, strict: true, merge: false, customTags: [] })
-  const documents = Array.from(composer.compose(tokens, true, source.length))
+  // The library's own check of unique keys compares each key with every earlier one (a 60 KB
+  // block of keys took seconds): duplicates are found below, in one pass.
+  const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: false, strict: true, merge: false, customTags: [] })
+  const documents = withoutStackTraces(() => Array.from(composer.compose(tokens, true, source.length)))
   if (documents.length > 1) return new Failure(lineOf(documents[1]?.range[0] ?? 0), "frontmatter holds more than one YAML document", "syntax")
   const document = documents[0]
   if (document === undefined) return null
-  const error = document.errors[0]
-  if (error !== undefined) return new Failure(lineOf(error.pos[0]), `invalid YAML: ${shortMessage(error)}`, "syntax")
   const contents = document.contents as YamlNode | null
+  const duplicate = rules.uniqueKeys && contents !== null ? firstDuplicateKey(contents) : null
+  const error = document.errors[0]
+  if (duplicate !== null && (error === undefined || duplicate < error.pos[0])) {
+    return new Failure(lineOf(duplicate), `invalid YAML: ${DUPLICATE_KEY_MESSAGE}`, "syntax")
+  }
+  if (error !== undefined) return new Failure(lineOf(error.pos[0]), `invalid YAML: ${shortMessage(error)}`, "syntax")
   return contents === null ? null : new ValueBuilder(limits, lineOf, rules.anyTag).build(contents, 0)
 }
 
@@ -383,6 +391,38 @@ const deepestCollection = (tokens: ReadonlyArray<CST.Token>, max: number): numbe
     }
   }
   return null
+}
+
+/** What the library says of a key met twice in one mapping. */
+const DUPLICATE_KEY_MESSAGE = "Map keys must be unique"
+
+/**
+ * The offset of the first key (by position) that repeats an earlier key of its mapping, or null:
+ * the library's rule (two keys are equal when they are scalars of equal value; NaN equals
+ * nothing), with a set per mapping. Iterative; aliases are not followed (their target is checked
+ * where it stands).
+ */
+const firstDuplicateKey = (root: YamlNode): number | null => {
+  let first: number | null = null
+  const stack: Array<unknown> = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (isSeq(node)) {
+      for (const item of node.items) stack.push(item)
+    } else if (isMap(node)) {
+      const seen = new Set<unknown>()
+      for (const pair of node.items) {
+        const key = pair.key
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          const offset = key.range?.[0]
+          if (seen.has(key.value) && offset !== undefined && (first === null || offset < first)) first = offset
+          seen.add(key.value)
+        }
+        stack.push(key, pair.value)
+      }
+    }
+  }
+  return first
 }
 
 /** Builds null-prototype values from the composed document, counting aliases and values. */
