@@ -339,12 +339,12 @@ const parseYamlBlock = (source: string, limits: Reading, lineOffset: number, rul
   if (simple !== undefined) return simple
   const lines = new LineCounter()
   const lineOf = (offset: number) => lines.linePos(offset).line + lineOffset
-  // A hostile block makes the library build an error per line: thousands, none of whose traces is read.
-  const tokens = withoutStackTraces(() => Array.from(new Parser(lines.addNewLine).parse(source)))
+  const tokens = Array.from(new Parser(lines.addNewLine).parse(source))
   const deep = deepestCollection(tokens, limits.maxDepth)
   if (deep !== null) return new Failure(lineOf(deep), `frontmatter nests deeper than ${limits.maxDepth} levels`)
   // The library's own check of unique keys compares each key with every earlier one (a 60 KB
-  // block of keys took seconds): duplicates are found below, in one pass.
+  // block of keys took seconds): duplicates are found below, in one pass. A hostile block makes
+  // the composer build an error per line: thousands, none of whose traces is read.
   const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: false, strict: true, merge: false, customTags: [] })
   const documents = withoutStackTraces(() => Array.from(composer.compose(tokens, true, source.length)))
   if (documents.length > 1) return new Failure(lineOf(documents[1]?.range[0] ?? 0), "frontmatter holds more than one YAML document", "syntax")
