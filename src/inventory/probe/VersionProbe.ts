@@ -298,7 +298,12 @@ export const PROBE_ENV_CONSTANTS: Readonly<Record<string, string>> = {
   npm_config_update_notifier: "false",
   GH_NO_UPDATE_NOTIFIER: "1",
   // HashiCorp CLIs (terraform -version) otherwise ask checkpoint.hashicorp.com for updates.
-  CHECKPOINT_DISABLE: "1"
+  CHECKPOINT_DISABLE: "1",
+  // gcloud's kubectl (a dispatcher) asks the current context's API server for its version before
+  // it answers `version --client`: with the user's credentials, and up to 5 s on an unreachable
+  // cluster. An empty kubeconfig (a missing one on Windows) leaves it no cluster to ask; upstream
+  // kubectl reads none for `version --client`.
+  KUBECONFIG: "/dev/null"
 }
 
 /**

@@ -367,7 +367,8 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
         NO_UPDATE_NOTIFIER: "1",
         npm_config_update_notifier: "false",
         GH_NO_UPDATE_NOTIFIER: "1",
-        CHECKPOINT_DISABLE: "1"
+        CHECKPOINT_DISABLE: "1",
+        KUBECONFIG: "/dev/null"
       }
       expect([report.status, report.version]).toEqual(["ok", process.version.slice(1)])
       expect(NodeFs.existsSync(marker)).toBe(false)

@@ -162,7 +162,8 @@ describe("sanitizeEnv", () => {
     NO_UPDATE_NOTIFIER: "1",
     npm_config_update_notifier: "false",
     GH_NO_UPDATE_NOTIFIER: "1",
-    CHECKPOINT_DISABLE: "1"
+    CHECKPOINT_DISABLE: "1",
+    KUBECONFIG: "/dev/null"
   }
 
   it("keeps only the POSIX allowlist and LC_*, case-sensitively", () => {
@@ -262,7 +263,8 @@ describe("VersionProbe on an injected Windows host", () => {
           NO_UPDATE_NOTIFIER: "1",
           npm_config_update_notifier: "false",
           GH_NO_UPDATE_NOTIFIER: "1",
-          CHECKPOINT_DISABLE: "1"
+          CHECKPOINT_DISABLE: "1",
+          KUBECONFIG: "/dev/null"
         },
         {
           SystemRoot: "C:\\Windows",
@@ -271,7 +273,8 @@ describe("VersionProbe on an injected Windows host", () => {
           NO_UPDATE_NOTIFIER: "1",
           npm_config_update_notifier: "false",
           GH_NO_UPDATE_NOTIFIER: "1",
-          CHECKPOINT_DISABLE: "1"
+          CHECKPOINT_DISABLE: "1",
+          KUBECONFIG: "/dev/null"
         }
       ])
       expect(reports.map((r) => [r.name, r.status, r.detail])).toEqual([
