@@ -303,7 +303,12 @@ export const PROBE_ENV_CONSTANTS: Readonly<Record<string, string>> = {
   // it answers `version --client`: with the user's credentials, and up to 5 s on an unreachable
   // cluster. An empty kubeconfig (a missing one on Windows) leaves it no cluster to ask; upstream
   // kubectl reads none for `version --client`.
-  KUBECONFIG: "/dev/null"
+  KUBECONFIG: "/dev/null",
+  // Corepack's pnpm and yarn shims download the package manager from the npm registry when it is
+  // not in their cache (pnpm's latest, tens of MB, seconds), and older Corepacks pin it into the
+  // working directory's package.json. Without network a cached one still answers.
+  COREPACK_ENABLE_NETWORK: "0",
+  COREPACK_ENABLE_AUTO_PIN: "0"
 }
 
 /**

@@ -368,7 +368,9 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
         npm_config_update_notifier: "false",
         GH_NO_UPDATE_NOTIFIER: "1",
         CHECKPOINT_DISABLE: "1",
-        KUBECONFIG: "/dev/null"
+        KUBECONFIG: "/dev/null",
+        COREPACK_ENABLE_NETWORK: "0",
+        COREPACK_ENABLE_AUTO_PIN: "0"
       }
       expect([report.status, report.version]).toEqual(["ok", process.version.slice(1)])
       expect(NodeFs.existsSync(marker)).toBe(false)

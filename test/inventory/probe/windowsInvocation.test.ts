@@ -163,7 +163,9 @@ describe("sanitizeEnv", () => {
     npm_config_update_notifier: "false",
     GH_NO_UPDATE_NOTIFIER: "1",
     CHECKPOINT_DISABLE: "1",
-    KUBECONFIG: "/dev/null"
+    KUBECONFIG: "/dev/null",
+    COREPACK_ENABLE_NETWORK: "0",
+    COREPACK_ENABLE_AUTO_PIN: "0"
   }
 
   it("keeps only the POSIX allowlist and LC_*, case-sensitively", () => {
@@ -264,7 +266,9 @@ describe("VersionProbe on an injected Windows host", () => {
           npm_config_update_notifier: "false",
           GH_NO_UPDATE_NOTIFIER: "1",
           CHECKPOINT_DISABLE: "1",
-          KUBECONFIG: "/dev/null"
+          KUBECONFIG: "/dev/null",
+          COREPACK_ENABLE_NETWORK: "0",
+          COREPACK_ENABLE_AUTO_PIN: "0"
         },
         {
           SystemRoot: "C:\\Windows",
@@ -274,7 +278,9 @@ describe("VersionProbe on an injected Windows host", () => {
           npm_config_update_notifier: "false",
           GH_NO_UPDATE_NOTIFIER: "1",
           CHECKPOINT_DISABLE: "1",
-          KUBECONFIG: "/dev/null"
+          KUBECONFIG: "/dev/null",
+          COREPACK_ENABLE_NETWORK: "0",
+          COREPACK_ENABLE_AUTO_PIN: "0"
         }
       ])
       expect(reports.map((r) => [r.name, r.status, r.detail])).toEqual([
