@@ -308,7 +308,10 @@ export const PROBE_ENV_CONSTANTS: Readonly<Record<string, string>> = {
   // not in their cache (pnpm's latest, tens of MB, seconds), and older Corepacks pin it into the
   // working directory's package.json. Without network a cached one still answers.
   COREPACK_ENABLE_NETWORK: "0",
-  COREPACK_ENABLE_AUTO_PIN: "0"
+  COREPACK_ENABLE_AUTO_PIN: "0",
+  // pnpm 10 in a project that pins another pnpm release installs that release before it answers
+  // `--version` (from the registry, into HOME). Offline, an installed one still answers.
+  npm_config_offline: "true"
 }
 
 /**

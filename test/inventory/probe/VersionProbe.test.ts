@@ -370,7 +370,8 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
         CHECKPOINT_DISABLE: "1",
         KUBECONFIG: "/dev/null",
         COREPACK_ENABLE_NETWORK: "0",
-        COREPACK_ENABLE_AUTO_PIN: "0"
+        COREPACK_ENABLE_AUTO_PIN: "0",
+        npm_config_offline: "true"
       }
       expect([report.status, report.version]).toEqual(["ok", process.version.slice(1)])
       expect(NodeFs.existsSync(marker)).toBe(false)

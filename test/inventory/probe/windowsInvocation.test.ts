@@ -165,7 +165,8 @@ describe("sanitizeEnv", () => {
     CHECKPOINT_DISABLE: "1",
     KUBECONFIG: "/dev/null",
     COREPACK_ENABLE_NETWORK: "0",
-    COREPACK_ENABLE_AUTO_PIN: "0"
+    COREPACK_ENABLE_AUTO_PIN: "0",
+    npm_config_offline: "true"
   }
 
   it("keeps only the POSIX allowlist and LC_*, case-sensitively", () => {
@@ -268,7 +269,8 @@ describe("VersionProbe on an injected Windows host", () => {
           CHECKPOINT_DISABLE: "1",
           KUBECONFIG: "/dev/null",
           COREPACK_ENABLE_NETWORK: "0",
-          COREPACK_ENABLE_AUTO_PIN: "0"
+          COREPACK_ENABLE_AUTO_PIN: "0",
+          npm_config_offline: "true"
         },
         {
           SystemRoot: "C:\\Windows",
@@ -280,7 +282,8 @@ describe("VersionProbe on an injected Windows host", () => {
           CHECKPOINT_DISABLE: "1",
           KUBECONFIG: "/dev/null",
           COREPACK_ENABLE_NETWORK: "0",
-          COREPACK_ENABLE_AUTO_PIN: "0"
+          COREPACK_ENABLE_AUTO_PIN: "0",
+          npm_config_offline: "true"
         }
       ])
       expect(reports.map((r) => [r.name, r.status, r.detail])).toEqual([
