@@ -311,7 +311,9 @@ export const PROBE_ENV_CONSTANTS: Readonly<Record<string, string>> = {
   COREPACK_ENABLE_AUTO_PIN: "0",
   // pnpm 10 in a project that pins another pnpm release installs that release before it answers
   // `--version` (from the registry, into HOME). Offline, an installed one still answers.
-  npm_config_offline: "true"
+  npm_config_offline: "true",
+  // A mise shim installs the version the working directory's config pins when it is missing.
+  MISE_OFFLINE: "1"
 }
 
 /**

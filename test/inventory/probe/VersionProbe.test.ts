@@ -371,7 +371,8 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
         KUBECONFIG: "/dev/null",
         COREPACK_ENABLE_NETWORK: "0",
         COREPACK_ENABLE_AUTO_PIN: "0",
-        npm_config_offline: "true"
+        npm_config_offline: "true",
+        MISE_OFFLINE: "1"
       }
       expect([report.status, report.version]).toEqual(["ok", process.version.slice(1)])
       expect(NodeFs.existsSync(marker)).toBe(false)

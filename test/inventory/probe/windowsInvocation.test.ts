@@ -166,7 +166,8 @@ describe("sanitizeEnv", () => {
     KUBECONFIG: "/dev/null",
     COREPACK_ENABLE_NETWORK: "0",
     COREPACK_ENABLE_AUTO_PIN: "0",
-    npm_config_offline: "true"
+    npm_config_offline: "true",
+    MISE_OFFLINE: "1"
   }
 
   it("keeps only the POSIX allowlist and LC_*, case-sensitively", () => {
@@ -270,7 +271,8 @@ describe("VersionProbe on an injected Windows host", () => {
           KUBECONFIG: "/dev/null",
           COREPACK_ENABLE_NETWORK: "0",
           COREPACK_ENABLE_AUTO_PIN: "0",
-          npm_config_offline: "true"
+          npm_config_offline: "true",
+          MISE_OFFLINE: "1"
         },
         {
           SystemRoot: "C:\\Windows",
@@ -283,7 +285,8 @@ describe("VersionProbe on an injected Windows host", () => {
           KUBECONFIG: "/dev/null",
           COREPACK_ENABLE_NETWORK: "0",
           COREPACK_ENABLE_AUTO_PIN: "0",
-          npm_config_offline: "true"
+          npm_config_offline: "true",
+          MISE_OFFLINE: "1"
         }
       ])
       expect(reports.map((r) => [r.name, r.status, r.detail])).toEqual([
