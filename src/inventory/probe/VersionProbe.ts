@@ -291,7 +291,10 @@ const WINDOWS_ENV_ALLOWLIST: ReadonlyArray<string> = [
   "TERM"
 ]
 
-/** Set for every probe: keep CLIs from checking for updates over the network or coloring output. */
+/**
+ * Set for every probe: a version probe must not reach the network (update checks, cluster queries,
+ * installs of a pinned release by a version manager), write into a project, or color its output.
+ */
 export const PROBE_ENV_CONSTANTS: Readonly<Record<string, string>> = {
   NO_COLOR: "1",
   NO_UPDATE_NOTIFIER: "1",
