@@ -12,6 +12,7 @@ import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import { killMarked, ProcessSpawner, SPAWN_MARKER_VARIABLE, type SpawnRequest } from "../../../src/inventory/probe/ProcessSpawner.js"
 import { processStartTicks } from "../../../src/services/processIdentity.js"
 import { ProbeRefused, VersionProbe } from "../../../src/inventory/probe/VersionProbe.js"
+import { EXPECTED_PROBE_CONSTANTS } from "../../support/probeEnv.js"
 
 const TIMEOUT_MS = 1000
 /** Each probe must be over within the timeout plus this. */
@@ -363,16 +364,7 @@ layer(NodeFileSystem.layer, { excludeTestServices: true })("VersionProbe with re
         LANG: "C.UTF-8",
         LC_ALL: "C",
         TERM: "dumb",
-        NO_COLOR: "1",
-        NO_UPDATE_NOTIFIER: "1",
-        npm_config_update_notifier: "false",
-        GH_NO_UPDATE_NOTIFIER: "1",
-        CHECKPOINT_DISABLE: "1",
-        KUBECONFIG: "/dev/null",
-        COREPACK_ENABLE_NETWORK: "0",
-        COREPACK_ENABLE_AUTO_PIN: "0",
-        npm_config_offline: "true",
-        MISE_OFFLINE: "1"
+        ...EXPECTED_PROBE_CONSTANTS
       }
       expect([report.status, report.version]).toEqual(["ok", process.version.slice(1)])
       expect(NodeFs.existsSync(marker)).toBe(false)

@@ -11,6 +11,7 @@ import {
   sanitizeEnv,
   VersionProbe
 } from "../../../src/inventory/probe/VersionProbe.js"
+import { EXPECTED_PROBE_CONSTANTS } from "../../support/probeEnv.js"
 
 const spec = (name: string): ProbeSpec => findProbeSpec(name)!
 const windowsEnv = { SystemRoot: "C:\\Windows", PATH: "C:\\Windows\\System32" }
@@ -157,19 +158,6 @@ describe("sanitizeEnv", () => {
     GH_TOKEN: "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
     UNSET: undefined
   }
-  const constants = {
-    NO_COLOR: "1",
-    NO_UPDATE_NOTIFIER: "1",
-    npm_config_update_notifier: "false",
-    GH_NO_UPDATE_NOTIFIER: "1",
-    CHECKPOINT_DISABLE: "1",
-    KUBECONFIG: "/dev/null",
-    COREPACK_ENABLE_NETWORK: "0",
-    COREPACK_ENABLE_AUTO_PIN: "0",
-    npm_config_offline: "true",
-    MISE_OFFLINE: "1"
-  }
-
   it("keeps only the POSIX allowlist and LC_*, case-sensitively", () => {
     expect(
       sanitizeEnv("linux", {
@@ -194,7 +182,7 @@ describe("sanitizeEnv", () => {
       LC_CTYPE: "C",
       TERM: "xterm",
       TMPDIR: "/tmp",
-      ...constants
+      ...EXPECTED_PROBE_CONSTANTS
     })
   })
 
@@ -220,7 +208,7 @@ describe("sanitizeEnv", () => {
       USERPROFILE: "C:\\Users\\me",
       APPDATA: "C:\\Users\\me\\AppData\\Roaming",
       "ProgramFiles(x86)": "C:\\Program Files (x86)",
-      ...constants
+      ...EXPECTED_PROBE_CONSTANTS
     })
   })
 })
@@ -263,30 +251,12 @@ describe("VersionProbe on an injected Windows host", () => {
         {
           SystemRoot: "C:\\Windows",
           Path: "C:\\Windows",
-          NO_COLOR: "1",
-          NO_UPDATE_NOTIFIER: "1",
-          npm_config_update_notifier: "false",
-          GH_NO_UPDATE_NOTIFIER: "1",
-          CHECKPOINT_DISABLE: "1",
-          KUBECONFIG: "/dev/null",
-          COREPACK_ENABLE_NETWORK: "0",
-          COREPACK_ENABLE_AUTO_PIN: "0",
-          npm_config_offline: "true",
-          MISE_OFFLINE: "1"
+          ...EXPECTED_PROBE_CONSTANTS
         },
         {
           SystemRoot: "C:\\Windows",
           Path: "C:\\Windows",
-          NO_COLOR: "1",
-          NO_UPDATE_NOTIFIER: "1",
-          npm_config_update_notifier: "false",
-          GH_NO_UPDATE_NOTIFIER: "1",
-          CHECKPOINT_DISABLE: "1",
-          KUBECONFIG: "/dev/null",
-          COREPACK_ENABLE_NETWORK: "0",
-          COREPACK_ENABLE_AUTO_PIN: "0",
-          npm_config_offline: "true",
-          MISE_OFFLINE: "1"
+          ...EXPECTED_PROBE_CONSTANTS
         }
       ])
       expect(reports.map((r) => [r.name, r.status, r.detail])).toEqual([
