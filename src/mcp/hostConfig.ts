@@ -25,32 +25,43 @@ const json = (value: unknown): string => JSON.stringify(value, null, 2)
 
 const stdioEntry = (invocation: McpInvocation) => ({ command: invocation.command, args: [...invocation.args] })
 
+/**
+ * The entry `host` keeps under the server's name to start `invocation` over stdio, in the
+ * host's own dialect: the one shape rule of the snippets below and of `tool-map gateway setup`.
+ */
+export const hostServerEntry = (host: AgentHostName, invocation: McpInvocation): Readonly<Record<string, unknown>> =>
+  host === "claude-code"
+    ? { type: "stdio", ...stdioEntry(invocation) }
+    : host === "opencode"
+    ? { type: "local", command: [invocation.command, ...invocation.args], enabled: true }
+    : stdioEntry(invocation)
+
 type Snippet = (invocation: McpInvocation, os: OsFamily) => readonly [comment: string, body: string]
 
 const snippets: Readonly<Record<AgentHostName, Snippet>> = {
   "claude-code": (invocation, os) => [
     "# Claude Code: run in a shell (-s user: every project; -s project writes the project's .mcp.json instead)",
-    ["claude", "mcp", "add-json", "-s", "user", MCP_SERVER_NAME, JSON.stringify({ type: "stdio", ...stdioEntry(invocation) })]
+    ["claude", "mcp", "add-json", "-s", "user", MCP_SERVER_NAME, JSON.stringify(hostServerEntry("claude-code", invocation))]
       .map((word) => shellQuote(word, os))
       .join(" ")
   ],
   codex: (invocation) => [
     "# Codex: add to ~/.codex/config.toml ($CODEX_HOME/config.toml)",
-    stringifyToml({ mcp_servers: { [MCP_SERVER_NAME]: stdioEntry(invocation) } }).trimEnd()
+    stringifyToml({ mcp_servers: { [MCP_SERVER_NAME]: hostServerEntry("codex", invocation) } }).trimEnd()
   ],
   cursor: (invocation) => [
     "// Cursor: merge into ~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
-    json({ mcpServers: { [MCP_SERVER_NAME]: stdioEntry(invocation) } })
+    json({ mcpServers: { [MCP_SERVER_NAME]: hostServerEntry("cursor", invocation) } })
   ],
   gemini: (invocation) => [
     "// Gemini CLI: merge into ~/.gemini/settings.json (or .gemini/settings.json in a project)",
-    json({ mcpServers: { [MCP_SERVER_NAME]: stdioEntry(invocation) } })
+    json({ mcpServers: { [MCP_SERVER_NAME]: hostServerEntry("gemini", invocation) } })
   ],
   opencode: (invocation) => [
     "// opencode: merge into ~/.config/opencode/opencode.json (or opencode.json in a project)",
     json({
       $schema: "https://opencode.ai/config.json",
-      mcp: { [MCP_SERVER_NAME]: { type: "local", command: [invocation.command, ...invocation.args], enabled: true } }
+      mcp: { [MCP_SERVER_NAME]: hostServerEntry("opencode", invocation) }
     })
   ]
 }
