@@ -19,12 +19,13 @@ import { claudeCodeChecks } from "./checks/claudeCode.js"
 import { claudeCodeAgentChecks } from "./checks/claudeCodeAgents.js"
 import { gatewayChecks } from "./checks/gateway.js"
 import { mcpSnippetChecks } from "./checks/mcpSnippets.js"
+import { sessionsCodexChecks } from "./checks/sessionsCodex.js"
 import { sharedDirChecks } from "./checks/sharedDirs.js"
 import { HOSTS, type HostName } from "./hosts.js"
 import { ensureInstalled } from "./install.js"
 import { createSandbox, describeIsolation, detectIsolation } from "./sandbox.js"
 
-const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks]
+const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks]
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 
