@@ -2,18 +2,9 @@
 // imports the whole catalog stack, so catalogCommands.ts loads it only when a catalog command
 // runs: every other command starts without evaluating it.
 import { FileSystem, Path } from "@effect/platform"
-import { Clock, Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Stream } from "effect"
+import { Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Stream } from "effect"
 import * as NodeFs from "node:fs"
-import {
-  type DefinitionChange,
-  definitionChange,
-  definitionHashes,
-  DefinitionHashesJson,
-  definitionParts,
-  diffDefinitions,
-  isEmptyDiff,
-  sha256
-} from "../catalog/core/definitions.js"
+import { type DefinitionChange, isEmptyDiff, sha256 } from "../catalog/core/definitions.js"
 import { renderNote } from "../catalog/core/entryTools.js"
 import { CLI_WORDING } from "../catalog/core/wording.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
@@ -48,17 +39,16 @@ import {
   hashOfFile,
   readHashedJsonFileWith,
   readBounded,
-  readJsonFile,
   SCHEMAS_FILE_MAX_BYTES,
   textOf,
-  writeFileAtomic,
-  writeJsonAtomic
+  writeFileAtomic
 } from "../catalog/stores/jsonFile.js"
 import { forEachSliced, yieldIfDue } from "../services/eventLoop.js"
 import { readHead } from "../services/fileRead.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
+import { type BuildRecordFiles, changedSinceRecorded, RecordedBuilds } from "../catalog/services/RecordedBuilds.js"
 import { type Agent, HostPort, type LoadResult, ToolCatalog, type UnloadResult } from "../catalog/services/ToolCatalog.js"
 
 /** A tool name, path or target in a line of text: neutralized, and cut when very long. */
@@ -140,60 +130,6 @@ const rejectFlags = (command: string, values: ReadonlyArray<string>) => {
 /** Decodes the text of a schemas file; the reason names the first problem and where it is. */
 export { decodeSchemasText } from "../catalog/core/schemasFile.js"
 
-/**
- * The recorded definition hashes of the last build, for `catalog diff`; its `toolSetKey`
- * (absent in records of earlier versions) comes first, so a run reads only the head of the
- * file to know that its tool set is the one recorded.
- */
-const RecordedBuild = Schema.Struct({
-  version: Schema.Literal(1),
-  toolSetKey: Schema.optional(Schema.String),
-  recordedAt: Schema.String,
-  hashes: DefinitionHashesJson
-})
-
-/** The first schema of each of `names` in a list. */
-const schemasNamed = (schemas: ReadonlyArray<ToolSchema>, names: ReadonlySet<string>): Map<string, ToolSchema> => {
-  const out = new Map<string, ToolSchema>()
-  for (const schema of schemas) if (names.has(schema.name) && !out.has(schema.name)) out.set(schema.name, schema)
-  return out
-}
-
-/**
- * The definitions of the recorded build, of the tools named: read from the snapshot the recording
- * run linked (`recordedSchemas`), each taken only when its hash is the one recorded (so a link
- * left over from another build never answers). Empty when there is no such file.
- */
-const recordedDefinitions = (path: string, recorded: Readonly<Record<string, string>>, names: ReadonlySet<string>) =>
-  readBounded(path, SCHEMAS_FILE_MAX_BYTES, textOf).pipe(
-    Effect.map((found) => {
-      const schemas = Option.match(Option.flatMap(found, Either.getRight), {
-        onNone: () => [],
-        onSome: (text) => Either.getOrElse(decodeSchemasText(text), () => [])
-      })
-      const out = new Map<string, ToolSchema>()
-      for (const [name, schema] of schemasNamed(schemas, names)) {
-        if (Object.hasOwn(recorded, name) && factsOf(schema).hash === recorded[name]) out.set(name, schema)
-      }
-      return out
-    }),
-    // Only the details of a change are lost: the diff itself comes from the recorded hashes.
-    Effect.orElseSucceed(() => new Map<string, ToolSchema>())
-  )
-
-/**
- * Keeps the snapshot of the schemas this run records as `recordedSchemas`: a hard link (no byte
- * copied, and a later snapshot replaces `schemasSnapshot` by a rename, so the link keeps this
- * one). A file system without hard links only loses `catalog diff`'s details.
- */
-const linkRecordedSchemas = (files: SchemasFiles) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const temp = `${files.recordedSchemas}.partial-${yield* Clock.currentTimeNanos}`
-    yield* fs.link(files.schemasSnapshot, temp)
-    yield* fs.rename(temp, files.recordedSchemas).pipe(Effect.tapError(() => fs.remove(temp).pipe(Effect.ignore)))
-  }).pipe(Effect.ignore)
-
 /** The first `bytes` bytes of a regular file as text; `None` when it cannot be read. */
 const headOf = (path: string, bytes: number): Effect.Effect<Option.Option<string>, never, FileSystem.FileSystem> =>
   readHead(path, bytes).pipe(
@@ -211,7 +147,7 @@ interface SchemasFiles {
   readonly schemasSnapshot: string
   /** The definition facts of the snapshot's schemas (see `FactsFile`). */
   readonly schemasFacts: string
-  /** The snapshot as of the recorded build (a hard link), for the details of `catalog diff`. */
+  /** The snapshot as of the recorded build (a hard link, see `RecordedBuilds`), for the details of `catalog diff`. */
   readonly recordedSchemas: string
 }
 
@@ -512,25 +448,31 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
       const gate = Layer.scopedDiscard(
         Effect.flatMap(ToolCatalog, (catalog) => catalog.registerRiskGate({ name: "command line" }))
       )
-      return Layer.merge(gate.pipe(Layer.provideMerge(CatalogLayer({ dir }).pipe(Layer.provide(cliPort(schemas))))), session)
+      return Layer.mergeAll(gate.pipe(Layer.provideMerge(CatalogLayer({ dir }).pipe(Layer.provide(cliPort(schemas))))), session, RecordedBuilds.layer)
     })
   )
 
+/** Where the session's catalog build is recorded. */
+const recordFiles = (files: CatalogCliSession["Type"]["files"]): BuildRecordFiles => ({
+  record: files.definitions,
+  schemas: files.schemasSnapshot,
+  recordedSchemas: files.recordedSchemas
+})
+
 /**
- * Records this run's definition hashes as the last build, warning on stderr about what
- * changed since the previous record (`catalog diff` shows it before a run records). A tool
- * set already recorded is left as it is: the run reads the head of the record and writes
- * nothing.
+ * Records this run's build as the last one, warning on stderr about what changed since the
+ * previous record (`catalog diff` shows it before a run records). A tool set already recorded
+ * is left as it is: the run reads the head of the record and writes nothing.
  */
 const recordBuild = Effect.gen(function*() {
   const session = yield* CatalogCliSession
+  const builds = yield* RecordedBuilds
   const catalog = yield* (yield* ToolCatalog).get()
-  const path = session.files.definitions
-  if (Option.contains(yield* keyOfFile(path, "toolSetKey"), catalog.toolSetKey)) return
-  const hashes = definitionHashes(catalog.tools)
-  const previous = yield* readRecordedBuild(path)
-  if (previous._tag === "Found") {
-    const diff = diffDefinitions(new Map(Object.entries(previous.value.hashes)), hashes)
+  const files = recordFiles(session.files)
+  if (yield* builds.isRecorded(files, catalog.toolSetKey)) return
+  const previous = yield* readRecordedBuild(files)
+  if (Option.isSome(previous)) {
+    const diff = changedSinceRecorded(previous, catalog)
     if (!isEmptyDiff(diff)) {
       const parts = [
         ...(diff.changed.length > 0 ? [`changed: ${namesLine(diff.changed)}`] : []),
@@ -540,27 +482,18 @@ const recordBuild = Effect.gen(function*() {
       yield* Console.error(`tool-map: tool definitions differ from the last recorded build (${parts.join("; ")})`)
     }
   }
-  const recordedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-  yield* writeJsonAtomic(RecordedBuild, path, {
-    version: 1 as const,
-    toolSetKey: catalog.toolSetKey,
-    recordedAt,
-    hashes: Object.fromEntries(hashes)
-  }).pipe(
-    Effect.zipRight(linkRecordedSchemas(session.files)),
-    Effect.catchAll((error) => warn(fileWarning(error)))
-  )
+  yield* builds.record(files, catalog).pipe(Effect.catchAll((error) => warn(fileWarning(error))))
 })
 
 /**
- * The recorded build, `Missing` when there is none: one not valid (kept aside) or that cannot
- * be read is a warning of the run, and counts as none.
+ * The recorded build, `None` when there is none: one not valid (kept aside) or that cannot be
+ * read is a warning of the run, and counts as none.
  */
-const readRecordedBuild = (path: string) =>
-  readJsonFile(RecordedBuild, path).pipe(
+const readRecordedBuild = (files: BuildRecordFiles) =>
+  Effect.flatMap(RecordedBuilds, (builds) => builds.read(files)).pipe(
     Effect.tap((found) => (found._tag === "Corrupt" ? warn(corruptWarning(found.corrupt)) : Effect.void)),
-    Effect.catchAll((error) => Effect.as(warn(fileWarning(error)), { _tag: "Missing" } as const)),
-    Effect.map((found) => (found._tag === "Found" ? found : { _tag: "Missing" } as const))
+    Effect.map((found) => (found._tag === "Found" ? Option.some(found.value) : Option.none())),
+    Effect.catchAll((error) => Effect.as(warn(fileWarning(error)), Option.none()))
   )
 
 /** How many names a one-line list spells out. */
@@ -772,22 +705,10 @@ export const diff = (flags: CatalogFlags) =>
   reportingWarnings(Effect.gen(function*() {
     const session = yield* CatalogCliSession
     const catalog = yield* (yield* ToolCatalog).get()
-    const recorded = yield* readRecordedBuild(session.files.definitions)
-    const previous = recorded._tag === "Found" ? recorded.value : undefined
-    const diff = diffDefinitions(new Map(Object.entries(previous?.hashes ?? {})), definitionHashes(catalog.tools))
-    const recordedAt = previous?.recordedAt ?? null
-    const changed = new Set(diff.changed)
-    const before = previous === undefined || changed.size === 0
-      ? new Map<string, ToolSchema>()
-      : yield* recordedDefinitions(session.files.recordedSchemas, previous.hashes, changed)
-    const after = schemasNamed(session.schemas, changed)
-    // Every changed name is a tool of this catalog, so its schema is at hand.
-    const changes = diff.changed.flatMap((name) => {
-      const now = after.get(name)
-      if (now === undefined) return []
-      const then = before.get(name)
-      return [definitionChange(name, then === undefined ? undefined : definitionParts(then), definitionParts(now))]
-    })
+    const files = recordFiles(session.files)
+    const recorded = yield* readRecordedBuild(files)
+    const { changes, ...diff } = yield* (yield* RecordedBuilds).changes(files, recorded, catalog, session.schemas)
+    const recordedAt = Option.getOrNull(Option.map(recorded, (build) => build.recordedAt))
     if (flags.json) yield* printCatalogJson({ recordedAt, ...diff, changes })
     else yield* Console.log(renderDiff(recordedAt, { added: diff.added, removed: diff.removed, changes }))
   }))

@@ -459,40 +459,84 @@ export const diffDefinitions = (
 export const isEmptyDiff = (diff: DefinitionDiff): boolean =>
   diff.added.length === 0 && diff.removed.length === 0 && diff.changed.length === 0
 
+/** The parts of a tool's definition a change is named by, in the order they are named. */
+export const DEFINITION_PARTS = ["title", "description", "inputSchema", "outputSchema", "annotations"] as const
+
+/** One part of a tool's definition (see {@link DEFINITION_PARTS}). */
+export type DefinitionPart = (typeof DEFINITION_PARTS)[number]
+
 /**
- * What a definition is made of, each part as a short hash, so that two definitions of a tool
- * can be compared part by part: its description, its annotations, each field of its input schema
- * (a member of `properties`, with whether `required` names it), and the rest of the input
- * schema. Fields are pairs, never object keys: a field may be named `__proto__`.
+ * A tool's definition as far as its parts go: a catalog `ToolSchema`, or a tool as an MCP
+ * server lists it (with a title and an output schema). Every part may be missing.
  */
-export interface DefinitionParts {
-  readonly description: string
-  readonly annotations: string
+export interface PartedDefinition {
+  /** Which tool it is: not a part (two tools of one name are the same tool). */
+  readonly name?: string | undefined
+  readonly title?: unknown
+  readonly description?: unknown
+  readonly inputSchema?: unknown
+  readonly outputSchema?: unknown
+  readonly annotations?: unknown
+}
+
+/**
+ * The fingerprint of each part of a definition: the SHA-256 (hex) of the part's canonical
+ * JSON, a missing part counted as `null`. How a part's JSON is written (key order,
+ * whitespace) never changes its fingerprint.
+ */
+export type PartHashes = Readonly<Record<DefinitionPart, string>>
+
+const wholePartHash = (value: unknown): string => sha256(canonicalJson(value ?? null))
+
+/** The fingerprint of each part of a definition (see {@link PartHashes}). */
+export const partHashes = (definition: PartedDefinition): PartHashes => ({
+  title: wholePartHash(definition.title),
+  description: wholePartHash(definition.description),
+  inputSchema: wholePartHash(definition.inputSchema),
+  outputSchema: wholePartHash(definition.outputSchema),
+  annotations: wholePartHash(definition.annotations)
+})
+
+/**
+ * The one rule of what changed in a definition: the parts whose fingerprints differ, in
+ * {@link DEFINITION_PARTS} order. The rug-pull check of the gateway and `catalog diff` both
+ * name a change by it.
+ */
+export const changedParts = (before: PartHashes, after: PartHashes): ReadonlyArray<DefinitionPart> =>
+  DEFINITION_PARTS.filter((part) => before[part] !== after[part])
+
+/**
+ * What a definition is made of: the fingerprint of each part (see {@link PartHashes}), and the
+ * input schema in more detail, each piece as a short hash, so that a changed input schema can
+ * say what changed in it: each field (a member of `properties`, with whether `required` names
+ * it), and the rest of the input schema. Fields are pairs, never object keys: a field may be
+ * named `__proto__`.
+ */
+export interface DefinitionParts extends PartHashes {
   /** The input schema apart from its fields (`type`, `additionalProperties`, …). */
   readonly schema: string
   /** Each field's name and hash, in the schema's order. */
   readonly fields: ReadonlyArray<readonly [string, string]>
 }
 
-// 64 bits of SHA-256 tell a part's versions apart; the whole definition keeps its full hash.
-const PART_HASH_LENGTH = 16
+// 64 bits of SHA-256 tell a field's versions apart; each part keeps its full hash.
+const FIELD_HASH_LENGTH = 16
 
-const partHash = (value: unknown): string => sha256(canonicalJson(value)).slice(0, PART_HASH_LENGTH)
+const fieldHash = (value: unknown): string => sha256(canonicalJson(value)).slice(0, FIELD_HASH_LENGTH)
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The parts of a definition (see `DefinitionParts`). */
-export const definitionParts = (schema: ToolSchema): DefinitionParts => {
-  const input = schema.inputSchema
-  if (!isRecord(input)) {
-    return { description: partHash(schema.description ?? ""), annotations: partHash(schema.annotations ?? null), schema: partHash(input), fields: [] }
-  }
+export const definitionParts = (definition: PartedDefinition): DefinitionParts => {
+  const hashes = partHashes(definition)
+  const input = definition.inputSchema
+  if (!isRecord(input)) return { ...hashes, schema: fieldHash(input ?? null), fields: [] }
   const properties = isRecord(input.properties) ? input.properties : {}
   const required = new Set(Array.isArray(input.required) ? input.required.filter((name) => typeof name === "string") : [])
   const fields = Object.keys(properties).map((name): readonly [string, string] => [
     name,
-    partHash({ schema: properties[name], required: required.has(name) })
+    fieldHash({ schema: properties[name], required: required.has(name) })
   ])
   // The rest: every member but the fields, and the required names that are no field.
   const rest: Array<readonly [string, unknown]> = Object.keys(input)
@@ -500,9 +544,8 @@ export const definitionParts = (schema: ToolSchema): DefinitionParts => {
     .map((key) => [key, input[key]])
   const requiredElsewhere = [...required].filter((name) => !Object.hasOwn(properties, name))
   return {
-    description: partHash(schema.description ?? ""),
-    annotations: partHash(schema.annotations ?? null),
-    schema: partHash([rest.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), requiredElsewhere.sort()]),
+    ...hashes,
+    schema: fieldHash([rest.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), requiredElsewhere.sort()]),
     fields
   }
 }
@@ -521,22 +564,29 @@ export interface DefinitionChange {
   readonly fieldsChanged: ReadonlyArray<string>
 }
 
-/** Which parts of a changed definition differ; `before` is undefined when the earlier definition is not at hand. */
+/**
+ * Which parts of a changed definition differ ({@link changedParts}), and for a changed input
+ * schema which of its fields; `before` is undefined when the earlier definition is not at hand.
+ */
 export const definitionChange = (name: string, before: DefinitionParts | undefined, after: DefinitionParts): DefinitionChange => {
   if (before === undefined) {
     return { name, known: false, description: false, annotations: false, schema: false, fieldsAdded: [], fieldsRemoved: [], fieldsChanged: [] }
   }
-  const earlier = new Map(before.fields)
-  const later = new Map(after.fields)
+  const parts = changedParts(before, after)
+  // The details only say where in a changed input schema the change is (a reordered
+  // `required` changes the schema and no field).
+  const inputSchema = parts.includes("inputSchema")
+  const earlier = new Map(inputSchema ? before.fields : [])
+  const later = new Map(inputSchema ? after.fields : [])
   return {
     name,
     known: true,
-    description: before.description !== after.description,
-    annotations: before.annotations !== after.annotations,
-    schema: before.schema !== after.schema,
-    fieldsAdded: after.fields.flatMap(([field]) => (earlier.has(field) ? [] : [field])),
-    fieldsRemoved: before.fields.flatMap(([field]) => (later.has(field) ? [] : [field])),
-    fieldsChanged: after.fields.flatMap(([field, hash]) => {
+    description: parts.includes("description"),
+    annotations: parts.includes("annotations"),
+    schema: inputSchema && before.schema !== after.schema,
+    fieldsAdded: [...later.keys()].filter((field) => !earlier.has(field)),
+    fieldsRemoved: [...earlier.keys()].filter((field) => !later.has(field)),
+    fieldsChanged: [...later].flatMap(([field, hash]) => {
       const old = earlier.get(field)
       return old !== undefined && old !== hash ? [field] : []
     })
