@@ -20,13 +20,14 @@ import { claudeCodeAgentChecks } from "./checks/claudeCodeAgents.js"
 import { gatewayChecks } from "./checks/gateway.js"
 import { mcpSnippetChecks } from "./checks/mcpSnippets.js"
 import { sessionsCodexChecks } from "./checks/sessionsCodex.js"
+import { sessionsOpencodeChecks } from "./checks/sessionsOpencode.js"
 import { sessionsClaudeCodeChecks } from "./checks/sessionsClaudeCode.js"
 import { sharedDirChecks } from "./checks/sharedDirs.js"
 import { HOSTS, type HostName } from "./hosts.js"
 import { ensureInstalled } from "./install.js"
 import { createSandbox, describeIsolation, detectIsolation } from "./sandbox.js"
 
-const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsClaudeCodeChecks]
+const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsClaudeCodeChecks]
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 
