@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { definitionChange, definitionParts } from "../../../src/catalog/core/definitions.js"
+import { canonicalJson, changedParts, definitionChange, definitionParts, partHashes, sha256 } from "../../../src/catalog/core/definitions.js"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
 
 const BEFORE: ToolSchema = {
@@ -69,5 +69,36 @@ describe("definition parts", () => {
       fieldsRemoved: [],
       fieldsChanged: []
     })
+  })
+
+  it("fingerprint each part as the SHA-256 of its canonical JSON, a missing part as null (the gateway's stored records rely on it)", () => {
+    const hash = (value: unknown) => sha256(canonicalJson(value))
+    expect(partHashes({ description: "d", inputSchema: { type: "object" }, title: "T" })).toEqual({
+      title: hash("T"),
+      description: hash("d"),
+      inputSchema: hash({ type: "object" }),
+      outputSchema: hash(null),
+      annotations: hash(null)
+    })
+  })
+
+  it("name the changed parts in one order, title and output schema included, and no part for a change of key order", () => {
+    const before = { title: "Issue", description: "Create an issue.", inputSchema: BEFORE.inputSchema, outputSchema: { type: "object" }, annotations: { readOnlyHint: false, title: "x" } }
+    expect(changedParts(partHashes(before), partHashes({
+      annotations: { title: "x", readOnlyHint: false },
+      outputSchema: { type: "object" },
+      inputSchema: { required: ["title"], properties: { assignee: { type: "string" }, body: { type: "string" }, title: { type: "string" } }, type: "object" },
+      description: "Create an issue.",
+      title: "Issue"
+    }))).toEqual([])
+    expect(changedParts(partHashes(before), partHashes({ ...before, outputSchema: { type: "array" }, title: "Issues", annotations: undefined }))).toEqual([
+      "title",
+      "outputSchema",
+      "annotations"
+    ])
+    // A reordered `required` changes the input schema but no field: the change names no detail.
+    const reordered = definitionChange("t", definitionParts({ inputSchema: { required: ["a", "b"] } }), definitionParts({ inputSchema: { required: ["b", "a"] } }))
+    expect(changedParts(partHashes({ inputSchema: { required: ["a", "b"] } }), partHashes({ inputSchema: { required: ["b", "a"] } }))).toEqual(["inputSchema"])
+    expect(reordered).toEqual({ name: "t", known: true, description: false, annotations: false, schema: false, fieldsAdded: [], fieldsRemoved: [], fieldsChanged: [] })
   })
 })
