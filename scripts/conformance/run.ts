@@ -19,15 +19,16 @@ import { claudeCodeChecks } from "./checks/claudeCode.js"
 import { claudeCodeAgentChecks } from "./checks/claudeCodeAgents.js"
 import { gatewayChecks } from "./checks/gateway.js"
 import { mcpSnippetChecks } from "./checks/mcpSnippets.js"
+import { sessionsGeminiChecks } from "./checks/sessionsGemini.js"
+import { sessionsClaudeCodeChecks } from "./checks/sessionsClaudeCode.js"
 import { sessionsCodexChecks } from "./checks/sessionsCodex.js"
 import { sessionsOpencodeChecks } from "./checks/sessionsOpencode.js"
-import { sessionsClaudeCodeChecks } from "./checks/sessionsClaudeCode.js"
 import { sharedDirChecks } from "./checks/sharedDirs.js"
 import { HOSTS, type HostName } from "./hosts.js"
 import { ensureInstalled } from "./install.js"
 import { createSandbox, describeIsolation, detectIsolation } from "./sandbox.js"
 
-const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsClaudeCodeChecks]
+const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsGeminiChecks, ...sessionsClaudeCodeChecks]
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 
