@@ -11,6 +11,9 @@ const handlers = Effect.promise(() => import("./catalogHandlers.js"))
 /** `catalog find`'s handler, loaded like the others only when it runs. */
 const findHandler = Effect.promise(() => import("./catalogFind.js"))
 
+/** `catalog approve`'s handler, loaded like the others only when it runs. */
+const approveHandler = Effect.promise(() => import("./catalogApprove.js"))
+
 /**
  * The catalog graph of one run, built once per command from its --agent and --schemas (the
  * handlers' module, and so the catalog stack, still loads only when a catalog command runs).
@@ -109,10 +112,33 @@ const diffCommand = Command.make(
   Command.provide((flags) => session(flags))
 )
 
+const approveCommand = Command.make(
+  "approve",
+  {
+    code: Args.text({ name: "CODE" }).pipe(
+      Args.withDescription("The code an agent was given for a high-risk tool (like ABCD-EFGH). Without it: the approvals waiting."),
+      Args.optional
+    ),
+    deny: Options.text("deny").pipe(Options.withDescription("Refuse the approval under this code."), Options.optional),
+    yes: Options.boolean("yes").pipe(
+      Options.withDescription(
+        "Approve without the question. Without it, approve asks on a terminal and refuses when stdin is not one: an agent that can run shell commands could run this command itself, but it has no terminal to answer on."
+      )
+    ),
+    json: jsonOption
+  },
+  (flags) => Effect.flatMap(approveHandler, (run) => run.run(flags))
+).pipe(
+  Command.withDescription(
+    "Approve, for one load, a high-risk tool an agent asked for through the gateway when its MCP client cannot ask you (no elicitation): shows the tool and asks you to confirm."
+  ),
+  Command.provide(Layer.unwrapEffect(Effect.map(approveHandler, (run) => run.approvalsCliLayer)))
+)
+
 /** `tool-map catalog`: browse, find, load, unload and diff the tool catalog. */
 export const catalogCommand = Command.make("catalog").pipe(
   Command.withDescription(
     "The tool catalog: every tool in /category/group/tool, loaded per agent on demand. State lives in the data dir under catalog/."
   ),
-  Command.withSubcommands([lsCommand, findCommand, loadCommand, unloadCommand, diffCommand])
+  Command.withSubcommands([lsCommand, findCommand, loadCommand, unloadCommand, diffCommand, approveCommand])
 )

@@ -31,6 +31,7 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   CatalogUsageError: ExitCode.usage,
   CatalogPathNotFound: ExitCode.notFound,
   CatalogTargetNotFound: ExitCode.notFound,
+  ApprovalCodeNotFound: ExitCode.notFound,
   CatalogFileError: ExitCode.cannotWrite,
   CatalogStateNotSaved: ExitCode.cannotWrite
 }
