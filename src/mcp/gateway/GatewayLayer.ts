@@ -7,6 +7,7 @@ import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Layer, Option, Queue } from "effect"
 import * as NodePath from "node:path"
 import { ToolCatalog } from "../../catalog/services/ToolCatalog.js"
+import { ApprovalCodes, approvalsFileIn } from "../../catalog/stores/ApprovalCodes.js"
 import type { CatalogFileError } from "../../catalog/stores/jsonFile.js"
 import { defaultDataDir } from "../../inventory/bundle/location.js"
 import { CatalogLayer, defaultCatalogDir } from "../../layers/HostLayer.js"
@@ -70,7 +71,13 @@ export const GatewayLayer = (
       const servers = GatewayServers.layer({ servers: options.servers, dir, timings: options.timings }).pipe(
         Layer.provide(Snapshots.layer(snapshotsDirOf(dataDir)))
       )
-      const host = Layer.mergeAll(servers, GatewayRestrictions.layer, LoadedDefinitions.layer(NodePath.join(dir, "loaded")))
+      const host = Layer.mergeAll(
+        servers,
+        GatewayRestrictions.layer,
+        LoadedDefinitions.layer(NodePath.join(dir, "loaded")),
+        // Where the CLI's `catalog approve` finds the codes: the catalog's dir.
+        ApprovalCodes.layer(approvalsFileIn(catalogDir))
+      )
       // The manifest is the gateway's own: the CLI's describes the CLI's schemas.
       const catalog = CatalogLayer({ dir: catalogDir, files: { manifest: NodePath.join(dir, "manifest.json") } }).pipe(
         Layer.provide(GatewayPort)

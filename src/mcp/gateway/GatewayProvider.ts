@@ -13,12 +13,14 @@ import type { ToolEntry } from "../../catalog/core/model.js"
 import { sanitizeDescription } from "../../catalog/core/sanitize.js"
 import { ENTRY_TOOLS, isEmptyState } from "../../catalog/core/visibility.js"
 import { type Agent, ToolCatalog } from "../../catalog/services/ToolCatalog.js"
+import type { ApprovalCodes } from "../../catalog/stores/ApprovalCodes.js"
 import { neutralize } from "../../inventory/render/text.js"
 import type { McpCallContext, McpSession } from "../server/McpSession.js"
 import type { McpToolCall, McpToolProvider } from "../server/McpToolProvider.js"
 import { GatewayRestrictions } from "./GatewayHost.js"
 import { type GatewayTool, GatewayServers, type ServerStatus } from "./GatewayServers.js"
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
+import { registerGatewayRiskGate } from "./RiskGate.js"
 import { gatewayToolName } from "./ServerConfig.js"
 
 /** An entry tool's definition in the SDK's shape (its schema is plain JSON Schema already). */
@@ -124,7 +126,7 @@ interface SessionEntry {
 /** Builds the provider over the catalog and the gateway's services; the risk gate lives as long as the scope. */
 export const makeGatewayProvider = (
   options: GatewayProviderOptions
-): Effect.Effect<McpToolProvider, never, ToolCatalog | GatewayServers | GatewayRestrictions | LoadedDefinitions | Scope.Scope> =>
+): Effect.Effect<McpToolProvider, never, ToolCatalog | GatewayServers | GatewayRestrictions | LoadedDefinitions | ApprovalCodes | Scope.Scope> =>
   Effect.gen(function*() {
     const catalog = yield* ToolCatalog
     const servers = yield* GatewayServers
@@ -138,33 +140,11 @@ export const makeGatewayProvider = (
     const refuse = (agentId: string, reason: string) =>
       Ref.update(refusals, (all) => new Map(all).set(agentId, [...(all.get(agentId) ?? []), reason])).pipe(Effect.as(false))
 
-    yield* catalog.registerRiskGate({
+    yield* registerGatewayRiskGate({
       name: ELICITATION_GATE,
-      approve: ({ agent, tool }) =>
-        Effect.gen(function*() {
-          const asking = [...(yield* Ref.get(sessions)).values()].find((entry) =>
-            entry.agent.id === agent.id && Option.exists(entry.session.capabilities, (c) => c.elicitation !== undefined)
-          )
-          if (asking === undefined) {
-            return yield* refuse(
-              agent.id,
-              `${tool.name} was not loaded: this MCP client cannot ask the user to confirm a high-risk tool (it declared no elicitation capability)`
-            )
-          }
-          const evidence = tool.riskEvidence.length > 0 ? `\nWhy it is high risk: ${neutralize(tool.riskEvidence.join("; "))}` : ""
-          const answer = yield* asking.session.elicit({
-            mode: "form",
-            message: `Let the agent use the high-risk tool ${neutralize(tool.name)}?\n${neutralize(tool.summary)}${evidence}`,
-            requestedSchema: {
-              type: "object",
-              properties: { confirm: { type: "boolean", title: `Load ${tool.name}`, description: "Make this tool callable for the session." } },
-              required: ["confirm"]
-            }
-          }).pipe(Effect.either)
-          if (answer._tag === "Left") return yield* refuse(agent.id, `${tool.name} was not loaded: ${answer.left.message}`)
-          if (answer.right.action === "accept" && answer.right.content?.["confirm"] === true) return true
-          return yield* refuse(agent.id, `${tool.name} was not loaded: the user answered ${answer.right.action === "accept" ? "no" : answer.right.action}`)
-        })
+      sessionsOf: (agentId) =>
+        Effect.map(Ref.get(sessions), (all) => [...all.values()].filter((entry) => entry.agent.id === agentId).map((entry) => entry.session)),
+      refuse
     })
 
     const agentOf = (session: McpSession) =>
