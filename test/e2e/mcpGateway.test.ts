@@ -18,7 +18,7 @@ beforeEach(() => {
 })
 afterEach(() => remove())
 
-const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"]
+const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"]
 
 /** The pids the gateway started, from the start lines of the servers' logs. */
 const startedPids = (dataDir: string) =>

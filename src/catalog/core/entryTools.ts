@@ -20,13 +20,13 @@ export type EntryToolDefinition = ToolDefinitionOf<"tools_ls" | "tools_load" | "
 export const TOOLS_LS: EntryToolDefinition = {
   name: "tools_ls",
   description:
-    "Browse the loadable tools (hidden until tools_load) as a tree: \"/\" categories, \"/<category>\" groups (MCP servers, plugins), \"/<category>/<group>\" tools with summary and schema tokens. * loaded, ! high-risk, [denied] hidden by the host. query searches under path.",
+    "Browse the loadable tools as a tree (/, /<category>, /<category>/<group>) with schema tokens; * loaded, ! high-risk. query searches under path.",
   inputSchema: {
     type: "object",
     properties: {
       path: {
         type: "string",
-        description: "A path (\"/\", \"/code/github\"), group or tool name; default \"/\"."
+        description: "Path, group or tool name (default /)."
       },
       query: { type: "string" }
     },
@@ -42,14 +42,14 @@ const targetsProperty = (description: string) => ({ type: "array", items: { type
 export const TOOLS_LOAD: EntryToolDefinition = {
   name: "tools_load",
   description:
-    "Make tools callable from your next step: a category (\"/code\"), group (\"/code/github\", \"github\") or tool (path or name). A group brings its later tools too, never high-risk ones (load those singly).",
+    "Make tools callable: a category, group or tool (path or name). Groups skip high-risk tools: load those singly.",
   inputSchema: {
     type: "object",
     properties: {
-      targets: targetsProperty("Paths, group or tool names."),
+      targets: targetsProperty("Paths or names."),
       forSubagents: {
         type: "boolean",
-        description: "Also for subagents started later."
+        description: "Also for later subagents."
       }
     },
     required: ["targets"],
@@ -61,7 +61,7 @@ export const TOOLS_LOAD: EntryToolDefinition = {
 export const TOOLS_UNLOAD: EntryToolDefinition = {
   name: "tools_unload",
   description:
-    "Hide loaded tools again (\"all\": back to the always-on ones).",
+    "Hide loaded tools again.",
   inputSchema: {
     type: "object",
     properties: {

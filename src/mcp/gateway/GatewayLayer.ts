@@ -4,7 +4,7 @@
  * the provider the MCP server serves. Everything the gateway starts is stopped with the layer.
  */
 import type { FileSystem, Path } from "@effect/platform"
-import { Effect, Layer, Option, Queue } from "effect"
+import { type Duration, Effect, Layer, Option, Queue } from "effect"
 import * as NodePath from "node:path"
 import { ToolCatalog } from "../../catalog/services/ToolCatalog.js"
 import { ApprovalCodes, approvalsFileIn } from "../../catalog/stores/ApprovalCodes.js"
@@ -36,6 +36,8 @@ export interface GatewayLayerOptions {
   /** The catalog's dir (default: the CLI's, `<data dir>/catalog`). */
   readonly catalogDir?: string | undefined
   readonly timings?: Partial<DownstreamTimings> | undefined
+  /** How long a load's answer waits for the client to re-list (see `RELIST_HOLD`). */
+  readonly relistHold?: Duration.DurationInput | undefined
 }
 
 /** Says on stderr which downstream tools a server added, removed or changed (a changed one may be a rug pull). */
@@ -93,7 +95,7 @@ export const GatewayLayer = (
           })
           yield* followServers(toolCatalog.refresh)
           yield* reportDefinitionChanges(toolCatalog)
-          const provider = yield* makeGatewayProvider({ agent: options.agent })
+          const provider = yield* makeGatewayProvider({ agent: options.agent, relistHold: options.relistHold })
           return { tools: [provider], resources: [] }
         })
       )

@@ -6,9 +6,9 @@
  * refused with the load instruction when high risk) and is proxied to its server.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
-import { Deferred, Effect, Option, Ref, Runtime, type Scope, Stream } from "effect"
-import { type EntryToolDefinition, TOOLS_LOAD, TOOLS_LS, TOOLS_UNLOAD } from "../../catalog/core/entryTools.js"
-import { ROUTER_TOOL_DEFINITIONS, type RouterToolDefinition, TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
+import { Deferred, type Duration, Effect, Option, Ref, Runtime, Schema, type Scope, Stream, SubscriptionRef } from "effect"
+import { TOOLS_LOAD, TOOLS_LS } from "../../catalog/core/entryTools.js"
+import { TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
 import type { ToolEntry } from "../../catalog/core/model.js"
 import { sanitizeDescription } from "../../catalog/core/sanitize.js"
 import { ENTRY_TOOLS, isEmptyState } from "../../catalog/core/visibility.js"
@@ -21,36 +21,8 @@ import { GatewayRestrictions } from "./GatewayHost.js"
 import { type GatewayTool, GatewayServers, type ServerStatus } from "./GatewayServers.js"
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
 import { registerGatewayRiskGate } from "./RiskGate.js"
+import { GATEWAY_ENTRY_TOOLS, loadedToolLines, type Relisting, TOOLS_CALL_NAME, ToolsCallArgs } from "./gatewayTools.js"
 import { gatewayToolName } from "./ServerConfig.js"
-
-/** An entry tool's definition in the SDK's shape (its schema is plain JSON Schema already). */
-const entryTool = (definition: EntryToolDefinition | RouterToolDefinition, extra: Readonly<Record<string, unknown>> = {}): Tool => {
-  const { required, properties, ...schema } = definition.inputSchema
-  return {
-    name: definition.name,
-    description: definition.description,
-    inputSchema: {
-      ...schema,
-      properties: { ...properties, ...extra } as Record<string, object>,
-      // Every token of these definitions is in every session: an empty list says nothing.
-      ...(required.length === 0 ? {} : { required: [...required] })
-    }
-  }
-}
-
-/** `tools_ls` as the gateway lists it: the catalog's, with `refresh`. */
-export const GATEWAY_TOOLS_LS: Tool = entryTool(
-  TOOLS_LS,
-  { refresh: { type: "boolean", description: "Ask the servers for their tools again first." } }
-)
-
-/** The entry tools as `tools/list` shows them: the catalog's, then the router's. */
-export const GATEWAY_ENTRY_TOOLS: ReadonlyArray<Tool> = [
-  GATEWAY_TOOLS_LS,
-  entryTool(TOOLS_LOAD),
-  entryTool(TOOLS_UNLOAD),
-  ...ROUTER_TOOL_DEFINITIONS.map((definition) => entryTool(definition))
-]
 
 const entryByName = new Map(GATEWAY_ENTRY_TOOLS.map((tool) => [tool.name, tool]))
 
@@ -114,13 +86,32 @@ const statusLines = (status: ReadonlyArray<ServerStatus>): ReadonlyArray<string>
 export interface GatewayProviderOptions {
   /** `--agent`: the agent every session runs as. */
   readonly agent: Option.Option<string>
+  /**
+   * How long a load's answer waits for the client to re-list its tools after `list_changed`, so
+   * that the loaded tools are in the model's very next request (default {@link RELIST_HOLD}).
+   */
+  readonly relistHold?: Duration.DurationInput | undefined
 }
+
+/**
+ * The default wait for a re-list. Claude Code and Gemini CLI re-list within milliseconds of the
+ * notification on a quiet machine; a client that never re-lists (Codex) costs this once per
+ * session, then is told to use `tools_call`.
+ */
+export const RELIST_HOLD: Duration.DurationInput = "2 seconds"
+
+/** How long a load's answer waits after the re-list was answered, so that the list reaches the client first. */
+const RELIST_SETTLE: Duration.DurationInput = "20 millis"
 
 interface SessionEntry {
   readonly agent: Agent
   readonly session: McpSession
   /** Completes once the servers' first listing, which this session did not wait for, is in the catalog. */
   readonly caughtUp: Option.Option<Deferred.Deferred<void>>
+  /** How many `tools/list` requests the session has made. */
+  readonly lists: SubscriptionRef.SubscriptionRef<number>
+  /** Whether the client re-lists after `list_changed`, as far as this session has shown. */
+  readonly relisting: Ref.Ref<Relisting>
 }
 
 /** Builds the provider over the catalog and the gateway's services; the risk gate lives as long as the scope. */
@@ -175,7 +166,9 @@ export const makeGatewayProvider = (
         const listed = yield* servers.isInitialized
         const waits = !listed && (yield* needsEveryList(agent))
         const caughtUp = listed || waits ? Option.none() : Option.some(yield* Deferred.make<void>())
-        yield* Ref.update(sessions, (all) => new Map(all).set(session.id, { agent, session, caughtUp }))
+        const lists = yield* SubscriptionRef.make(0)
+        const relisting = yield* Ref.make<Relisting>("Unknown")
+        yield* Ref.update(sessions, (all) => new Map(all).set(session.id, { agent, session, caughtUp, lists, relisting }))
         yield* Effect.addFinalizer(() =>
           Effect.gen(function*() {
             const rest = yield* Ref.updateAndGet(sessions, (all) => {
@@ -207,16 +200,21 @@ export const makeGatewayProvider = (
         const names = Option.isSome(allow)
           ? allow.value
           : [...new Set([...ENTRY_TOOLS, ...(yield* catalog.config).pinned, ...built.tools.map((tool) => tool.name)])]
-        const out: Array<Tool> = []
+        // The entry tools first, in their own order; tools_call comes with tools_load.
+        const offered = new Set(names)
+        const out: Array<Tool> = GATEWAY_ENTRY_TOOLS.filter((tool) => offered.has(tool.name === TOOLS_CALL_NAME ? TOOLS_LOAD.name : tool.name))
         for (const name of names) {
-          const entry = entryByName.get(name)
-          if (entry !== undefined) {
-            out.push(entry)
-            continue
-          }
+          if (entryByName.has(name)) continue
           // A name the catalog does not have is a pinned one: pinned tools are kept out of it.
           const tool = yield* servers.lookup(name)
           if (Option.isSome(tool)) out.push(listedTool(built.byName.get(name), tool.value))
+        }
+        // Counted once the list is made, so a load waiting for it answers after this list is sent.
+        const entry = (yield* Ref.get(sessions)).get(session.id)
+        if (entry !== undefined) {
+          yield* SubscriptionRef.update(entry.lists, (count) => count + 1)
+          // A client given up on re-lists after all: its next load waits for one again.
+          yield* Ref.update(entry.relisting, (state) => (state === "Never" ? "Unknown" : state))
         }
         return out
       }).pipe(Effect.withSpan("GatewayProvider.listTools"))
@@ -235,7 +233,29 @@ export const makeGatewayProvider = (
         )
       })
 
-    const entryCall = (agent: Agent, name: string, args: Readonly<Record<string, unknown>>) =>
+    /**
+     * Waits, up to the hold, for the session's next `tools/list` after `count`; remembers whether
+     * it came. A client known not to re-list is not waited for.
+     */
+    const awaitRelist = (entry: SessionEntry, count: number) =>
+      Effect.gen(function*() {
+        if ((yield* Ref.get(entry.relisting)) === "Never") return "Never" as const
+        const relisted = yield* entry.lists.changes.pipe(
+          Stream.filter((lists) => lists > count),
+          Stream.runHead,
+          Effect.timeoutOption(options.relistHold ?? RELIST_HOLD)
+        )
+        const state: Relisting = Option.isSome(Option.flatten(relisted)) ? "Relists" : "Never"
+        yield* Ref.set(entry.relisting, state)
+        // The list's answer is written once its handler returns: let it go out before the load's.
+        if (state === "Relists") yield* Effect.sleep(RELIST_SETTLE)
+        return state
+      })
+
+    /** The tools a load made callable: those in the allow-list after it and not before. */
+    const allowedNames = (agent: Agent) => Effect.map(catalog.allowFor(agent), (allow) => new Set(Option.getOrElse(allow, () => [])))
+
+    const entryCall = (agent: Agent, session: McpSession, name: string, args: Readonly<Record<string, unknown>>) =>
       Effect.gen(function*() {
         // The entry tools answer about every server's tools: a session attached before the
         // servers were listed waits for them here.
@@ -252,6 +272,9 @@ export const makeGatewayProvider = (
         }
         const loads = name === TOOLS_LOAD.name || name === TOOLS_ROUTE.name
         if (loads) yield* Ref.update(refusals, (all) => new Map(all).set(agent.id, []))
+        const entry = (yield* Ref.get(sessions)).get(session.id)
+        const before = loads ? yield* allowedNames(agent) : new Set<string>()
+        const listsBefore = entry === undefined ? 0 : yield* SubscriptionRef.get(entry.lists)
         const answer = yield* catalog.callEntryTool(agent, name, forwarded).pipe(Effect.either)
         if (answer._tag === "Left") return text(answer.left.message, true)
         if (name === TOOLS_LS.name) {
@@ -260,7 +283,20 @@ export const makeGatewayProvider = (
           const at = typeof forwarded["path"] === "string" ? forwarded["path"].trim().replace(/\/+$/, "") : ""
           if (at === "" || at === `/${GATEWAY_CATEGORY}`) extra.push(...statusLines(yield* servers.status))
         }
-        if (loads) extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
+        if (loads) {
+          extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
+          // How to call what the load made callable: by name once the client re-listed, else through tools_call.
+          const added = [...(yield* allowedNames(agent))].filter((added) => !before.has(added) && !entryByName.has(added))
+          if (added.length > 0) {
+            const relisting = entry === undefined ? "Unknown" : yield* awaitRelist(entry, listsBefore)
+            const definitions: Array<{ name: string; inputSchema: unknown }> = []
+            for (const loadedName of added) {
+              const tool = yield* servers.lookup(loadedName)
+              if (Option.isSome(tool)) definitions.push({ name: loadedName, inputSchema: tool.value.tool.inputSchema })
+            }
+            extra.push(...loadedToolLines(definitions, relisting))
+          }
+        }
         // The catalog's answer is neutralized already; the lines added here name tools and servers too.
         return text([answer.right, ...extra.map(neutralize)].join("\n"))
       })
@@ -295,10 +331,42 @@ export const makeGatewayProvider = (
         return result
       })
 
+    /**
+     * The gateway's name of a tool `tools_call` names: as given, else the part from an `mcp__`
+     * on, for a model that passed the name with its host's prefix (`mcp__tool-map__mcp__a__b`).
+     */
+    const lookupCalled = (name: string) =>
+      Effect.gen(function*() {
+        yield* servers.initialized
+        const candidates = [name, ...[...name.matchAll(/mcp__/g)].map((match) => name.slice(match.index)).filter((tail) => tail !== name)]
+        for (const candidate of candidates) {
+          const tool = yield* servers.lookup(candidate)
+          if (Option.isSome(tool)) return Option.some({ name: candidate, tool: tool.value })
+        }
+        return Option.none<{ readonly name: string; readonly tool: GatewayTool }>()
+      })
+
+    /** `tools_call`: a catalog tool called as a direct call would be (visibility, rescue rule, risk gate), by name. */
+    const callThrough = (agent: Agent, args: Readonly<Record<string, unknown>>, context: McpCallContext) =>
+      Effect.gen(function*() {
+        const decoded = Schema.decodeUnknownEither(ToolsCallArgs)(args)
+        if (decoded._tag === "Left") {
+          return text(`Invalid arguments for ${TOOLS_CALL_NAME}: give name (a tool's name) and arguments (an object).`, true)
+        }
+        const { name, arguments: toolArgs } = decoded.right
+        if (entryByName.has(name)) return text(`${neutralize(name)} is an entry tool: call it directly, not through ${TOOLS_CALL_NAME}.`, true)
+        const found = yield* lookupCalled(name)
+        if (Option.isNone(found)) {
+          return text(`"${neutralize(name)}" is not a tool of this gateway. Find one with tools_find or tools_ls.`, true)
+        }
+        return yield* proxy(agent, { name: found.value.name, arguments: toolArgs }, found.value.tool, context)
+      })
+
     const callTool = (call: McpToolCall, context: McpCallContext) =>
       Effect.gen(function*() {
         const agent = yield* agentOf(context.session)
-        if (entryByName.has(call.name)) return Option.some(yield* entryCall(agent, call.name, call.arguments))
+        if (call.name === TOOLS_CALL_NAME) return Option.some(yield* callThrough(agent, call.arguments, context))
+        if (entryByName.has(call.name)) return Option.some(yield* entryCall(agent, context.session, call.name, call.arguments))
         // A name of a server not listed yet is known once the servers' first listing is in.
         const tool = yield* Effect.flatMap(servers.lookup(call.name), (found) =>
           Option.isSome(found) ? Effect.succeed(found) : Effect.zipRight(servers.initialized, servers.lookup(call.name)))

@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { fixture, namesOf, tempDir, textOf, withGateway } from "./harness.js"
 
-const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"]
+const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"]
 const GATED = ["mcp__gated__fetch_page", "mcp__gated__page_title"]
 
 let dir: string
@@ -52,7 +52,10 @@ describe("the gateway's first session while a server is still being listed", () 
       expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["gated"] } }))).toBe([
         "Loaded 2 tool(s), ~74 tok; callable from your next step:",
         "  mcp__gated__fetch_page",
-        "  mcp__gated__page_title"
+        "  mcp__gated__page_title",
+        "Your tool list now has them: call each by its name (tools_call {name, arguments} works too).",
+        "mcp__gated__fetch_page {\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}}",
+        "mcp__gated__page_title {\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}}"
       ].join("\n"))
       await loaded
       expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, ...GATED])

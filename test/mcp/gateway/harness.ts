@@ -83,6 +83,13 @@ export interface RunOptions {
    * the session sees no list_changed for that first listing.
    */
   readonly afterListing?: boolean | undefined
+  /**
+   * The client asks for the tool list again at each list-changed notification, as Claude Code and
+   * Gemini CLI do (default true); false is a client like Codex, which never does.
+   */
+  readonly relists?: boolean | undefined
+  /** How long a load waits for the re-list (default 5 s when the client re-lists, else 200 ms). */
+  readonly relistHold?: Duration.DurationInput | undefined
 }
 
 /** Runs `body` against a gateway over `options.servers`; the gateway (and every child) is stopped after it. */
@@ -93,7 +100,8 @@ export const withGateway = <A>(options: RunOptions, body: (session: GatewaySessi
         servers: options.servers,
         agent: Option.fromNullable(options.agent),
         dataDir: options.dataDir,
-        timings: options.timings ?? TEST_TIMINGS
+        timings: options.timings ?? TEST_TIMINGS,
+        relistHold: options.relistHold ?? (options.relists === false ? Duration.millis(200) : Duration.seconds(5))
       })
     ),
     Layer.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({ homedir: options.dataDir, cwd: options.dataDir })))
@@ -106,7 +114,8 @@ export const withGateway = <A>(options: RunOptions, body: (session: GatewaySessi
     const client = new Client({ name: options.clientName ?? "test-client", version: "1.0.0" }, options.clientOptions ?? { capabilities: {} })
     let count = 0
     let waiters: Array<() => void> = []
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (options.relists !== false) await client.listTools()
       count += 1
       const ready = waiters
       waiters = []

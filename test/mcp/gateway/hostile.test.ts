@@ -12,7 +12,7 @@ import { LOG_MAX_BYTES } from "../../../src/mcp/gateway/StderrLog.js"
 import { configHash, type StdioServerConfig } from "../../../src/mcp/gateway/ServerConfig.js"
 import { fixture, namesOf, TEST_TIMINGS, tempDir, textOf, withGateway } from "./harness.js"
 
-const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"]
+const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"]
 
 let dir: string
 let remove: () => void

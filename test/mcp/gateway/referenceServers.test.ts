@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { direct, namesOf, referenceServers, tempDir, textOf, withGateway } from "./harness.js"
 
-const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"]
+const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"]
 
 const MEMORY_LOADED = [
   "mcp__memory__add_observations",
@@ -66,10 +66,17 @@ describe("the gateway in front of the reference servers", () => {
       let changed = nextListChanged()
       const loaded = textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["memory"] } }))
       await changed
+      const schemas = await direct(servers[1]!, async (direct) => new Map((await direct.listTools()).tools.map((tool) => [`mcp__memory__${tool.name}`, tool.inputSchema])))
       expect(loaded).toBe([
         "Loaded 6 tool(s), ~611 tok; callable from your next step:",
         ...MEMORY_LOADED.map((name) => `  ${name}`),
-        "/mcp/memory: high-risk tools left out (delete_entities, delete_observations, delete_relations); load them one by one"
+        "/mcp/memory: high-risk tools left out (delete_entities, delete_observations, delete_relations); load them one by one",
+        "Your tool list now has them: call each by its name (tools_call {name, arguments} works too).",
+        // Each schema as the server wrote it, as one line without its $schema.
+        ...MEMORY_LOADED.map((name) => {
+          const { $schema: _dialect, ...schema } = schemas.get(name) as Record<string, unknown>
+          return `${name} ${JSON.stringify(schema)}`
+        })
       ].join("\n"))
       expect(listChanged()).toBe(1)
       const afterMemory = namesOf((await client.listTools()).tools)
@@ -149,11 +156,13 @@ describe("the gateway in front of the reference servers", () => {
         }],
         isError: true
       })
-      expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["mcp__memory__delete_entities"] } }))).toBe([
+      expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["mcp__memory__delete_entities"] } })).split("\n")).toEqual([
         "Nothing new loaded.",
         "mcp__memory__delete_entities is high risk and the risk gate MCP elicitation did not approve it; not loaded",
-        "mcp__memory__delete_entities was not loaded: this MCP client cannot ask the user to confirm a high-risk tool (it declared no elicitation capability)"
-      ].join("\n"))
+        expect.stringMatching(
+          /^mcp__memory__delete_entities was not loaded: this MCP client cannot ask the user to confirm a high-risk tool \(it declared no elicitation capability\)\. Ask the user to run `tool-map catalog approve [A-Z0-9]{4}-[A-Z0-9]{4}` in their terminal \(the code expires in 10 minutes\), then call tools_load again\.$/
+        )
+      ])
     })
   })
 
@@ -173,7 +182,12 @@ describe("the gateway in front of the reference servers", () => {
       ].join("\n"))
       answer = true
       expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["mcp__memory__delete_entities"] } }))).toBe(
-        ["Loaded 1 tool(s), ~80 tok; callable from your next step:", "  mcp__memory__delete_entities"].join("\n")
+        [
+          "Loaded 1 tool(s), ~80 tok; callable from your next step:",
+          "  mcp__memory__delete_entities",
+          "Your tool list now has them: call each by its name (tools_call {name, arguments} works too).",
+          "mcp__memory__delete_entities {\"type\":\"object\",\"properties\":{\"entityNames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of entity names to delete\"}},\"required\":[\"entityNames\"]}"
+        ].join("\n")
       )
       expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, "mcp__memory__delete_entities"])
     })

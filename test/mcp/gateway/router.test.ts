@@ -30,7 +30,8 @@ describe("the router's entry tools through the gateway", () => {
         "        why: description: knowledge, graph"
       ])
       let changed = 0
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        await client.listTools()
         changed += 1
       })
       const routed = textOf(await client.callTool({ name: "tools_route", arguments: { query: "store a new entity in the knowledge graph", budget: 400 } }))
@@ -49,11 +50,15 @@ describe("the router's entry tools through the gateway", () => {
         "  mcp__memory__delete_relations: over the budget (~145 tok, ~54 tok left)",
         "  mcp__memory__search_nodes: a weaker match (score 5.91, under half of the best 11.89)",
         "  mcp__filesystem__write_file: a weaker match (score 2.60, under half of the best 11.89)",
-        "mcp__memory__delete_entities was not loaded: this MCP client cannot ask the user to confirm a high-risk tool (it declared no elicitation capability)"
+        expect.stringMatching(
+          /^mcp__memory__delete_entities was not loaded: this MCP client cannot ask the user to confirm a high-risk tool \(it declared no elicitation capability\)\. Ask the user to run `tool-map catalog approve [A-Z0-9]{4}-[A-Z0-9]{4}` in their terminal \(the code expires in 10 minutes\), then call tools_load again\.$/
+        ),
+        "Your tool list now has them: call each by its name (tools_call {name, arguments} works too).",
+        ...["create_entities", "add_observations", "read_graph"].map((name) => expect.stringMatching(new RegExp(`^mcp__memory__${name} \\{"type":"object"`)))
       ])
       const listed = namesOf((await client.listTools()).tools)
       expect(listed).toContain("mcp__memory__create_entities")
-      expect(listed.slice(0, 7)).toEqual(["tools_ls", "tools_load", "tools_unload", "tools_find", "tools_route", "skills_find", "skills_route"])
+      expect(listed.slice(0, 8)).toEqual(["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"])
       await new Promise((resolve) => setTimeout(resolve, 200))
       expect(changed).toBeGreaterThan(0)
       const created = await client.callTool({

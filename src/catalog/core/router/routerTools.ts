@@ -35,17 +35,15 @@ export const ROUTE_MIN_SHARE = 0.5
 
 // The tool descriptions say what a query is: every token here is in every session (issue 10).
 const queryProperty = { type: "string" }
-const kProperty = { type: "integer", description: `Hits, at most ${MAX_FIND_K} (default ${DEFAULT_FIND_K}).` }
-const hostProperty = {
-  type: "string",
-  enum: ["claude-code", "codex", "cursor", "gemini", "opencode"]
-}
+const kProperty = { type: "integer", description: `Hits (default ${DEFAULT_FIND_K}, max ${MAX_FIND_K}).` }
+// The hosts are named once, in skills_find's description; the argument's decoder refuses others with their names.
+const hostProperty = { type: "string" }
 
 /** `tools_find`: rank the catalog against a task. */
 export const TOOLS_FIND: RouterToolDefinition = {
   name: "tools_find",
   description:
-    "Rank the tools for a task (query, in plain words) under path: score, path, schema tokens, summary, why it matched. * loaded, ! high-risk. Load hits with tools_load.",
+    "Rank the tools for a task in plain words; load hits with tools_load.",
   inputSchema: {
     type: "object",
     properties: {
@@ -62,12 +60,12 @@ export const TOOLS_FIND: RouterToolDefinition = {
 export const TOOLS_ROUTE: RouterToolDefinition = {
   name: "tools_route",
   description:
-    `Find and load in one step the best tools for a task (at most ${MAX_ROUTE_TOOLS}, within budget); says what was left out and why. High-risk ones are confirmed as in tools_load.`,
+    `Find and load the best tools for a task (at most ${MAX_ROUTE_TOOLS}, within budget).`,
   inputSchema: {
     type: "object",
     properties: {
       query: queryProperty,
-      budget: { type: "integer", minimum: 1, description: `Most schema tokens to load (default ${DEFAULT_ROUTE_BUDGET}).` }
+      budget: { type: "integer", minimum: 1, description: `Schema tokens (default ${DEFAULT_ROUTE_BUDGET}).` }
     },
     required: ["query"],
     additionalProperties: false
@@ -78,7 +76,7 @@ export const TOOLS_ROUTE: RouterToolDefinition = {
 export const SKILLS_FIND: RouterToolDefinition = {
   name: "skills_find",
   description:
-    "Rank the skills and subagents the agent hosts here load, for a task in plain words: kind, host, score, description, file.",
+    "Rank the skills and subagents of the hosts claude-code, codex, cursor, gemini and opencode for a task.",
   inputSchema: {
     type: "object",
     properties: { query: queryProperty, k: kProperty, host: hostProperty },
@@ -91,7 +89,7 @@ export const SKILLS_FIND: RouterToolDefinition = {
 export const SKILLS_ROUTE: RouterToolDefinition = {
   name: "skills_route",
   description:
-    "The instructions (SKILL.md or agent file) of the skill or subagent best fitting a task.",
+    "The instructions of the skill or subagent best fitting a task.",
   inputSchema: {
     type: "object",
     properties: { query: queryProperty, host: hostProperty },
