@@ -1,0 +1,382 @@
+/**
+ * `tool-map gateway setup | restore | status`: moves the MCP servers of an agent host's config
+ * behind tool-map's gateway and back. The edit is planned as a pure function (plan.ts); this
+ * service reads the files, and writes them in an order whose failure undoes what was written:
+ * the backup of the config, the servers file the gateway reads and the record of the setup
+ * (each mode 0600 in a 0700 folder of the data dir, written to a temp file beside it and renamed),
+ * then the config itself. The backup stays until `restore`, which gives the file back byte for
+ * byte when it was not edited since, and otherwise puts the server entries back into the edited
+ * file (keeping every later edit) and leaves the original beside it.
+ */
+import { FileSystem } from "@effect/platform"
+import { Context, Effect, Either, Exit, Layer, Option, Schema } from "effect"
+import * as NodePath from "node:path"
+import { defaultDataDir } from "../../inventory/bundle/location.js"
+import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
+import { HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
+import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedence.js"
+import { defaultHostFileLimits, sha256 } from "../../inventory/discover/agentHosts/shared.js"
+import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
+import { MachineEnvironment } from "../../services/MachineEnvironment.js"
+import { hostServerEntry, type McpInvocation } from "../hostConfig.js"
+import {
+  GatewayNotSetUp,
+  type GatewaySetupError,
+  GatewaySetupWriteFailed,
+  HostConfigChanged,
+  HostConfigUnreadable,
+  HostHasNoServers,
+  SetupRecordInvalid
+} from "./errors.js"
+import { hostConfigTarget, type HostConfigTarget, type SetupScope } from "./hostFiles.js"
+import { type GatewayEntryChange, type KeptServer, planEntryRestore, planSetup, type ServerSummary } from "./plan.js"
+import { runsToolMap } from "./toolMapEntry.js"
+
+/** What `setup` did (or, with `dryRun`, would do). */
+export interface SetupResult {
+  readonly host: AgentHostName
+  readonly scope: SetupScope
+  /** `set-up`: first setup; `merged`: servers added since were moved too; `unchanged`: set up already, nothing new; `dry-run`: nothing written. */
+  readonly outcome: "set-up" | "merged" | "unchanged" | "dry-run"
+  readonly config: string
+  readonly serversFile: string
+  readonly backup: string
+  readonly moved: ReadonlyArray<ServerSummary>
+  readonly kept: ReadonlyArray<KeptServer>
+  readonly gateway: GatewayEntryChange
+  /** The entry added under `tool-map`: this install's gateway over the servers file (no secret in it). */
+  readonly gatewayEntry: Readonly<Record<string, unknown>>
+  /** Every server behind the gateway afterwards. */
+  readonly behind: ReadonlyArray<string>
+}
+
+/** What `restore` did. */
+export interface RestoreResult {
+  readonly host: AgentHostName
+  readonly scope: SetupScope
+  /** `restored`: the file is byte for byte what it was before setup; `entries-restored`: the file was edited since, its servers were put back into it. */
+  readonly outcome: "restored" | "entries-restored"
+  readonly config: string
+  readonly restored: ReadonlyArray<string>
+  /** Servers the edited config holds again under the same name: its own entry was kept. */
+  readonly conflicts: ReadonlyArray<string>
+  /** Where the file as it was before setup was left, when it was not restored byte for byte. */
+  readonly original: string | null
+}
+
+/** One setup in force. */
+export interface SetupInForce {
+  readonly scope: SetupScope
+  readonly config: string
+  readonly serversFile: string
+  readonly setUpAt: string
+  readonly behind: ReadonlyArray<string>
+}
+
+/** A server the host still loads itself. */
+export interface DirectServer {
+  readonly name: string
+  readonly scope: string
+  readonly path: string
+  readonly plugin: string | null
+  /** Whether `gateway setup` can move it (a user or project server; not a plugin's, a managed or a local one). */
+  readonly movable: boolean
+}
+
+/** The gateway's state for one host. */
+export interface HostGatewayStatus {
+  readonly host: AgentHostName
+  readonly setups: ReadonlyArray<SetupInForce>
+  readonly direct: ReadonlyArray<DirectServer>
+}
+
+/** The record of a setup, kept beside its backup until restore. */
+const SetupRecord = Schema.Struct({
+  version: Schema.Literal(1),
+  host: Schema.String,
+  scope: Schema.Literal("user", "project"),
+  config: Schema.String,
+  originalSha256: Schema.String,
+  writtenSha256: Schema.String,
+  /** False once a later setup merged servers added since: the backup alone no longer restores them. */
+  exact: Schema.Boolean,
+  setUpAt: Schema.String
+})
+type SetupRecord = typeof SetupRecord.Type
+
+const ServersFile = Schema.Struct({
+  host: Schema.String,
+  source: Schema.String,
+  mcpServers: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+const RECORD_SUFFIX = ".setup.json"
+const PRIVATE_FILE = 0o600
+const PRIVATE_DIR = 0o700
+
+/** The files of one setup in the data dir. */
+interface SetupFiles {
+  readonly serversFile: string
+  readonly backup: string
+  readonly record: string
+}
+
+/** The folder of the setups: `<data dir>/gateway/hosts`. */
+export const setupsDirOf = (dataDir: string): string => NodePath.join(dataDir, "gateway", "hosts")
+
+/** `<host>-user`, or `<host>-project-<hash of the project's folder>` (one per project). */
+const stemOf = (host: AgentHostName, scope: SetupScope, project: string): string =>
+  scope === "user" ? `${host}-user` : `${host}-project-${sha256(project).slice(0, 12)}`
+
+const filesOf = (dir: string, stem: string): SetupFiles => ({
+  serversFile: NodePath.join(dir, `${stem}.json`),
+  backup: NodePath.join(dir, `${stem}.backup`),
+  record: NodePath.join(dir, `${stem}${RECORD_SUFFIX}`)
+})
+
+const reasonOf = (error: { readonly message: string }): string => error.message
+
+/** Moves MCP servers of agent hosts behind the gateway and back, and says where each stands. */
+export class GatewaySetup extends Context.Tag("tool-map/GatewaySetup")<GatewaySetup, {
+  readonly setup: (host: AgentHostName, scope: SetupScope, options: { readonly dryRun: boolean }) => Effect.Effect<SetupResult, GatewaySetupError>
+  readonly restore: (host: AgentHostName, scope: SetupScope) => Effect.Effect<RestoreResult, GatewaySetupError>
+  readonly status: (hosts: ReadonlyArray<AgentHostName>) => Effect.Effect<ReadonlyArray<HostGatewayStatus>, GatewaySetupError>
+}>() {
+  /** The service; `launch` is how a host starts this install's gateway over a servers file. */
+  static readonly layer = (launch: (serversFile: string) => McpInvocation) =>
+    Layer.effect(this, make(launch)).pipe(Layer.provide(FrontmatterParser.layer))
+}
+
+function make(launch: (serversFile: string) => McpInvocation) {
+  return Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const machine = yield* MachineEnvironment
+    const parser = yield* FrontmatterParser
+    const dir = setupsDirOf(defaultDataDir(machine.env, machine.homedir))
+
+    const exists = (path: string) => fs.exists(path).pipe(Effect.orElseSucceed(() => false))
+
+    /** The bytes of a file, none when it does not exist. */
+    const readBytes = (path: string, host: string) =>
+      fs.readFile(path).pipe(
+        Effect.map(Option.some),
+        Effect.catchAll((error) =>
+          error._tag === "SystemError" && error.reason === "NotFound"
+            ? Effect.succeed(Option.none<Uint8Array>())
+            : Effect.fail(new HostConfigUnreadable({ host, path, reason: reasonOf(error) }))
+        )
+      )
+
+    const decodeText = (bytes: Uint8Array, host: string, path: string) =>
+      Either.match(Either.try(() => new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes)), {
+        onLeft: () => Effect.fail(new HostConfigUnreadable({ host, path, reason: "it is not UTF-8 text" })),
+        onRight: Effect.succeed
+      })
+
+    const writeFailed = (path: string) => (error: { readonly message: string }) => new GatewaySetupWriteFailed({ path, reason: reasonOf(error) })
+
+    /** Writes `bytes` to a temp file beside `path` with `mode`, then renames it over `path`. */
+    const writeAtomic = (path: string, bytes: Uint8Array, mode: number) => {
+      const temp = NodePath.join(NodePath.dirname(path), `.${NodePath.basename(path)}.${process.pid}.${Date.now()}.tmp`)
+      return fs.writeFile(temp, bytes, { mode, flag: "wx" }).pipe(
+        Effect.zipRight(fs.chmod(temp, mode)),
+        Effect.zipRight(fs.rename(temp, path)),
+        Effect.tapError(() => fs.remove(temp).pipe(Effect.ignore)),
+        Effect.mapError(writeFailed(path))
+      )
+    }
+
+    /** A write the scope undoes when it closes in failure: the file gets its old bytes back, or goes. */
+    const writeUndoable = (path: string, bytes: Uint8Array, mode: number) =>
+      Effect.gen(function*() {
+        const before = yield* fs.readFile(path).pipe(Effect.option)
+        yield* Effect.acquireRelease(writeAtomic(path, bytes, mode), (_, exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.void
+            : Option.match(before, {
+              onNone: () => fs.remove(path).pipe(Effect.ignore),
+              onSome: (old) => writeAtomic(path, old, mode).pipe(Effect.ignore)
+            }))
+      })
+
+    const ensureDir = fs.makeDirectory(dir, { recursive: true, mode: PRIVATE_DIR }).pipe(
+      Effect.zipRight(fs.chmod(dir, PRIVATE_DIR)),
+      Effect.mapError(writeFailed(dir))
+    )
+
+    const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`)
+
+    const readRecord = (files: SetupFiles) =>
+      Effect.gen(function*() {
+        const bytes = yield* readBytes(files.record, "tool-map").pipe(Effect.mapError((error) => new SetupRecordInvalid({ path: files.record, reason: error.reason })))
+        if (Option.isNone(bytes)) return Option.none<SetupRecord>()
+        const decoded = Schema.decodeUnknownEither(Schema.parseJson(SetupRecord))(new TextDecoder().decode(bytes.value))
+        if (Either.isLeft(decoded)) return yield* new SetupRecordInvalid({ path: files.record, reason: "it is not a setup record" })
+        return Option.some(decoded.right)
+      })
+
+    const readBehind = (files: SetupFiles) =>
+      Effect.gen(function*() {
+        const bytes = yield* readBytes(files.serversFile, "tool-map").pipe(Effect.mapError((error) => new SetupRecordInvalid({ path: files.serversFile, reason: error.reason })))
+        if (Option.isNone(bytes)) return yield* new SetupRecordInvalid({ path: files.serversFile, reason: "the servers file of the setup is gone" })
+        const decoded = Schema.decodeUnknownEither(Schema.parseJson(ServersFile))(new TextDecoder().decode(bytes.value))
+        if (Either.isLeft(decoded)) return yield* new SetupRecordInvalid({ path: files.serversFile, reason: "it is not a servers file" })
+        return decoded.right.mcpServers
+      })
+
+    /** The config file of a setup: the record's, else the first candidate that exists (and holds servers, for hosts with several). */
+    const configPathOf = (target: HostConfigTarget) =>
+      Effect.gen(function*() {
+        const present: Array<string> = []
+        for (const candidate of target.candidates) if (yield* exists(candidate)) present.push(candidate)
+        if (present.length <= 1) return present[0] ?? target.candidates[0]!
+        for (const candidate of present) {
+          const bytes = yield* readBytes(candidate, target.host)
+          const text = Option.isSome(bytes) ? yield* decodeText(bytes.value, target.host, candidate) : ""
+          if (Either.isRight(planSetup({ target, path: candidate, text, behind: {} }, {}))) return candidate
+        }
+        return present[0]!
+      })
+
+    const locate = (host: AgentHostName, scope: SetupScope) =>
+      Effect.gen(function*() {
+        const target = hostConfigTarget(host, scope, machine)
+        const config = yield* configPathOf(target)
+        const files = filesOf(dir, stemOf(host, scope, NodePath.resolve(machine.cwd)))
+        return { target, config, files }
+      })
+
+    const setup = Effect.fn("GatewaySetup.setup")(function*(host: AgentHostName, scope: SetupScope, options: { readonly dryRun: boolean }) {
+      const located = yield* locate(host, scope)
+      const { target, files } = located
+      const record = yield* readRecord(files)
+      const config = Option.match(record, { onNone: () => located.config, onSome: (r) => r.config })
+      const bytes = yield* readBytes(config, host)
+      if (Option.isNone(bytes)) return yield* new HostHasNoServers({ host, scope, path: config })
+      const text = yield* decodeText(bytes.value, host, config)
+      const behind = Option.isSome(record) ? yield* readBehind(files) : {}
+      const gatewayEntry = hostServerEntry(host, launch(files.serversFile))
+      const plan = yield* planSetup({ target, path: config, text, behind }, gatewayEntry)
+      const result = (outcome: SetupResult["outcome"]): SetupResult => ({
+        host,
+        scope,
+        outcome,
+        config,
+        serversFile: files.serversFile,
+        backup: files.backup,
+        moved: plan.moved,
+        kept: plan.kept,
+        gateway: plan.gateway,
+        gatewayEntry,
+        behind: Object.keys(plan.servers)
+      })
+      if (options.dryRun) return result("dry-run")
+      if (!plan.changed) return result("unchanged")
+      const written = new TextEncoder().encode(plan.text)
+      const mode = (yield* fs.stat(config).pipe(Effect.mapError((error) => new HostConfigUnreadable({ host, path: config, reason: reasonOf(error) })))).mode & 0o7777
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* ensureDir
+        if (Option.isNone(record)) yield* writeUndoable(files.backup, bytes.value, PRIVATE_FILE)
+        yield* writeUndoable(files.serversFile, json({ host, source: config, mcpServers: plan.servers }), PRIVATE_FILE)
+        const next: SetupRecord = {
+          version: 1,
+          host,
+          scope,
+          config,
+          originalSha256: Option.match(record, { onNone: () => sha256(bytes.value), onSome: (r) => r.originalSha256 }),
+          writtenSha256: sha256(written),
+          exact: Option.isNone(record) || (record.value.exact && plan.moved.length === 0 && sha256(bytes.value) === record.value.writtenSha256),
+          setUpAt: Option.match(record, { onNone: () => new Date().toISOString(), onSome: (r) => r.setUpAt })
+        }
+        yield* writeUndoable(files.record, json(next), PRIVATE_FILE)
+        const now = yield* readBytes(config, host)
+        if (Option.isNone(now) || sha256(now.value) !== sha256(bytes.value)) return yield* new HostConfigChanged({ host, path: config })
+        yield* writeAtomic(config, written, mode)
+      }))
+      return result(Option.isSome(record) ? "merged" : "set-up")
+    })
+
+    /** The first free `<config>.tool-map-original[-N]` beside the config. */
+    const originalBeside = (config: string) =>
+      Effect.gen(function*() {
+        for (let n = 1; ; n++) {
+          const path = `${config}.tool-map-original${n === 1 ? "" : `-${n}`}`
+          if (!(yield* exists(path))) return path
+        }
+      })
+
+    const restore = Effect.fn("GatewaySetup.restore")(function*(host: AgentHostName, scope: SetupScope) {
+      const { target, files } = yield* locate(host, scope)
+      const record = yield* readRecord(files)
+      if (Option.isNone(record)) return yield* new GatewayNotSetUp({ host, scope })
+      const config = record.value.config
+      const backup = yield* readBytes(files.backup, host).pipe(Effect.mapError((error) => new SetupRecordInvalid({ path: files.backup, reason: error.reason })))
+      if (Option.isNone(backup)) return yield* new SetupRecordInvalid({ path: files.backup, reason: "the backup of the config is gone" })
+      const current = yield* readBytes(config, host)
+      const mode = Option.isSome(current)
+        ? (yield* fs.stat(config).pipe(Effect.mapError((error) => new HostConfigUnreadable({ host, path: config, reason: reasonOf(error) })))).mode & 0o7777
+        : PRIVATE_FILE
+      const behind = yield* readBehind(files)
+      const forget = Effect.forEach([files.serversFile, files.backup, files.record], (path) => fs.remove(path).pipe(Effect.ignore), { discard: true })
+      if (Option.isNone(current) || (record.value.exact && sha256(current.value) === record.value.writtenSha256)) {
+        yield* writeAtomic(config, backup.value, mode)
+        yield* forget
+        return { host, scope, outcome: "restored", config, restored: Object.keys(behind), conflicts: [], original: null } satisfies RestoreResult
+      }
+      const text = yield* decodeText(current.value, host, config)
+      const plan = yield* planEntryRestore({ target, path: config, text, behind })
+      const original = yield* originalBeside(config)
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* writeUndoable(original, backup.value, PRIVATE_FILE)
+        const now = yield* readBytes(config, host)
+        if (Option.isNone(now) || sha256(now.value) !== sha256(current.value)) return yield* new HostConfigChanged({ host, path: config })
+        yield* writeAtomic(config, new TextEncoder().encode(plan.text), mode)
+      }))
+      yield* forget
+      return { host, scope, outcome: "entries-restored", config, restored: plan.restored, conflicts: plan.conflicts, original } satisfies RestoreResult
+    })
+
+    const setupsOf = (host: AgentHostName) =>
+      Effect.gen(function*() {
+        const names = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed((): Array<string> => []))
+        const stems = names.filter((name) => name.startsWith(`${host}-`) && name.endsWith(RECORD_SUFFIX)).sort().map((name) => name.slice(0, -RECORD_SUFFIX.length))
+        const setups: Array<SetupInForce> = []
+        for (const stem of stems) {
+          const files = filesOf(dir, stem)
+          const record = yield* readRecord(files)
+          if (Option.isNone(record) || record.value.host !== host) continue
+          const behind = yield* readBehind(files)
+          setups.push({ scope: record.value.scope, config: record.value.config, serversFile: files.serversFile, setUpAt: record.value.setUpAt, behind: Object.keys(behind) })
+        }
+        return setups
+      })
+
+    const directOf = (host: AgentHostName) =>
+      Effect.gen(function*() {
+        const result = yield* HOST_READERS[host]({
+          fs,
+          env: machine,
+          parser,
+          limits: defaultHostFileLimits,
+          path: machine.os === "win32" ? NodePath.win32 : NodePath.posix
+        })
+        return resolvePrecedence(result.drafts)
+          .filter((item): item is McpServerItem => item.kind === "mcpServer" && isEffective(item))
+          .filter((item) => !runsToolMap({ command: item.command, args: item.args }, "claude"))
+          .map((item): DirectServer => ({
+            name: item.name,
+            scope: item.scope,
+            path: item.path,
+            plugin: item.plugin,
+            movable: item.scope === "user" || item.scope === "project"
+          }))
+      })
+
+    const status = Effect.fn("GatewaySetup.status")(function*(hosts: ReadonlyArray<AgentHostName>) {
+      return yield* Effect.forEach(hosts, (host) =>
+        Effect.all({ setups: setupsOf(host), direct: directOf(host) }).pipe(Effect.map(({ setups, direct }): HostGatewayStatus => ({ host, setups, direct }))))
+    })
+
+    return { setup, restore, status }
+  })
+}
