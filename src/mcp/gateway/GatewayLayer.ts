@@ -3,7 +3,7 @@
  * the catalog over it (its state where the CLI keeps the catalog's, under the same lock), and
  * the provider the MCP server serves. Everything the gateway starts is stopped with the layer.
  */
-import type { FileSystem, Path } from "@effect/platform"
+import { FileSystem, type Path } from "@effect/platform"
 import { type Duration, Effect, Layer, Option, Queue } from "effect"
 import * as NodePath from "node:path"
 import { ToolCatalog } from "../../catalog/services/ToolCatalog.js"
@@ -106,21 +106,33 @@ export const GatewayLayer = (
 /** The host whose servers `--gateway` fronts when no `--host` is given. */
 export const DEFAULT_GATEWAY_HOST: AgentHostName = "claude-code"
 
+/** The paths of the running CLI (as started, and its real path), so that an entry running it is known as tool-map itself. */
+const ownCliPaths = Effect.gen(function*() {
+  const started = process.argv[1]
+  if (started === undefined) return []
+  const fs = yield* FileSystem.FileSystem
+  const real = yield* fs.realPath(started).pipe(Effect.orElseSucceed(() => started))
+  return real === started ? [started] : [started, real]
+})
+
 /**
  * The gateway of `tool-map mcp --gateway`: over the servers of `--servers FILE`, else those
- * `--host` (default Claude Code) would load in the working directory. Servers left out (a
- * transport the gateway does not speak) are named in a warning on stderr.
+ * `--host` (default Claude Code) would load in the working directory. Entries that run tool-map
+ * itself are never fronted; Claude Code's servers (`--host claude-code`, or a servers file of
+ * host `claude-code`) keep Claude Code's deny rules. Servers left out (tool-map itself, denied
+ * whole, a transport the gateway does not speak) are named in a warning on stderr.
  */
 export const GatewayFromOptions = (options: McpGatewayOptions) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
-      if (Option.isSome(options.servers)) {
-        return GatewayLayer({ servers: yield* readServersFile(options.servers.value), agent: options.agent })
-      }
-      const host = Option.getOrElse(options.host, () => DEFAULT_GATEWAY_HOST)
-      const found = yield* hostServers(host).pipe(Effect.provide(FrontmatterParser.layer))
+      const environment = yield* MachineEnvironment
+      const ownCli = yield* ownCliPaths
+      const found = Option.isSome(options.servers)
+        ? yield* readServersFile(options.servers.value, { env: environment.env, cwd: environment.cwd, ownCli })
+        : yield* hostServers(Option.getOrElse(options.host, () => DEFAULT_GATEWAY_HOST), ownCli).pipe(Effect.provide(FrontmatterParser.layer))
+      const origin = Option.isSome(options.servers) ? neutralize(options.servers.value) : Option.getOrElse(options.host, () => DEFAULT_GATEWAY_HOST)
       for (const skipped of found.skipped) {
-        yield* Effect.logWarning(`tool-map mcp --gateway: ${neutralize(skipped.name)} of ${host} left out: ${neutralize(skipped.reason)}`)
+        yield* Effect.logWarning(`tool-map mcp --gateway: ${neutralize(skipped.name)} of ${origin} left out: ${neutralize(skipped.reason)}`)
       }
       return GatewayLayer({ servers: found.servers, agent: options.agent })
     })

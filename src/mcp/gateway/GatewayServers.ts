@@ -3,7 +3,10 @@
  * comes from its snapshot (no server started) or, when it has none, from the server itself at
  * start-up; it is taken again when the server says its list changed, on `tools_ls` with
  * `refresh`, and whenever the server is started anyway. The tools are named
- * `mcp__<server>__<tool>`, one catalog group per server.
+ * `mcp__<server>__<tool>`, one catalog group per server. A tool the server's host would not
+ * offer (its `tools` filter: Codex's enabled/disabled tools, Gemini CLI's include/exclude tools,
+ * Claude Code's deny rules) is in no listing the catalog is built from and no lookup finds it,
+ * so no load and no call reaches it; the snapshot keeps the server's whole list.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Context, Deferred, Effect, Layer, Option, PubSub, Ref, Runtime, type Scope, Stream } from "effect"
@@ -12,7 +15,7 @@ import type { ToolSchema } from "../../catalog/core/model.js"
 import { nestsDeeperText, nestsDeeperThan } from "../../catalog/core/nesting.js"
 import { displayName, MAX_NAME_WIDTH } from "../../catalog/core/sanitize.js"
 import { DEFAULT_TIMINGS, type Downstream, type DownstreamFailed, type DownstreamTimings, makeDownstream } from "./Downstream.js"
-import { configHash, gatewayToolName, type ServerConfig, uniqueSegments } from "./ServerConfig.js"
+import { configHash, gatewayToolName, type ServerConfig, type ToolFilter, toolAllowed, uniqueSegments } from "./ServerConfig.js"
 import { Snapshots } from "../../services/ToolSnapshots.js"
 
 /** One downstream tool: the server it belongs to, and its definition as the server lists it. */
@@ -26,6 +29,8 @@ export interface GatewayTool {
 export interface ServerEntry {
   readonly segment: string
   readonly configHash: string
+  /** Which of its tools the host offers (none: all). */
+  readonly filter: ToolFilter | undefined
   readonly downstream: Downstream
 }
 
@@ -33,7 +38,7 @@ export interface ServerEntry {
 export interface ServerStatus {
   readonly name: string
   readonly segment: string
-  /** How many tools its snapshot holds; `None` when it has none yet. */
+  /** How many of its snapshot's tools its filter lets through; `None` when it has no snapshot yet. */
   readonly tools: Option.Option<number>
   readonly running: boolean
   /** Why its last start, list or call failed, if it is waiting for a restart. */
@@ -41,7 +46,7 @@ export interface ServerStatus {
 }
 
 interface ToolSet {
-  /** Per segment: the server's tools, `None` until a snapshot is known. */
+  /** Per segment: the server's tools as it lists them (unfiltered), absent until a snapshot is known. */
   readonly bySegment: ReadonlyMap<string, ReadonlyArray<Tool>>
   /** Every tool as the catalog gets it; a new array only when a server's list changed. */
   readonly schemas: ReadonlyArray<ToolSchema>
@@ -85,6 +90,7 @@ const buildSet = (entries: ReadonlyArray<ServerEntry>, bySegment: ReadonlyMap<st
   const byName = new Map<string, GatewayTool>()
   for (const server of entries) {
     for (const tool of bySegment.get(server.segment) ?? []) {
+      if (!toolAllowed(server.filter, tool.name)) continue
       const name = gatewayToolName(server.segment, tool.name)
       if (byName.has(name)) continue
       byName.set(name, { name, server, tool })
@@ -135,7 +141,7 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
           Runtime.runFork(runtime)(Effect.ignore(refreshOne(entries[index]!)))
         }
       })
-      entries.push({ segment, configHash: configHash(config), downstream })
+      entries.push({ segment, configHash: configHash(config), filter: config.tools, downstream })
     }
     yield* Effect.addFinalizer(() => Effect.forEach(entries, (entry) => entry.downstream.stop, { concurrency: "unbounded", discard: true }))
 
@@ -186,7 +192,10 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
           return {
             name: entry.downstream.name,
             segment: entry.segment,
-            tools: Option.map(Option.fromNullable(current.bySegment.get(entry.segment)), (tools) => tools.length),
+            tools: Option.map(
+              Option.fromNullable(current.bySegment.get(entry.segment)),
+              (tools) => tools.filter((tool) => toolAllowed(entry.filter, tool.name)).length
+            ),
             running: yield* entry.downstream.running,
             lastError: yield* entry.downstream.lastError
           } satisfies ServerStatus

@@ -4,7 +4,8 @@
  * precedence, its on/off switches). The inventory never keeps env or header values, nor
  * unredacted args; to start a server, its entry is read once more from the file the item names,
  * and taken only when its public fields hash to the item's (`normalizeMcpEntry`), so the entry
- * started is the very one the inventory judged enabled.
+ * started is the very one the inventory judged enabled. An entry that runs tool-map itself is
+ * left out (the gateway would front itself), and Claude Code's deny rules filter its servers.
  */
 import { FileSystem } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
@@ -12,12 +13,21 @@ import * as NodePath from "node:path"
 import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
 import { HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
 import { normalizeMcpEntry } from "../../inventory/discover/agentHosts/mcp.js"
-import { configOfEntry, launchEnvironment, type McpDialect, type ServerConfig, type SkippedServer } from "../../inventory/discover/agentHosts/mcpLaunch.js"
+import {
+  configOfEntry,
+  launchEnvironment,
+  type McpDialect,
+  runsToolMap,
+  type ServerConfig,
+  type SkippedServer,
+  TOOL_MAP_ITSELF
+} from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedence.js"
 import { asRecord, defaultHostFileLimits, parseJsoncText, parseTomlText } from "../../inventory/discover/agentHosts/shared.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readBoundedFile } from "./boundedFile.js"
+import { claudeServerName, readClaudeDenyRules, withClaudeDeny } from "./claudeDenyRules.js"
 
 /** The servers of a host could not be read. */
 export class HostServersUnreadable extends Schema.TaggedError<HostServersUnreadable>()("HostServersUnreadable", {
@@ -48,8 +58,11 @@ const candidatesIn = (root: unknown, name: string): ReadonlyArray<unknown> => {
   return [at(record["mcpServers"]), at(record["mcp_servers"]), at(record["mcp"]), record[name], ...projects].filter((entry) => entry !== undefined)
 }
 
-/** The servers host `host` would load in the working directory, and those left out. */
-export const hostServers = Effect.fn("hostServers")(function*(host: AgentHostName) {
+/**
+ * The servers host `host` would load in the working directory, and those left out; `ownCli` are
+ * the paths of the running tool-map CLI (see `runsToolMap`).
+ */
+export const hostServers = Effect.fn("hostServers")(function*(host: AgentHostName, ownCli: ReadonlyArray<string> = []) {
   const fs = yield* FileSystem.FileSystem
   const env = yield* MachineEnvironment
   const parser = yield* FrontmatterParser
@@ -64,6 +77,7 @@ export const hostServers = Effect.fn("hostServers")(function*(host: AgentHostNam
   const dialect = DIALECT[host]
   const servers: Array<ServerConfig> = []
   const skipped: Array<SkippedServer> = []
+  const denyRules = host === "claude-code" ? (yield* readClaudeDenyRules()).rules : []
   for (const item of items) {
     const bytes = yield* readBoundedFile(item.path, CONFIG_MAX_BYTES).pipe(
       Effect.mapError((error) => new HostServersUnreadable({ host, reason: error.message }))
@@ -81,7 +95,12 @@ export const hostServers = Effect.fn("hostServers")(function*(host: AgentHostNam
       skipped.push({ name: item.name, reason: `its entry in ${item.path} changed while it was read` })
       continue
     }
-    const config = configOfEntry(item.name, raw, dialect, item.transport, launchEnvironment(env.env, item.scope, item.path), env.cwd)
+    const launch = configOfEntry(item.name, raw, dialect, item.transport, launchEnvironment(env.env, item.scope, item.path), env.cwd)
+    const config = !("_tag" in launch)
+      ? launch
+      : runsToolMap(launch, ownCli)
+      ? { name: item.name, reason: TOOL_MAP_ITSELF }
+      : withClaudeDeny(launch, claudeServerName(item.name, item.plugin), denyRules)
     if ("_tag" in config) servers.push(config)
     else skipped.push(config)
   }

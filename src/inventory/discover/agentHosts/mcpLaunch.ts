@@ -8,10 +8,32 @@
  */
 import * as NodePath from "node:path"
 import { sha256 } from "../../../catalog/core/definitions.js"
+import { claudeDenies } from "./claudePermissions.js"
 import { asRecord, asString, asStringArray } from "./shared.js"
 
 /** The config dialects of MCP server entries. */
 export type McpDialect = "claude" | "cursor" | "codex" | "gemini" | "opencode"
+
+/**
+ * Which of a server's own tools a host offers (names as the server lists them): a tool is
+ * offered when `include` is absent or names it, and `exclude` does not name it (exclude wins),
+ * and no Claude Code deny rule of `claudeDeny` denies it.
+ */
+export interface ToolFilter {
+  readonly include?: ReadonlyArray<string> | undefined
+  readonly exclude?: ReadonlyArray<string> | undefined
+  /** Claude Code's content-free `mcp__…` deny rules, matched against the server's name as Claude Code spells it. */
+  readonly claudeDeny?: { readonly server: string; readonly rules: ReadonlyArray<string> } | undefined
+}
+
+/** Whether `filter` lets the server's tool `tool` through (no filter: every tool). */
+export const toolAllowed = (filter: ToolFilter | undefined, tool: string): boolean => {
+  if (filter === undefined) return true
+  if (filter.exclude?.includes(tool) === true) return false
+  if (filter.include !== undefined && !filter.include.includes(tool)) return false
+  const deny = filter.claudeDeny
+  return deny === undefined || !deny.rules.some((rule) => claudeDenies(rule, deny.server, tool))
+}
 
 /** A stdio server: a command run as a child of the gateway. */
 export interface StdioServerConfig {
@@ -23,6 +45,7 @@ export interface StdioServerConfig {
   /** Values passed to the child only. */
   readonly env: Readonly<Record<string, string>>
   readonly cwd?: string | undefined
+  readonly tools?: ToolFilter | undefined
 }
 
 /** A Streamable HTTP server. */
@@ -32,6 +55,7 @@ export interface HttpServerConfig {
   readonly url: string
   /** Values sent with each request only. */
   readonly headers: Readonly<Record<string, string>>
+  readonly tools?: ToolFilter | undefined
 }
 
 /** One server as the gateway starts it. */
@@ -71,6 +95,30 @@ const expandAll = (record: Readonly<Record<string, string>>, env: Readonly<Recor
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, expandReferences(value, env)]))
 
 /**
+ * The tool filter of an entry, as its host applies it; undefined when it has none.
+ * - Codex 0.171.0 (`ToolFilter` in codex-rs' mcp_connection_manager.rs): a tool is allowed when
+ *   `enabled_tools` is absent or holds its exact name, and `disabled_tools` does not; the order
+ *   does not matter, and an empty `enabled_tools` allows nothing.
+ * - Gemini CLI 0.61.0 (`isEnabled` in packages/core/src/tools/mcp-client.ts): `excludeTools`
+ *   holding the exact name wins; else allowed when `includeTools` is absent or an entry is the
+ *   name or starts with `name(` (`"run(ls)"` includes `run`). Each include entry is written here
+ *   as the exact names it includes: itself and its text before each `(`.
+ */
+const filterOfEntry = (entry: Readonly<Record<string, unknown>>, dialect: McpDialect): ToolFilter | undefined => {
+  const [includeKey, excludeKey] = dialect === "codex" ? ["enabled_tools", "disabled_tools"] : dialect === "gemini" ? ["includeTools", "excludeTools"] : [null, null]
+  if (includeKey === null || excludeKey === null) return undefined
+  const include = asStringArray(entry[includeKey])
+  const exclude = asStringArray(entry[excludeKey])
+  if (include === null && exclude === null) return undefined
+  const included = include === null
+    ? undefined
+    : dialect === "gemini"
+    ? Array.from(new Set(include.flatMap((name) => [name, ...Array.from(name.matchAll(/\(/g), (match) => name.slice(0, match.index))])))
+    : include
+  return { ...(included === undefined ? {} : { include: included }), ...(exclude === null ? {} : { exclude }) }
+}
+
+/**
  * The configuration to start one entry with, or why it is left out; `transport` is the one
  * `normalizeMcpEntry` reads in the entry.
  */
@@ -84,6 +132,7 @@ export const configOfEntry = (
 ): ServerConfig | SkippedServer => {
   const entry = asRecord(raw) ?? {}
   const expand = (text: string) => expandReferences(text, env)
+  const tools = filterOfEntry(entry, dialect)
   if (transport === "stdio") {
     const commandList = dialect === "opencode" ? asStringArray(entry["command"]) : null
     const command = commandList?.[0] ?? asString(entry["command"]) ?? ""
@@ -94,13 +143,15 @@ export const configOfEntry = (
       ? Object.fromEntries((asStringArray(entry["env_vars"]) ?? []).flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])))
       : {}
     const dir = asString(entry["cwd"])
+    if (command === "") return { name, reason: "it names no command" }
     return {
       _tag: "Stdio",
       name,
       command: expand(command),
       args: args.map(expand),
       env: { ...passed, ...given },
-      cwd: dir === null ? cwd : NodePath.resolve(cwd, expand(dir))
+      cwd: dir === null ? cwd : NodePath.resolve(cwd, expand(dir)),
+      ...(tools === undefined ? {} : { tools })
     }
   }
   if (transport === "http") {
@@ -115,7 +166,7 @@ export const configOfEntry = (
     }
     const expanded = expand(url)
     if (!URL.canParse(expanded)) return { name, reason: "its url is not a URL" }
-    return { _tag: "Http", name, url: expanded, headers }
+    return { _tag: "Http", name, url: expanded, headers, ...(tools === undefined ? {} : { tools }) }
   }
   return { name, reason: `the gateway speaks stdio and Streamable HTTP, not ${transport}` }
 }
@@ -135,3 +186,80 @@ export const launchEnvironment = (
   scope: string,
   file: string
 ): Readonly<Record<string, string | undefined>> => (scope === "plugin" ? { ...env, CLAUDE_PLUGIN_ROOT: pluginRootOf(file) } : env)
+
+/** The last segment of a path of either OS, without an executable's extension, in lower case. */
+const programOf = (word: string): string =>
+  (word.replaceAll("\\", "/").split("/").at(-1) ?? "").toLowerCase().replace(/\.(exe|cmd|bat|ps1)$/, "")
+
+const TOOL_MAP_SCRIPT = /^tool-map(\.gateway)?(\.(c|m)?js)?$/i
+/** A script of a tool-map package or checkout: `…/tool-map/dist/bin.js`, `…/tool-map/dist/tool-map.cjs`. */
+const TOOL_MAP_DIST = /(^|\/)tool-map\/dist\/[^/]+\.(c|m)?js$/i
+const NODE_VALUE_FLAGS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--title"])
+const RUNTIMES = new Set(["node", "nodejs", "bun", "tsx"])
+const SHELLS = new Set(["sh", "bash", "zsh", "dash"])
+
+/** Whether `word` is a tool-map CLI: named so, in a tool-map package's dist, or the very file `ownCli` names. */
+const isToolMapCli = (word: string, cwd: string, ownCli: ReadonlyArray<string>): boolean => {
+  const slashed = word.replaceAll("\\", "/")
+  if (TOOL_MAP_SCRIPT.test(slashed.split("/").at(-1) ?? "") || TOOL_MAP_DIST.test(slashed)) return true
+  const resolved = NodePath.resolve(cwd, word)
+  return ownCli.some((own) => NodePath.resolve(own) === resolved)
+}
+
+/** An npm package spec naming tool-map: `tool-map`, `tool-map@1.2.3`, `tool-map@latest`. */
+const isToolMapPackage = (spec: string): boolean => /^tool-map(@[^/\s]*)?$/i.test(spec)
+
+/** The words after leading options (and the value of those that take one). */
+const afterOptions = (words: ReadonlyArray<string>, valueFlags: ReadonlySet<string>): ReadonlyArray<string> => {
+  let index = 0
+  while (index < words.length && words[index]!.startsWith("-") && words[index] !== "--") {
+    index += valueFlags.has(words[index]!) ? 2 : 1
+  }
+  return words.slice(words[index] === "--" ? index + 1 : index)
+}
+
+const runsToolMapWords = (words: ReadonlyArray<string>, cwd: string, ownCli: ReadonlyArray<string>, depth: number): boolean => {
+  const [command, ...args] = words
+  if (command === undefined || depth > 3) return false
+  const program = programOf(command)
+  const again = (rest: ReadonlyArray<string>) => runsToolMapWords(rest, cwd, ownCli, depth + 1)
+  if (program === "cmd" && /^\/[ck]$/i.test(args[0] ?? "")) return again(args.slice(1).flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== ""))
+  if (SHELLS.has(program) && args[0] === "-c" && args[1] !== undefined) return again(args[1].split(/\s+/).filter((word) => word !== ""))
+  if (program === "env") {
+    const rest = afterOptions(args, new Set(["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]))
+    const first = rest.findIndex((word) => !word.includes("="))
+    return first !== -1 && again(rest.slice(first))
+  }
+  // Every tool-map entry of an MCP config runs its MCP server; `mcp` is looked for all the same.
+  const mcpAfter = (rest: ReadonlyArray<string>) => rest.includes("mcp")
+  if (isToolMapCli(command, cwd, ownCli)) return mcpAfter(args)
+  if (RUNTIMES.has(program)) {
+    const [script, ...rest] = afterOptions(args, NODE_VALUE_FLAGS)
+    return script !== undefined && isToolMapCli(script, cwd, ownCli) && mcpAfter(rest)
+  }
+  const launched = program === "npx" || program === "pnpx" || program === "bunx"
+    ? args
+    : (program === "pnpm" || program === "yarn") && args[0] === "dlx"
+    ? args.slice(1)
+    : program === "npm" && (args[0] === "exec" || args[0] === "x")
+    ? args.slice(1)
+    : null
+  if (launched === null) return false
+  const [spec, ...rest] = afterOptions(launched, new Set(["-p", "--package", "-c", "--call"]))
+  return spec !== undefined && isToolMapPackage(spec) && mcpAfter(rest)
+}
+
+/**
+ * Whether a server entry starts tool-map's own MCP server, told by what it runs, never by its
+ * name: a `tool-map` executable (or `tool-map.cjs`) in any directory; node, bun or tsx running a
+ * tool-map CLI script (`…/tool-map.cjs`, `…/tool-map/dist/bin.js`) or one of `ownCli`, the paths
+ * of the running CLI (`process.argv[1]`, its real path); `npx [-y] tool-map`, `pnpm dlx`,
+ * `yarn dlx`, `bunx`, `npm exec` of the tool-map package; each also behind `cmd /c`, `sh -c` or
+ * `env`; in every case with `mcp` among its arguments. The gateway never fronts nor starts one: it
+ * would front itself, and each copy would start the next.
+ */
+export const runsToolMap = (config: ServerConfig, ownCli: ReadonlyArray<string> = []): boolean =>
+  config._tag === "Stdio" && runsToolMapWords([config.command, ...config.args], config.cwd ?? "/", ownCli, 0)
+
+/** Why a server left out as tool-map itself is left out. */
+export const TOOL_MAP_ITSELF = "it is tool-map itself"
