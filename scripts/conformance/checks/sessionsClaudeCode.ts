@@ -101,6 +101,8 @@ interface RunOutcome {
   readonly called?: "direct" | "tools_call"
   /** Whether the loaded echo was in the tools array of the request right after the tools_load result. */
   readonly offeredAfterLoad?: boolean
+  /** Whether it was named as a deferred tool there instead (tool search on: callable only after a ToolSearch). */
+  readonly deferredAfterLoad?: boolean
   /** Whether the model had to call ToolSearch before an entry tool was callable. */
   readonly searched: boolean
   /** Milliseconds from the request answered with tools_load to the next one (the call of tools_load and Claude Code's turn). */
@@ -128,10 +130,11 @@ const gatewayRunOutcome = (session: SessionResult): RunOutcome => {
     }
   }
   const offeredAfterLoad = callable(afterLoad.request, LOADED_ECHO) !== undefined
+  const deferredAfterLoad = deferredMcpNames(afterLoad.request).includes(LOADED_ECHO)
   const loadStepMs = loadRequest === undefined ? undefined : afterLoad.at - loadRequest.at
   const firstCall = afterLoad.reply._tag === "Calls" ? afterLoad.reply.calls[0] : undefined
   const called: RunOutcome["called"] = firstCall === undefined ? undefined : firstCall.name === LOADED_ECHO ? "direct" : "tools_call"
-  const seen = { offeredAfterLoad, searched, ...(called === undefined ? {} : { called }), ...(loadStepMs === undefined ? {} : { loadStepMs }) }
+  const seen = { offeredAfterLoad, deferredAfterLoad, searched, ...(called === undefined ? {} : { called }), ...(loadStepMs === undefined ? {} : { loadStepMs }) }
   const afterEcho = main.find((logged) => logged.at > afterLoad.at && gatewayResults(logged.request).length > 3)
   if (afterEcho === undefined) return { failure: `no request after the echo call (exit ${session.result.status}: ${tail(session)})`, ...seen }
   const result = gatewayResults(afterEcho.request)[3]!
@@ -159,7 +162,7 @@ const describeRuns = (outcomes: ReadonlyArray<RunOutcome>): { readonly toolMap: 
   const loadMs = median(outcomes.flatMap((outcome) => (outcome.loadStepMs === undefined ? [] : [outcome.loadStepMs])))
   const how = [
     `echo called directly in ${count((outcome) => outcome.called === "direct")}, via tools_call in ${count((outcome) => outcome.called === "tools_call")}`,
-    `offered right after tools_load in ${count((outcome) => outcome.offeredAfterLoad === true)}/${n}`,
+    `offered right after tools_load in ${count((outcome) => outcome.offeredAfterLoad === true)}/${n}, named there as deferred in ${count((outcome) => outcome.deferredAfterLoad === true)}/${n}`,
     `ToolSearch called in ${count((outcome) => outcome.searched)}/${n}`,
     `tools_load step ${loadMs === undefined ? "-" : `${loadMs} ms`} (median)`
   ].join("; ")
