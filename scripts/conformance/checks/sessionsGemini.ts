@@ -95,6 +95,8 @@ interface RunOutcome {
   readonly offeredAfterLoad?: boolean
   /** The name the host gave the loaded echo when it listed it (in any request). */
   readonly echoName?: string
+  /** From the reply calling tools_load to the next request (the gateway holds its answer until the host re-lists). */
+  readonly loadStepMs?: number
   readonly seconds: number
 }
 
@@ -116,7 +118,8 @@ const gatewayRunOutcome = (session: SessionResult, seconds: number): RunOutcome 
   }
   const offeredAfterLoad = offered(afterLoad.request, "echo") !== undefined
   const firstCall = afterLoad.reply._tag === "Calls" ? afterLoad.reply.calls[0] : undefined
-  const how = { ...seen, offeredAfterLoad, ...(firstCall === undefined ? {} : { called: firstCall.name.endsWith("tools_call") ? "tools_call" as const : "direct" as const }) }
+  const load = atStep(2)
+  const how = { ...seen, offeredAfterLoad, ...(load === undefined ? {} : { loadStepMs: afterLoad.at - load.at }), ...(firstCall === undefined ? {} : { called: firstCall.name.endsWith("tools_call") ? "tools_call" as const : "direct" as const }) }
   if (afterLoad.reply._tag === "Text") return { ...how, failure: `after the tools_load result (${afterLoad.request.tools.length} tools offered): ${afterLoad.reply.text}` }
   const afterEcho = atStep(4)
   if (afterEcho === undefined) return { ...how, failure: `no request after the echo call (exit ${session.result.status}: ${tail(session)})` }
@@ -136,9 +139,11 @@ const describeRuns = (outcomes: ReadonlyArray<RunOutcome>): { readonly toolMap: 
   const count = (predicate: (outcome: RunOutcome) => boolean) => outcomes.filter(predicate).length
   const failures = outcomes.flatMap((outcome, index) => (outcome.failure === undefined ? [] : [`run ${index + 1}: ${outcome.failure}`]))
   const names = [...new Set(outcomes.flatMap((outcome) => (outcome.echoName === undefined ? [] : [outcome.echoName])))].sort()
+  const loadSteps = outcomes.flatMap((outcome) => (outcome.loadStepMs === undefined ? [] : [outcome.loadStepMs])).sort((a, b) => a - b)
+  const loadStep = loadSteps.length === 0 ? "" : `; tools_load step ${loadSteps[Math.floor((loadSteps.length - 1) / 2)]} ms median (${loadSteps[0]}-${loadSteps.at(-1)})`
   const how = `echo called directly in ${count((outcome) => outcome.called === "direct")}, via tools_call in ${count((outcome) => outcome.called === "tools_call")}; offered right after tools_load in ${
     count((outcome) => outcome.offeredAfterLoad === true)
-  }/${n}; listed as ${names.length === 0 ? "(never)" : names.join(", ")}`
+  }/${n}; listed as ${names.length === 0 ? "(never)" : names.join(", ")}${loadStep}`
   return {
     toolMap: `${n}/${n} runs: echo result reached the model\n(${how})`,
     host: `${passed}/${n} runs: echo result reached the model${failures.length === 0 ? "" : `; failures: ${failures.slice(0, 5).join("; ")}${failures.length > 5 ? `; … ${failures.length - 5} more` : ""}`}\n(${how})`
@@ -167,7 +172,7 @@ const runGatewaySessions = (context: CheckContext, id: string, script: string) =
       return gatewayRunOutcome(session, (Date.now() - started) / 1000)
     })
     outcomes.push(outcome)
-    process.stderr.write(`conformance: ${id} run ${run + 1} (${outcome.seconds.toFixed(1)} s): ${outcome.failure ?? `ok (${outcome.called}, offered after load: ${outcome.offeredAfterLoad})`}\n`)
+    process.stderr.write(`conformance: ${id} run ${run + 1} (${outcome.seconds.toFixed(1)} s): ${outcome.failure ?? `ok (${outcome.called}, offered after load: ${outcome.offeredAfterLoad}, load step ${outcome.loadStepMs} ms)`}\n`)
   }
   return describeRuns(outcomes)
 }
@@ -178,6 +183,12 @@ export const sessionsGeminiChecks: ReadonlyArray<Check> = [
     host: "gemini",
     title: "gemini -p with the gateway (everything, filesystem, memory behind it): tools_ls, tools_find, tools_load echo, echo (directly where listed, else tools_call); its result reaches the model in every run",
     run: (context) => runGatewaySessions(context, "gemini-session-gateway", "gateway")
+  },
+  {
+    id: "gemini-session-tools-call",
+    host: "gemini",
+    title: "gemini -p with the gateway: tools_ls, tools_find, tools_load echo, then echo always through tools_call; its result reaches the model in every run",
+    run: (context) => runGatewaySessions(context, "gemini-session-tools-call", "gatewayViaToolsCall")
   },
   {
     id: "gemini-session-first-request",
