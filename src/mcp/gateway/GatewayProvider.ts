@@ -6,7 +6,7 @@
  * refused with the load instruction when high risk) and is proxied to its server.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
-import { Deferred, type Duration, Effect, Option, Ref, Runtime, Schema, type Scope, Stream, SubscriptionRef } from "effect"
+import { Clock, Deferred, type Duration, Effect, Option, Ref, Runtime, Schema, type Scope, Stream, SubscriptionRef } from "effect"
 import { TOOLS_LOAD, TOOLS_LS } from "../../catalog/core/entryTools.js"
 import { TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
 import type { ToolEntry } from "../../catalog/core/model.js"
@@ -239,7 +239,9 @@ export const makeGatewayProvider = (
      */
     const awaitRelist = (entry: SessionEntry, count: number) =>
       Effect.gen(function*() {
-        if ((yield* Ref.get(entry.relisting)) === "Never") return "Never" as const
+        const known = yield* Ref.get(entry.relisting)
+        if (known === "Never") return "Never" as const
+        const started = yield* Clock.currentTimeMillis
         const relisted = yield* entry.lists.changes.pipe(
           Stream.filter((lists) => lists > count),
           Stream.runHead,
@@ -247,6 +249,15 @@ export const makeGatewayProvider = (
         )
         const state: Relisting = Option.isSome(Option.flatten(relisted)) ? "Relists" : "Never"
         yield* Ref.set(entry.relisting, state)
+        if (state !== known) {
+          // Once per session (and per change): the figure the hold's bound is checked against.
+          const waited = (yield* Clock.currentTimeMillis) - started
+          yield* Effect.logInfo(
+            state === "Relists"
+              ? `tool-map mcp --gateway: session ${neutralize(entry.session.id)} re-listed its tools ${waited} ms after a load`
+              : `tool-map mcp --gateway: session ${neutralize(entry.session.id)} did not re-list within ${waited} ms of a load; its loads now point to tools_call`
+          )
+        }
         // The list's answer is written once its handler returns: let it go out before the load's.
         if (state === "Relists") yield* Effect.sleep(RELIST_SETTLE)
         return state
