@@ -7,6 +7,8 @@ export const ExitCode = {
   cannotRead: 4,
   locked: 5,
   badInput: 6,
+  /** `gateway setup`/`restore` refused: nothing to move, not set up, or no safe edit (nothing written). */
+  refused: 7,
   internal: 70,
   /** Standard output could not be written (ENOSPC, EIO: `> /dev/full`); sysexits' EX_IOERR. A closed pipe (EPIPE) is no error. */
   outputFailed: 74,
@@ -33,7 +35,14 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   CatalogTargetNotFound: ExitCode.notFound,
   ApprovalCodeNotFound: ExitCode.notFound,
   CatalogFileError: ExitCode.cannotWrite,
-  CatalogStateNotSaved: ExitCode.cannotWrite
+  CatalogStateNotSaved: ExitCode.cannotWrite,
+  HostHasNoServers: ExitCode.refused,
+  GatewayNotSetUp: ExitCode.refused,
+  HostConfigEditUnsafe: ExitCode.refused,
+  HostConfigChanged: ExitCode.refused,
+  HostConfigUnreadable: ExitCode.cannotRead,
+  SetupRecordInvalid: ExitCode.badInput,
+  GatewaySetupWriteFailed: ExitCode.cannotWrite
 }
 
 const tagOf = (error: unknown): string | undefined =>
@@ -57,7 +66,8 @@ export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.cannotWrite, "the bundle cannot be written (output dir not writable), or a catalog load/unload cannot be saved"],
   [ExitCode.cannotRead, "the bundle cannot be read (missing with --from, or corrupt)"],
   [ExitCode.locked, "another scan holds the bundle's lock"],
-  [ExitCode.badInput, "an input file is invalid (catalog --schemas, mcp --servers)"],
+  [ExitCode.badInput, "an input file is invalid (catalog --schemas, mcp --servers, a gateway setup's record)"],
+  [ExitCode.refused, "gateway setup or restore refused: the host has no server to move, it is not set up, or its config cannot be edited safely (nothing written)"],
   [ExitCode.internal, "internal error"],
   [ExitCode.outputFailed, "standard output cannot be written (disk full, I/O error); a closed pipe is not an error"],
   [ExitCode.interrupted, "interrupted (SIGINT or SIGTERM; the bundle is left as it was)"]

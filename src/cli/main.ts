@@ -8,6 +8,7 @@ import { catalogCommand } from "./catalogCommands.js"
 import { commandTreeOf, type CommandSpec } from "./commandTree.js"
 import { complete, completionScript, renderCandidates } from "./completion.js"
 import { helpStyleFor, renderHelp } from "./help.js"
+import { gatewayCommand } from "./gatewayCommands.js"
 import { mcpCommand } from "./mcpCommand.js"
 import { inventoryQueryCommands } from "./queryCommands.js"
 import { scanCommand } from "./scanCommand.js"
@@ -26,7 +27,7 @@ export const rootCommand = Command.make("tool-map").pipe(
   Command.withDescription(
     "A fast, cached map of every tool an AI coding agent can reach: executables, MCP servers, subagents, skills and commands."
   ),
-  Command.withSubcommands([scanCommand, queryCommand, exportCommand, catalogCommand, mcpCommand])
+  Command.withSubcommands([scanCommand, queryCommand, exportCommand, catalogCommand, mcpCommand, gatewayCommand])
 )
 
 const tree: CommandSpec = commandTreeOf(rootCommand)

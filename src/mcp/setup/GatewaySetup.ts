@@ -246,6 +246,19 @@ function make(launch: (serversFile: string) => McpInvocation) {
         return { target, config, files }
       })
 
+    const readHost = (host: AgentHostName) =>
+      HOST_READERS[host]({ fs, env: machine, parser, limits: defaultHostFileLimits, path: machine.os === "win32" ? NodePath.win32 : NodePath.posix })
+
+    /** The servers of `config` the host's reader finds not loaded for a reason outside their entry (a settings list, folder trust). */
+    const notLoadedIn = (host: AgentHostName, scope: SetupScope, config: string) =>
+      Effect.map(readHost(host), (result) =>
+        new Map(
+          result.drafts
+            .map((draft) => draft.fields)
+            .filter((item) => item.kind === "mcpServer" && item.path === config && item.scope === scope && !item.enabled)
+            .map((item) => [item.name, item.disabledReason ?? "off"] as const)
+        ))
+
     const setup = Effect.fn("GatewaySetup.setup")(function*(host: AgentHostName, scope: SetupScope, options: { readonly dryRun: boolean }) {
       const located = yield* locate(host, scope)
       const { target, files } = located
@@ -256,7 +269,8 @@ function make(launch: (serversFile: string) => McpInvocation) {
       const text = yield* decodeText(bytes.value, host, config)
       const behind = Option.isSome(record) ? yield* readBehind(files) : {}
       const gatewayEntry = hostServerEntry(host, launch(files.serversFile))
-      const plan = yield* planSetup({ target, path: config, text, behind }, gatewayEntry)
+      const notLoaded = yield* notLoadedIn(host, scope, config)
+      const plan = yield* planSetup({ target, path: config, text, behind, notLoaded }, gatewayEntry)
       const result = (outcome: SetupResult["outcome"]): SetupResult => ({
         host,
         scope,
@@ -353,13 +367,7 @@ function make(launch: (serversFile: string) => McpInvocation) {
 
     const directOf = (host: AgentHostName) =>
       Effect.gen(function*() {
-        const result = yield* HOST_READERS[host]({
-          fs,
-          env: machine,
-          parser,
-          limits: defaultHostFileLimits,
-          path: machine.os === "win32" ? NodePath.win32 : NodePath.posix
-        })
+        const result = yield* readHost(host)
         return resolvePrecedence(result.drafts)
           .filter((item): item is McpServerItem => item.kind === "mcpServer" && isEffective(item))
           .filter((item) => !runsToolMap({ command: item.command, args: item.args }, "claude"))
