@@ -10,7 +10,7 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import * as NodePath from "node:path"
-import { claudeDeniesServer, claudePluginServerName, mcpDenyRules } from "../../inventory/discover/agentHosts/claudePermissions.js"
+import { claudeDeniesServer, claudePluginServerName, claudeRulesFor, mcpDenyRules } from "../../inventory/discover/agentHosts/claudePermissions.js"
 import type { ServerConfig, SkippedServer } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { ancestors, asRecord, asStringArray } from "../../inventory/discover/agentHosts/shared.js"
 import { neutralize } from "../../inventory/render/text.js"
@@ -81,7 +81,8 @@ export const claudeServerName = (name: string, plugin: string | null): string =>
  * A Claude Code server with the deny rules that hold for it as its filter, or why it is left
  * out: a rule denies every tool it could have. `claudeName` is its name to Claude Code.
  */
-export const withClaudeDeny = (config: ServerConfig, claudeName: string, rules: ReadonlyArray<string>): ServerConfig | SkippedServer => {
+export const withClaudeDeny = (config: ServerConfig, claudeName: string, allRules: ReadonlyArray<string>): ServerConfig | SkippedServer => {
+  const rules = claudeRulesFor(allRules, claudeName)
   if (rules.length === 0) return config
   const whole = claudeDeniesServer(rules, claudeName)
   if (whole !== undefined) return { name: config.name, reason: `Claude Code's permission deny rule ${whole} denies all its tools` }

@@ -101,3 +101,17 @@ export const claudeDeniesServer = (rules: ReadonlyArray<string>, server: string)
     return rule.endsWith("*") && globMatches(lower ? rule.toLowerCase() : rule, lower ? prefix.toLowerCase() : prefix)
   })
 }
+
+/**
+ * The rules among `rules` that may deny a tool of server `server`: those whose server part (up to
+ * the first `__`) is the server's or holds a `*`. Any other rule starts with another literal
+ * `mcp__<server>__`, which no name of this server's tools does.
+ */
+export const claudeRulesFor = (rules: ReadonlyArray<string>, server: string): ReadonlyArray<string> => {
+  const spelled = claudeNamePart(server)
+  const serverPart = parseMcpName(`${PREFIX}${spelled}__x`)?.server
+  return rules.filter((rule) => {
+    const part = parseMcpName(rule)?.server
+    return rule === `${PREFIX}${spelled}` || part === serverPart || part?.includes("*") === true
+  })
+}

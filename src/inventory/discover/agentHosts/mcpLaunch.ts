@@ -201,7 +201,7 @@ const SHELLS = new Set(["sh", "bash", "zsh", "dash"])
 /** Whether `word` is a tool-map CLI: named so, in a tool-map package's dist, or the very file `ownCli` names. */
 const isToolMapCli = (word: string, cwd: string, ownCli: ReadonlyArray<string>): boolean => {
   const slashed = word.replaceAll("\\", "/")
-  if (TOOL_MAP_SCRIPT.test(slashed.split("/").at(-1) ?? "") || TOOL_MAP_DIST.test(slashed)) return true
+  if (TOOL_MAP_SCRIPT.test(slashed.split("/").at(-1) ?? "") || programOf(word) === "tool-map" || TOOL_MAP_DIST.test(slashed)) return true
   const resolved = NodePath.resolve(cwd, word)
   return ownCli.some((own) => NodePath.resolve(own) === resolved)
 }
