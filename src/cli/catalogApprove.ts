@@ -23,7 +23,11 @@ const askOnTerminal = (question: string) =>
       resume(Effect.succeed(answer))
     }
     rl.on("close", () => finish(""))
-    rl.on("SIGINT", () => finish(""))
+    // Ctrl-C at the question is a no; the line it interrupted is ended first.
+    rl.on("SIGINT", () => {
+      process.stderr.write("\n")
+      finish("")
+    })
     rl.question(question, finish)
     return Effect.sync(() => {
       done = true

@@ -2,9 +2,9 @@
  * The gateway's risk gate: a high-risk tool is loaded only when a person said yes. An approval
  * the user gave with `tool-map catalog approve CODE` for this agent and tool is used first (once);
  * else a session of the agent whose client can elicit asks the user; else (or when that request
- * fails) the load is refused with a one-time code the user approves in a terminal. Nothing a
- * client sends can approve: the gateway only asks for codes and consumes approvals, the CLI alone
- * approves (see docs/gateway-approvals.md).
+ * fails or is cancelled) the load is refused with a one-time code the user approves in a terminal.
+ * A "no" is a no: refused, without a code. Nothing a client sends can approve: the gateway only
+ * asks for codes and consumes approvals, the CLI alone approves (see docs/gateway-approvals.md).
  */
 import { Duration, Effect, Option, type Scope } from "effect"
 import type { ToolEntry } from "../../catalog/core/model.js"
@@ -86,6 +86,8 @@ export const registerGatewayRiskGate = (
           // The client declared elicitation but could not ask (some support only some forms): a code still reaches a person.
           if (answer._tag === "Left") return yield* refuseWithCode(agent, tool, answer.left.message)
           if (answer.right.action === "accept" && answer.right.content?.["confirm"] === true) return true
+          // Dismissed, or cancelled by a client with nobody to show it to (a headless run): no decision, so a code.
+          if (answer.right.action === "cancel") return yield* refuseWithCode(agent, tool, "the user answered cancel")
           return yield* options.refuse(
             agent.id,
             `${tool.name} was not loaded: the user answered ${answer.right.action === "accept" ? "no" : answer.right.action}`
