@@ -120,7 +120,7 @@ const approve = (typed: string, flags: { readonly yes: boolean; readonly json: b
       return yield* new CatalogUsageError({
         command: "approve",
         reason:
-          "stdin is not a terminal, and an approval needs a person to confirm it: run it in your own terminal, or pass --yes to approve without the question (see --help for why)"
+          "stdin is not a terminal, and an approval needs a person to confirm it: run it in your own terminal (see --help)"
       })
     }
     const approvals = yield* ApprovalCodes

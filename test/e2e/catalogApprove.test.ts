@@ -46,7 +46,7 @@ describe("tool-map catalog approve through the built CLI", () => {
       status: 2,
       stdout: "",
       stderr:
-        "tool-map: tool-map catalog approve: stdin is not a terminal, and an approval needs a person to confirm it: run it in your own terminal, or pass --yes to approve without the question (see --help for why).\n"
+        "tool-map: tool-map catalog approve: stdin is not a terminal, and an approval needs a person to confirm it: run it in your own terminal (see --help).\n"
     })
     expect(fs.readFileSync(file, "utf8")).toBe(stored)
     // An unknown code is refused the same way: nothing tells a caller without a terminal whether it exists.

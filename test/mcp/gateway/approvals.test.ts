@@ -181,7 +181,7 @@ describe("high-risk loads without elicitation: a one-time code the user approves
     expect(await approveCli({ code: "ABCD-EFGH" }, { stdinIsTty: false })).toEqual({
       code: 2,
       error:
-        "tool-map catalog approve: stdin is not a terminal, and an approval needs a person to confirm it: run it in your own terminal, or pass --yes to approve without the question (see --help for why).",
+        "tool-map catalog approve: stdin is not a terminal, and an approval needs a person to confirm it: run it in your own terminal (see --help).",
       stdout: "",
       stderr: ""
     })
