@@ -116,7 +116,7 @@ describe("the CLI surface (issue 15)", () => {
         "unknown command 'whcih' for `tool-map query` (did you mean which?). Valid: tools, which, versions, stale, context"
       ],
       [["catalog", "lss"], "unknown command 'lss' for `tool-map catalog` (did you mean ls?). Valid: ls, find, load, unload, diff."],
-      [["frob"], "unknown command 'frob' for `tool-map`. Valid: scan, query, export, catalog, mcp. See `tool-map --help`."],
+      [["frob"], "unknown command 'frob' for `tool-map`. Valid: scan, query, export, catalog, mcp, gateway. See `tool-map --help`."],
       [
         ["query", "which", "--frob", "node"],
         "unknown option '--frob' for `tool-map query which` (did you mean --from?). Valid: --json, --from. See `tool-map query which --help`."
@@ -305,7 +305,7 @@ describe("the CLI surface (issue 15)", () => {
       ].join("\n")], { env, encoding: "utf8", cwd: temp.dir }).split("\n").filter((line) => line !== "")
 
     it("bash: subcommands at every depth, flags, flag values, files and catalog paths", () => {
-      expect(bash(["tool-map", ""])).toEqual(["scan", "query", "export", "catalog", "mcp"])
+      expect(bash(["tool-map", ""])).toEqual(["scan", "query", "export", "catalog", "mcp", "gateway"])
       expect(bash(["tool-map", "query", "wh"])).toEqual(["which"])
       expect(bash(["tool-map", "scan", "--"])).toEqual(["--if-stale", "--force", "--no-probes", "--json", "--quiet", "--help"])
       expect(bash(["tool-map", "query", "agents", "--source", ""])).toEqual(["local", "plugin-root", "plugin-nested"])
