@@ -13,12 +13,17 @@
  * through test/mcp/fixtures/replay.mjs), all together and, with --per-server, one by one.
  *
  *   npm run build && npx tsx bench/gatewayTokens.ts [--hosts claude,codex,gemini,opencode]
- *     [--servers N] [--per-server] [--cli PATH] [--out DIR]
+ *     [--servers N] [--per-server] [--sets reference,popular] [--cli PATH] [--out DIR] [--keep DIR]
+ *
+ * --per-server adds one row per popular server, direct sessions only (the gateway side is the
+ * host's figure for the popular set); --keep DIR keeps each session's request log.
  *
  * Claude Code runs twice: tool search off (ENABLE_TOOL_SEARCH=false) and on (its default); with it
  * on, the deferred MCP tools' names (one a line in a system message) are counted next to the
  * definitions in the tools array. Writes bench/results/gateway-tokens-<date>.{json,md}.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -207,6 +212,8 @@ interface ServerSet {
   /** o200k tokens of the servers' own tools/list entries (compact JSON), for a host-free reference; undefined for live servers. */
   readonly snapshotTokens?: number
   readonly tools?: number
+  /** One popular server alone (--per-server): only the direct session runs; the gateway side is the host's measured figure for the popular set (the gateway's first request does not depend on what is behind it). */
+  readonly perServer?: boolean
 }
 
 interface SnapshotTool {
@@ -230,8 +237,11 @@ const replaySet = (id: string, chosen: ReadonlyArray<(typeof POPULAR)[number]>, 
 }
 
 /** The gateway over `servers`, as the host's only server: `tool-map mcp --gateway --servers FILE`, its data dir in the sandbox. */
+const gatewayServersFile = (sandbox: Sandbox, servers: Readonly<Record<string, StdioServer>>): string =>
+  sandbox.write("gateway-servers.json", `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`)
+
 const gatewayOver = (context: CheckContext, sandbox: Sandbox, servers: Readonly<Record<string, StdioServer>>): Readonly<Record<string, StdioServer>> => {
-  const file = sandbox.write("gateway-servers.json", `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`)
+  const file = gatewayServersFile(sandbox, servers)
   return {
     [MCP_SERVER_NAME]: {
       command: context.serverInvocation.command,
@@ -240,6 +250,45 @@ const gatewayOver = (context: CheckContext, sandbox: Sandbox, servers: Readonly<
     }
   }
 }
+
+/**
+ * How many downstream tools the gateway's catalog holds for `set`, read from its `tools_ls`
+ * answer (`mcp/  N tools …`) through an SDK client: shows the gateway really fronted every
+ * server of the set while the hosts saw only its entry tools. Also its own `tools/list` (the
+ * entry tools as the gateway sends them, before any host wraps them). No host runs here.
+ */
+/** What an SDK client sees of the gateway over a set: its catalog's size, and its own tools/list (the entry tools) in o200k tokens. */
+type GatewayView = { readonly catalogTools: number; readonly entryTools: number; readonly entryTokens: number } | string
+
+const gatewayView = async (context: CheckContext, set: ServerSet): Promise<GatewayView> => {
+  const sandbox = context.sandbox()
+  const transport = new StdioClientTransport({
+    command: context.serverInvocation.command,
+    args: [...context.serverInvocation.args, "--gateway", "--servers", gatewayServersFile(sandbox, set.servers(context, sandbox))],
+    env: { PATH: process.env["PATH"] ?? "", HOME: sandbox.home, PLUGIN_DATA: path.join(sandbox.root, "data") },
+    stderr: "ignore"
+  })
+  const client = new Client({ name: "gateway-tokens-bench", version: "1.0.0" })
+  try {
+    await client.connect(transport)
+    const listed = await client.listTools()
+    const result = await client.callTool({ name: "tools_ls", arguments: {} })
+    const text = (result.content as ReadonlyArray<{ readonly type: string; readonly text?: string }>).map((part) => part.text ?? "").join("\n")
+    const count = /^\s*mcp\/\s+(\d+) tools/m.exec(text)?.[1]
+    if (count === undefined) return `tools_ls answered without an mcp/ line: ${neutralize(text.slice(0, 160))}`
+    return { catalogTools: Number(count), entryTools: listed.tools.length, entryTokens: listed.tools.reduce((sum, tool) => sum + tokens(tool), 0) }
+  } catch (error) {
+    return neutralize(error instanceof Error ? error.message : String(error)).slice(0, 240)
+  } finally {
+    await client.close().catch(() => undefined)
+    sandbox.remove()
+  }
+}
+
+const describeView = (view: GatewayView): string =>
+  typeof view === "string"
+    ? `failed: ${view}`
+    : `${view.catalogTools} tools catalogued; its tools/list: ${view.entryTools} entry tools, ${view.entryTokens} o200k tokens (compact JSON of each tool, as the gateway sends it)`
 
 // ---------------------------------------------------------------------------------------------
 // Measuring
@@ -257,8 +306,18 @@ interface Row {
   readonly servers: number
   readonly direct: Side
   readonly gateway: Side
+  /** The gateway side is the host's figure for the popular set, not a session of its own (--per-server rows). */
+  readonly gatewayReused: boolean
   /** 1 − gateway/direct, in percent, rounded; undefined when a side is missing. */
   readonly reductionPct?: number
+}
+
+/** --keep DIR: each session's request log is copied there (the sandbox is removed). */
+const keepLog = (session: SessionResult, name: string): void => {
+  const dir = process.env["GATEWAY_TOKENS_KEEP"]
+  if (dir === undefined || !fs.existsSync(session.logFile)) return
+  fs.mkdirSync(dir, { recursive: true })
+  fs.copyFileSync(session.logFile, path.join(dir, `${Date.now()}-${name.replace(/[^A-Za-z0-9.-]+/g, "-")}`))
 }
 
 const tail = (session: SessionResult): string =>
@@ -273,6 +332,7 @@ const measure = (variant: Variant, context: CheckContext, sandbox: Sandbox, serv
     return { _tag: "Missing", reason: neutralize(error instanceof Error ? error.message : String(error)).slice(0, 240) }
   }
   const seconds = Math.round((Date.now() - started) / 100) / 10
+  keepLog(session, `${variant.id}-${logName}`)
   const first = variant.firstMain(session)
   if (first === undefined) {
     const why = session.result.timedOut ? "timed out" : `exit ${session.result.status}`
@@ -285,14 +345,14 @@ const measure = (variant: Variant, context: CheckContext, sandbox: Sandbox, serv
   return { _tag: "Measured", tokens: definitions + deferredTokens, definitions, deferredTokens, tools: mcp.tools, deferred: mcp.deferred.length, seconds }
 }
 
-const row = (variant: Variant, set: ServerSet, context: CheckContext): Row => {
+const row = (variant: Variant, set: ServerSet, context: CheckContext, reusedGateway: Side | undefined): Row => {
   const sandbox = context.sandbox()
   try {
     const servers = set.servers(context, sandbox)
     const direct = measure(variant, context, sandbox, servers, set.names, "direct.jsonl")
-    const gateway = measure(variant, context, sandbox, gatewayOver(context, sandbox, servers), [MCP_SERVER_NAME], "gateway.jsonl")
+    const gateway = reusedGateway ?? measure(variant, context, sandbox, gatewayOver(context, sandbox, servers), [MCP_SERVER_NAME], "gateway.jsonl")
     const reductionPct = direct._tag === "Measured" && gateway._tag === "Measured" && direct.tokens > 0 ? Math.round((1 - gateway.tokens / direct.tokens) * 1000) / 10 : undefined
-    return { host: variant.id, hostVersion: HOSTS[variant.host].version, set: set.id, servers: set.names.length, direct, gateway, ...(reductionPct === undefined ? {} : { reductionPct }) }
+    return { host: variant.id, hostVersion: HOSTS[variant.host].version, set: set.id, servers: set.names.length, direct, gateway, gatewayReused: reusedGateway !== undefined, ...(reductionPct === undefined ? {} : { reductionPct }) }
   } finally {
     sandbox.remove()
   }
@@ -304,7 +364,8 @@ const missingRow = (variant: Variant, set: ServerSet, reason: string): Row => ({
   set: set.id,
   servers: set.names.length,
   direct: { _tag: "Missing", reason },
-  gateway: { _tag: "Missing", reason }
+  gateway: { _tag: "Missing", reason },
+  gatewayReused: false
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -316,7 +377,7 @@ const cell = (side: Side): string =>
 
 const markdownTable = (rows: ReadonlyArray<Row>): string => {
   const lines = ["| host | set | direct tokens | gateway tokens | reduction |", "|---|---|---:|---:|---:|"]
-  for (const r of rows) lines.push(`| ${r.host} ${r.hostVersion} | ${r.set} | ${cell(r.direct)} | ${cell(r.gateway)} | ${r.reductionPct === undefined ? "–" : `${r.reductionPct}%`} |`)
+  for (const r of rows) lines.push(`| ${r.host} ${r.hostVersion} | ${r.set} | ${cell(r.direct)} | ${cell(r.gateway)}${r.gatewayReused ? " †" : ""} | ${r.reductionPct === undefined ? "–" : `${r.reductionPct}%`} |`)
   return lines.join("\n")
 }
 
@@ -339,6 +400,7 @@ const parseArgs = (argv: ReadonlyArray<string>) => {
   let cli = path.join(ROOT, "dist", "tool-map.cjs")
   let out = path.join(ROOT, "bench", "results")
   let sets: ReadonlyArray<string> | undefined
+  let keep: string | undefined
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!
     const value = () => {
@@ -352,14 +414,16 @@ const parseArgs = (argv: ReadonlyArray<string>) => {
     else if (arg === "--cli") cli = path.resolve(value())
     else if (arg === "--out") out = path.resolve(value())
     else if (arg === "--sets") sets = value().split(",")
-    else throw new Error(`unknown argument ${arg} (--hosts claude,codex,gemini,opencode --servers N --per-server --sets reference,popular --cli PATH --out DIR)`)
+    else if (arg === "--keep") keep = path.resolve(value())
+    else throw new Error(`unknown argument ${arg} (--hosts claude,codex,gemini,opencode --servers N --per-server --sets reference,popular --cli PATH --out DIR --keep DIR)`)
   }
   if (!Number.isInteger(servers) || servers < 1 || servers > POPULAR.length) throw new Error(`--servers takes 1 to ${POPULAR.length}`)
   for (const host of hosts) if (!(host in HOSTS)) throw new Error(`unknown host ${host} (${Object.keys(HOSTS).join(", ")})`)
+  if (keep !== undefined) process.env["GATEWAY_TOKENS_KEEP"] = keep
   return { hosts: hosts as ReadonlyArray<HostName>, servers, perServer, cli, out, sets }
 }
 
-const main = (): void => {
+const main = async (): Promise<void> => {
   const options = parseArgs(process.argv.slice(2))
   if (!fs.existsSync(options.cli)) throw new Error(`${options.cli} is missing: run \`npm run build\` first`)
   const isolation = detectIsolation()
@@ -388,14 +452,26 @@ const main = (): void => {
   const sets: Array<ServerSet> = []
   if (options.sets === undefined || options.sets.includes("reference")) sets.push(reference)
   if (options.sets === undefined || options.sets.includes("popular")) sets.push(popular)
-  if (options.perServer) for (const server of chosen) sets.push(replaySet(server.name, [server], all))
+  if (options.perServer) for (const server of chosen) sets.push({ ...replaySet(server.name, [server], all), perServer: true })
+
+  const catalog: Array<{ readonly set: string; readonly view: GatewayView }> = []
+  for (const set of sets.filter((set) => !set.perServer)) {
+    const view = await gatewayView(context, set)
+    catalog.push({ set: set.id, view })
+    process.stderr.write(`gateway-tokens: the gateway over ${set.id}: ${describeView(view)}\n`)
+  }
 
   const variants = VARIANTS.filter((variant) => options.hosts.includes(variant.host))
   const rows: Array<Row> = []
   for (const set of sets) {
     for (const variant of variants) {
       const adapter = path.join(ROOT, "scripts", "conformance", "model", `protocol-${variant.protocol}.ts`)
-      const result = fs.existsSync(adapter) ? row(variant, set, context) : missingRow(variant, set, `no scripted-session adapter (${path.relative(ROOT, adapter)} is missing)`)
+      const reused = set.perServer === true ? rows.find((r) => r.host === variant.id && r.set === popular.id)?.gateway : undefined
+      const result = !fs.existsSync(adapter)
+        ? missingRow(variant, set, `no scripted-session adapter (${path.relative(ROOT, adapter)} is missing)`)
+        : set.perServer === true && reused === undefined
+        ? missingRow(variant, set, "per-server rows reuse the gateway figure of the popular set, which was not run")
+        : row(variant, set, context, reused)
       rows.push(result)
       process.stderr.write(`gateway-tokens: ${result.host}, ${result.set}: direct ${cell(result.direct)}, gateway ${cell(result.gateway)}${result.reductionPct === undefined ? "" : `, ${result.reductionPct}% less`}\n`)
     }
@@ -418,6 +494,7 @@ const main = (): void => {
     method: "o200k tokens (gpt-tokenizer) of JSON.stringify of each MCP tool entry as the host sent it in its first main request, summed; Claude Code with tool search on: plus the deferred MCP tool names (one a line)",
     hosts: Object.fromEntries(variants.map((variant) => [variant.id, HOSTS[variant.host].version])),
     sets: popularSets,
+    gatewayCatalog: catalog,
     rows,
     entryTools: entry
   }
@@ -430,8 +507,16 @@ const main = (): void => {
     "",
     `tool-map ${commit} (\`${path.relative(ROOT, options.cli) || options.cli}\`); \`npx tsx bench/gatewayTokens.ts\`. ${report.method}.`,
     "",
-    markdownTable(rows),
+    markdownTable(rows.filter((r) => !r.gatewayReused)),
     "",
+    ...(rows.some((r) => r.gatewayReused)
+      ? [
+        "Each popular server alone (direct sessions; † the gateway figure is the host's for the popular set: the gateway's first request holds only its entry tools whatever is behind it):",
+        "",
+        markdownTable(rows.filter((r) => r.gatewayReused)),
+        ""
+      ]
+      : []),
     "Entry tools' own cost per host (the gateway column of the reference set):",
     "",
     ...entry.map((e) => `- ${e.host}: ${e.tokens === undefined ? "missing" : `${e.tokens} tokens (${e.tools} tools)`}`),
@@ -439,6 +524,10 @@ const main = (): void => {
     "Popular servers replayed (tools/list snapshots, bench/data/mcp-tool-schemas.json), with the o200k tokens of their own tools/list entries:",
     "",
     ...popularSets.map((set) => `- ${set.set}: ${set.servers.join(", ")}: ${set.tools} tools, ${set.snapshotTokens} tokens`),
+    "",
+    "The gateway seen through an SDK client (no host): the tools its catalog holds behind the entry tools (its tools_ls answer), and its own tools/list:",
+    "",
+    ...catalog.map((c) => `- ${c.set}: ${describeView(c.view)}`),
     ...(missing.length === 0 ? [] : ["", "Missing:", "", ...missing]),
     ""
   ].join("\n")
@@ -446,4 +535,7 @@ const main = (): void => {
   process.stdout.write(`${markdownTable(rows)}\n\nwrote ${path.relative(ROOT, base)}.{json,md}\n`)
 }
 
-main()
+main().catch((error: unknown) => {
+  process.stderr.write(`gateway-tokens: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(2)
+})
