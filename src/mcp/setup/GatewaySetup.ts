@@ -14,6 +14,7 @@ import * as NodePath from "node:path"
 import { defaultDataDir } from "../../inventory/bundle/location.js"
 import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
 import { HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
+import { entryRunsToolMap } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedence.js"
 import { defaultHostFileLimits, sha256 } from "../../inventory/discover/agentHosts/shared.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
@@ -30,7 +31,6 @@ import {
 } from "./errors.js"
 import { hostConfigTarget, type HostConfigTarget, type SetupScope } from "./hostFiles.js"
 import { type GatewayEntryChange, type KeptServer, planEntryRestore, planSetup, type ServerSummary } from "./plan.js"
-import { runsToolMap } from "./toolMapEntry.js"
 
 /** What `setup` did (or, with `dryRun`, would do). */
 export interface SetupResult {
@@ -370,7 +370,7 @@ function make(launch: (serversFile: string) => McpInvocation) {
         const result = yield* readHost(host)
         return resolvePrecedence(result.drafts)
           .filter((item): item is McpServerItem => item.kind === "mcpServer" && isEffective(item))
-          .filter((item) => !runsToolMap({ command: item.command, args: item.args }, "claude"))
+          .filter((item) => !entryRunsToolMap({ command: item.command, args: item.args }, "claude"))
           .map((item): DirectServer => ({
             name: item.name,
             scope: item.scope,

@@ -7,12 +7,12 @@
  */
 import { Either } from "effect"
 import { normalizeMcpEntry } from "../../inventory/discover/agentHosts/mcp.js"
+import { entryRunsToolMap } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { asRecord } from "../../inventory/discover/agentHosts/shared.js"
 import { MCP_SERVER_NAME } from "../hostConfig.js"
 import { canonical, editorFor } from "./configEdit.js"
 import { HostConfigEditUnsafe, HostConfigUnreadable, HostHasNoServers } from "./errors.js"
 import type { HostConfigTarget } from "./hostFiles.js"
-import { runsToolMap } from "./toolMapEntry.js"
 
 /** What a server is, with no env or header value: names only, command, args and URL redacted. */
 export interface ServerSummary {
@@ -143,8 +143,8 @@ export const planSetup = (
     const kept: Array<KeptServer> = []
     let gatewaySlot: unknown = undefined
     for (const [name, raw] of Object.entries(map)) {
-      if (name === MCP_SERVER_NAME && runsToolMap(raw, target.dialect)) gatewaySlot = raw
-      else if (runsToolMap(raw, target.dialect)) kept.push({ name, reason: "it runs tool-map: the gateway never fronts itself" })
+      if (name === MCP_SERVER_NAME && entryRunsToolMap(raw, target.dialect)) gatewaySlot = raw
+      else if (entryRunsToolMap(raw, target.dialect)) kept.push({ name, reason: "it runs tool-map: the gateway never fronts itself" })
       else if (asRecord(raw) === null) kept.push({ name, reason: "it is not a server entry" })
       else if (normalizeMcpEntry(raw, target.dialect).switchedOn === false) kept.push({ name, reason: "it is switched off in its entry (the host does not load it)" })
       else if (input.notLoaded?.has(name) === true) kept.push({ name, reason: `the host does not load it: ${input.notLoaded.get(name)}` })
@@ -178,7 +178,7 @@ export const planEntryRestore = (input: PlanInput): Either.Either<EntryRestorePl
   Either.gen(function*() {
     const { target, path, text, behind } = input
     const { root, map } = yield* parseConfig(input)
-    const gatewayRemoved = map[MCP_SERVER_NAME] !== undefined && runsToolMap(map[MCP_SERVER_NAME], target.dialect)
+    const gatewayRemoved = map[MCP_SERVER_NAME] !== undefined && entryRunsToolMap(map[MCP_SERVER_NAME], target.dialect)
     const remaining = Object.fromEntries(Object.entries(map).filter(([name]) => !(gatewayRemoved && name === MCP_SERVER_NAME)))
     const restored = Object.keys(behind).filter((name) => !Object.hasOwn(remaining, name))
     const conflicts = Object.keys(behind).filter((name) => Object.hasOwn(remaining, name))

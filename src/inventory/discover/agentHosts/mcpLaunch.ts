@@ -261,5 +261,19 @@ const runsToolMapWords = (words: ReadonlyArray<string>, cwd: string, ownCli: Rea
 export const runsToolMap = (config: ServerConfig, ownCli: ReadonlyArray<string> = []): boolean =>
   config._tag === "Stdio" && runsToolMapWords([config.command, ...config.args], config.cwd ?? "/", ownCli, 0)
 
+/** The words an entry as a host's config holds it runs: its command, then its args (opencode's command is the whole list). */
+const entryWords = (raw: unknown, dialect: McpDialect): ReadonlyArray<string> => {
+  const entry = asRecord(raw)
+  if (entry === null) return []
+  const list = dialect === "opencode" ? asStringArray(entry["command"]) : null
+  if (list !== null) return list
+  const command = asString(entry["command"])
+  return command === null ? [] : [command, ...(asStringArray(entry["args"]) ?? [])]
+}
+
+/** {@link runsToolMap} of an entry as a host's config holds it, before its `${NAME}` references are filled in. */
+export const entryRunsToolMap = (raw: unknown, dialect: McpDialect, ownCli: ReadonlyArray<string> = []): boolean =>
+  runsToolMapWords(entryWords(raw, dialect), asString(asRecord(raw)?.["cwd"]) ?? "/", ownCli, 0)
+
 /** Why a server left out as tool-map itself is left out. */
 export const TOOL_MAP_ITSELF = "it is tool-map itself"

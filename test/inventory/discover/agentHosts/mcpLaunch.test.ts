@@ -3,7 +3,7 @@
  * gateway never fronts itself) and the tool filters `configOfEntry` reads in each dialect.
  */
 import { describe, expect, it } from "vitest"
-import { configOfEntry, runsToolMap, type ServerConfig, toolAllowed } from "../../../../src/inventory/discover/agentHosts/mcpLaunch.js"
+import { configOfEntry, entryRunsToolMap, runsToolMap, type ServerConfig, toolAllowed } from "../../../../src/inventory/discover/agentHosts/mcpLaunch.js"
 
 const stdio = (command: string, args: ReadonlyArray<string>, cwd?: string): ServerConfig => ({ _tag: "Stdio", name: "x", command, args, env: {}, cwd })
 
@@ -40,6 +40,20 @@ describe("runsToolMap", () => {
       { _tag: "Http", name: "tool-map", url: "http://127.0.0.1:9/mcp", headers: {} }
     ]
     expect(others.map((config) => runsToolMap(config, ["/srv/app/cli.cjs"]))).toEqual(others.map(() => false))
+  })
+})
+
+describe("entryRunsToolMap", () => {
+  it("applies the same rule to an entry as a host's config holds it, in each dialect's shape", () => {
+    expect([
+      entryRunsToolMap({ command: "node", args: ["/abs/dist/tool-map.cjs", "mcp", "--gateway", "--servers", "/d/s.json"] }, "claude"),
+      entryRunsToolMap({ type: "local", command: ["npx", "-y", "tool-map", "mcp"], enabled: true }, "opencode"),
+      entryRunsToolMap({ command: "node", args: ["./cli.cjs", "mcp"], cwd: "/srv/app" }, "codex", ["/srv/app/cli.cjs"]),
+      entryRunsToolMap({ type: "local", command: ["npx", "-y", "@modelcontextprotocol/server-memory"] }, "opencode"),
+      entryRunsToolMap({ command: "tool-map", args: ["scan"] }, "gemini"),
+      entryRunsToolMap({ url: "http://127.0.0.1:9/mcp" }, "cursor"),
+      entryRunsToolMap("not an entry", "claude")
+    ]).toEqual([true, true, true, false, false, false, false])
   })
 })
 
