@@ -15,7 +15,7 @@ import { cleanText } from "../../inventory/domain/untrusted.js"
 import { untrustedJson } from "../server/untrusted.js"
 
 /** The `_meta` keys Claude Code reads on an MCP tool. */
-const ALWAYS_LOAD = "anthropic/alwaysLoad"
+export const ALWAYS_LOAD = "anthropic/alwaysLoad"
 const SEARCH_HINT = "anthropic/searchHint"
 
 /** The search hint of the entry tools: the words a tool search should find them by. */
@@ -27,14 +27,19 @@ type GatewayDefinition = EntryToolDefinition | RouterToolDefinition | typeof TOO
  * An entry tool's definition in the SDK's shape. `additionalProperties: false` is left out: the
  * gateway decodes every argument itself, and each of those tokens is in every session.
  */
-const entryTool = (definition: GatewayDefinition, extra: Readonly<Record<string, unknown>> = {}): Tool => {
+const entryTool = (
+  definition: GatewayDefinition,
+  extra: Readonly<Record<string, unknown>> = {},
+  omitted: ReadonlyArray<string> = []
+): Tool => {
   const { required, properties, additionalProperties: _strict, ...schema } = definition.inputSchema
+  const kept = Object.fromEntries(Object.entries(properties).filter(([name]) => !omitted.includes(name)))
   return {
     name: definition.name,
     description: definition.description,
     inputSchema: {
       ...schema,
-      properties: { ...properties, ...extra } as Record<string, object>,
+      properties: { ...kept, ...extra } as Record<string, object>,
       // An empty list says nothing.
       ...(required.length === 0 ? {} : { required: [...required] })
     },
@@ -69,7 +74,8 @@ export const ToolsCallArgs = Schema.Struct({
 /** The entry tools as `tools/list` shows them, in this order: browse, load, unload, call, then the router's. */
 export const GATEWAY_ENTRY_TOOLS: ReadonlyArray<Tool> = [
   entryTool(TOOLS_LS, { refresh: { type: "boolean", description: "Re-list the servers first." } }),
-  entryTool(TOOLS_LOAD),
+  // A host's subagents share its MCP session, so the gateway cannot tell them apart: no forSubagents.
+  entryTool(TOOLS_LOAD, {}, ["forSubagents"]),
   entryTool(TOOLS_UNLOAD),
   entryTool(TOOLS_CALL_DEFINITION),
   ...ROUTER_TOOL_DEFINITIONS.map((definition) => entryTool(definition))

@@ -35,7 +35,8 @@ export const ROUTE_MIN_SHARE = 0.5
 
 // The tool descriptions say what a query is: every token here is in every session (issue 10).
 const queryProperty = { type: "string" }
-const kProperty = { type: "integer", description: `Hits (default ${DEFAULT_FIND_K}, max ${MAX_FIND_K}).` }
+// k's bounds are the decoder's: an out-of-range k is refused with them (default 10, at most 50).
+const kProperty = { type: "integer" }
 // The hosts are named once, in skills_find's description; the argument's decoder refuses others with their names.
 const hostProperty = { type: "string" }
 
@@ -65,7 +66,7 @@ export const TOOLS_ROUTE: RouterToolDefinition = {
     type: "object",
     properties: {
       query: queryProperty,
-      budget: { type: "integer", minimum: 1, description: `Schema tokens (default ${DEFAULT_ROUTE_BUDGET}).` }
+      budget: { type: "integer", description: `Schema tokens (default ${DEFAULT_ROUTE_BUDGET}).` }
     },
     required: ["query"],
     additionalProperties: false
