@@ -6,7 +6,7 @@
 import * as path from "node:path"
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import { stringify as stringifyToml } from "smol-toml"
-import { ALL_ENTRY_TOOL_DEFINITIONS } from "../../../src/catalog/services/EntryTools.js"
+import { GATEWAY_ENTRY_TOOLS } from "../../../src/mcp/gateway/gatewayTools.js"
 import { MCP_SERVER_NAME } from "../../../src/mcp/hostConfig.js"
 import { type Check, type CheckContext, withSandbox } from "../check.js"
 import type { LoggedRequest } from "../model/script.js"
@@ -48,9 +48,8 @@ export const gatewayServer = (context: CheckContext, sandbox: Sandbox): StdioSer
   }
 }
 
-/** The entry tools the gateway offers, by name, sorted: the catalog's and the router's, and `tools_call`. */
-export const gatewayToolNames = (): ReadonlyArray<string> =>
-  [...new Set([...ALL_ENTRY_TOOL_DEFINITIONS.map((definition) => definition.name as string), "tools_call"])].sort()
+/** The entry tools the gateway's `tools/list` shows, by name, sorted. */
+export const gatewayToolNames = (): ReadonlyArray<string> => GATEWAY_ENTRY_TOOLS.map((tool) => tool.name).sort()
 
 /** o200k tokens of a JSON value as the host sent it. */
 export const o200kTokens = (value: unknown): number => encode(JSON.stringify(value)).length
