@@ -20,6 +20,7 @@ import { claudeCodeAgentChecks } from "./checks/claudeCodeAgents.js"
 import { gatewayChecks } from "./checks/gateway.js"
 import { mcpSnippetChecks } from "./checks/mcpSnippets.js"
 import { sessionsGeminiChecks } from "./checks/sessionsGemini.js"
+import { sessionsHighRiskChecks } from "./checks/sessionsHighRisk.js"
 import { sessionsClaudeCodeChecks } from "./checks/sessionsClaudeCode.js"
 import { sessionsCodexChecks } from "./checks/sessionsCodex.js"
 import { sessionsOpencodeChecks } from "./checks/sessionsOpencode.js"
@@ -28,7 +29,7 @@ import { HOSTS, type HostName } from "./hosts.js"
 import { ensureInstalled } from "./install.js"
 import { createSandbox, describeIsolation, detectIsolation } from "./sandbox.js"
 
-const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsGeminiChecks, ...sessionsClaudeCodeChecks]
+const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsGeminiChecks, ...sessionsClaudeCodeChecks, ...sessionsHighRiskChecks]
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 

@@ -61,7 +61,7 @@ const PROMPT = "Use the tool-map gateway to find and call the echo tool."
  * `--permission-mode bypassPermissions` (2.1.332 refuses it), so the servers' tools and ToolSearch
  * are allowed by name: without that `-p` denies every MCP call.
  */
-const claudeSession = (
+export const claudeSession = (
   context: CheckContext,
   sandbox: Sandbox,
   servers: Readonly<Record<string, StdioServer>>,

@@ -65,7 +65,7 @@ const keepLog = (session: SessionResult, logName: string): void => {
 type Approval = "trust" | "yolo"
 
 /** One `gemini -p` session with `servers` configured, answered by `script` of geminiFlow.ts. */
-const geminiSession = (
+export const geminiSession = (
   context: CheckContext,
   sandbox: Sandbox,
   servers: Readonly<Record<string, object>>,

@@ -9,7 +9,7 @@
  */
 import type { ModelReply, ModelRequest, OfferedTool, Script } from "../model/script.js"
 import { COUNT_TOKENS_MODEL } from "../model/protocol-anthropic.js"
-import { ECHO_TARGET, ECHO_WORD, FINAL_PREFIX } from "./gatewayFlow.js"
+import { ECHO_TARGET, ECHO_WORD, FINAL_PREFIX, scripts as common } from "./gatewayFlow.js"
 
 /** The gateway's server name in the sessions' MCP config, and so its tools' prefix. */
 export const GATEWAY_SERVER = "tool-map"
@@ -68,5 +68,7 @@ export const scripts: Readonly<Record<string, Script>> = {
   /** The loaded echo always called through tools_call. */
   gatewayViaToolsCall: claudeGatewaySession({ viaToolsCall: true }),
   /** Every request answered with a text: for sessions that only look at the first request. */
-  firstRequest: () => ({ _tag: "Text", text: "ok" })
+  firstRequest: () => ({ _tag: "Text", text: "ok" }),
+  /** The human-gate session of gatewayFlow.ts (run with tool search off: the entry tools are in the tools array). */
+  highRisk: common.highRisk!
 }

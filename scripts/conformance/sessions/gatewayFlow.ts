@@ -53,7 +53,38 @@ const gatewaySession = (options: { readonly viaToolsCall: boolean }): Script => 
   }
 }
 
+/** The high-risk tool of the human-gate sessions, and the entity its call deletes. */
+export const HIGH_RISK_TARGET = "mcp__memory__delete_entities"
+export const KEPT_ENTITY = "conformance-keep"
+
+/** The final text of a high-risk session whose load was refused. */
+export const REFUSED_PREFIX = "load refused: "
+
+/**
+ * The human-gate session: load the memory server's `delete_entities` (high risk); when the load
+ * is refused, end with the refusal; when it passes (a person approved it), delete the kept
+ * entity through tools_call and end with the result. The model never approves anything: it has
+ * no argument that could.
+ */
+const highRiskSession: Script = (request) => {
+  const load = offered(request, "tools_load")
+  if (load === undefined) return { _tag: "Text", text: "ok" }
+  const step = request.toolResults.length
+  if (step === 0) return call(load, { targets: [HIGH_RISK_TARGET] })
+  if (step === 1) {
+    const answer = request.toolResults[0]!.text
+    // Hosts wrap a tool result in their own text (Gemini CLI: <untrusted_context>; Codex: "Wall time: … Output:").
+    if (!answer.includes("Loaded 1 tool(s)")) return { _tag: "Text", text: `${REFUSED_PREFIX}${answer}` }
+    const through = offered(request, "tools_call")
+    if (through === undefined) throw new Error("the host did not offer tools_call at step 1")
+    return call(through, { name: HIGH_RISK_TARGET, arguments: { entityNames: [KEPT_ENTITY] } })
+  }
+  return { _tag: "Text", text: `${FINAL_PREFIX}${request.toolResults.at(-1)?.text ?? "(none)"}` }
+}
+
 export const scripts: Readonly<Record<string, Script>> = {
+  /** Load a high-risk tool; call it only if the load passed. */
+  highRisk: highRiskSession,
   /** The loaded tool called directly when offered, else through tools_call. */
   gateway: gatewaySession({ viaToolsCall: false }),
   /** The loaded tool always called through tools_call. */

@@ -86,12 +86,12 @@ export const registerGatewayRiskGate = (
           // The client declared elicitation but could not ask (some support only some forms): a code still reaches a person.
           if (answer._tag === "Left") return yield* refuseWithCode(agent, tool, answer.left.message)
           if (answer.right.action === "accept" && answer.right.content?.["confirm"] === true) return true
-          // Dismissed, or cancelled by a client with nobody to show it to (a headless run): no decision, so a code.
-          if (answer.right.action === "cancel") return yield* refuseWithCode(agent, tool, "the user answered cancel")
-          return yield* options.refuse(
-            agent.id,
-            `${tool.name} was not loaded: the user answered ${answer.right.action === "accept" ? "no" : answer.right.action}`
-          )
+          // Only an explicit "no" in the form is the user's decision. A cancel or a decline may come
+          // from a client with nobody to show the form to: Codex 0.171.0 `exec` declines every
+          // elicitation under `approval_policy = "never"` (seen in a scripted session). A code still
+          // needs a person at a terminal, so offering one weakens nothing.
+          if (answer.right.action !== "accept") return yield* refuseWithCode(agent, tool, `the user answered ${answer.right.action}`)
+          return yield* options.refuse(agent.id, `${tool.name} was not loaded: the user answered no`)
         })
     })
   })

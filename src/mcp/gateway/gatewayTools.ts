@@ -23,26 +23,40 @@ export const ENTRY_SEARCH_HINT = "find, load and call the tools of MCP servers b
 
 type GatewayDefinition = EntryToolDefinition | RouterToolDefinition | typeof TOOLS_CALL_DEFINITION
 
+/** What an entry tool does to the world, as MCP annotations: hosts read them to decide what to ask the user. */
+type EntryAnnotations = NonNullable<Tool["annotations"]>
+
+/** Reads the catalog, changes nothing. */
+const READS: EntryAnnotations = { readOnlyHint: true, openWorldHint: false }
+
+/** Changes only the session's tool list: nothing outside tool-map, and the same call twice is one. */
+const SESSION_LIST: EntryAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+
 /**
  * An entry tool's definition in the SDK's shape. `additionalProperties: false` is left out: the
- * gateway decodes every argument itself, and each of those tokens is in every session.
+ * gateway decodes every argument itself, and each of those tokens is in every session. The
+ * annotations are read by hosts, not sent to the model.
  */
 const entryTool = (
   definition: GatewayDefinition,
-  extra: Readonly<Record<string, unknown>> = {},
-  omitted: ReadonlyArray<string> = []
+  options: {
+    readonly annotations?: EntryAnnotations | undefined
+    readonly extra?: Readonly<Record<string, unknown>> | undefined
+    readonly omitted?: ReadonlyArray<string> | undefined
+  } = {}
 ): Tool => {
   const { required, properties, additionalProperties: _strict, ...schema } = definition.inputSchema
-  const kept = Object.fromEntries(Object.entries(properties).filter(([name]) => !omitted.includes(name)))
+  const kept = Object.fromEntries(Object.entries(properties).filter(([name]) => !(options.omitted ?? []).includes(name)))
   return {
     name: definition.name,
     description: definition.description,
     inputSchema: {
       ...schema,
-      properties: { ...kept, ...extra } as Record<string, object>,
+      properties: { ...kept, ...options.extra } as Record<string, object>,
       // An empty list says nothing.
       ...(required.length === 0 ? {} : { required: [...required] })
     },
+    ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
     _meta: { [ALWAYS_LOAD]: true, [SEARCH_HINT]: ENTRY_SEARCH_HINT }
   }
 }
@@ -71,14 +85,25 @@ export const ToolsCallArgs = Schema.Struct({
   arguments: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) })
 })
 
-/** The entry tools as `tools/list` shows them, in this order: browse, load, unload, call, then the router's. */
+/** The router's tools: finding reads, routing loads. */
+const ROUTER_ANNOTATIONS: Readonly<Record<RouterToolDefinition["name"], EntryAnnotations>> = {
+  tools_find: READS,
+  tools_route: SESSION_LIST,
+  skills_find: READS,
+  skills_route: READS
+}
+
+/**
+ * The entry tools as `tools/list` shows them, in this order: browse, load, unload, call, then the
+ * router's. `tools_call` has no annotations: what it does is what the tool it calls does.
+ */
 export const GATEWAY_ENTRY_TOOLS: ReadonlyArray<Tool> = [
-  entryTool(TOOLS_LS, { refresh: { type: "boolean", description: "Re-list the servers first." } }),
+  entryTool(TOOLS_LS, { annotations: READS, extra: { refresh: { type: "boolean", description: "Re-list the servers first." } } }),
   // A host's subagents share its MCP session, so the gateway cannot tell them apart: no forSubagents.
-  entryTool(TOOLS_LOAD, {}, ["forSubagents"]),
-  entryTool(TOOLS_UNLOAD),
+  entryTool(TOOLS_LOAD, { annotations: SESSION_LIST, omitted: ["forSubagents"] }),
+  entryTool(TOOLS_UNLOAD, { annotations: SESSION_LIST }),
   entryTool(TOOLS_CALL_DEFINITION),
-  ...ROUTER_TOOL_DEFINITIONS.map((definition) => entryTool(definition))
+  ...ROUTER_TOOL_DEFINITIONS.map((definition) => entryTool(definition, { annotations: ROUTER_ANNOTATIONS[definition.name] }))
 ]
 
 /** How long a schema may be in a load's answer before it is only counted. */

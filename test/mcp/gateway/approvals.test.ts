@@ -194,17 +194,21 @@ describe("high-risk loads without elicitation: a one-time code the user approves
     expect(await approveCli({ code: "ABCD-EFGH", deny: "ABCD-EFGH" })).toMatchObject({ code: 2 })
   })
 
-  it("a cancelled question gets a code, a \"decline\" none", async () => {
+  it("a cancelled or declined question gets a code (a headless client answers so without a person), an explicit no none", async () => {
     await withGateway({ servers: memory(), dataDir: dir, clientOptions: { capabilities: { elicitation: { form: {} } } } }, async ({ client }) => {
-      let action: "cancel" | "decline" = "cancel"
-      client.setRequestHandler(ElicitRequestSchema, async () => ({ action }))
+      let action: "cancel" | "decline" | "accept" = "cancel"
+      client.setRequestHandler(ElicitRequestSchema, async () => (action === "accept" ? { action, content: { confirm: false } } : { action }))
       const cancelled = await loadTool(client)
       const code = codeIn(cancelled)
       expect(cancelled.split("\n").slice(2)).toEqual([
         `${TOOL} was not loaded: the user answered cancel. Ask the user to run \`tool-map catalog approve ${code}\` in their terminal (the code expires in 10 minutes), then call tools_load again.`
       ])
       action = "decline"
-      expect((await loadTool(client)).split("\n").slice(2)).toEqual([`${TOOL} was not loaded: the user answered decline`])
+      expect((await loadTool(client)).split("\n").slice(2)).toEqual([
+        `${TOOL} was not loaded: the user answered decline. Ask the user to run \`tool-map catalog approve ${code}\` in their terminal (the code expires in 10 minutes), then call tools_load again.`
+      ])
+      action = "accept"
+      expect((await loadTool(client)).split("\n").slice(2)).toEqual([`${TOOL} was not loaded: the user answered no`])
     })
   })
 

@@ -108,6 +108,17 @@ describe("the entry tools as the gateway lists them", () => {
     await withGateway({ servers: referenceServers(dir), dataDir: dir }, async ({ client }) => {
       const tools = (await client.listTools()).tools
       expect(namesOf(tools)).toEqual(ENTRY)
+      // Reading tools say so (a host may then run them without asking); tools_call says nothing, being whatever it calls.
+      expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations?.readOnlyHint ?? null]))).toEqual({
+        tools_ls: true,
+        tools_load: false,
+        tools_unload: false,
+        tools_call: null,
+        tools_find: true,
+        tools_route: false,
+        skills_find: true,
+        skills_route: true
+      })
       for (const tool of tools) {
         expect(tool._meta).toEqual({
           "anthropic/alwaysLoad": true,
@@ -118,8 +129,8 @@ describe("the entry tools as the gateway lists them", () => {
   })
 
   it("cost at most 520 o200k tokens together as JSON, leaving a host's own wrapping (Claude Code: ~60) within 600", () => {
-    // _meta is read by the host, not sent to the model.
-    const sent = GATEWAY_ENTRY_TOOLS.map(({ _meta: _hostOnly, ...tool }) => tool)
+    // _meta and the annotations are read by the host, not sent to the model.
+    const sent = GATEWAY_ENTRY_TOOLS.map(({ _meta: _hostOnly, annotations: _alsoHostOnly, ...tool }) => tool)
     const tokens = sent.reduce((sum, tool) => sum + encode(JSON.stringify(tool)).length, 0)
     expect(tokens).toBeLessThanOrEqual(520)
   })
