@@ -61,7 +61,8 @@ const CODEX_KEY_ENV = "TOOL_MAP_SCRIPTED_KEY"
  * and each MCP server `required` with no optional-server grace (`mcp_optional_startup_grace_ms =
  * 0`), so the first request waits until the servers listed their tools (Codex otherwise waits 1 s
  * and drops a server that is slower), and its tools approved (`default_tools_approval_mode =
- * "approve"`), without which `approval_policy = "never"` refuses every MCP call. The ChatGPT apps
+ * "approve"`), without which `approval_policy = "never"` refuses every MCP call not annotated
+ * read-only (TOOL_MAP_CODEX_DEFAULT_APPROVAL=unset leaves the setting out, to see which). The ChatGPT apps
  * server is off (`features.apps = false`).
  */
 const codexConfig = (servers: Readonly<Record<string, StdioServer>>): string =>
@@ -84,7 +85,7 @@ const codexConfig = (servers: Readonly<Record<string, StdioServer>>): string =>
           ...(server.env === undefined ? {} : { env: { ...server.env } }),
           required: true,
           startup_timeout_sec: 60,
-          default_tools_approval_mode: "approve"
+          ...(process.env["TOOL_MAP_CODEX_DEFAULT_APPROVAL"] === "unset" ? {} : { default_tools_approval_mode: "approve" })
         }
       ])
     )
