@@ -77,7 +77,14 @@ export const mcpCommand = Command.make(
       if (Option.isSome(flags.printConfig)) {
         const machine = yield* MachineEnvironment
         const invocation = mcpInvocation(options.gateway, machine.execPath, machine.cwd)
-        return yield* Console.log(hostConfigSnippet(flags.printConfig.value, invocation, machine.os).trimEnd())
+        yield* Console.log(hostConfigSnippet(flags.printConfig.value, invocation, machine.os).trimEnd())
+        // An entry added by hand leaves the host's servers in its config: it would load each twice.
+        if (options.gateway.gateway || Option.isSome(options.gateway.host)) {
+          yield* Console.error(
+            `tool-map: with this entry ${flags.printConfig.value} still loads its own servers directly too; \`tool-map gateway setup ${flags.printConfig.value}\` moves them behind the gateway in one step.`
+          )
+        }
+        return
       }
       // The server's code (and the MCP SDK) is loaded only here: the other commands do not pay for it.
       const mcp = yield* Effect.promise(() => import("../layers/McpLayer.js"))

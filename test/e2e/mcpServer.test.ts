@@ -300,7 +300,8 @@ describe("tool-map mcp's flags", () => {
         "[mcp_servers.tool-map]\n" +
         `command = "${process.execPath}"\n` +
         `args = [ "${BIN}", "mcp", "--host", "codex", "--agent", "me" ]\n`,
-      stderr: ""
+      // The snippet alone would leave the host loading each of its servers twice.
+      stderr: "tool-map: with this entry codex still loads its own servers directly too; `tool-map gateway setup codex` moves them behind the gateway in one step.\n"
     })
   })
 
