@@ -34,18 +34,19 @@ import { neutralize } from "../src/inventory/domain/untrusted.js"
 import { MCP_SERVER_NAME } from "../src/mcp/hostConfig.js"
 import type { CheckContext } from "../scripts/conformance/check.js"
 import { codexSession, referenceServers, type StdioServer } from "../scripts/conformance/checks/sessionsCodex.js"
+import { geminiSession } from "../scripts/conformance/checks/sessionsGemini.js"
+import { claudeSession, deferredMcpNames } from "../scripts/conformance/checks/sessionsClaudeCode.js"
 import { opencodeSession } from "../scripts/conformance/checks/sessionsOpencode.js"
 import { HOSTS, type HostName } from "../scripts/conformance/hosts.js"
 import { ensureInstalled } from "../scripts/conformance/install.js"
 import { COUNT_TOKENS_MODEL } from "../scripts/conformance/model/protocol-anthropic.js"
 import type { LoggedRequest } from "../scripts/conformance/model/script.js"
-import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../scripts/conformance/model/session.js"
+import type { SessionResult } from "../scripts/conformance/model/session.js"
 import { createSandbox, detectIsolation, type Sandbox } from "../scripts/conformance/sandbox.js"
 
 const ROOT = path.resolve(import.meta.dirname, "..")
 const SNAPSHOT = path.join(ROOT, "bench", "data", "mcp-tool-schemas.json")
 const REPLAY = path.join(ROOT, "test", "mcp", "fixtures", "replay.mjs")
-const SESSIONS = path.join(ROOT, "scripts", "conformance", "sessions")
 
 /**
  * The popular servers replayed, most used first: the host-config name (letters and digits only,
@@ -73,9 +74,7 @@ const POPULAR: ReadonlyArray<{ readonly name: string; readonly pkg: string }> = 
 
 // ---------------------------------------------------------------------------------------------
 // Hosts: how each is configured with a set of servers, and which entries of its first main
-// request are MCP tools. Codex and opencode use the conformance checks' exported session
-// helpers; Claude Code's and Gemini CLI's checks export none, so the minimal config writing of
-// checks/sessionsClaudeCode.ts and checks/sessionsGemini.ts is copied below.
+// request are MCP tools, through the conformance checks' own session helpers.
 // ---------------------------------------------------------------------------------------------
 
 /** The MCP tools of a first main request: their JSON as sent, and names the host lists without a definition. */
@@ -99,73 +98,25 @@ interface Variant {
   readonly mcpTools: (request: LoggedRequest, serverNames: ReadonlyArray<string>) => McpTools
 }
 
-const PROMPT = "Use the tool-map gateway to find and call the echo tool."
 
 const withTools = (session: SessionResult): LoggedRequest | undefined => session.requests.find((logged) => logged.request.tools.length > 0)
 
 const plain = (entries: ReadonlyArray<unknown>): McpTools => ({ entries, tools: entries.length, deferred: [] })
 
-/** Copied from checks/sessionsClaudeCode.ts (not exported there): `claude -p` with `servers` as its only MCP servers. */
-const claudeSession = (toolSearch: "off" | "on") => (context: CheckContext, sandbox: Sandbox, servers: Readonly<Record<string, StdioServer>>, logName: string): SessionResult => {
-  const mcpConfig = sandbox.write(`${logName}.mcp.json`, `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`)
-  const allowed = [...Object.keys(servers).map((name) => `mcp__${name}`), "ToolSearch"].join(",")
-  return runScriptedSession(context, sandbox, {
-    host: "claude",
-    args: ["-p", PROMPT, "--output-format", "json", "--mcp-config", mcpConfig, "--strict-mcp-config", "--allowedTools", allowed],
-    scriptModule: path.join(SESSIONS, "claudeCodeFlow.ts"),
-    script: "firstRequest",
-    env: { ANTHROPIC_BASE_URL: MODEL_BASE_URL, ANTHROPIC_API_KEY: "sk-ant-scripted", ...(toolSearch === "off" ? { ENABLE_TOOL_SEARCH: "false" } : {}) },
-    timeoutMs: 180_000,
-    logName
-  })
-}
-
-/**
- * The MCP tools a Claude Code request names as deferred (tool search on): each name on a line of
- * its own in a system message about deferred tools, without its schema (as in sessionsClaudeCode.ts).
- */
-const claudeDeferred = (request: LoggedRequest): ReadonlyArray<string> => {
-  const messages = (request.request.raw as { readonly messages?: ReadonlyArray<{ readonly content?: unknown }> }).messages ?? []
-  const texts = messages.flatMap((message) =>
-    typeof message.content === "string"
-      ? [message.content]
-      : Array.isArray(message.content)
-      ? message.content.flatMap((block: { readonly type?: unknown; readonly text?: unknown }) => (block.type === "text" && typeof block.text === "string" ? [block.text] : []))
-      : []
-  )
-  const names = texts.filter((text) => text.includes("deferred tools")).flatMap((text) => text.split("\n").filter((line) => /^mcp__\S+$/.test(line)))
-  return [...new Set(names)].sort()
-}
+/** The MCP tools a Claude Code request names as deferred (tool search on), the check's own reader. */
+const claudeDeferred = (request: LoggedRequest): ReadonlyArray<string> => deferredMcpNames(request.request)
 
 const claude = (toolSearch: "off" | "on"): Variant => ({
   id: `claude (tool search ${toolSearch})`,
   host: "claude",
   protocol: "anthropic",
-  session: claudeSession(toolSearch),
+  session: (context, sandbox, servers, logName) => claudeSession(context, sandbox, servers, { toolSearch, script: "firstRequest", logName }),
   firstMain: (session) => session.requests.find((logged) => logged.request.model !== COUNT_TOKENS_MODEL && logged.request.tools.length > 0),
   mcpTools: (request) => {
     const entries = request.request.tools.filter((tool) => tool.name.startsWith("mcp__")).map((tool) => tool.raw)
     return { entries, tools: entries.length, deferred: claudeDeferred(request) }
   }
 })
-
-/** Copied from checks/sessionsGemini.ts (not exported there): settings.json with the servers, API-key auth, no usage statistics. */
-const geminiSession = (context: CheckContext, sandbox: Sandbox, servers: Readonly<Record<string, StdioServer>>, logName: string): SessionResult => {
-  sandbox.write(
-    "home/.gemini/settings.json",
-    `${JSON.stringify({ mcpServers: servers, security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false } }, null, 2)}\n`
-  )
-  // yolo: every MCP tool offered, as an interactive session would (as the first-request check does).
-  return runScriptedSession(context, sandbox, {
-    host: "gemini",
-    args: ["-p", PROMPT, "--output-format", "json", "--approval-mode", "yolo"],
-    scriptModule: path.join(SESSIONS, "geminiFlow.ts"),
-    script: "firstRequest",
-    env: { GOOGLE_GEMINI_BASE_URL: MODEL_BASE_URL, GEMINI_API_KEY: "scripted", GEMINI_CLI_TRUST_WORKSPACE: "true" },
-    timeoutMs: 180_000,
-    logName
-  })
-}
 
 const VARIANTS: ReadonlyArray<Variant> = [
   {
@@ -185,7 +136,8 @@ const VARIANTS: ReadonlyArray<Variant> = [
     id: "gemini",
     host: "gemini",
     protocol: "gemini",
-    session: geminiSession,
+    // yolo: every MCP tool offered, as an interactive session would (as the first-request check does).
+    session: (context, sandbox, servers, logName) => geminiSession(context, sandbox, servers, { script: "firstRequest", logName, approval: "yolo" }),
     firstMain: withTools,
     mcpTools: (request) => plain(request.request.tools.filter((tool) => tool.name.startsWith("mcp_")).map((tool) => tool.raw))
   },

@@ -184,7 +184,7 @@ const mcpEntries = (request: ModelRequest) => request.tools.filter((tool) => too
  * tool's name on a line of its own in a system message ("The following deferred tools are now
  * available via ToolSearch"), without its schema.
  */
-const deferredMcpNames = (request: ModelRequest): ReadonlyArray<string> => {
+export const deferredMcpNames = (request: ModelRequest): ReadonlyArray<string> => {
   const messages = (request.raw as { readonly messages?: ReadonlyArray<{ readonly content?: unknown }> }).messages ?? []
   const texts = messages.flatMap((message) =>
     typeof message.content === "string"
