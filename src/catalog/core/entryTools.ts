@@ -20,7 +20,7 @@ export type EntryToolDefinition = ToolDefinitionOf<"tools_ls" | "tools_load" | "
 export const TOOLS_LS: EntryToolDefinition = {
   name: "tools_ls",
   description:
-    "Browse the loadable tools by path (/, /<category>, /<category>/<group>) with schema tokens: * loaded, ! high-risk. query searches under path.",
+    "Browse loadable tools by path: /, /<category>, /<category>/<group>. * loaded, ! high-risk. query searches under path.",
   inputSchema: {
     type: "object",
     properties: {

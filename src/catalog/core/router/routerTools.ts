@@ -37,7 +37,7 @@ export const ROUTE_MIN_SHARE = 0.5
 const queryProperty = { type: "string" }
 // k's bounds are the decoder's: an out-of-range k is refused with them (default 10, at most 50).
 const kProperty = { type: "integer" }
-// The hosts are named once, in skills_find's description; the argument's decoder refuses others with their names.
+// The argument's decoder names the hosts when it refuses another (claude-code, codex, cursor, gemini, opencode).
 const hostProperty = { type: "string" }
 
 /** `tools_find`: rank the catalog against a task. */
@@ -77,7 +77,7 @@ export const TOOLS_ROUTE: RouterToolDefinition = {
 export const SKILLS_FIND: RouterToolDefinition = {
   name: "skills_find",
   description:
-    "Rank the skills and subagents of the hosts claude-code, codex, cursor, gemini and opencode for a task.",
+    "Rank the agent hosts' skills and subagents for a task.",
   inputSchema: {
     type: "object",
     properties: { query: queryProperty, k: kProperty, host: hostProperty },
@@ -90,7 +90,7 @@ export const SKILLS_FIND: RouterToolDefinition = {
 export const SKILLS_ROUTE: RouterToolDefinition = {
   name: "skills_route",
   description:
-    "The instructions of the skill or subagent best fitting a task.",
+    "The instructions of the best skill or subagent for a task.",
   inputSchema: {
     type: "object",
     properties: { query: queryProperty, host: hostProperty },
