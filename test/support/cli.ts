@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -76,6 +76,53 @@ const cpuMsOf = (pid: number): number | null => {
     return null
   }
 }
+
+/** The pids of the process's children (Linux: the children file of each task in /proc/PID/task), empty once it is gone. */
+const childrenOf = (pid: number): ReadonlyArray<number> => {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      fs.readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter((word) => word !== "").map(Number)
+    )
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Sends SIGTERM once the process has a child of its own (a probe it started): the moment a test of
+ * "SIGTERM while the probes hang" means, whatever the machine's speed. Resolves with the time the
+ * signal was sent, or null when the process ended first.
+ */
+export const sigtermOnceChildRuns = (child: { readonly pid?: number | undefined; readonly exitCode: number | null; readonly signalCode: string | null; kill: (signal: NodeJS.Signals) => boolean }): Promise<number | null> =>
+  new Promise((resolve) => {
+    const poll = setInterval(() => {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
+        clearInterval(poll)
+        resolve(null)
+      } else if (childrenOf(child.pid).length > 0) {
+        clearInterval(poll)
+        const sentAt = performance.now()
+        child.kill("SIGTERM")
+        resolve(sentAt)
+      }
+    }, 5)
+  })
+
+/** The CPU time (ms) a command of the built CLI uses when run to its end, read until it exits (within one 5 ms poll). */
+export const cpuMsOfRun = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: env.HOME, stdio: "ignore" })
+    let last = 0
+    const poll = setInterval(() => {
+      const used = child.pid === undefined ? null : cpuMsOf(child.pid)
+      if (used !== null) last = used
+    }, 5)
+    child.on("exit", (code) => {
+      clearInterval(poll)
+      if (code === 0) resolve(last)
+      else reject(new Error(`${args.join(" ")} exited ${code}`))
+    })
+  })
 
 /**
  * Sends SIGTERM once the process has used `cpuMs` of CPU time. A timer started at spawn would,

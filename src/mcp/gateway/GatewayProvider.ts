@@ -104,9 +104,10 @@ export const RELIST_HOLD: Duration.DurationInput = "2 seconds"
 
 /**
  * How long a load's answer waits after the re-list was answered: a host applies the new list
- * after its answer arrives (Gemini CLI 0.61.0 registers the tools, then updates its chat's tools;
- * Claude Code 2.1.332 likewise), and with 20 ms the loaded tool was missing from the next request
- * in 3 of 20 Gemini CLI and 15 of 20 Claude Code sessions.
+ * after its answer arrives (Gemini CLI 0.61.0 registers the tools, then updates its chat's tools).
+ * With 20 ms the loaded tool was missing from the very next request in 3 of 20 Gemini CLI
+ * sessions (and Claude Code's debug log showed the list arriving 11 ms before a load's answer in a
+ * session that missed it); with 250 ms it was there in 20 of 20 sessions of each (7 December).
  */
 const RELIST_SETTLE: Duration.DurationInput = "250 millis"
 
