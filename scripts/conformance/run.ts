@@ -21,6 +21,7 @@ import { gatewayChecks } from "./checks/gateway.js"
 import { mcpSnippetChecks } from "./checks/mcpSnippets.js"
 import { sessionsGeminiChecks } from "./checks/sessionsGemini.js"
 import { sessionsHighRiskChecks } from "./checks/sessionsHighRisk.js"
+import { sessionsSetupChecks } from "./checks/sessionsSetup.js"
 import { sessionsClaudeCodeChecks } from "./checks/sessionsClaudeCode.js"
 import { sessionsCodexChecks } from "./checks/sessionsCodex.js"
 import { sessionsOpencodeChecks } from "./checks/sessionsOpencode.js"
@@ -29,7 +30,7 @@ import { HOSTS, type HostName } from "./hosts.js"
 import { ensureInstalled } from "./install.js"
 import { createSandbox, describeIsolation, detectIsolation } from "./sandbox.js"
 
-const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsGeminiChecks, ...sessionsClaudeCodeChecks, ...sessionsHighRiskChecks]
+const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsGeminiChecks, ...sessionsClaudeCodeChecks, ...sessionsHighRiskChecks, ...sessionsSetupChecks]
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 

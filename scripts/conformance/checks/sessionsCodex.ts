@@ -94,8 +94,16 @@ const codexConfig = (servers: Readonly<Record<string, StdioServer>>): string =>
 const PROMPT = "Use the tool-map gateway to find and call the echo tool."
 
 /** One `codex exec` session with `servers` configured, answered by `script` of gatewayFlow.ts. */
-export const codexSession = (context: CheckContext, sandbox: Sandbox, servers: Readonly<Record<string, StdioServer>>, script: string, logName: string): SessionResult => {
-  sandbox.write("home/.codex/config.toml", codexConfig(servers))
+export const codexSession = (
+  context: CheckContext,
+  sandbox: Sandbox,
+  servers: Readonly<Record<string, StdioServer>>,
+  script: string,
+  logName: string,
+  /** Run with config.toml as an earlier session (and whatever edited it since) left it. */
+  keepConfig = false
+): SessionResult => {
+  if (!keepConfig) sandbox.write("home/.codex/config.toml", codexConfig(servers))
   return runScriptedSession(context, sandbox, {
     host: "codex",
     args: ["exec", "--skip-git-repo-check", "--json", PROMPT],

@@ -69,10 +69,16 @@ export const geminiSession = (
   context: CheckContext,
   sandbox: Sandbox,
   servers: Readonly<Record<string, object>>,
-  options: { readonly script: string; readonly logName: string; readonly approval: Approval }
+  options: {
+    readonly script: string
+    readonly logName: string
+    readonly approval: Approval
+    /** Run with settings.json as an earlier session (and whatever edited it since) left it. */
+    readonly keepConfig?: boolean
+  }
 ): SessionResult => {
   const { approval, logName, script } = options
-  sandbox.write("home/.gemini/settings.json", geminiSettings(servers, approval === "trust"))
+  if (options.keepConfig !== true) sandbox.write("home/.gemini/settings.json", geminiSettings(servers, approval === "trust"))
   const session = runScriptedSession(context, sandbox, {
     host: "gemini",
     args: ["-p", PROMPT, "--output-format", "json", ...(approval === "yolo" ? ["--approval-mode", "yolo"] : [])],

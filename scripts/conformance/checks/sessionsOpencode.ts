@@ -64,9 +64,11 @@ export const opencodeSession = (
   sandbox: Sandbox,
   servers: Readonly<Record<string, StdioServer>>,
   script: string,
-  logName: string
+  logName: string,
+  /** Run with opencode.json as an earlier session (and whatever edited it since) left it. */
+  keepConfig = false
 ): SessionResult => {
-  sandbox.write("home/.config/opencode/opencode.json", opencodeConfig(servers))
+  if (!keepConfig) sandbox.write("home/.config/opencode/opencode.json", opencodeConfig(servers))
   return runScriptedSession(context, sandbox, {
     host: "opencode",
     args: ["run", "--model", `${PROVIDER}/${MODEL}`, PROMPT],
