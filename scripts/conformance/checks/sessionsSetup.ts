@@ -25,6 +25,8 @@ interface SetupHost {
   readonly session: (context: CheckContext, sandbox: Sandbox, servers: Readonly<Record<string, StdioServer>>, logName: string, keep: boolean) => SessionResult
   /** The server an MCP tool of a request belongs to, among `servers`, and its own name. */
   readonly serverOf: (tool: OfferedTool, servers: ReadonlyArray<string>) => { readonly server: string; readonly name: string } | undefined
+  /** The environment the host's sessions have that decides what it loads, for `gateway setup` too. */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 const byPrefix = (prefixOf: (server: string) => string) => (tool: OfferedTool, servers: ReadonlyArray<string>) => {
@@ -68,7 +70,9 @@ const HOSTS: Readonly<Partial<Record<HostName, SetupHost>>> = {
     agentHost: "gemini",
     // yolo: every MCP tool offered, as in an interactive session (a server without `trust` is left out of `-p` otherwise).
     session: (context, sandbox, servers, logName, keep) => geminiSession(context, sandbox, servers, { script: "firstRequest", logName, approval: "yolo", keepConfig: keep }),
-    serverOf: byPrefix((server) => `mcp_${server}_`)
+    serverOf: byPrefix((server) => `mcp_${server}_`),
+    // The sessions trust the project folder this way; in a folder it does not trust, Gemini CLI loads no server.
+    env: { GEMINI_CLI_TRUST_WORKSPACE: "true" }
   },
   opencode: {
     agentHost: "opencode",
@@ -105,7 +109,7 @@ const setupCheck = (hostName: HostName, host: SetupHost): Check => ({
     withSandbox(context, (sandbox) => {
       const servers = referenceServers(context, sandbox)
       const before = host.session(context, sandbox, servers, "before.jsonl", false)
-      succeeded(`tool-map gateway setup ${host.agentHost}`, context.runToolMap(sandbox, ["gateway", "setup", host.agentHost]))
+      succeeded(`tool-map gateway setup ${host.agentHost}`, context.runToolMap(sandbox, ["gateway", "setup", host.agentHost], { env: { ...host.env } }))
       const after = host.session(context, sandbox, servers, "after.jsonl", true)
       return {
         toolMap: `before setup: ${REFERENCE.join(", ")}\nafter setup: ${MCP_SERVER_NAME} (${gatewayToolNames().join(", ")})`,
