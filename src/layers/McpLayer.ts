@@ -2,7 +2,7 @@ import { Console, Context, Deferred, Effect, Layer } from "effect"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { InventoryProvidersLayer } from "../mcp/server/inventory/InventoryProviders.js"
 import { McpProviders, type McpProviderSet } from "../mcp/server/McpProviders.js"
-import { McpProtocolError, McpServer } from "../mcp/server/McpServer.js"
+import { GATEWAY_INSTRUCTIONS, McpProtocolError, McpServer, SERVER_INSTRUCTIONS } from "../mcp/server/McpServer.js"
 import { gatewayRequested, type McpGatewayOptions, type McpServeOptions, type McpTransportChoice } from "../mcp/server/options.js"
 import { serveStdio } from "../mcp/server/serveStdio.js"
 
@@ -28,7 +28,7 @@ const serveHttpOn = (port: number) =>
  * A providers layer that fails ends the command with its error, even when the client has left
  * already.
  */
-export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.Layer<McpProviders, E, R>) =>
+export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.Layer<McpProviders, E, R>, instructions: string = SERVER_INSTRUCTIONS) =>
   Effect.gen(function* () {
     const needed = yield* Deferred.make<void>()
     const need = Deferred.succeed(needed, undefined)
@@ -43,7 +43,7 @@ export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.L
     const providerSet = Effect.zipRight(need, Deferred.await(built)).pipe(
       Effect.mapError(() => new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map mcp could not start its tools (see its stderr)" }))
     )
-    const serving = Effect.provide(transport._tag === "Stdio" ? serveStdio : serveHttpOn(transport.port), McpServer.layerAwaiting(providerSet))
+    const serving = Effect.provide(transport._tag === "Stdio" ? serveStdio : serveHttpOn(transport.port), McpServer.layerAwaiting(providerSet, instructions))
     yield* Effect.raceFirst(serving, Effect.zipRight(Deferred.await(built), Effect.never))
     yield* need
     yield* Deferred.await(built)
@@ -59,7 +59,8 @@ export const serveGateway = (transport: McpTransportChoice, options: McpGatewayO
     transport,
     Layer.unwrapEffect(
       Effect.map(Effect.promise(() => import("../mcp/gateway/GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options))
-    )
+    ),
+    GATEWAY_INSTRUCTIONS
   )
 
 /**

@@ -149,6 +149,18 @@ describe("tool-map gateway (built CLI)", () => {
     expect(fs.existsSync(path.join(home, ".local"))).toBe(false)
   })
 
+  it("a Claude Code home whose servers are all local-scope: refused, naming the servers setup cannot move", () => {
+    const { home, run } = homeWith("cursor")
+    // `claude mcp add` puts a server in the local scope by default: projects[<dir>].mcpServers of ~/.claude.json.
+    fs.writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ projects: { [home]: { mcpServers: { mine: { type: "stdio", command: "mine-server" } } } } }))
+    const result = run("setup", "claude-code")
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 7,
+      stderr: `tool-map: claude-code loads no MCP server from ${path.join(home, ".claude.json")} (user scope): there is nothing to put behind the gateway, and nothing was written. It loads a server from where setup cannot move them: mine (local scope, ${path.join(home, ".claude.json")}) (\`tool-map gateway status\` lists them).\n`
+    })
+    expect(fs.existsSync(path.join(home, ".local"))).toBe(false)
+  })
+
   it("gateway --help and setup --help explain the commands", () => {
     const { run } = homeWith("cursor")
     const help = run("--help")

@@ -49,6 +49,10 @@ it("fronts the reference servers: entry tools first, a load, a proxied call equa
   fs.writeFileSync(file, JSON.stringify({ mcpServers: Object.fromEntries(servers.map((s) => [s.name, { command: s.command, args: s.args, env: s.env }])) }))
   const expected = await direct(servers[1]!, (client) => client.callTool({ name: "read_graph", arguments: {} }))
   const client = await connect(file, home)
+  // Its own instructions, not the inventory server's (Codex shows them with every request).
+  expect(client.getInstructions()).toBe(
+    "The tools of this machine's MCP servers, loaded on demand: find them with tools_find or tools_ls, load them with tools_load, then call them by name or with tools_call."
+  )
   expect(namesOf((await client.listTools()).tools)).toEqual(ENTRY)
   expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["memory"] } })).split("\n")[0]).toBe(
     "Loaded 6 tool(s), ~611 tok; callable from your next step:"

@@ -1,6 +1,5 @@
 import * as path from "node:path"
-import { ENTRY_TOOL_DEFINITIONS } from "../../../src/catalog/core/entryTools.js"
-import { ROUTER_TOOL_DEFINITIONS } from "../../../src/catalog/core/router/routerTools.js"
+import { GATEWAY_ENTRY_TOOLS } from "../../../src/mcp/gateway/gatewayTools.js"
 import { hostConfigSnippet } from "../../../src/mcp/hostConfig.js"
 import { type Check, succeeded, withSandbox } from "../check.js"
 import { claudeSession } from "./claudeCode.js"
@@ -30,7 +29,7 @@ export const gatewayChecks: ReadonlyArray<Check> = [
         const { init } = claudeSession(context, sandbox)
         // Claude Code names a user server's tool mcp__<server>__<tool> (2.1.332).
         return {
-          toolMap: describeSession("connected", [...ENTRY_TOOL_DEFINITIONS, ...ROUTER_TOOL_DEFINITIONS].map((tool) => `mcp__tool-map__${tool.name}`)),
+          toolMap: describeSession("connected", GATEWAY_ENTRY_TOOLS.map((tool) => `mcp__tool-map__${tool.name}`)),
           host: describeSession(
             init.mcp_servers?.find((server) => server.name === "tool-map")?.status ?? "not listed",
             (init.tools ?? []).filter((tool) => tool.startsWith("mcp__tool-map__"))

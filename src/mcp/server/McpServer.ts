@@ -40,6 +40,14 @@ export const SERVER_INSTRUCTIONS =
   "Read the resource tool-map://inventory/summary at the start of a session; use `which` to find which copy of a command runs, " +
   "`inventory_query` for lists with filters, and `inventory_refresh` after installing or removing tools."
 
+/**
+ * What the gateway tells a client about itself instead: hosts show a server's instructions to the
+ * model (Codex 0.171.0 as the description of the server's tool namespace, in every request), and
+ * the inventory's text names tools the gateway does not have.
+ */
+export const GATEWAY_INSTRUCTIONS =
+  "The tools of this machine's MCP servers, loaded on demand: find them with tools_find or tools_ls, load them with tools_load, then call them by name or with tools_call."
+
 /** One live connection: its session (after `initialize`) and a way to wait for its end. */
 export interface McpConnection {
   /** The session, once the client has sent `initialize` (a failure when the providers could not be built). */
@@ -65,7 +73,7 @@ const toolListError = (provider: McpToolProvider, cause: { readonly message: str
  * The server answering from `providerSet`, which may still be being built: `initialize` is the
  * SDK's own and is answered at once, and every other request waits for the providers.
  */
-const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>) => Effect.gen(function* () {
+const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, instructions: string) => Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
   const validator = validatorOnFirstUse()
 
@@ -92,7 +100,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>) => E
       { name: "tool-map", version: TOOL_MAP_VERSION },
       {
         capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
-        instructions: SERVER_INSTRUCTIONS,
+        instructions,
         jsonSchemaValidator: validator
       }
     )
@@ -248,10 +256,12 @@ export class McpServer extends Context.Tag("tool-map/McpServer")<McpServer, {
   readonly connect: (transport: Transport, id: string) => Effect.Effect<McpConnection, never, Scope.Scope>
 }>() {
   /** The server over the providers of {@link McpProviders}. */
-  static readonly layer = Layer.effect(this, Effect.flatMap(McpProviders, (set) => make(Effect.succeed(set))))
+  static readonly layer = Layer.effect(this, Effect.flatMap(McpProviders, (set) => make(Effect.succeed(set), SERVER_INSTRUCTIONS)))
   /**
    * The server over providers still being built (`providerSet` completes once they are): a
-   * client's `initialize` is answered without waiting for them, its other requests wait.
+   * client's `initialize` is answered without waiting for them (with `instructions`), its other
+   * requests wait.
    */
-  static readonly layerAwaiting = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>) => Layer.effect(this, make(providerSet))
+  static readonly layerAwaiting = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, instructions: string = SERVER_INSTRUCTIONS) =>
+    Layer.effect(this, make(providerSet, instructions))
 }

@@ -270,7 +270,10 @@ function make(launch: (serversFile: string) => McpInvocation) {
       const behind = Option.isSome(record) ? yield* readBehind(files) : {}
       const gatewayEntry = hostServerEntry(host, launch(files.serversFile))
       const notLoaded = yield* notLoadedIn(host, scope, config)
-      const plan = yield* planSetup({ target, path: config, text, behind, notLoaded }, gatewayEntry)
+      const plan = yield* Either.match(planSetup({ target, path: config, text, behind, notLoaded }, gatewayEntry), {
+        onLeft: (error) => (error._tag === "HostHasNoServers" ? Effect.flatMap(unmovable(host), (elsewhere) => new HostHasNoServers({ ...error, elsewhere })) : Effect.fail(error)),
+        onRight: Effect.succeed
+      })
       const result = (outcome: SetupResult["outcome"]): SetupResult => ({
         host,
         scope,
@@ -379,6 +382,13 @@ function make(launch: (serversFile: string) => McpInvocation) {
             movable: item.scope === "user" || item.scope === "project"
           }))
       })
+
+    /** The servers the host loads that no setup can move, as `name (where)`: said when a setup finds nothing to move. */
+    const unmovable = (host: AgentHostName) =>
+      Effect.map(directOf(host), (servers) =>
+        servers.filter((server) => !server.movable).map((server) =>
+          `${server.name} (${server.plugin === null ? `${server.scope} scope, ${server.path}` : `plugin ${server.plugin}`})`
+        ))
 
     const status = Effect.fn("GatewaySetup.status")(function*(hosts: ReadonlyArray<AgentHostName>) {
       return yield* Effect.forEach(hosts, (host) =>

@@ -9,10 +9,15 @@ import { Schema } from "effect"
 export class HostHasNoServers extends Schema.TaggedError<HostHasNoServers>()("HostHasNoServers", {
   host: Schema.String,
   scope: Schema.String,
-  path: Schema.String
+  path: Schema.String,
+  /** Servers the host loads from where setup cannot move them (Claude Code's local scope, a plugin), as `name (where)`. */
+  elsewhere: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 }) {
   get message() {
-    return `${this.host} loads no MCP server from ${this.path} (${this.scope} scope): there is nothing to put behind the gateway, and nothing was written.`
+    const elsewhere = this.elsewhere.length === 0
+      ? ""
+      : ` It loads ${this.elsewhere.length === 1 ? "a server" : `${this.elsewhere.length} servers`} from where setup cannot move them: ${this.elsewhere.join(", ")} (\`tool-map gateway status\` lists them).`
+    return `${this.host} loads no MCP server from ${this.path} (${this.scope} scope): there is nothing to put behind the gateway, and nothing was written.${elsewhere}`
   }
 }
 
