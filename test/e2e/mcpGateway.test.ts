@@ -51,7 +51,7 @@ it("fronts the reference servers: entry tools first, a load, a proxied call equa
   const client = await connect(file, home)
   // Its own instructions, not the inventory server's (Codex shows them with every request).
   expect(client.getInstructions()).toBe(
-    "The tools of this machine's MCP servers, loaded on demand: find them with tools_find or tools_ls, load them with tools_load, then call them by name or with tools_call."
+    "This machine's MCP server tools, on demand: find with tools_find or tools_ls, load with tools_load, call by name or with tools_call."
   )
   expect(namesOf((await client.listTools()).tools)).toEqual(ENTRY)
   expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["memory"] } })).split("\n")[0]).toBe(

@@ -46,7 +46,7 @@ export const SERVER_INSTRUCTIONS =
  * the inventory's text names tools the gateway does not have.
  */
 export const GATEWAY_INSTRUCTIONS =
-  "The tools of this machine's MCP servers, loaded on demand: find them with tools_find or tools_ls, load them with tools_load, then call them by name or with tools_call."
+  "This machine's MCP server tools, on demand: find with tools_find or tools_ls, load with tools_load, call by name or with tools_call."
 
 /** One live connection: its session (after `initialize`) and a way to wait for its end. */
 export interface McpConnection {
