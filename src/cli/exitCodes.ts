@@ -37,6 +37,7 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   CatalogFileError: ExitCode.cannotWrite,
   CatalogStateNotSaved: ExitCode.cannotWrite,
   HostHasNoServers: ExitCode.refused,
+  ScopeNotOfHost: ExitCode.usage,
   GatewayNotSetUp: ExitCode.refused,
   HostConfigEditUnsafe: ExitCode.refused,
   HostConfigChanged: ExitCode.refused,

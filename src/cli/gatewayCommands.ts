@@ -15,7 +15,7 @@ const hostArg = Args.choice(AGENT_HOSTS.map((host) => [host, host] as const), { 
 
 const scopeOption = Options.choice("scope", SETUP_SCOPES).pipe(
   Options.withDescription(
-    "Which config to edit: user (default; the host's config for every project: ~/.claude.json, $CODEX_HOME/config.toml, ~/.cursor/mcp.json, ~/.gemini/settings.json, ~/.config/opencode/opencode.json(c)) or project (the working directory's .mcp.json, .codex/config.toml, .cursor/mcp.json, .gemini/settings.json or opencode.json(c))."
+    "Which config to edit: user (default; the host's config for every project: ~/.claude.json, $CODEX_HOME/config.toml, ~/.cursor/mcp.json, ~/.gemini/settings.json, ~/.config/opencode/opencode.json(c)) project (the working directory's .mcp.json, .codex/config.toml, .cursor/mcp.json, .gemini/settings.json or opencode.json(c)), or local (Claude Code only: this project's servers in ~/.claude.json, where `claude mcp add` puts them by default)."
   ),
   Options.withDefault("user" as const)
 )
@@ -69,7 +69,7 @@ const setupLines = (result: SetupResult): ReadonlyArray<string> => [
   ...result.kept.map((server) => `  left in the config: ${server.name}: ${server.reason}`),
   `Behind the gateway: ${list(result.behind)}`,
   `Servers file (mode 0600): ${result.serversFile}`,
-  ...(result.outcome === "dry-run" || result.outcome === "unchanged" ? [] : [`Backup until \`tool-map gateway restore ${result.host}${result.scope === "user" ? "" : " --scope project"}\`: ${result.backup}`])
+  ...(result.outcome === "dry-run" || result.outcome === "unchanged" ? [] : [`Backup until \`tool-map gateway restore ${result.host}${result.scope === "user" ? "" : ` --scope ${result.scope}`}\`: ${result.backup}`])
 ]
 
 const restoreLines = (result: RestoreResult): ReadonlyArray<string> =>

@@ -149,16 +149,51 @@ describe("tool-map gateway (built CLI)", () => {
     expect(fs.existsSync(path.join(home, ".local"))).toBe(false)
   })
 
-  it("a Claude Code home whose servers are all local-scope: refused, naming the servers setup cannot move", () => {
+  it("Claude Code's local scope: the user scope points to it; --scope local moves this project's servers and restores them byte for byte", () => {
     const { home, run } = homeWith("cursor")
+    const claudeJson = path.join(home, ".claude.json")
     // `claude mcp add` puts a server in the local scope by default: projects[<dir>].mcpServers of ~/.claude.json.
-    fs.writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ projects: { [home]: { mcpServers: { mine: { type: "stdio", command: "mine-server" } } } } }))
-    const result = run("setup", "claude-code")
-    expect({ status: result.status, stderr: result.stderr }).toEqual({
+    const original = `${JSON.stringify({
+      numStartups: 3,
+      projects: {
+        [home]: { allowedTools: [], mcpServers: { mine: { type: "stdio", command: "mine-server", env: { TOKEN: "local-secret-value-0123456789" } } } },
+        "/elsewhere": { mcpServers: { theirs: { type: "stdio", command: "their-server" } } }
+      }
+    }, null, 2)}\n`
+    fs.writeFileSync(claudeJson, original)
+    const user = run("setup", "claude-code")
+    expect({ status: user.status, stderr: user.stderr }).toEqual({
       status: 7,
-      stderr: `tool-map: claude-code loads no MCP server from ${path.join(home, ".claude.json")} (user scope): there is nothing to put behind the gateway, and nothing was written. It loads a server from where setup cannot move them: mine (local scope, ${path.join(home, ".claude.json")}) (\`tool-map gateway status\` lists them).\n`
+      stderr: `tool-map: claude-code loads no MCP server from ${claudeJson} (user scope): there is nothing to put behind the gateway, and nothing was written. It loads a server from elsewhere: mine (local scope: --scope local moves it).\n`
     })
     expect(fs.existsSync(path.join(home, ".local"))).toBe(false)
+
+    const local = run("setup", "claude-code", "--scope", "local")
+    expect({ status: local.status, stderr: local.stderr }).toEqual({ status: 0, stderr: "" })
+    expect(local.stdout).not.toContain("local-secret-value")
+    const after = JSON.parse(fs.readFileSync(claudeJson, "utf8")) as { projects: Record<string, { mcpServers: Record<string, { args: Array<string> }> }> }
+    expect(Object.keys(after.projects[home]!.mcpServers)).toEqual(["tool-map"])
+    expect(after.projects["/elsewhere"]).toEqual({ mcpServers: { theirs: { type: "stdio", command: "their-server" } } })
+    const serversFile = after.projects[home]!.mcpServers["tool-map"]!.args.at(-1)!
+    expect(path.basename(serversFile)).toMatch(/^claude-code-local-[0-9a-f]{12}\.json$/)
+    expect(JSON.parse(fs.readFileSync(serversFile, "utf8"))).toEqual({
+      host: "claude-code",
+      source: claudeJson,
+      mcpServers: { mine: { type: "stdio", command: "mine-server", env: { TOKEN: "local-secret-value-0123456789" } } }
+    })
+    expect(modeOf(serversFile)).toBe("600")
+    const restore = run("restore", "claude-code", "--scope", "local")
+    expect({ status: restore.status, stderr: restore.stderr }).toEqual({ status: 0, stderr: "" })
+    expect(fs.readFileSync(claudeJson, "utf8")).toBe(original)
+  })
+
+  it("--scope local is Claude Code's only: another host's is a usage error", () => {
+    const { run } = homeWith("codex")
+    expect(run("setup", "codex", "--scope", "local")).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: "tool-map: codex has no local scope: only Claude Code keeps servers per project in its user config (--scope local); use --scope user or --scope project.\n"
+    })
   })
 
   it("gateway --help and setup --help explain the commands", () => {

@@ -16,7 +16,8 @@ import { type AgentHostName, isEffective, type McpServerItem } from "../../inven
 import { HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
 import { entryRunsToolMap } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedence.js"
-import { defaultHostFileLimits, sha256 } from "../../inventory/discover/agentHosts/shared.js"
+import { localProjectKey } from "../../inventory/discover/agentHosts/claudeCode.js"
+import { asRecord, defaultHostFileLimits, sha256 } from "../../inventory/discover/agentHosts/shared.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { hostServerEntry, type McpInvocation } from "../hostConfig.js"
@@ -27,9 +28,11 @@ import {
   HostConfigChanged,
   HostConfigUnreadable,
   HostHasNoServers,
+  ScopeNotOfHost,
   SetupRecordInvalid
 } from "./errors.js"
-import { hostConfigTarget, type HostConfigTarget, type SetupScope } from "./hostFiles.js"
+import { editorFor } from "./configEdit.js"
+import { hostConfigTarget, type HostConfigTarget, type SetupScope, withProjectKey } from "./hostFiles.js"
 import { type GatewayEntryChange, type KeptServer, planEntryRestore, planSetup, type ServerSummary } from "./plan.js"
 
 /** What `setup` did (or, with `dryRun`, would do). */
@@ -94,7 +97,7 @@ export interface HostGatewayStatus {
 const SetupRecord = Schema.Struct({
   version: Schema.Literal(1),
   host: Schema.String,
-  scope: Schema.Literal("user", "project"),
+  scope: Schema.Literal("user", "project", "local"),
   config: Schema.String,
   originalSha256: Schema.String,
   writtenSha256: Schema.String,
@@ -124,9 +127,9 @@ interface SetupFiles {
 /** The folder of the setups: `<data dir>/gateway/hosts`. */
 export const setupsDirOf = (dataDir: string): string => NodePath.join(dataDir, "gateway", "hosts")
 
-/** `<host>-user`, or `<host>-project-<hash of the project's folder>` (one per project). */
+/** `<host>-user`, or `<host>-<project|local>-<hash of the project's folder>` (one per project). */
 const stemOf = (host: AgentHostName, scope: SetupScope, project: string): string =>
-  scope === "user" ? `${host}-user` : `${host}-project-${sha256(project).slice(0, 12)}`
+  scope === "user" ? `${host}-user` : `${host}-${scope}-${sha256(project).slice(0, 12)}`
 
 const filesOf = (dir: string, stem: string): SetupFiles => ({
   serversFile: NodePath.join(dir, `${stem}.json`),
@@ -238,10 +241,28 @@ function make(launch: (serversFile: string) => McpInvocation) {
         return present[0]!
       })
 
+    /**
+     * The local scope's map sits under the project's key as the file has it: the nearest project
+     * of the working directory, as Claude Code picks it (`localProjectKey`); the working directory
+     * itself when the file has none yet.
+     */
+    const keyed = (target: HostConfigTarget, config: string) =>
+      Effect.gen(function*() {
+        if (target.scope !== "local") return target
+        const bytes = yield* readBytes(config, target.host)
+        if (Option.isNone(bytes)) return target
+        const parsed = editorFor(target.format).parse(yield* decodeText(bytes.value, target.host, config))
+        const projects = Either.isRight(parsed) ? asRecord(asRecord(parsed.right)?.["projects"]) : null
+        const key = localProjectKey(projects, machine.cwd, machine.os === "win32" ? NodePath.win32 : NodePath.posix, machine.os)
+        return key === undefined ? target : withProjectKey(target, key)
+      })
+
     const locate = (host: AgentHostName, scope: SetupScope) =>
       Effect.gen(function*() {
-        const target = hostConfigTarget(host, scope, machine)
-        const config = yield* configPathOf(target)
+        const unkeyed = hostConfigTarget(host, scope, machine)
+        if (unkeyed === null) return yield* new ScopeNotOfHost({ host, scope })
+        const config = yield* configPathOf(unkeyed)
+        const target = yield* keyed(unkeyed, config)
         const files = filesOf(dir, stemOf(host, scope, NodePath.resolve(machine.cwd)))
         return { target, config, files }
       })
@@ -271,7 +292,7 @@ function make(launch: (serversFile: string) => McpInvocation) {
       const gatewayEntry = hostServerEntry(host, launch(files.serversFile))
       const notLoaded = yield* notLoadedIn(host, scope, config)
       const plan = yield* Either.match(planSetup({ target, path: config, text, behind, notLoaded }, gatewayEntry), {
-        onLeft: (error) => (error._tag === "HostHasNoServers" ? Effect.flatMap(unmovable(host), (elsewhere) => new HostHasNoServers({ ...error, elsewhere })) : Effect.fail(error)),
+        onLeft: (error) => (error._tag === "HostHasNoServers" ? Effect.flatMap(elsewhereThan(host, scope), (elsewhere) => new HostHasNoServers({ ...error, elsewhere })) : Effect.fail(error)),
         onRight: Effect.succeed
       })
       const result = (outcome: SetupResult["outcome"]): SetupResult => ({
@@ -379,15 +400,22 @@ function make(launch: (serversFile: string) => McpInvocation) {
             scope: item.scope,
             path: item.path,
             plugin: item.plugin,
-            movable: item.scope === "user" || item.scope === "project"
+            movable: item.scope === "user" || item.scope === "project" || (item.scope === "local" && host === "claude-code")
           }))
       })
 
-    /** The servers the host loads that no setup can move, as `name (where)`: said when a setup finds nothing to move. */
-    const unmovable = (host: AgentHostName) =>
+    /**
+     * The servers the host loads from outside `scope`, as `name (where; what moves it)`: said when a
+     * setup finds nothing to move in its own scope.
+     */
+    const elsewhereThan = (host: AgentHostName, scope: SetupScope) =>
       Effect.map(directOf(host), (servers) =>
-        servers.filter((server) => !server.movable).map((server) =>
-          `${server.name} (${server.plugin === null ? `${server.scope} scope, ${server.path}` : `plugin ${server.plugin}`})`
+        servers.filter((server) => server.scope !== scope).map((server) =>
+          server.plugin !== null
+            ? `${server.name} (plugin ${server.plugin}; cannot be moved)`
+            : server.movable
+            ? `${server.name} (${server.scope} scope: --scope ${server.scope} moves it)`
+            : `${server.name} (${server.scope} scope, ${server.path}; cannot be moved)`
         ))
 
     const status = Effect.fn("GatewaySetup.status")(function*(hosts: ReadonlyArray<AgentHostName>) {

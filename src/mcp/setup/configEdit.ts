@@ -15,9 +15,9 @@ export interface ConfigEditor {
   /** The parsed file, or why it does not parse (a line number, never a quote of the text: it holds secrets). */
   readonly parse: (text: string) => Either.Either<unknown, string>
   /** The text without the named servers of the map, or why they cannot be removed safely. */
-  readonly remove: (text: string, mapKey: string, names: ReadonlyArray<string>) => Either.Either<string, string>
+  readonly remove: (text: string, mapPath: ReadonlyArray<string>, names: ReadonlyArray<string>) => Either.Either<string, string>
   /** The text with the entries added to the map, first or last in it (TOML: always appended); an entry of the same name replaced, in JSON. */
-  readonly add: (text: string, mapKey: string, entries: ReadonlyArray<readonly [string, unknown]>, at: "first" | "last") => string
+  readonly add: (text: string, mapPath: ReadonlyArray<string>, entries: ReadonlyArray<readonly [string, unknown]>, at: "first" | "last") => string
 }
 
 const lineAt = (text: string, offset: number): number => text.slice(0, offset).split("\n").length
@@ -83,13 +83,13 @@ const jsoncEditor: ConfigEditor = {
       ? Either.right(value ?? {})
       : Either.left(`line ${lineAt(text, first.offset)}: ${printParseErrorCode(first.error)}`)
   },
-  remove: (text, mapKey, names) => Either.right(names.reduce((current, name) => removeJsoncProperty(current, [mapKey, name]), text)),
-  add: (text, mapKey, entries, at) => {
+  remove: (text, mapPath, names) => Either.right(names.reduce((current, name) => removeJsoncProperty(current, [...mapPath, name]), text)),
+  add: (text, mapPath, entries, at) => {
     const formattingOptions = formattingOf(text)
     const base = text.trim() === "" ? "{}\n" : text
     return entries.reduce(
       (current, [name, value]) =>
-        applyEdits(current, modify(current, [mapKey, name], value, { formattingOptions, getInsertionIndex: (keys) => (at === "first" ? 0 : keys.length) })),
+        applyEdits(current, modify(current, [...mapPath, name], value, { formattingOptions, getInsertionIndex: (keys) => (at === "first" ? 0 : keys.length) })),
       base
     )
   }
@@ -191,7 +191,8 @@ const tomlEditor: ConfigEditor = {
       const line = typeof error === "object" && error !== null && "line" in error && typeof error.line === "number" ? error.line : null
       return line === null ? "it is not valid TOML" : `line ${line}: it is not valid TOML`
     }),
-  remove: (text, mapKey, names) =>
+  // Codex's servers are a top-level table: only a path of one segment is given here (hostFiles.ts).
+  remove: (text, [mapKey = ""], names) =>
     Either.gen(function*() {
       const lines = splitLines(text)
       const found = yield* tomlLines(lines)
@@ -217,7 +218,7 @@ const tomlEditor: ConfigEditor = {
       }
       return lines.filter((_, index) => !drop.has(index)).join("\n")
     }),
-  add: (text, mapKey, entries) => {
+  add: (text, [mapKey = ""], entries) => {
     if (entries.length === 0) return text
     const eol = text.includes("\r\n") ? "\r\n" : "\n"
     const body = stringifyToml({ [mapKey]: Object.fromEntries(entries) }).replaceAll("\n", eol)

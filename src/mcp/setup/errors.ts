@@ -10,13 +10,13 @@ export class HostHasNoServers extends Schema.TaggedError<HostHasNoServers>()("Ho
   host: Schema.String,
   scope: Schema.String,
   path: Schema.String,
-  /** Servers the host loads from where setup cannot move them (Claude Code's local scope, a plugin), as `name (where)`. */
+  /** Servers the host loads from outside this scope (another scope, a plugin), as `name (where; what moves it)`. */
   elsewhere: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 }) {
   get message() {
     const elsewhere = this.elsewhere.length === 0
       ? ""
-      : ` It loads ${this.elsewhere.length === 1 ? "a server" : `${this.elsewhere.length} servers`} from where setup cannot move them: ${this.elsewhere.join(", ")} (\`tool-map gateway status\` lists them).`
+      : ` It loads ${this.elsewhere.length === 1 ? "a server" : `${this.elsewhere.length} servers`} from elsewhere: ${this.elsewhere.join(", ")}.`
     return `${this.host} loads no MCP server from ${this.path} (${this.scope} scope): there is nothing to put behind the gateway, and nothing was written.${elsewhere}`
   }
 }
@@ -86,8 +86,19 @@ export class SetupRecordInvalid extends Schema.TaggedError<SetupRecordInvalid>()
   }
 }
 
+/** `--scope local` for a host that keeps no servers per project in its user config. */
+export class ScopeNotOfHost extends Schema.TaggedError<ScopeNotOfHost>()("ScopeNotOfHost", {
+  host: Schema.String,
+  scope: Schema.String
+}) {
+  get message() {
+    return `${this.host} has no ${this.scope} scope: only Claude Code keeps servers per project in its user config (--scope local); use --scope user or --scope project.`
+  }
+}
+
 /** Every failure of the gateway's setup commands. */
 export type GatewaySetupError =
+  | ScopeNotOfHost
   | HostHasNoServers
   | GatewayNotSetUp
   | HostConfigUnreadable

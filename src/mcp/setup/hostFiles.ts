@@ -7,11 +7,15 @@ import * as NodePath from "node:path"
 import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
 import type { McpDialect } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 
-/** Which of a host's configs setup edits: the user's (every project) or the working directory's project. */
-export type SetupScope = "user" | "project"
+/**
+ * Which of a host's configs setup edits: the user's (every project), the working directory's
+ * project file, or (Claude Code only) the local scope, the project's own entry in the user's
+ * ~/.claude.json (`projects[<dir>].mcpServers`, where `claude mcp add` puts a server by default).
+ */
+export type SetupScope = "user" | "project" | "local"
 
 /** Every scope, the default first. */
-export const SETUP_SCOPES: ReadonlyArray<SetupScope> = ["user", "project"]
+export const SETUP_SCOPES: ReadonlyArray<SetupScope> = ["user", "project", "local"]
 
 /** How a host's config file is written. */
 export type ConfigFormat = "jsonc" | "toml"
@@ -23,8 +27,12 @@ export interface HostConfigTarget {
   /** The files that may hold the servers, most likely first; setup edits the first that exists and holds servers. */
   readonly candidates: ReadonlyArray<string>
   readonly format: ConfigFormat
-  /** The key of the map of servers at the file's top level. */
-  readonly mapKey: string
+  /**
+   * Where the map of servers sits in the file: a top-level key (`mcpServers`), or for Claude
+   * Code's local scope `projects`, the project's key, `mcpServers`. The key the planner is given
+   * for the local scope is the working directory until the file is read (`withProjectKey`).
+   */
+  readonly mapPath: ReadonlyArray<string>
   readonly dialect: McpDialect
 }
 
@@ -38,32 +46,34 @@ export interface HostFilesEnvironment {
 const set = (value: string | undefined): value is string => value !== undefined && value.length > 0
 
 /**
- * The file `host` loads its `scope` MCP servers from. The project scope is the working
- * directory's (`.mcp.json`, `.codex/config.toml`, `.cursor/mcp.json`, `.gemini/settings.json`,
- * `opencode.json(c)`); Claude Code's local-scope servers (`projects[cwd]` of `~/.claude.json`)
- * stay where they are.
+ * The file `host` loads its `scope` MCP servers from, or null for a scope the host does not
+ * have (only Claude Code has a local one). The project scope is the working directory's
+ * (`.mcp.json`, `.codex/config.toml`, `.cursor/mcp.json`, `.gemini/settings.json`, `opencode.json(c)`).
  */
-export const hostConfigTarget = (host: AgentHostName, scope: SetupScope, machine: HostFilesEnvironment): HostConfigTarget => {
+export const hostConfigTarget = (host: AgentHostName, scope: SetupScope, machine: HostFilesEnvironment): HostConfigTarget | null => {
   const { env, homedir, cwd } = machine
   const at = (...candidates: ReadonlyArray<string>) => candidates.map((file) => NodePath.resolve(cwd, file))
+  if (scope === "local" && host !== "claude-code") return null
   switch (host) {
     case "claude-code": {
       const configDir = env["CLAUDE_CONFIG_DIR"]
       const user = set(configDir) ? NodePath.join(NodePath.resolve(configDir), ".claude.json") : NodePath.join(homedir, ".claude.json")
-      return { host, scope, candidates: at(scope === "user" ? user : ".mcp.json"), format: "jsonc", mapKey: "mcpServers", dialect: "claude" }
+      if (scope === "local") return { host, scope, candidates: at(user), format: "jsonc", mapPath: ["projects", NodePath.resolve(cwd), "mcpServers"], dialect: "claude" }
+      return { host, scope, candidates: at(scope === "user" ? user : ".mcp.json"), format: "jsonc", mapPath: ["mcpServers"], dialect: "claude" }
     }
     case "codex": {
       const codexHome = set(env["CODEX_HOME"]) ? NodePath.resolve(env["CODEX_HOME"]) : NodePath.join(homedir, ".codex")
       const file = scope === "user" ? NodePath.join(codexHome, "config.toml") : NodePath.join(".codex", "config.toml")
-      return { host, scope, candidates: at(file), format: "toml", mapKey: "mcp_servers", dialect: "codex" }
+      // One segment: the TOML editor edits top-level tables only.
+      return { host, scope, candidates: at(file), format: "toml", mapPath: ["mcp_servers"], dialect: "codex" }
     }
     case "cursor": {
       const file = scope === "user" ? NodePath.join(homedir, ".cursor", "mcp.json") : NodePath.join(".cursor", "mcp.json")
-      return { host, scope, candidates: at(file), format: "jsonc", mapKey: "mcpServers", dialect: "cursor" }
+      return { host, scope, candidates: at(file), format: "jsonc", mapPath: ["mcpServers"], dialect: "cursor" }
     }
     case "gemini": {
       const file = scope === "user" ? NodePath.join(homedir, ".gemini", "settings.json") : NodePath.join(".gemini", "settings.json")
-      return { host, scope, candidates: at(file), format: "jsonc", mapKey: "mcpServers", dialect: "gemini" }
+      return { host, scope, candidates: at(file), format: "jsonc", mapPath: ["mcpServers"], dialect: "gemini" }
     }
     case "opencode": {
       const xdg = env["XDG_CONFIG_HOME"]
@@ -72,7 +82,11 @@ export const hostConfigTarget = (host: AgentHostName, scope: SetupScope, machine
         : NodePath.join(set(xdg) ? xdg : NodePath.join(homedir, ".config"), "opencode")
       const dir = scope === "user" ? configDir : cwd
       const names = scope === "user" ? ["opencode.json", "opencode.jsonc", "config.json"] : ["opencode.json", "opencode.jsonc"]
-      return { host, scope, candidates: at(...names.map((name) => NodePath.join(dir, name))), format: "jsonc", mapKey: "mcp", dialect: "opencode" }
+      return { host, scope, candidates: at(...names.map((name) => NodePath.join(dir, name))), format: "jsonc", mapPath: ["mcp"], dialect: "opencode" }
     }
   }
 }
+
+/** The target with the local scope's project key as the file has it (the nearest project of the working directory; see `localProjectKey`). */
+export const withProjectKey = (target: HostConfigTarget, key: string): HostConfigTarget =>
+  target.scope === "local" ? { ...target, mapPath: ["projects", key, "mcpServers"] } : target

@@ -96,16 +96,26 @@ const parseConfig = (input: Pick<PlanInput, "target" | "path" | "text">): Either
     const value = yield* Either.mapLeft(editorFor(target.format).parse(text), (reason) => new HostConfigUnreadable({ host: target.host, path, reason }))
     const root = asRecord(value)
     if (root === null) return yield* Either.left(new HostConfigUnreadable({ host: target.host, path, reason: "its top level is not an object" }))
-    const mapValue = root[target.mapKey]
+    const mapValue = valueAt(root, target.mapPath)
     const map = mapValue === undefined ? {} : asRecord(mapValue)
-    if (map === null) return yield* Either.left(new HostConfigEditUnsafe({ host: target.host, path, reason: `\`${target.mapKey}\` is not an object` }))
+    if (map === null) return yield* Either.left(new HostConfigEditUnsafe({ host: target.host, path, reason: `\`${target.mapPath.join(".")}\` is not an object` }))
     return { root, map }
   })
 
-/** The root with its servers map replaced; an empty map counts as none (removing the last table of TOML removes the map). */
-const withMap = (root: Readonly<Record<string, unknown>>, mapKey: string, map: Readonly<Record<string, unknown>> | undefined) => {
-  const { [mapKey]: _old, ...rest } = root
-  return map === undefined || Object.keys(map).length === 0 ? rest : { ...rest, [mapKey]: map }
+/** The value at `path` of a JSON value, undefined where a step is missing or not an object. */
+const valueAt = (root: unknown, path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>((value, key) => asRecord(value)?.[key], root)
+
+/**
+ * The root with the servers map at `path` replaced; an empty map counts as none (removing the last
+ * table of TOML removes the map). Only the map's own key goes: the objects around it stay.
+ */
+const withMap = (root: Readonly<Record<string, unknown>>, path: ReadonlyArray<string>, map: Readonly<Record<string, unknown>> | undefined): Readonly<Record<string, unknown>> => {
+  const [key, ...rest] = path
+  if (key === undefined) return root
+  if (rest.length > 0) return { ...root, [key]: withMap(asRecord(root[key]) ?? {}, rest, map) }
+  const { [key]: _old, ...others } = root
+  return map === undefined || Object.keys(map).length === 0 ? others : { ...others, [key]: map }
 }
 
 /** Parses the edited text back: it must be the original with exactly the planned servers map. */
@@ -119,8 +129,8 @@ const verified = (
   const unsafe = (reason: string) => new HostConfigEditUnsafe({ host: target.host, path, reason })
   return Either.flatMap(Either.mapLeft(editorFor(target.format).parse(text), (reason) => unsafe(`the edited file would not parse (${reason})`)), (parsed) => {
     const after = asRecord(parsed)
-    const servers = asRecord(after?.[target.mapKey])
-    const same = after !== null && canonical(withMap(after, target.mapKey, servers ?? undefined)) === canonical(withMap(root, target.mapKey, expectedMap))
+    const servers = asRecord(valueAt(after, target.mapPath))
+    const same = after !== null && canonical(withMap(after, target.mapPath, servers ?? undefined)) === canonical(withMap(root, target.mapPath, expectedMap))
     return same ? Either.right(text) : Either.left(unsafe("the edited file would not hold exactly the servers meant, and the rest unchanged"))
   })
 }
@@ -159,8 +169,8 @@ export const planSetup = (
     if (moved.length === 0 && gateway === "unchanged") return { moved: summaries, kept, gateway, text, servers, changed: false }
     const editor = editorFor(target.format)
     const removed = gateway === "replaced" ? [...moved, MCP_SERVER_NAME] : moved
-    const without = yield* Either.mapLeft(editor.remove(text, target.mapKey, removed), (reason) => new HostConfigEditUnsafe({ host: target.host, path, reason }))
-    const edited = gateway === "unchanged" ? without : editor.add(without, target.mapKey, [[MCP_SERVER_NAME, gatewayEntry]], "first")
+    const without = yield* Either.mapLeft(editor.remove(text, target.mapPath, removed), (reason) => new HostConfigEditUnsafe({ host: target.host, path, reason }))
+    const edited = gateway === "unchanged" ? without : editor.add(without, target.mapPath, [[MCP_SERVER_NAME, gatewayEntry]], "first")
     const expected = {
       ...Object.fromEntries(Object.entries(map).filter(([name]) => !removed.includes(name))),
       ...(gateway === "unchanged" ? {} : { [MCP_SERVER_NAME]: gatewayEntry })
@@ -184,10 +194,10 @@ export const planEntryRestore = (input: PlanInput): Either.Either<EntryRestorePl
     const conflicts = Object.keys(behind).filter((name) => Object.hasOwn(remaining, name))
     const editor = editorFor(target.format)
     const without = yield* Either.mapLeft(
-      editor.remove(text, target.mapKey, gatewayRemoved ? [MCP_SERVER_NAME] : []),
+      editor.remove(text, target.mapPath, gatewayRemoved ? [MCP_SERVER_NAME] : []),
       (reason) => new HostConfigEditUnsafe({ host: target.host, path, reason })
     )
-    const edited = editor.add(without, target.mapKey, restored.map((name) => [name, behind[name]] as const), "last")
+    const edited = editor.add(without, target.mapPath, restored.map((name) => [name, behind[name]] as const), "last")
     const expected = { ...remaining, ...Object.fromEntries(restored.map((name) => [name, behind[name]])) }
     const checked = yield* verified(input, edited, root, expected)
     return { text: checked, restored, conflicts, gatewayRemoved }

@@ -9,7 +9,7 @@ import { planEntryRestore, planSetup } from "../../../src/mcp/setup/plan.js"
 import { HOST_CONFIGS } from "./fixtures.js"
 
 const HOME = "/home/u"
-const targetOf = (host: AgentHostName) => hostConfigTarget(host, "user", { env: {}, homedir: HOME, cwd: "/work" })
+const targetOf = (host: AgentHostName) => hostConfigTarget(host, "user", { env: {}, homedir: HOME, cwd: "/work" })!
 const gateway = (host: AgentHostName) => hostServerEntry(host, { command: "/usr/bin/node", args: ["/opt/tool-map.cjs", "mcp", "--gateway", "--servers", "/d/s.json"] })
 const parseAny = (host: AgentHostName, text: string): Record<string, unknown> =>
   (host === "codex" ? parseToml(text) : parseJsonc(text, [], { allowTrailingComma: true })) as Record<string, unknown>
@@ -24,7 +24,7 @@ describe("planSetup", () => {
     const before = parseAny(host, HOST_CONFIGS[host].text)
     const plan = setupOf(host)
     const after = parseAny(host, plan.text)
-    const mapKey = targetOf(host).mapKey
+    const mapKey = targetOf(host).mapPath[0]!
     const map = before[mapKey] as Record<string, unknown>
     const kept = host === "cursor" ? { old: map["old"] } : {}
     expect(after[mapKey]).toEqual({ ...kept, "tool-map": gateway(host) })
@@ -147,7 +147,7 @@ describe("planEntryRestore", () => {
     const restored = Either.getOrThrow(planEntryRestore({ target, path: target.candidates[0]!, text: edited, behind: plan.servers }))
     const after = parseAny(host, restored.text)
     const before = parseAny(host, HOST_CONFIGS[host].text)
-    expect(JSON.parse(JSON.stringify(after[target.mapKey]))).toEqual(JSON.parse(JSON.stringify(before[target.mapKey])))
+    expect(JSON.parse(JSON.stringify(after[target.mapPath[0]!]))).toEqual(JSON.parse(JSON.stringify(before[target.mapPath[0]!])))
     expect(restored.text).toContain(host === "codex" ? `model = "gpt-6"` : `"edited": 1`)
     expect(restored.gatewayRemoved).toBe(true)
     expect(restored.conflicts).toEqual([])

@@ -1,3 +1,4 @@
+import type * as NodePath from "node:path"
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
 import type { FrontmatterFields, FrontmatterValue } from "../FrontmatterParser.js"
@@ -626,12 +627,7 @@ const readMcpServers = (c: HostCollector, m: McpContext): Effect.Effect<void> =>
     const stateMtime = Option.match(state, { onNone: () => null, onSome: (json) => json.file.mtime })
     drafts.push(...mcpDrafts(c, asRecord(own(stateRecord, "mcpServers")), m.stateFile, stateMtime, "user", on(RANK.mcp.user), "mcp"))
     const projectsRecord = asRecord(own(stateRecord, "projects"))
-    const normalize = (dir: string) => path.resolve(dir).replace(/\\/g, "/").toLowerCase()
-    const projectKey = projectsRecord === null
-      ? undefined
-      : ancestors(path, c.env.cwd)
-          .map((dir) => Object.keys(projectsRecord).find((key) => (c.env.os === "linux" ? path.resolve(key) === dir : normalize(key) === normalize(dir))))
-          .find((key) => key !== undefined)
+    const projectKey = localProjectKey(projectsRecord, c.env.cwd, path, c.env.os)
     const projectEntry = projectKey === undefined ? null : asRecord(own(projectsRecord, projectKey))
     if (projectKey !== undefined) {
       drafts.push(
@@ -718,3 +714,21 @@ const readMcpServers = (c: HostCollector, m: McpContext): Effect.Effect<void> =>
       c.add(reason === null ? draft : { ...draft, fields: { ...fields, enabled: false, disabledReason: reason } })
     }
   })
+
+/**
+ * The key of `projects` in ~/.claude.json whose local-scope servers Claude Code loads in `cwd`:
+ * the nearest of `cwd` and its ancestors that is a key (compared as resolved paths; on Windows
+ * and macOS without case). Shared by the reader and `tool-map gateway setup --scope local`.
+ */
+export const localProjectKey = (
+  projects: Readonly<Record<string, unknown>> | null,
+  cwd: string,
+  path: NodePath.PlatformPath,
+  os: string
+): string | undefined => {
+  if (projects === null) return undefined
+  const normalize = (dir: string) => path.resolve(dir).replace(/\\/g, "/").toLowerCase()
+  return ancestors(path, cwd)
+    .map((dir) => Object.keys(projects).find((key) => (os === "linux" ? path.resolve(key) === dir : normalize(key) === normalize(dir))))
+    .find((key) => key !== undefined)
+}
