@@ -15,7 +15,7 @@ import { COUNT_TOKENS_MODEL } from "../model/protocol-anthropic.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
 import type { Sandbox } from "../sandbox.js"
 import { callable, GATEWAY_PREFIX, GATEWAY_SERVER, gatewayResults, LOADED_ECHO, TOOL_SEARCH } from "../sessions/claudeCodeFlow.js"
-import { ECHO_WORD } from "../sessions/gatewayFlow.js"
+import { ECHO_WORD, SESSION_PROMPT } from "../sessions/gatewayFlow.js"
 
 /** How many sessions a check runs: TOOL_MAP_SESSION_RUNS, default 20. */
 const sessionRuns = (): number => {
@@ -54,8 +54,6 @@ const gatewayServers = (context: CheckContext, sandbox: Sandbox): Readonly<Recor
 /** Claude Code's tool search: off (`ENABLE_TOOL_SEARCH=false`) or on (2.1.332's default, the variable unset). */
 type ToolSearchMode = "off" | "on"
 
-const PROMPT = "Use the tool-map gateway to find and call the echo tool."
-
 /**
  * One `claude -p` session with `servers` as its only MCP servers. Root may not use
  * `--permission-mode bypassPermissions` (2.1.332 refuses it), so the servers' tools and ToolSearch
@@ -71,7 +69,7 @@ export const claudeSession = (
   const allowed = [...Object.keys(servers).map((name) => `mcp__${name}`), TOOL_SEARCH].join(",")
   return runScriptedSession(context, sandbox, {
     host: "claude",
-    args: ["-p", PROMPT, "--output-format", "json", "--mcp-config", mcpConfig, "--strict-mcp-config", "--allowedTools", allowed],
+    args: ["-p", SESSION_PROMPT, "--output-format", "json", "--mcp-config", mcpConfig, "--strict-mcp-config", "--allowedTools", allowed],
     scriptModule: path.join(import.meta.dirname, "..", "sessions", "claudeCodeFlow.ts"),
     script: options.script,
     env: {

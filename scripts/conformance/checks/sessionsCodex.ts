@@ -13,7 +13,7 @@ import type { LoggedRequest } from "../model/script.js"
 import { readModelLog } from "../model/server.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
 import type { Sandbox } from "../sandbox.js"
-import { ECHO_WORD, offered } from "../sessions/gatewayFlow.js"
+import { ECHO_WORD, offered, SESSION_PROMPT } from "../sessions/gatewayFlow.js"
 
 /** How many sessions a check runs: TOOL_MAP_SESSION_RUNS, default 20. */
 export const sessionRuns = (): number => {
@@ -91,8 +91,6 @@ const codexConfig = (servers: Readonly<Record<string, StdioServer>>): string =>
     )
   })
 
-const PROMPT = "Use the tool-map gateway to find and call the echo tool."
-
 /** One `codex exec` session with `servers` configured, answered by `script` of gatewayFlow.ts. */
 export const codexSession = (
   context: CheckContext,
@@ -106,7 +104,7 @@ export const codexSession = (
   if (!keepConfig) sandbox.write("home/.codex/config.toml", codexConfig(servers))
   return runScriptedSession(context, sandbox, {
     host: "codex",
-    args: ["exec", "--skip-git-repo-check", "--json", PROMPT],
+    args: ["exec", "--skip-git-repo-check", "--json", SESSION_PROMPT],
     scriptModule: path.join(import.meta.dirname, "..", "sessions", "gatewayFlow.ts"),
     script,
     env: { [CODEX_KEY_ENV]: "scripted", CODEX_HOME: path.join(sandbox.home, ".codex") },

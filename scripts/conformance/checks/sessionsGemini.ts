@@ -11,7 +11,7 @@ import { type Check, type CheckContext, withSandbox } from "../check.js"
 import type { LoggedRequest, OfferedTool } from "../model/script.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
 import type { Sandbox } from "../sandbox.js"
-import { ECHO_WORD, offered } from "../sessions/gatewayFlow.js"
+import { ECHO_WORD, offered, SESSION_PROMPT } from "../sessions/gatewayFlow.js"
 import { gatewayServer, gatewayToolNames, o200kTokens, referenceServers, sessionRuns } from "./sessionsCodex.js"
 
 /** Gemini CLI's name for an MCP tool: `mcp_<server>_<tool>` (0.61.0, `generateValidName`). */
@@ -43,8 +43,6 @@ const geminiSettings = (servers: Readonly<Record<string, object>>, trust: boolea
       2
     )
   }\n`
-
-const PROMPT = "Use the tool-map gateway to find and call the echo tool."
 
 /** TOOL_MAP_SESSION_LOGS=DIR keeps each session's request log and host output there (the sandbox is removed). */
 const keepLog = (session: SessionResult, logName: string): void => {
@@ -81,7 +79,7 @@ export const geminiSession = (
   if (options.keepConfig !== true) sandbox.write("home/.gemini/settings.json", geminiSettings(servers, approval === "trust"))
   const session = runScriptedSession(context, sandbox, {
     host: "gemini",
-    args: ["-p", PROMPT, "--output-format", "json", ...(approval === "yolo" ? ["--approval-mode", "yolo"] : [])],
+    args: ["-p", SESSION_PROMPT, "--output-format", "json", ...(approval === "yolo" ? ["--approval-mode", "yolo"] : [])],
     scriptModule: path.join(import.meta.dirname, "..", "sessions", "geminiFlow.ts"),
     script,
     env: { GOOGLE_GEMINI_BASE_URL: MODEL_BASE_URL, GEMINI_API_KEY: "scripted", GEMINI_CLI_TRUST_WORKSPACE: "true" },

@@ -9,6 +9,7 @@ import { type Check, type CheckContext, withSandbox } from "../check.js"
 import type { LoggedRequest } from "../model/script.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
 import type { Sandbox } from "../sandbox.js"
+import { SESSION_PROMPT } from "../sessions/gatewayFlow.js"
 import {
   describeRuns,
   gatewayRunOutcome,
@@ -56,8 +57,6 @@ const opencodeConfig = (servers: Readonly<Record<string, StdioServer>>): string 
     2
   )}\n`
 
-const PROMPT = "Use the tool-map gateway to find and call the echo tool."
-
 /** One `opencode run` session with `servers` configured, answered by `script` of gatewayFlow.ts. */
 export const opencodeSession = (
   context: CheckContext,
@@ -71,7 +70,7 @@ export const opencodeSession = (
   if (!keepConfig) sandbox.write("home/.config/opencode/opencode.json", opencodeConfig(servers))
   return runScriptedSession(context, sandbox, {
     host: "opencode",
-    args: ["run", "--model", `${PROVIDER}/${MODEL}`, PROMPT],
+    args: ["run", "--model", `${PROVIDER}/${MODEL}`, SESSION_PROMPT],
     scriptModule: path.join(import.meta.dirname, "..", "sessions", "gatewayFlow.ts"),
     script,
     timeoutMs: 120_000,

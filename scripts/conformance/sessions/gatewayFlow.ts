@@ -8,6 +8,9 @@
  */
 import type { ModelReply, ModelRequest, OfferedTool, Script, ScriptedCall } from "../model/script.js"
 
+/** The user's prompt of every gateway session: the script, not the prompt, decides what the model does. */
+export const SESSION_PROMPT = "Use the tool-map gateway to find and call the echo tool."
+
 /** The word the echo call sends, which must come back in its result. */
 export const ECHO_WORD = "conformance-echo-7f3a"
 
