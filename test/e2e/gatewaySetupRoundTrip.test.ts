@@ -42,6 +42,8 @@ interface Case {
   readonly extra?: Readonly<Record<string, string>>
   /** The memory tools the host would offer. */
   readonly offered: ReadonlyArray<string>
+  /** The settings the gateway's entry takes over from the server's (how the host treats its tools). */
+  readonly carried?: Readonly<Record<string, unknown>>
 }
 
 const node = JSON.stringify(process.execPath)
@@ -66,11 +68,14 @@ const CASES: Readonly<Record<AgentHostName, Case>> = {
         `args = [${script}]`,
         "enabled_tools = [\"read_graph\", \"create_entities\", \"search_nodes\"]",
         "disabled_tools = [\"search_nodes\"]",
+        "default_tools_approval_mode = \"approve\"",
+        "tool_timeout_sec = 90",
         "[mcp_servers.memory.env]",
         `MEMORY_FILE_PATH = ${JSON.stringify(memoryFile)}`,
         ""
       ].join("\n"),
-    offered: ["create_entities", "read_graph"]
+    offered: ["create_entities", "read_graph"],
+    carried: { default_tools_approval_mode: "approve", tool_timeout_sec: 90 }
   },
   cursor: {
     file: ".cursor/mcp.json",
@@ -83,13 +88,21 @@ const CASES: Readonly<Record<AgentHostName, Case>> = {
       JSON.stringify(
         {
           mcpServers: {
-            memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: memoryFile }, includeTools: ["read_graph", "create_entities", "open_nodes"], excludeTools: ["open_nodes"] }
+            memory: {
+              command: process.execPath,
+              args: [MEMORY],
+              env: { MEMORY_FILE_PATH: memoryFile },
+              includeTools: ["read_graph", "create_entities", "open_nodes"],
+              excludeTools: ["open_nodes"],
+              trust: true
+            }
           }
         },
         null,
         2
       ),
-    offered: ["create_entities", "read_graph"]
+    offered: ["create_entities", "read_graph"],
+    carried: { trust: true }
   },
   opencode: {
     file: ".config/opencode/opencode.json",
@@ -99,15 +112,12 @@ const CASES: Readonly<Record<AgentHostName, Case>> = {
   }
 }
 
-/** The tool-map entry setup wrote, as the host would start it: command and args. */
-const gatewayEntryOf = (host: AgentHostName, text: string): { command: string; args: ReadonlyArray<string> } => {
-  if (host === "codex") {
-    const entry = (parseToml(text) as { mcp_servers: Record<string, { command: string; args: Array<string> }> }).mcp_servers["tool-map"]!
-    return { command: entry.command, args: entry.args }
-  }
-  const root = parseJsonc(text) as Record<string, Record<string, { command: string | Array<string>; args?: Array<string> }>>
-  const entry = (host === "opencode" ? root["mcp"] : root["mcpServers"])!["tool-map"]!
-  return Array.isArray(entry.command) ? { command: entry.command[0]!, args: entry.command.slice(1) } : { command: entry.command, args: entry.args ?? [] }
+/** The tool-map entry setup wrote, as the host would start it (command and args), and its other settings. */
+const gatewayEntryOf = (host: AgentHostName, text: string): { command: string; args: ReadonlyArray<string>; rest: Record<string, unknown> } => {
+  type Entry = { command: string | Array<string>; args?: Array<string> } & Record<string, unknown>
+  const root = (host === "codex" ? JSON.parse(JSON.stringify(parseToml(text))) : parseJsonc(text)) as Record<string, Record<string, Entry>>
+  const { command, args, type: _type, enabled: _enabled, ...rest } = (host === "codex" ? root["mcp_servers"] : host === "opencode" ? root["mcp"] : root["mcpServers"])!["tool-map"]!
+  return Array.isArray(command) ? { command: command[0]!, args: command.slice(1), rest } : { command, args: args ?? [], rest }
 }
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text
@@ -130,6 +140,7 @@ describe("gateway setup, then the gateway the host starts (built CLI, reference 
     expect({ status: setup.status, stderr: setup.stderr }).toEqual({ status: 0, stderr: "" })
     const entry = gatewayEntryOf(host, fs.readFileSync(config, "utf8"))
     expect(entry.args.slice(1, 4)).toEqual(["mcp", "--gateway", "--servers"])
+    expect(entry.rest).toEqual(CASES[host].carried ?? {})
 
     const client = new Client({ name: `${host}-like`, version: "1.0.0" })
     await client.connect(new StdioClientTransport({ command: entry.command, args: [...entry.args], env, cwd: home, stderr: "pipe" }))

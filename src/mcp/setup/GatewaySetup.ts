@@ -33,7 +33,7 @@ import {
 } from "./errors.js"
 import { editorFor } from "./configEdit.js"
 import { hostConfigTarget, type HostConfigTarget, type SetupScope, withProjectKey } from "./hostFiles.js"
-import { type GatewayEntryChange, type KeptServer, planEntryRestore, planSetup, type ServerSummary } from "./plan.js"
+import { carriedSettings, type GatewayEntryChange, type KeptServer, planEntryRestore, planSetup, type ServerSummary } from "./plan.js"
 
 /** What `setup` did (or, with `dryRun`, would do). */
 export interface SetupResult {
@@ -289,12 +289,17 @@ function make(launch: (serversFile: string) => McpInvocation) {
       if (Option.isNone(bytes)) return yield* new HostHasNoServers({ host, scope, path: config })
       const text = yield* decodeText(bytes.value, host, config)
       const behind = Option.isSome(record) ? yield* readBehind(files) : {}
-      const gatewayEntry = hostServerEntry(host, launch(files.serversFile))
       const notLoaded = yield* notLoadedIn(host, scope, config)
-      const plan = yield* Either.match(planSetup({ target, path: config, text, behind, notLoaded }, gatewayEntry), {
-        onLeft: (error) => (error._tag === "HostHasNoServers" ? Effect.flatMap(elsewhereThan(host, scope), (elsewhere) => new HostHasNoServers({ ...error, elsewhere })) : Effect.fail(error)),
-        onRight: Effect.succeed
-      })
+      const planned = (entry: Readonly<Record<string, unknown>>) =>
+        Either.match(planSetup({ target, path: config, text, behind, notLoaded }, entry), {
+          onLeft: (error) => (error._tag === "HostHasNoServers" ? Effect.flatMap(elsewhereThan(host, scope), (elsewhere) => new HostHasNoServers({ ...error, elsewhere })) : Effect.fail(error)),
+          onRight: Effect.succeed
+        })
+      // The entry takes over the settings of the servers it fronts, which are known once planned.
+      const bare = hostServerEntry(host, launch(files.serversFile))
+      const carried = carriedSettings(target.dialect, Object.values((yield* planned(bare)).servers))
+      const gatewayEntry = { ...bare, ...carried }
+      const plan = Object.keys(carried).length === 0 ? yield* planned(bare) : yield* planned(gatewayEntry)
       const result = (outcome: SetupResult["outcome"]): SetupResult => ({
         host,
         scope,

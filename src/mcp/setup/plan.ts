@@ -7,7 +7,7 @@
  */
 import { Either } from "effect"
 import { normalizeMcpEntry } from "../../inventory/discover/agentHosts/mcp.js"
-import { entryRunsToolMap } from "../../inventory/discover/agentHosts/mcpLaunch.js"
+import { entryRunsToolMap, type McpDialect } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { asRecord } from "../../inventory/discover/agentHosts/shared.js"
 import { MCP_SERVER_NAME } from "../hostConfig.js"
 import { canonical, editorFor } from "./configEdit.js"
@@ -133,6 +133,47 @@ const verified = (
     const same = after !== null && canonical(withMap(after, target.mapPath, servers ?? undefined)) === canonical(withMap(root, target.mapPath, expectedMap))
     return same ? Either.right(text) : Either.left(unsafe("the edited file would not hold exactly the servers meant, and the rest unchanged"))
   })
+}
+
+const numbersOf = (entries: ReadonlyArray<unknown>, key: string): ReadonlyArray<number> =>
+  entries.flatMap((entry) => {
+    const value = asRecord(entry)?.[key]
+    return typeof value === "number" && Number.isFinite(value) && value > 0 ? [value] : []
+  })
+
+/**
+ * The settings the gateway's entry takes over from the entries it fronts, in the host's own keys:
+ * those that decide how the host treats the gateway's tools. A call through the gateway lasts as
+ * long as the server's, so the longest tool timeout; a server the host must have makes the gateway
+ * required; an approval mode or trust only where every entry has it (one entry's `trust: true`
+ * would otherwise let every other server's tools run without asking). Start-up timeouts are not
+ * taken: the gateway answers at once and starts a server on its first call.
+ */
+export const carriedSettings = (dialect: McpDialect, entries: ReadonlyArray<unknown>): Readonly<Record<string, unknown>> => {
+  const longest = (key: string) => {
+    const values = numbersOf(entries, key)
+    return values.length === 0 ? {} : { [key]: Math.max(...values) }
+  }
+  const everyOne = (key: string) => {
+    const values = entries.map((entry) => asRecord(entry)?.[key])
+    const first = values[0]
+    return values.length > 0 && first !== undefined && values.every((value) => value === first) ? { [key]: first } : {}
+  }
+  switch (dialect) {
+    case "codex":
+      return {
+        ...(entries.some((entry) => asRecord(entry)?.["required"] === true) ? { required: true } : {}),
+        ...longest("tool_timeout_sec"),
+        ...everyOne("default_tools_approval_mode")
+      }
+    case "gemini":
+      return { ...longest("timeout"), ...(entries.length > 0 && entries.every((entry) => asRecord(entry)?.["trust"] === true) ? { trust: true } : {}) }
+    case "opencode":
+      return longest("timeout")
+    case "claude":
+    case "cursor":
+      return {}
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { parse as parseToml } from "smol-toml"
 import { AGENT_HOSTS, type AgentHostName } from "../../../src/inventory/domain/agentHosts.js"
 import { hostServerEntry } from "../../../src/mcp/hostConfig.js"
 import { hostConfigTarget } from "../../../src/mcp/setup/hostFiles.js"
-import { planEntryRestore, planSetup } from "../../../src/mcp/setup/plan.js"
+import { carriedSettings, planEntryRestore, planSetup } from "../../../src/mcp/setup/plan.js"
 import { HOST_CONFIGS } from "./fixtures.js"
 
 const HOME = "/home/u"
@@ -151,5 +151,23 @@ describe("planEntryRestore", () => {
     expect(restored.text).toContain(host === "codex" ? `model = "gpt-6"` : `"edited": 1`)
     expect(restored.gatewayRemoved).toBe(true)
     expect(restored.conflicts).toEqual([])
+  })
+})
+
+describe("carriedSettings: what the gateway's entry takes over from the entries it fronts", () => {
+  it("Codex: required if any is, the longest tool timeout, an approval mode only when every entry has the same", () => {
+    expect(carriedSettings("codex", [
+      { command: "a", required: true, tool_timeout_sec: 30, startup_timeout_sec: 20, default_tools_approval_mode: "approve" },
+      { command: "b", tool_timeout_sec: 120, default_tools_approval_mode: "approve" }
+    ])).toEqual({ required: true, tool_timeout_sec: 120, default_tools_approval_mode: "approve" })
+    expect(carriedSettings("codex", [{ command: "a", default_tools_approval_mode: "approve" }, { command: "b" }])).toEqual({})
+  })
+
+  it("Gemini CLI: trust only when every server is trusted, the longest timeout; other hosts take nothing", () => {
+    expect(carriedSettings("gemini", [{ command: "a", trust: true, timeout: 600_000 }, { command: "b", trust: true }])).toEqual({ trust: true, timeout: 600_000 })
+    expect(carriedSettings("gemini", [{ command: "a", trust: true }, { command: "b", trust: false }])).toEqual({})
+    expect(carriedSettings("opencode", [{ type: "local", command: ["a"], timeout: 9_000 }])).toEqual({ timeout: 9_000 })
+    expect(carriedSettings("claude", [{ command: "a", timeout: 5 }])).toEqual({})
+    expect(carriedSettings("cursor", [])).toEqual({})
   })
 })
