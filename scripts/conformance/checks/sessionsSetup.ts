@@ -13,6 +13,7 @@ import type { LoggedRequest, OfferedTool } from "../model/script.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
 import type { Sandbox } from "../sandbox.js"
 import { COUNT_TOKENS_MODEL } from "../model/protocol-anthropic.js"
+import { ECHO_WORD } from "../sessions/gatewayFlow.js"
 import { codexSession, gatewayToolNames, referenceServers, type StdioServer } from "./sessionsCodex.js"
 import { geminiSession } from "./sessionsGemini.js"
 import { opencodeSession } from "./sessionsOpencode.js"
@@ -21,7 +22,10 @@ const REFERENCE = ["everything", "filesystem", "memory"] as const
 
 interface SetupHost {
   readonly agentHost: AgentHostName
-  /** Writes the host's user config with `servers` (where the session does not) and runs a first-request session; `keep` runs with the config as it is. */
+  /**
+   * Writes the host's user config with `servers` (where the session does not) and runs a session:
+   * with `keep`, on the config as it is (after setup), the whole gateway flow; else the first request only.
+   */
   readonly session: (context: CheckContext, sandbox: Sandbox, servers: Readonly<Record<string, StdioServer>>, logName: string, keep: boolean) => SessionResult
   /** The server an MCP tool of a request belongs to, among `servers`, and its own name. */
   readonly serverOf: (tool: OfferedTool, servers: ReadonlyArray<string>) => { readonly server: string; readonly name: string } | undefined
@@ -48,7 +52,7 @@ const claudeUserSession = (context: CheckContext, sandbox: Sandbox, servers: Rea
     host: "claude",
     args: ["-p", "List your tools.", "--output-format", "json", "--allowedTools", [...REFERENCE, MCP_SERVER_NAME].map((name) => `mcp__${name}`).join(",")],
     scriptModule: path.join(import.meta.dirname, "..", "sessions", "claudeCodeFlow.ts"),
-    script: "firstRequest",
+    script: keep ? "gateway" : "firstRequest",
     env: { ANTHROPIC_BASE_URL: MODEL_BASE_URL, ANTHROPIC_API_KEY: "sk-ant-scripted", ENABLE_TOOL_SEARCH: "false" },
     timeoutMs: 120_000,
     logName
@@ -59,7 +63,7 @@ const HOSTS: Readonly<Partial<Record<HostName, SetupHost>>> = {
   claude: { agentHost: "claude-code", session: claudeUserSession, serverOf: byPrefix((server) => `mcp__${server}__`) },
   codex: {
     agentHost: "codex",
-    session: (context, sandbox, servers, logName, keep) => codexSession(context, sandbox, servers, "firstRequest", logName, keep),
+    session: (context, sandbox, servers, logName, keep) => codexSession(context, sandbox, servers, keep ? "gateway" : "firstRequest", logName, keep),
     // Codex's namespace of a server: `mcp__` and the name with `-` as `_`.
     serverOf: (tool, servers) => {
       const server = servers.find((candidate) => tool.namespace === `mcp__${candidate.replace(/-/g, "_")}`)
@@ -69,17 +73,20 @@ const HOSTS: Readonly<Partial<Record<HostName, SetupHost>>> = {
   gemini: {
     agentHost: "gemini",
     // yolo: every MCP tool offered, as in an interactive session (a server without `trust` is left out of `-p` otherwise).
-    session: (context, sandbox, servers, logName, keep) => geminiSession(context, sandbox, servers, { script: "firstRequest", logName, approval: "yolo", keepConfig: keep }),
+    session: (context, sandbox, servers, logName, keep) => geminiSession(context, sandbox, servers, { script: keep ? "gateway" : "firstRequest", logName, approval: "yolo", keepConfig: keep }),
     serverOf: byPrefix((server) => `mcp_${server}_`),
     // The sessions trust the project folder this way; in a folder it does not trust, Gemini CLI loads no server.
     env: { GEMINI_CLI_TRUST_WORKSPACE: "true" }
   },
   opencode: {
     agentHost: "opencode",
-    session: (context, sandbox, servers, logName, keep) => opencodeSession(context, sandbox, servers, "firstRequest", logName, keep),
+    session: (context, sandbox, servers, logName, keep) => opencodeSession(context, sandbox, servers, keep ? "gateway" : "firstRequest", logName, keep),
     serverOf: byPrefix((server) => `${server}_`)
   }
 }
+
+/** The requests of a session, count_tokens left out. */
+const session = (result: SessionResult): ReadonlyArray<LoggedRequest> => result.requests.filter((logged) => logged.request.model !== COUNT_TOKENS_MODEL)
 
 /** The first request that carries tools (side requests — a title, a router, count_tokens — have none). */
 const firstMain = (session: SessionResult): LoggedRequest | undefined =>
@@ -104,16 +111,18 @@ const mcpToolsBy = (host: SetupHost, session: SessionResult, what: string): stri
 const setupCheck = (hostName: HostName, host: SetupHost): Check => ({
   id: `${hostName}-session-after-setup`,
   host: hostName,
-  title: `${hostName} configured with the reference servers, then \`tool-map gateway setup ${host.agentHost}\`: its first request offers only the gateway's entry tools`,
+  title: `${hostName} configured with the reference servers, then \`tool-map gateway setup ${host.agentHost}\`: its first request offers only the gateway's entry tools, and a loaded tool is called through it`,
   run: (context) =>
     withSandbox(context, (sandbox) => {
       const servers = referenceServers(context, sandbox)
       const before = host.session(context, sandbox, servers, "before.jsonl", false)
       succeeded(`tool-map gateway setup ${host.agentHost}`, context.runToolMap(sandbox, ["gateway", "setup", host.agentHost], { env: { ...host.env } }))
       const after = host.session(context, sandbox, servers, "after.jsonl", true)
+      // The gateway the setup's entry starts serves the whole flow: its last request quotes the echo's result.
+      const echoed = session(after).some((logged) => logged.request.toolResults.some((result) => result.text.includes(ECHO_WORD)))
       return {
-        toolMap: `before setup: ${REFERENCE.join(", ")}\nafter setup: ${MCP_SERVER_NAME} (${gatewayToolNames().join(", ")})`,
-        host: `${mcpToolsBy(host, before, "before setup")}\n${mcpToolsBy(host, after, "after setup")}`
+        toolMap: `before setup: ${REFERENCE.join(", ")}\nafter setup: ${MCP_SERVER_NAME} (${gatewayToolNames().join(", ")}); the loaded echo's result reached the model`,
+        host: `${mcpToolsBy(host, before, "before setup")}\n${mcpToolsBy(host, after, "after setup")}; ${echoed ? "the loaded echo's result reached the model" : `the echo's result never reached the model (exit ${after.result.status})`}`
       }
     })
 })
