@@ -48,7 +48,12 @@ const EXAMPLES: Readonly<Record<string, ReadonlyArray<string>>> = {
   "catalog load": ["tool-map catalog load github", "tool-map catalog load mcp__github__create_issue --agent reviewer"],
   "catalog unload": ["tool-map catalog unload github", "tool-map catalog unload all"],
   "catalog diff": ["tool-map catalog diff --schemas tools.json"],
-  mcp: ["tool-map mcp --print-config claude-code", "tool-map mcp --gateway --host cursor"]
+  "catalog approve": ["tool-map catalog approve", "tool-map catalog approve K7QX-M2PD"],
+  mcp: ["tool-map mcp --print-config claude-code", "tool-map mcp --gateway --host cursor"],
+  gateway: ["tool-map gateway setup codex --dry-run", "tool-map gateway status"],
+  "gateway setup": ["tool-map gateway setup codex --dry-run", "tool-map gateway setup claude-code --scope local"],
+  "gateway restore": ["tool-map gateway restore codex"],
+  "gateway status": ["tool-map gateway status", "tool-map gateway status gemini --json"]
 }
 
 /** One line on each command for the command lists (a command without one shows its description's first sentence). */
@@ -74,7 +79,12 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   "catalog load": "Make tools callable for an agent.",
   "catalog unload": "Hide an agent's loaded tools again.",
   "catalog diff": "What changed in the tool definitions since the last build.",
-  mcp: "Run as an MCP server (stdio or HTTP), or as a gateway."
+  "catalog approve": "Approve, as a person, a high-risk tool an agent asked for.",
+  mcp: "Run as an MCP server (stdio or HTTP), or as a gateway.",
+  gateway: "Put an agent host's MCP servers behind the gateway, or take them back.",
+  "gateway setup": "Move a host's MCP servers behind the gateway in one step.",
+  "gateway restore": "Give a host's config back as it was before setup.",
+  "gateway status": "What each host has behind the gateway, and what it loads directly."
 }
 
 const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`$])/
