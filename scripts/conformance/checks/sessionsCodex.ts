@@ -9,6 +9,7 @@ import { stringify as stringifyToml } from "smol-toml"
 import { GATEWAY_ENTRY_TOOLS } from "../../../src/mcp/gateway/gatewayTools.js"
 import { MCP_SERVER_NAME } from "../../../src/mcp/hostConfig.js"
 import { type Check, type CheckContext, withSandbox } from "../check.js"
+import type { HostName } from "../hosts.js"
 import type { LoggedRequest } from "../model/script.js"
 import { readModelLog } from "../model/server.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
@@ -179,22 +180,34 @@ const codexMcpEntries = (request: LoggedRequest): ReadonlyArray<Record<string, u
 const codexMcpTools = (request: LoggedRequest): ReadonlyArray<string> =>
   request.request.tools.filter((tool) => tool.namespace?.startsWith("mcp__") === true).map((tool) => tool.name).sort()
 
-export const sessionsCodexChecks: ReadonlyArray<Check> = [
-  {
-    id: "codex-session-gateway",
-    host: "codex",
-    title: "codex exec with the gateway (everything, filesystem, memory behind it): tools_ls, tools_find, tools_load echo, echo (directly or via tools_call); its result reaches the model in every run",
-    run: (context) => {
-      const outcomes: Array<RunOutcome> = []
-      for (let run = 0; run < sessionRuns(); run++) {
-        outcomes.push(
-          withSandbox(context, (sandbox) => gatewayRunOutcome(codexSession(context, sandbox, { [MCP_SERVER_NAME]: gatewayServer(context, sandbox) }, "gateway", "gateway.jsonl")))
-        )
-        process.stderr.write(`conformance: codex-session-gateway run ${run + 1}: ${outcomes.at(-1)?.failure ?? `ok (${outcomes.at(-1)?.called})`}\n`)
-      }
-      return describeRuns(outcomes)
+/**
+ * The check `<host>-session-gateway`: the gateway flow in `sessionRuns()` fresh sandboxes of a
+ * host whose requests `gatewayRunOutcome` reads (Codex, opencode), each run's outcome on stderr.
+ */
+export const gatewayRunsCheck = (
+  host: HostName,
+  title: string,
+  session: (context: CheckContext, sandbox: Sandbox, servers: Readonly<Record<string, StdioServer>>, script: string, logName: string) => SessionResult
+): Check => ({
+  id: `${host}-session-gateway`,
+  host,
+  title,
+  run: (context) => {
+    const outcomes: Array<RunOutcome> = []
+    for (let run = 0; run < sessionRuns(); run++) {
+      outcomes.push(withSandbox(context, (sandbox) => gatewayRunOutcome(session(context, sandbox, { [MCP_SERVER_NAME]: gatewayServer(context, sandbox) }, "gateway", "gateway.jsonl"))))
+      process.stderr.write(`conformance: ${host}-session-gateway run ${run + 1}: ${outcomes.at(-1)?.failure ?? `ok (${outcomes.at(-1)?.called})`}\n`)
     }
-  },
+    return describeRuns(outcomes)
+  }
+})
+
+export const sessionsCodexChecks: ReadonlyArray<Check> = [
+  gatewayRunsCheck(
+    "codex",
+    "codex exec with the gateway (everything, filesystem, memory behind it): tools_ls, tools_find, tools_load echo, echo (directly or via tools_call); its result reaches the model in every run",
+    codexSession
+  ),
   {
     id: "codex-session-first-request",
     host: "codex",

@@ -10,16 +10,7 @@ import type { LoggedRequest } from "../model/script.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
 import type { Sandbox } from "../sandbox.js"
 import { SESSION_PROMPT } from "../sessions/gatewayFlow.js"
-import {
-  describeRuns,
-  gatewayRunOutcome,
-  gatewayServer,
-  gatewayToolNames,
-  o200kTokens,
-  referenceServers,
-  sessionRuns,
-  type StdioServer
-} from "./sessionsCodex.js"
+import { gatewayRunsCheck, gatewayServer, gatewayToolNames, o200kTokens, referenceServers, type StdioServer } from "./sessionsCodex.js"
 
 const PROVIDER = "scripted"
 const MODEL = "scripted-model"
@@ -85,21 +76,11 @@ const opencodeMcpTools = (request: LoggedRequest, servers: ReadonlyArray<string>
 const tail = (session: SessionResult): string => `${session.result.stdout}\n${session.result.stderr}`.trim().split("\n").slice(-3).join(" | ").slice(0, 300)
 
 export const sessionsOpencodeChecks: ReadonlyArray<Check> = [
-  {
-    id: "opencode-session-gateway",
-    host: "opencode",
-    title: "opencode run with the gateway (everything, filesystem, memory behind it): tools_ls, tools_find, tools_load echo, echo (directly or via tools_call); its result reaches the model in every run",
-    run: (context) => {
-      const outcomes: Array<ReturnType<typeof gatewayRunOutcome>> = []
-      for (let run = 0; run < sessionRuns(); run++) {
-        outcomes.push(
-          withSandbox(context, (sandbox) => gatewayRunOutcome(opencodeSession(context, sandbox, { [MCP_SERVER_NAME]: gatewayServer(context, sandbox) }, "gateway", "gateway.jsonl")))
-        )
-        process.stderr.write(`conformance: opencode-session-gateway run ${run + 1}: ${outcomes.at(-1)?.failure ?? `ok (${outcomes.at(-1)?.called})`}\n`)
-      }
-      return describeRuns(outcomes)
-    }
-  },
+  gatewayRunsCheck(
+    "opencode",
+    "opencode run with the gateway (everything, filesystem, memory behind it): tools_ls, tools_find, tools_load echo, echo (directly or via tools_call); its result reaches the model in every run",
+    opencodeSession
+  ),
   {
     id: "opencode-session-first-request",
     host: "opencode",
