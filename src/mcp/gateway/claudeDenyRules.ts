@@ -12,7 +12,8 @@ import { Effect, Either, Option } from "effect"
 import * as NodePath from "node:path"
 import { claudeDeniesServer, claudePluginServerName, claudeRulesFor, mcpDenyRules } from "../../inventory/discover/agentHosts/claudePermissions.js"
 import type { ServerConfig, SkippedServer } from "../../inventory/discover/agentHosts/mcpLaunch.js"
-import { ancestors, asRecord, asStringArray } from "../../inventory/discover/agentHosts/shared.js"
+import { claudeManagedDir, claudeProjectDirs, claudeSettingsPaths } from "../../inventory/discover/agentHosts/claudeCode.js"
+import { asRecord, asStringArray } from "../../inventory/discover/agentHosts/shared.js"
 import { neutralize } from "../../inventory/render/text.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readBoundedFile } from "./boundedFile.js"
@@ -25,29 +26,22 @@ export interface ClaudeDenyRules {
   readonly problems: ReadonlyArray<string>
 }
 
-/** The settings files Claude Code reads, managed first (the same list as the inventory's reader of Claude Code). */
+/** The settings files Claude Code reads: the inventory's reader's own list (`claudeSettingsPaths`). */
 const settingsFiles = Effect.gen(function*() {
   const env = yield* MachineEnvironment
   const fs = yield* FileSystem.FileSystem
   const path = env.os === "win32" ? NodePath.win32 : NodePath.posix
   const configDir = env.env["CLAUDE_CONFIG_DIR"]
   const userDir = configDir !== undefined && configDir.length > 0 ? path.resolve(configDir) : path.join(env.homedir, ".claude")
-  // The system directory of managed settings, per OS (as claudeCode.ts's claudeManagedDir).
-  const managedDir = env.os === "win32" ? "C:\\Program Files\\ClaudeCode" : env.os === "darwin" ? "/Library/Application Support/ClaudeCode" : "/etc/claude-code"
+  const managedDir = claudeManagedDir(env.os)
   const dropIns = yield* fs.readDirectory(path.join(managedDir, "managed-settings.d")).pipe(Effect.orElseSucceed(() => []))
-  const projects: Array<string> = []
-  const home = path.resolve(env.homedir)
-  for (const dir of ancestors(path, env.cwd)) {
-    if (dir === home) break
-    projects.push(dir)
-    if (yield* fs.exists(path.join(dir, ".git")).pipe(Effect.orElseSucceed(() => false))) break
-  }
-  return [
-    ...dropIns.filter((name) => name.endsWith(".json")).sort().map((name) => path.join(managedDir, "managed-settings.d", name)),
-    path.join(managedDir, "managed-settings.json"),
-    ...projects.flatMap((dir) => [path.join(dir, ".claude", "settings.local.json"), path.join(dir, ".claude", "settings.json")]),
-    path.join(userDir, "settings.json")
-  ]
+  const projects = yield* claudeProjectDirs(path, env.cwd, env.homedir, (file) => fs.exists(file).pipe(Effect.orElseSucceed(() => false)))
+  return claudeSettingsPaths(path, {
+    managedDir,
+    dropIns: dropIns.filter((name) => name.endsWith(".json")).sort().map((name) => path.join(managedDir, "managed-settings.d", name)),
+    projectClaudeDirs: projects.map((dir) => path.join(dir, ".claude")).filter((claude) => claude !== userDir),
+    userDir
+  }).map(({ file }) => file)
 })
 
 /** Reads the MCP deny rules of every settings file Claude Code reads; a file that cannot be used is named in `problems`. */

@@ -117,14 +117,23 @@ export const claudePluginAgentNaming = (agentsDir: string) => (c: HostCollector,
  * starts): the working directory and its parents up to the nearest one holding `.git`, else up
  * to the root; never the home directory nor any folder above it.
  */
-const claudeProjectDirs = (c: HostCollector): Effect.Effect<ReadonlyArray<string>> =>
+/**
+ * The project folders whose `.claude` Claude Code reads: the working directory and its ancestors
+ * up to the git root, never the home directory. Shared with the gateway's reader of deny rules.
+ */
+export const claudeProjectDirs = <E, R>(
+  path: NodePath.PlatformPath,
+  cwd: string,
+  homedir: string,
+  exists: (file: string) => Effect.Effect<boolean, E, R>
+): Effect.Effect<ReadonlyArray<string>, E, R> =>
   Effect.gen(function* () {
-    const home = c.path.resolve(c.env.homedir)
+    const home = path.resolve(homedir)
     const dirs: Array<string> = []
-    for (const dir of ancestors(c.path, c.env.cwd)) {
+    for (const dir of ancestors(path, cwd)) {
       if (dir === home) break
       dirs.push(dir)
-      if (yield* c.exists(c.path.join(dir, ".git"))) break
+      if (yield* exists(path.join(dir, ".git"))) break
     }
     return dirs
   })
@@ -160,12 +169,28 @@ const lastPathWins = (c: HostCollector, drafts: ReadonlyArray<ItemDraft>): Effec
   })
 
 /** The system directory of managed settings, per OS. */
-export const claudeManagedDir = (ctx: HostReadContext): string =>
-  ctx.env.os === "win32"
+export const claudeManagedDir = (os: string): string =>
+  os === "win32"
     ? "C:\\Program Files\\ClaudeCode"
-    : ctx.env.os === "darwin"
+    : os === "darwin"
     ? "/Library/Application Support/ClaudeCode"
     : "/etc/claude-code"
+
+/**
+ * The settings files Claude Code reads, highest precedence first: the managed drop-ins (given in
+ * name order; the last wins), the managed file, each project's `settings.local.json`, then each
+ * project's `settings.json`, then the user's.
+ */
+export const claudeSettingsPaths = (
+  path: NodePath.PlatformPath,
+  dirs: { readonly managedDir: string; readonly dropIns: ReadonlyArray<string>; readonly projectClaudeDirs: ReadonlyArray<string>; readonly userDir: string }
+): ReadonlyArray<{ readonly file: string; readonly scope: AgentItemScope; readonly role: string }> => [
+  ...[...dirs.dropIns].reverse().map((file) => ({ file, scope: "managed" as const, role: "managed settings" })),
+  { file: path.join(dirs.managedDir, "managed-settings.json"), scope: "managed", role: "managed settings" },
+  ...dirs.projectClaudeDirs.map((claude) => ({ file: path.join(claude, "settings.local.json"), scope: "local" as const, role: "local settings" })),
+  ...dirs.projectClaudeDirs.map((claude) => ({ file: path.join(claude, "settings.json"), scope: "project" as const, role: "project settings" })),
+  { file: path.join(dirs.userDir, "settings.json"), scope: "user", role: "user settings" }
+]
 
 interface SettingsFile {
   readonly path: string
@@ -192,10 +217,10 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
     const configDir = ctx.env.env["CLAUDE_CONFIG_DIR"]
     const userDir = configDir !== undefined && configDir.length > 0 ? path.resolve(configDir) : path.join(ctx.env.homedir, ".claude")
     const stateFile = configDir !== undefined && configDir.length > 0 ? path.join(userDir, ".claude.json") : path.join(ctx.env.homedir, ".claude.json")
-    const managedDir = claudeManagedDir(ctx)
+    const managedDir = claudeManagedDir(ctx.env.os)
     const projects = projectDirs(ctx)
     const projectClaudeDirs: Array<{ readonly dir: string; readonly claude: string; readonly index: number }> = []
-    for (const [index, dir] of (yield* claudeProjectDirs(c)).entries()) {
+    for (const [index, dir] of (yield* claudeProjectDirs(path, c.env.cwd, c.env.homedir, (file) => c.exists(file))).entries()) {
       const claude = path.join(dir, ".claude")
       if (claude !== userDir && (yield* c.probe(claude))._tag === "directory") projectClaudeDirs.push({ dir, claude, index })
     }
@@ -293,11 +318,9 @@ const readSettings = (
       onNone: () => [],
       onSome: (entries) => entries.filter((entry) => entry.isFile && entry.name.endsWith(".json")).map((entry) => entry.path)
     })
-    for (const file of [...dropInFiles].reverse()) yield* read(file, "managed", "managed settings", false)
-    yield* read(path.join(managedDir, "managed-settings.json"), "managed", "managed settings", false)
-    for (const { claude } of projectClaudeDirs) yield* read(path.join(claude, "settings.local.json"), "local", "local settings", false)
-    for (const { claude } of projectClaudeDirs) yield* read(path.join(claude, "settings.json"), "project", "project settings", false)
-    yield* read(path.join(userDir, "settings.json"), "user", "user settings", true)
+    const files = claudeSettingsPaths(path, { managedDir, dropIns: dropInFiles, projectClaudeDirs: projectClaudeDirs.map(({ claude }) => claude), userDir })
+    // The user's file is the one whose absence is worth a note.
+    for (const { file, scope, role } of files) yield* read(file, scope, role, scope === "user")
     return out
   })
 

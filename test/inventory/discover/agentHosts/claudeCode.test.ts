@@ -418,7 +418,7 @@ describe("Claude Code reader: locations", () => {
     }))
 
   it("the managed directory per OS", () => {
-    const ctx = (os: "linux" | "darwin" | "win32") => ({ env: { os } }) as unknown as Parameters<typeof claudeManagedDir>[0]
+    const ctx = (os: "linux" | "darwin" | "win32") => os
     expect(claudeManagedDir(ctx("linux"))).toBe("/etc/claude-code")
     expect(claudeManagedDir(ctx("darwin"))).toBe("/Library/Application Support/ClaudeCode")
     expect(claudeManagedDir(ctx("win32"))).toBe("C:\\Program Files\\ClaudeCode")
