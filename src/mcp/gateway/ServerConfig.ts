@@ -11,7 +11,7 @@ import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
 import { normalizeMcpEntry, redactArgs, redactUrl } from "../../inventory/discover/agentHosts/mcp.js"
 import {
   configOfEntry,
-  type McpDialect,
+  MCP_DIALECT,
   runsToolMap,
   type ServerConfig,
   type SkippedServer,
@@ -70,15 +70,7 @@ const Shape = Schema.Struct({ mcpServers: Schema.Record({ key: Schema.String, va
 
 const isAbsolutePath = (path: string) => NodePath.posix.isAbsolute(path) || NodePath.win32.isAbsolute(path)
 
-const DIALECT: Readonly<Record<AgentHostName, McpDialect>> = {
-  "claude-code": "claude",
-  codex: "codex",
-  cursor: "cursor",
-  gemini: "gemini",
-  opencode: "opencode"
-}
-
-const isHostName = (host: string): host is AgentHostName => Object.hasOwn(DIALECT, host)
+const isHostName = (host: string): host is AgentHostName => Object.hasOwn(MCP_DIALECT, host)
 
 /**
  * The host shape (v2, written by `tool-map gateway setup`): the entries exactly as host `host`'s
@@ -135,7 +127,7 @@ export const decodeServersText = (text: string, context: ServersFileContext = NO
     }
     if (typeof json === "object" && json !== null && "host" in json) {
       const shape = yield* Either.mapLeft(Schema.decodeUnknownEither(HostShape)(json), (error) => firstProblem(error, []))
-      const dialect = DIALECT[shape.host]
+      const dialect = MCP_DIALECT[shape.host]
       for (const [name, raw] of Object.entries(shape.mcpServers)) {
         if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return yield* Either.left(`at mcpServers.${name}: not an object`)
         const fields = normalizeMcpEntry(raw, dialect)

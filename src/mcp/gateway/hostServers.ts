@@ -16,7 +16,7 @@ import { normalizeMcpEntry } from "../../inventory/discover/agentHosts/mcp.js"
 import {
   configOfEntry,
   launchEnvironment,
-  type McpDialect,
+  MCP_DIALECT,
   runsToolMap,
   type ServerConfig,
   type SkippedServer,
@@ -37,14 +37,6 @@ export class HostServersUnreadable extends Schema.TaggedError<HostServersUnreada
   get message() {
     return `The MCP servers of ${this.host} cannot be read: ${this.reason}.`
   }
-}
-
-const DIALECT: Readonly<Record<AgentHostName, McpDialect>> = {
-  "claude-code": "claude",
-  codex: "codex",
-  cursor: "cursor",
-  gemini: "gemini",
-  opencode: "opencode"
 }
 
 const CONFIG_MAX_BYTES = 16 * 1024 * 1024
@@ -74,7 +66,7 @@ export const hostServers = Effect.fn("hostServers")(function*(host: AgentHostNam
     path: env.os === "win32" ? NodePath.win32 : NodePath.posix
   })
   const items = resolvePrecedence(result.drafts).filter((item): item is McpServerItem => item.kind === "mcpServer" && isEffective(item))
-  const dialect = DIALECT[host]
+  const dialect = MCP_DIALECT[host]
   const servers: Array<ServerConfig> = []
   const skipped: Array<SkippedServer> = []
   const denyRules = host === "claude-code" ? (yield* readClaudeDenyRules()).rules : []

@@ -5,7 +5,7 @@
  */
 import * as NodePath from "node:path"
 import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
-import type { McpDialect } from "../../inventory/discover/agentHosts/mcpLaunch.js"
+import { MCP_DIALECT, type McpDialect } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 
 /**
  * Which of a host's configs setup edits: the user's (every project), the working directory's
@@ -58,22 +58,22 @@ export const hostConfigTarget = (host: AgentHostName, scope: SetupScope, machine
     case "claude-code": {
       const configDir = env["CLAUDE_CONFIG_DIR"]
       const user = set(configDir) ? NodePath.join(NodePath.resolve(configDir), ".claude.json") : NodePath.join(homedir, ".claude.json")
-      if (scope === "local") return { host, scope, candidates: at(user), format: "jsonc", mapPath: ["projects", NodePath.resolve(cwd), "mcpServers"], dialect: "claude" }
-      return { host, scope, candidates: at(scope === "user" ? user : ".mcp.json"), format: "jsonc", mapPath: ["mcpServers"], dialect: "claude" }
+      if (scope === "local") return { host, scope, candidates: at(user), format: "jsonc", mapPath: ["projects", NodePath.resolve(cwd), "mcpServers"], dialect: MCP_DIALECT[host] }
+      return { host, scope, candidates: at(scope === "user" ? user : ".mcp.json"), format: "jsonc", mapPath: ["mcpServers"], dialect: MCP_DIALECT[host] }
     }
     case "codex": {
       const codexHome = set(env["CODEX_HOME"]) ? NodePath.resolve(env["CODEX_HOME"]) : NodePath.join(homedir, ".codex")
       const file = scope === "user" ? NodePath.join(codexHome, "config.toml") : NodePath.join(".codex", "config.toml")
       // One segment: the TOML editor edits top-level tables only.
-      return { host, scope, candidates: at(file), format: "toml", mapPath: ["mcp_servers"], dialect: "codex" }
+      return { host, scope, candidates: at(file), format: "toml", mapPath: ["mcp_servers"], dialect: MCP_DIALECT[host] }
     }
     case "cursor": {
       const file = scope === "user" ? NodePath.join(homedir, ".cursor", "mcp.json") : NodePath.join(".cursor", "mcp.json")
-      return { host, scope, candidates: at(file), format: "jsonc", mapPath: ["mcpServers"], dialect: "cursor" }
+      return { host, scope, candidates: at(file), format: "jsonc", mapPath: ["mcpServers"], dialect: MCP_DIALECT[host] }
     }
     case "gemini": {
       const file = scope === "user" ? NodePath.join(homedir, ".gemini", "settings.json") : NodePath.join(".gemini", "settings.json")
-      return { host, scope, candidates: at(file), format: "jsonc", mapPath: ["mcpServers"], dialect: "gemini" }
+      return { host, scope, candidates: at(file), format: "jsonc", mapPath: ["mcpServers"], dialect: MCP_DIALECT[host] }
     }
     case "opencode": {
       const xdg = env["XDG_CONFIG_HOME"]
@@ -82,7 +82,7 @@ export const hostConfigTarget = (host: AgentHostName, scope: SetupScope, machine
         : NodePath.join(set(xdg) ? xdg : NodePath.join(homedir, ".config"), "opencode")
       const dir = scope === "user" ? configDir : cwd
       const names = scope === "user" ? ["opencode.json", "opencode.jsonc", "config.json"] : ["opencode.json", "opencode.jsonc"]
-      return { host, scope, candidates: at(...names.map((name) => NodePath.join(dir, name))), format: "jsonc", mapPath: ["mcp"], dialect: "opencode" }
+      return { host, scope, candidates: at(...names.map((name) => NodePath.join(dir, name))), format: "jsonc", mapPath: ["mcp"], dialect: MCP_DIALECT[host] }
     }
   }
 }

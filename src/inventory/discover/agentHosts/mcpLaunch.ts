@@ -7,12 +7,22 @@
  * the hash holds their names, never their values.
  */
 import * as NodePath from "node:path"
+import type { AgentHostName } from "../../domain/agentHosts.js"
 import { sha256 } from "../../../catalog/core/definitions.js"
 import { claudeDenies } from "./claudePermissions.js"
 import { asRecord, asString, asStringArray } from "./shared.js"
 
 /** The config dialects of MCP server entries. */
 export type McpDialect = "claude" | "cursor" | "codex" | "gemini" | "opencode"
+
+/** The dialect of each agent host's MCP server entries. */
+export const MCP_DIALECT: Readonly<Record<AgentHostName, McpDialect>> = {
+  "claude-code": "claude",
+  codex: "codex",
+  cursor: "cursor",
+  gemini: "gemini",
+  opencode: "opencode"
+}
 
 /**
  * Which of a server's own tools a host offers (names as the server lists them): a tool is
