@@ -12,10 +12,10 @@
 import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Clock, Context, Duration, Effect, Either, Layer, Option, Schema } from "effect"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import * as NodePath from "node:path"
 import { FileLocked, FileLockError, lockPathOf } from "../../services/FileLock.js"
-import { CatalogFileError, catalogFileLock, readBounded, textOf } from "./jsonFile.js"
+import { CatalogFileError, catalogFileLock, readBounded, textOf, writeFileAtomic } from "./jsonFile.js"
 
 /** The letters and digits of a code: no 0/O, no 1/I, so that none is misread. 32 of them. */
 export const APPROVAL_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -157,22 +157,12 @@ const make = Effect.fn("ApprovalCodes.make")(function*(file: string, timings: Ap
 
   const live = (approvals: ReadonlyArray<Approval>, now: number) => approvals.filter((approval) => approval.expiresAt > now)
 
-  /** Writes the approvals readable by the user alone: a temp file of mode 0600 next to the file, renamed over it. */
-  const writeAll = (approvals: ReadonlyArray<Approval>) => {
-    const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${randomUUID()}`)
-    const text = `${JSON.stringify(Schema.encodeSync(ApprovalsFile)({ version: 1, approvals }), null, 2)}\n`
-    return Effect.scoped(
-      Effect.gen(function*() {
-        const handle = yield* fs.open(temp, { flag: "wx", mode: 0o600 })
-        yield* handle.writeAll(new TextEncoder().encode(text))
-        yield* handle.sync
-      })
-    ).pipe(
-      Effect.zipRight(fs.rename(temp, file)),
-      Effect.onError(() => Effect.ignore(fs.remove(temp))),
-      Effect.mapError(failed("write"))
+  /** Writes the approvals readable by the user alone (mode 0600, set before the file is in place). */
+  const writeAll = (approvals: ReadonlyArray<Approval>) =>
+    writeFileAtomic(file, `${JSON.stringify(Schema.encodeSync(ApprovalsFile)({ version: 1, approvals }), null, 2)}\n`, { mode: 0o600 }).pipe(
+      Effect.provideService(FileSystem.FileSystem, fs),
+      Effect.provideService(Path.Path, path)
     )
-  }
 
   /**
    * Applies `change` to the live approvals as stored now, under the file's lock, and writes what

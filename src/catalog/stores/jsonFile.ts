@@ -74,7 +74,12 @@ export const jsonFileText = (encoded: unknown): string => {
  * a temp file next to the target (never the OS temp dir: a rename across file systems fails),
  * fsync, rename, then fsync of the directory where the OS allows it.
  */
-export const writeFileAtomic = Effect.fn("writeFileAtomic")(function*(path: string, content: string | Uint8Array) {
+export const writeFileAtomic = Effect.fn("writeFileAtomic")(function*(
+  path: string,
+  content: string | Uint8Array,
+  /** The file's mode (e.g. 0o600 for a file with secrets), set on the temp file before it is renamed: never readable by others, not even for a moment. */
+  options: { readonly mode?: number | undefined } = {}
+) {
   const fs = yield* FileSystem.FileSystem
   const paths = yield* Path.Path
   const dir = paths.dirname(path)
@@ -83,7 +88,9 @@ export const writeFileAtomic = Effect.fn("writeFileAtomic")(function*(path: stri
   yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(failed))
   yield* Effect.scoped(
     Effect.gen(function*() {
-      const file = yield* fs.open(temp, { flag: "w" })
+      const file = yield* fs.open(temp, { flag: "w", ...(options.mode === undefined ? {} : { mode: options.mode }) })
+      // The umask may have taken bits the mode asked for.
+      if (options.mode !== undefined) yield* fs.chmod(temp, options.mode)
       yield* file.writeAll(typeof content === "string" ? new TextEncoder().encode(content) : content)
       yield* file.sync
     })

@@ -8,7 +8,7 @@
  * byte when it was not edited since, and otherwise puts the server entries back into the edited
  * file (keeping every later edit) and leaves the original beside it.
  */
-import { FileSystem } from "@effect/platform"
+import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Either, Exit, Layer, Option, Schema } from "effect"
 import * as NodePath from "node:path"
 import { defaultDataDir } from "../../inventory/bundle/location.js"
@@ -19,6 +19,7 @@ import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedenc
 import { localProjectKey } from "../../inventory/discover/agentHosts/claudeCode.js"
 import { asRecord, defaultHostFileLimits, sha256 } from "../../inventory/discover/agentHosts/shared.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
+import { writeFileAtomic } from "../../catalog/stores/jsonFile.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { hostServerEntry, type McpInvocation } from "../hostConfig.js"
 import {
@@ -178,16 +179,13 @@ function make(launch: (serversFile: string) => McpInvocation) {
 
     const writeFailed = (path: string) => (error: { readonly message: string }) => new GatewaySetupWriteFailed({ path, reason: reasonOf(error) })
 
-    /** Writes `bytes` to a temp file beside `path` with `mode`, then renames it over `path`. */
-    const writeAtomic = (path: string, bytes: Uint8Array, mode: number) => {
-      const temp = NodePath.join(NodePath.dirname(path), `.${NodePath.basename(path)}.${process.pid}.${Date.now()}.tmp`)
-      return fs.writeFile(temp, bytes, { mode, flag: "wx" }).pipe(
-        Effect.zipRight(fs.chmod(temp, mode)),
-        Effect.zipRight(fs.rename(temp, path)),
-        Effect.tapError(() => fs.remove(temp).pipe(Effect.ignore)),
-        Effect.mapError(writeFailed(path))
+    /** Writes `bytes` to a temp file beside `path` with `mode`, then renames it over `path` (the catalog's atomic write). */
+    const writeAtomic = (path: string, bytes: Uint8Array, mode: number) =>
+      writeFileAtomic(path, bytes, { mode }).pipe(
+        Effect.mapError((error) => new GatewaySetupWriteFailed({ path, reason: error.reason })),
+        Effect.provideService(FileSystem.FileSystem, fs),
+        Effect.provide(Path.layer)
       )
-    }
 
     /** A write the scope undoes when it closes in failure: the file gets its old bytes back, or goes. */
     const writeUndoable = (path: string, bytes: Uint8Array, mode: number) =>
