@@ -20,6 +20,7 @@ import { localProjectKey } from "../../inventory/discover/agentHosts/claudeCode.
 import { asRecord, defaultHostFileLimits, sha256 } from "../../inventory/discover/agentHosts/shared.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
 import { writeFileAtomic } from "../../catalog/stores/jsonFile.js"
+import { readBoundedFile } from "../gateway/boundedFile.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { hostServerEntry, type McpInvocation } from "../hostConfig.js"
 import {
@@ -160,15 +161,14 @@ function make(launch: (serversFile: string) => McpInvocation) {
 
     const exists = (path: string) => fs.exists(path).pipe(Effect.orElseSucceed(() => false))
 
-    /** The bytes of a file, none when it does not exist. */
+    /**
+     * The bytes of a file, none when it does not exist: a regular file of at most the size the
+     * readers allow a host's state file (`~/.claude.json` is the largest config setup edits).
+     */
     const readBytes = (path: string, host: string) =>
-      fs.readFile(path).pipe(
-        Effect.map(Option.some),
-        Effect.catchAll((error) =>
-          error._tag === "SystemError" && error.reason === "NotFound"
-            ? Effect.succeed(Option.none<Uint8Array>())
-            : Effect.fail(new HostConfigUnreadable({ host, path, reason: reasonOf(error) }))
-        )
+      readBoundedFile(path, defaultHostFileLimits.maxStateBytes).pipe(
+        Effect.mapError((error) => new HostConfigUnreadable({ host, path, reason: error.reason })),
+        Effect.provideService(FileSystem.FileSystem, fs)
       )
 
     const decodeText = (bytes: Uint8Array, host: string, path: string) =>
