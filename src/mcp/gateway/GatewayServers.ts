@@ -66,7 +66,9 @@ const schemaOf = (name: string, tool: Tool): ToolSchema => ({
   name,
   description: tool.description ?? "",
   inputSchema: tool.inputSchema,
-  ...(tool.annotations === undefined ? {} : { annotations: tool.annotations })
+  ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+  ...(tool.title === undefined ? {} : { title: tool.title }),
+  ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema })
 })
 
 /**
