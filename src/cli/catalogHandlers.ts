@@ -600,11 +600,13 @@ export const changeText = (change: DefinitionChange): string => {
   if (!change.known) return "definition changed (its recorded definition is not at hand to compare)"
   const list = (label: string, fields: ReadonlyArray<string>) => (fields.length === 0 ? [] : [`${label}: ${fields.join(", ")}`])
   const parts = [
+    ...(change.title ? ["title changed"] : []),
     ...(change.description ? ["description changed"] : []),
     ...list("fields added", change.fieldsAdded),
     ...list("fields removed", change.fieldsRemoved),
     ...list("fields changed", change.fieldsChanged),
     ...(change.schema ? ["schema changed outside its fields"] : []),
+    ...(change.outputSchema ? ["output schema changed"] : []),
     ...(change.annotations ? ["annotations changed"] : [])
   ]
   return parts.length === 0 ? "definition changed" : parts.join("; ")

@@ -479,7 +479,9 @@ describe("tool-map catalog diff", () => {
         changes: [{
           name: "mcp__github__create_issue",
           known: true,
+          title: false,
           description: true,
+          outputSchema: false,
           annotations: false,
           schema: false,
           fieldsAdded: ["title"],
@@ -498,6 +500,52 @@ describe("tool-map catalog diff", () => {
       )
       expect(manifest.categories.flatMap((category) => category.groups.flatMap((group) => group.tools.map((tool) => tool.name))))
         .toEqual(["mcp__github__create_issue", "mcp__github__delete_repository", "mcp__github__fork"])
+    })))
+})
+
+describe("tool-map catalog diff: a title or an output schema is a part of the definition", () => {
+  it.scoped("a change of the title alone, or of the output schema alone, is a change, named by its part", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      const tool = (title: string, output: unknown) => ({
+        name: "mcp__github__create_issue",
+        title,
+        description: "Create an issue.",
+        inputSchema: { type: "object" },
+        outputSchema: output
+      })
+      const first = { type: "object", properties: { url: { type: "string" } } }
+      const write = (name: string, tools: unknown) =>
+        fs.writeFileString(`${dir}/${name}.json`, JSON.stringify({ tools })).pipe(Effect.as(`${dir}/${name}.json`))
+      yield* runCatalog(dir, "ls", "--schemas", yield* write("first", [tool("Create issue", first)]))
+      const diffOf = (schemas: string) => runCatalog(dir, "diff", "--schemas", schemas).pipe(Effect.map((run) => run.stdout))
+      expect(yield* diffOf(yield* write("title", [tool("Create issue and push", first)]))).toBe([
+        "Changes since the build recorded at 1970-01-01T00:00:00.000Z:",
+        "changed (1):",
+        "  mcp__github__create_issue: title changed"
+      ].join("\n"))
+      // The schemas file of the last run is the one `diff` reads again, through its facts file.
+      expect(yield* diffOf(yield* write("output", [tool("Create issue", { ...first, required: ["url"] })]))).toBe([
+        "Changes since the build recorded at 1970-01-01T00:00:00.000Z:",
+        "changed (1):",
+        "  mcp__github__create_issue: output schema changed"
+      ].join("\n"))
+      expect(JSON.parse((yield* runCatalog(dir, "diff", "--json")).stdout).changes).toEqual([{
+        name: "mcp__github__create_issue",
+        known: true,
+        title: false,
+        description: false,
+        outputSchema: true,
+        annotations: false,
+        schema: false,
+        fieldsAdded: [],
+        fieldsRemoved: [],
+        fieldsChanged: []
+      }])
+      expect(yield* diffOf(yield* write("same", [tool("Create issue", first)]))).toBe(
+        "No definition changed since the build recorded at 1970-01-01T00:00:00.000Z."
+      )
     })))
 })
 

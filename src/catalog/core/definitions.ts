@@ -4,7 +4,8 @@
  * widens a schema after the user approved it) can be reported.
  *
  * The hash is the SHA-256 (hex) of the canonical JSON of `{ name, description, inputSchema }`
- * plus `annotations` when the tool has them, before any sanitizing. Canonical JSON is
+ * plus `annotations`, `title` and `outputSchema` when the tool has them, before any
+ * sanitizing (so the hash of a tool without the optional parts is what it always was). Canonical JSON is
  * `JSON.stringify` with object keys sorted by code unit, no whitespace, `undefined` members
  * left out, non-finite numbers as `null` (as JSON itself does) and a cycle written as the
  * string "[Circular]". An own `__proto__` member is a member like any other.
@@ -322,12 +323,17 @@ export const canonicalJson = (value: unknown): string => {
  */
 export const referenceCanonicalJson = (value: unknown): string => generalCanonicalJson(value)
 
+/** The members of a definition's canonical JSON after `name`, in key order: `outputSchema`, `title`. */
+const tailMembers = (schema: ToolSchema): string =>
+  (schema.outputSchema === undefined ? "" : `,"outputSchema":${canonicalJson(schema.outputSchema)}`) +
+  (schema.title === undefined ? "" : `,"title":${jsonString(schema.title)}`)
+
 /** The canonical JSON that `definitionHash` hashes. */
 export const definitionJson = (schema: ToolSchema): string => {
   const annotations = schema.annotations === undefined ? "" : `"annotations":${canonicalJson(schema.annotations)},`
   return `{${annotations}"description":${jsonString(schema.description ?? "")},"inputSchema":${
     canonicalJson(schema.inputSchema)
-  },"name":${jsonString(schema.name)}}`
+  },"name":${jsonString(schema.name)}${tailMembers(schema)}}`
 }
 
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash
@@ -366,7 +372,7 @@ export const definitionFacts = (schema: ToolSchema): DefinitionFacts => {
     else parts.push("{\"description\":")
     parts.push(descriptionJson, ",\"inputSchema\":")
     appendCanonical(schema.inputSchema, parts, features)
-    parts.push(",\"name\":", nameJson, "}")
+    parts.push(",\"name\":", nameJson, tailMembers(schema), "}")
     const computed: DefinitionFacts = {
       hash: sha256(parts.join("")),
       tokens: tokensFromFeatures(features)
@@ -555,7 +561,9 @@ export interface DefinitionChange {
   readonly name: string
   /** False when the earlier definition is not at hand: only that the definition changed is known. */
   readonly known: boolean
+  readonly title: boolean
   readonly description: boolean
+  readonly outputSchema: boolean
   readonly annotations: boolean
   /** The input schema changed apart from its fields. */
   readonly schema: boolean
@@ -570,7 +578,18 @@ export interface DefinitionChange {
  */
 export const definitionChange = (name: string, before: DefinitionParts | undefined, after: DefinitionParts): DefinitionChange => {
   if (before === undefined) {
-    return { name, known: false, description: false, annotations: false, schema: false, fieldsAdded: [], fieldsRemoved: [], fieldsChanged: [] }
+    return {
+      name,
+      known: false,
+      title: false,
+      description: false,
+      outputSchema: false,
+      annotations: false,
+      schema: false,
+      fieldsAdded: [],
+      fieldsRemoved: [],
+      fieldsChanged: []
+    }
   }
   const parts = changedParts(before, after)
   // The details only say where in a changed input schema the change is (a reordered
@@ -581,7 +600,9 @@ export const definitionChange = (name: string, before: DefinitionParts | undefin
   return {
     name,
     known: true,
+    title: parts.includes("title"),
     description: parts.includes("description"),
+    outputSchema: parts.includes("outputSchema"),
     annotations: parts.includes("annotations"),
     schema: inputSchema && before.schema !== after.schema,
     fieldsAdded: [...later.keys()].filter((field) => !earlier.has(field)),

@@ -27,6 +27,10 @@ export interface ToolSchema {
   /** The JSON Schema of the arguments, kept verbatim. */
   readonly inputSchema: unknown
   readonly annotations?: ToolAnnotations | undefined
+  /** The display name an MCP server may give a tool (untrusted, as the description is). */
+  readonly title?: string | undefined
+  /** The JSON Schema of the tool's structured result, kept verbatim (hosts do not show it to the model). */
+  readonly outputSchema?: unknown
 }
 
 /** Decodes MCP tool annotations; unknown keys are dropped. */
@@ -40,13 +44,17 @@ export const ToolAnnotationsSchema = Schema.Struct({
 
 /**
  * Decodes one tool schema from JSON (a schemas file or an MCP `tools/list` entry): a missing
- * description becomes `""`, a missing `inputSchema` an empty object schema.
+ * description becomes `""`, a missing `inputSchema` an empty object schema. The members come
+ * out in this order (name, description, inputSchema, annotations, title, outputSchema), the
+ * order the by-hand decode of `schemasFile.ts` keeps too.
  */
 export const ToolSchemaFromJson = Schema.Struct({
   name: Schema.String.pipe(Schema.minLength(1)),
   description: Schema.optionalWith(Schema.String, { default: () => "" }),
   inputSchema: Schema.optionalWith(Schema.Unknown, { default: () => ({ type: "object" }) }),
-  annotations: Schema.optional(ToolAnnotationsSchema)
+  annotations: Schema.optional(ToolAnnotationsSchema),
+  title: Schema.optional(Schema.String),
+  outputSchema: Schema.optional(Schema.Unknown)
 })
 
 /**

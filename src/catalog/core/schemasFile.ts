@@ -69,13 +69,13 @@ const hasExactly = (record: object, keys: ReadonlyArray<string>): boolean => {
 }
 
 const PLAIN_KEYS = ["name", "description", "inputSchema"]
-const ANNOTATED_KEYS = ["name", "description", "inputSchema", "annotations"]
 
 /**
  * One entry as `ToolSchemaFromJson` decodes it (a missing description is `""`, a missing
- * `inputSchema` an empty object schema, unknown keys dropped), or undefined when it does not
- * decode. An entry that already is what the decode gives (the same keys in the same order) is
- * kept as it is: tens of thousands of copies would only be garbage.
+ * `inputSchema` an empty object schema, unknown keys dropped, the members in the schema's
+ * order), or undefined when it does not decode. An entry that already is what the decode gives
+ * (the same keys in the same order) is kept as it is: tens of thousands of copies would only
+ * be garbage.
  */
 const toolSchemaOf = (value: unknown): ToolSchema | undefined => {
   if (!isRecord(value)) return undefined
@@ -87,15 +87,32 @@ const toolSchemaOf = (value: unknown): ToolSchema | undefined => {
     description = value.description
   }
   const inputSchema = has(value, "inputSchema") && value.inputSchema !== undefined ? value.inputSchema : { type: "object" }
-  const asGiven = value.description === description && value.inputSchema === inputSchema
-  if (!has(value, "annotations")) {
+  let asGiven = value.description === description && value.inputSchema === inputSchema
+  const hasAnnotations = has(value, "annotations")
+  const hasTitle = has(value, "title")
+  const hasOutput = has(value, "outputSchema")
+  if (!hasAnnotations && !hasTitle && !hasOutput) {
     return asGiven && hasExactly(value, PLAIN_KEYS) ? value as unknown as ToolSchema : { name, description, inputSchema }
   }
-  const annotations = annotationsOf(value.annotations)
-  if (annotations === undefined) return undefined
-  return asGiven && hasExactly(value, ANNOTATED_KEYS) && hasExactly(value.annotations as object, Object.keys(annotations))
-    ? value as unknown as ToolSchema
-    : { name, description, inputSchema, annotations }
+  const out: { -readonly [K in keyof ToolSchema]: ToolSchema[K] } = { name, description, inputSchema }
+  const keys = [...PLAIN_KEYS]
+  if (hasAnnotations) {
+    const annotations = annotationsOf(value.annotations)
+    if (annotations === undefined) return undefined
+    asGiven &&= hasExactly(value.annotations as object, Object.keys(annotations))
+    out.annotations = annotations
+    keys.push("annotations")
+  }
+  if (hasTitle) {
+    if (typeof value.title !== "string") return undefined
+    out.title = value.title
+    keys.push("title")
+  }
+  if (hasOutput) {
+    out.outputSchema = value.outputSchema
+    keys.push("outputSchema")
+  }
+  return asGiven && hasExactly(value, keys) ? value as unknown as ToolSchema : out
 }
 
 /** The schemas of a decoded array by hand, `None` when an entry does not pass (the schema then says why). */
@@ -204,13 +221,21 @@ export interface FactsFile {
   readonly names: ReadonlyArray<string>
   readonly descriptions: ReadonlyArray<string>
   readonly annotations: ReadonlyArray<ToolAnnotations | null>
+  /**
+   * The schemas that have a title or an output schema, few in most lists: each one's index,
+   * its title (null when it has none) and whether it has an output schema.
+   */
+  readonly extras: ReadonlyArray<FactsExtra>
   /** The `toolSetKey` of the schemas, when the run that wrote the file computed it. */
   readonly setKey?: string | undefined
 }
 
+/** A schema with a title or an output schema: its index, its title, whether it has an output schema. */
+export type FactsExtra = readonly [index: number, title: string | null, outputSchema: boolean]
+
 /** The facts file of decoded `schemas` (their facts computed now, unless kept per object). */
 export const factsFileOf = (
-  head: Omit<FactsFile, "facts" | "names" | "descriptions" | "annotations">,
+  head: Omit<FactsFile, "facts" | "names" | "descriptions" | "annotations" | "extras">,
   schemas: ReadonlyArray<ToolSchema>
 ): FactsFile => {
   const n = schemas.length
@@ -218,14 +243,18 @@ export const factsFileOf = (
   const names = new Array<string>(n)
   const descriptions = new Array<string>(n)
   const annotations = new Array<ToolAnnotations | null>(n)
+  const extras: Array<FactsExtra> = []
   for (let i = 0; i < n; i++) {
     const schema = schemas[i]!
     facts[i] = factsOf(schema)
     names[i] = schema.name
     descriptions[i] = schema.description
     annotations[i] = schema.annotations ?? null
+    if (schema.title !== undefined || schema.outputSchema !== undefined) {
+      extras.push([i, schema.title ?? null, schema.outputSchema !== undefined])
+    }
   }
-  return { ...head, facts, names, descriptions, annotations }
+  return { ...head, facts, names, descriptions, annotations, extras }
 }
 
 /** How many texts a facts file remembers. */
@@ -235,12 +264,14 @@ export const FACTS_TEXTS_KEPT = 4
 export const FACTS_HEAD_BYTES = 256 + FACTS_TEXTS_KEPT * 72
 
 // A definition that exercises what the hash and the estimate look at: key order, nesting,
-// numbers, escapes, long words, text beyond ASCII, annotations.
+// numbers, escapes, long words, text beyond ASCII, annotations, a title, an output schema.
 const PROBE: ToolSchema = {
   name: "mcp__probe__read_file",
   description: "Reads a file.\n\tThen returns \"its\" content — élan, 日本語, supercalifragilistic.",
   inputSchema: { type: "object", required: ["path"], properties: { path: { type: "string", maxLength: 4096 }, depth: { type: "number", minimum: -1.5 } } },
-  annotations: { readOnlyHint: true, title: "Read" }
+  annotations: { readOnlyHint: true, title: "Read" },
+  title: "Read file",
+  outputSchema: { type: "object", properties: { content: { type: "string" } } }
 }
 
 let model: string | undefined
@@ -253,11 +284,11 @@ export const factsModel = (): string =>
   (model ??= sha256(JSON.stringify([TOOL_MAP_VERSION, FACTS_FORMAT, TOKEN_MODEL, definitionFacts(PROBE)])).slice(0, 32))
 
 /** The layout of the facts file: files of another layout are written again. */
-const FACTS_FORMAT = 4
+const FACTS_FORMAT = 5
 
 /**
  * The text of a facts file. A first line of JSON: its model, key and texts first, then the token
- * estimates, the lengths of the names and of the descriptions, the annotations, and the bytes
+ * estimates, the lengths of the names and of the descriptions, the annotations, the extras, and the bytes
  * of each of the three blocks after the line. Then the blocks, raw: the hashes (64 hex digits
  * each), the names and the descriptions, each block their concatenation. A reader parses the
  * line only; each block is decoded from the file's bytes once, and every hash, name and
@@ -280,7 +311,7 @@ export const factsFileText = (file: FactsFile): string => {
     JSON.stringify(file.texts.slice(0, FACTS_TEXTS_KEPT))
   },"tokens":${JSON.stringify(tokens)},"names":${lengthsOf(file.names)},"descriptions":${lengthsOf(file.descriptions)},"annotations":${
     JSON.stringify(file.annotations)
-  }${file.setKey === undefined ? "" : `,"setKey":${JSON.stringify(file.setKey)}`}${escaped ? ",\"escaped\":true" : ""},"blocks":${
+  },"extras":${JSON.stringify(file.extras)}${file.setKey === undefined ? "" : `,"setKey":${JSON.stringify(file.setKey)}`}${escaped ? ",\"escaped\":true" : ""},"blocks":${
     JSON.stringify(blocks.map((block) => Buffer.byteLength(block)))
   }}\n${blocks.join("")}`
 }
@@ -367,7 +398,8 @@ export const factsFileOfParts = (parts: FactsFileParts): Option.Option<FactsFile
   const json = parts.line
   if (
     !isRecord(json) || json.toolMapFacts !== 1 || typeof json.model !== "string" || typeof json.key !== "string" ||
-    !Array.isArray(json.texts) || !Array.isArray(json.tokens) || !Array.isArray(json.annotations)
+    !Array.isArray(json.texts) || !Array.isArray(json.tokens) || !Array.isArray(json.annotations) ||
+    !Array.isArray(json.extras)
   ) {
     return Option.none()
   }
@@ -395,6 +427,8 @@ export const factsFileOfParts = (parts: FactsFileParts): Option.Option<FactsFile
     if (decoded === undefined || !hasExactly(given as object, Object.keys(decoded))) return Option.none()
     annotations[i] = decoded
   }
+  const extras = extrasOf(json.extras, n)
+  if (extras === undefined) return Option.none()
   const setKey = isHex64(json.setKey) ? json.setKey : undefined
   return Option.some({
     model: json.model,
@@ -404,14 +438,30 @@ export const factsFileOfParts = (parts: FactsFileParts): Option.Option<FactsFile
     names,
     descriptions,
     annotations,
+    extras,
     setKey
   })
+}
+
+/** The extras of a facts file, checked: indices rising within `n`, a title a string or null. */
+const extrasOf = (given: ReadonlyArray<unknown>, n: number): ReadonlyArray<FactsExtra> | undefined => {
+  let last = -1
+  const out: Array<FactsExtra> = []
+  for (const extra of given) {
+    if (!Array.isArray(extra) || extra.length !== 3) return undefined
+    const [index, title, output]: ReadonlyArray<unknown> = extra
+    if (!Number.isSafeInteger(index) || (index as number) <= last || (index as number) >= n) return undefined
+    if ((title !== null && typeof title !== "string") || typeof output !== "boolean") return undefined
+    last = index as number
+    out.push([last, title, output])
+  }
+  return out
 }
 
 /**
  * The schemas a facts file describes, without parsing their text: each is what the decode of
  * that text gives (the same keys in the same order, the same values), except that its
- * `inputSchema` is read on first use, from `full()`, the decode of the whole text. Builds read
+ * `inputSchema` (and `outputSchema`, when it has one) is read on first use, from `full()`, the decode of the whole text. Builds read
  * every field but the input schema (its hash and token estimate are the facts, primed here
  * with the tool-set key when the file has it), so a listing never parses the tens of
  * megabytes that input schemas are; anything that reads one (a classifier, a new snapshot)
@@ -421,31 +471,45 @@ export const factsFileOfParts = (parts: FactsFileParts): Option.Option<FactsFile
 export const leanSchemas = (file: FactsFile, full: () => ReadonlyArray<ToolSchema>): ReadonlyArray<ToolSchema> => {
   const n = file.names.length
   const out = new Array<ToolSchema>(n)
-  // Built on the first read of an input schema: no per-schema index member to copy or compare.
-  let inputs: Map<object, unknown> | undefined
-  const inputsOf = (): Map<object, unknown> => {
-    if (inputs !== undefined) return inputs
+  // Built on the first read of an input (or output) schema: no per-schema index member to copy or compare.
+  let decoded: Map<object, ToolSchema> | undefined
+  const decodedOf = (): Map<object, ToolSchema> => {
+    if (decoded !== undefined) return decoded
     const schemas = full()
     if (schemas.length !== n || schemas.some((schema, i) => schema.name !== file.names[i])) {
       throw new Error("leanSchemas: the schemas text does not hold the schemas of its facts file")
     }
-    const map = new Map<object, unknown>()
-    for (let i = 0; i < n; i++) map.set(out[i]!, schemas[i]!.inputSchema)
-    return inputs = map
+    const map = new Map<object, ToolSchema>()
+    for (let i = 0; i < n; i++) map.set(out[i]!, schemas[i]!)
+    return decoded = map
   }
   // One descriptor, one getter for every schema of the list: the objects share their shape.
   const inputSchema: PropertyDescriptor = {
     get(this: object): unknown {
-      return inputsOf().get(this)
+      return decodedOf().get(this)?.inputSchema
     },
     enumerable: true,
     configurable: true
   }
+  const outputSchema: PropertyDescriptor = {
+    get(this: object): unknown {
+      return decodedOf().get(this)?.outputSchema
+    },
+    enumerable: true,
+    configurable: true
+  }
+  let next = 0
   for (let i = 0; i < n; i++) {
     const schema = { name: file.names[i]!, description: file.descriptions[i]! }
     Object.defineProperty(schema, "inputSchema", inputSchema)
     const annotations = file.annotations[i]
     if (annotations !== null && annotations !== undefined) (schema as { annotations?: ToolAnnotations }).annotations = annotations
+    const extra = file.extras[next]
+    if (extra !== undefined && extra[0] === i) {
+      next += 1
+      if (extra[1] !== null) (schema as { title?: string }).title = extra[1]
+      if (extra[2]) Object.defineProperty(schema, "outputSchema", outputSchema)
+    }
     out[i] = schema as unknown as ToolSchema
   }
   primeDefinitionFacts(out, file.facts)

@@ -29,7 +29,9 @@ describe("definition parts", () => {
     })).toEqual({
       name: "mcp__github__create_issue",
       known: true,
+      title: false,
       description: true,
+      outputSchema: false,
       annotations: true,
       schema: true,
       fieldsAdded: ["labels"],
@@ -45,7 +47,9 @@ describe("definition parts", () => {
     })).toEqual({
       name: "mcp__github__create_issue",
       known: true,
+      title: false,
       description: false,
+      outputSchema: false,
       annotations: false,
       schema: false,
       fieldsAdded: [],
@@ -62,7 +66,9 @@ describe("definition parts", () => {
     expect(definitionChange("t", undefined, parts)).toEqual({
       name: "t",
       known: false,
+      title: false,
       description: false,
+      outputSchema: false,
       annotations: false,
       schema: false,
       fieldsAdded: [],
@@ -99,6 +105,15 @@ describe("definition parts", () => {
     // A reordered `required` changes the input schema but no field: the change names no detail.
     const reordered = definitionChange("t", definitionParts({ inputSchema: { required: ["a", "b"] } }), definitionParts({ inputSchema: { required: ["b", "a"] } }))
     expect(changedParts(partHashes({ inputSchema: { required: ["a", "b"] } }), partHashes({ inputSchema: { required: ["b", "a"] } }))).toEqual(["inputSchema"])
-    expect(reordered).toEqual({ name: "t", known: true, description: false, annotations: false, schema: false, fieldsAdded: [], fieldsRemoved: [], fieldsChanged: [] })
+    expect(reordered).toEqual({ name: "t", known: true, title: false, description: false, outputSchema: false, annotations: false, schema: false, fieldsAdded: [], fieldsRemoved: [], fieldsChanged: [] })
+  })
+
+  it("tell a change of the title alone, or of the output schema alone, apart from any other", () => {
+    const titled: ToolSchema = { ...BEFORE, title: "Create issue", outputSchema: { type: "object", properties: { url: { type: "string" } } } }
+    const parts = (schema: ToolSchema) => definitionChange(schema.name, definitionParts(titled), definitionParts(schema))
+    const none = { name: BEFORE.name, known: true, title: false, description: false, outputSchema: false, annotations: false, schema: false, fieldsAdded: [], fieldsRemoved: [], fieldsChanged: [] }
+    expect(parts({ ...titled, title: "Create issue (and push)" })).toEqual({ ...none, title: true })
+    expect(parts({ ...titled, outputSchema: { type: "object", properties: { url: { type: "string" }, token: { type: "string" } } } })).toEqual({ ...none, outputSchema: true })
+    expect(parts(BEFORE)).toEqual({ ...none, title: true, outputSchema: true })
   })
 })

@@ -52,11 +52,27 @@ const entryArb = fc.oneof(
       requiredKeys: []
     })
   }),
+  // An MCP tool with a title and an output schema, in the decoded order or another.
+  fc.record({
+    name: fc.string({ minLength: 1, maxLength: 5 }),
+    description: fc.string({ maxLength: 5 }),
+    inputSchema: jsonValue,
+    annotations: fc.record({ readOnlyHint: fc.boolean() }),
+    title: fc.oneof(fc.string({ maxLength: 3 }), jsonValue),
+    outputSchema: jsonValue
+  }, { requiredKeys: ["name", "description", "inputSchema"] }),
+  fc.record({
+    outputSchema: jsonValue,
+    title: fc.string({ maxLength: 3 }),
+    name: fc.string({ minLength: 1, maxLength: 5 }),
+    inputSchema: jsonValue
+  }, { requiredKeys: ["name"] }),
   fc.record({
     description: fc.oneof(fc.string({ maxLength: 5 }), jsonValue),
     name: fc.oneof(fc.string({ minLength: 1, maxLength: 5 }), fc.constant(""), jsonValue),
     inputSchema: jsonValue,
     annotations: annotationsArb,
+    title: jsonValue,
     other: jsonValue
   }, { requiredKeys: ["name"] }),
   jsonValue,
@@ -154,7 +170,7 @@ describe("the facts file", () => {
     expect(text).toBe(
       `{"toolMapFacts":1,"model":"${file.model}","key":"${file.key}","texts":["${"1".repeat(64)}","${"2".repeat(64)}"],"tokens":${
         JSON.stringify(file.facts.map((facts) => facts.tokens))
-      },"names":[1,1],"descriptions":[6,0],"annotations":[null,{"readOnlyHint":true}],"blocks":[128,2,6]}\n${file.facts[0]!.hash}${file.facts[1]!.hash}abReads.`
+      },"names":[1,1],"descriptions":[6,0],"annotations":[null,{"readOnlyHint":true}],"extras":[],"blocks":[128,2,6]}\n${file.facts[0]!.hash}${file.facts[1]!.hash}abReads.`
     )
     expect(decodeFactsFile(text)).toEqual(Option.some(file))
     expect(factsHead(text.slice(0, 600))).toEqual(Option.some({ model: file.model, key: file.key, texts: file.texts }))
@@ -248,8 +264,8 @@ describe("leanSchemas: the schemas of a known text, from its facts file", () => 
   it.prop("build the very catalog the decoded text builds, without decoding the text", [schemasTextArb, fc.boolean()], ([text, setKey]) => {
     const { decoded, decodes, lean } = both(text, { setKey })
     expect(lean.map((schema) => Object.keys(schema))).toEqual(decoded.map((schema) => Object.keys(schema)))
-    expect(lean.map(({ annotations, description, name }) => [name, description, annotations])).toEqual(
-      decoded.map(({ annotations, description, name }) => [name, description, annotations])
+    expect(lean.map(({ annotations, description, name, title }) => [name, description, annotations, title])).toEqual(
+      decoded.map(({ annotations, description, name, title }) => [name, description, annotations, title])
     )
     expect(toolSetKey(lean)).toBe(toolSetKey(decoded))
     expect(schemasKey(lean)).toBe(schemasKey(decoded))

@@ -67,7 +67,9 @@ describe("RecordedBuilds: a catalog build", () => {
       const change = {
         name: ISSUE.name,
         known: true,
+        title: false,
         description: false,
+        outputSchema: false,
         annotations: true,
         schema: false,
         fieldsAdded: ["labels"],
