@@ -176,6 +176,18 @@ describe("the facts file", () => {
     expect(factsHead(text.slice(0, 600))).toEqual(Option.some({ model: file.model, key: file.key, texts: file.texts }))
   })
 
+  it("keeps which schemas have a title or an output schema, and is no facts file when that list is not well formed", () => {
+    const titled = [TOOLS[0]!, { ...TOOLS[1]!, title: "Read", outputSchema: { type: "object" } }, { ...TOOLS[0]!, name: "c", outputSchema: null }]
+    const withExtras = factsFileOf({ model: factsModel(), key: schemasKey(titled), texts: [] }, titled)
+    expect(withExtras.extras).toEqual([[1, "Read", true], [2, null, true]])
+    const text = factsFileText(withExtras)
+    expect(text).toContain(`"extras":[[1,"Read",true],[2,null,true]]`)
+    expect(decodeFactsFile(text)).toEqual(Option.some(withExtras))
+    for (const bad of ["[[2,null,true],[1,\"Read\",true]]", "[[3,null,true]]", "[[1,5,true]]", "[[1,null,1]]", "[[1,null]]", "{}"]) {
+      expect(decodeFactsFile(text.replace(`"extras":[[1,"Read",true],[2,null,true]]`, `"extras":${bad}`))).toEqual(Option.none())
+    }
+  })
+
   it("keeps the tool-set key of the schemas, when the writer knew it", () => {
     const withKey = { ...file, setKey: toolSetKey(TOOLS) }
     const text = factsFileText(withKey)
