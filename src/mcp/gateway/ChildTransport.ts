@@ -9,6 +9,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcess, spawn } from "node:child_process"
+import { cleanText } from "../../inventory/domain/untrusted.js"
 import type { StderrLog } from "./StderrLog.js"
 
 /** How the child is started. */
@@ -49,8 +50,15 @@ const signalGroup = (pid: number, signal: NodeJS.Signals): boolean => {
   }
 }
 
-/** The first characters of a line that is not JSON-RPC, for an error message (neutralized by the caller). */
-const excerpt = (line: string): string => (line.length > 80 ? `${line.slice(0, 80)}…` : line)
+/**
+ * The first characters of a line that is not JSON-RPC, for an error message and the log: cut
+ * after the one boundary of untrusted text, so that no secret is cut into a piece the rule no
+ * longer knows.
+ */
+const excerpt = (line: string): string => {
+  const clean = cleanText(line)
+  return clean.length > 80 ? `${clean.slice(0, 80)}…` : clean
+}
 
 export class ChildTransport implements Transport {
   onclose?: (() => void) | undefined
