@@ -27,6 +27,7 @@ import {
 import { sanitizeDescription } from "../core/sanitize.js"
 import { toolsUnder } from "../core/tree.js"
 import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
+import { redactSecrets } from "../../inventory/domain/secrets.js"
 import { filterAgents, filterSkills } from "../../inventory/query/agentQueries.js"
 import { InventoryReader } from "../../inventory/query/InventoryReader.js"
 import { readHead } from "../../services/fileRead.js"
@@ -422,8 +423,8 @@ const make = Effect.gen(function*() {
           onSome: (bytes) =>
             Effect.map(fs.stat(hit.path), (info): SkillBody => {
               const text = new TextDecoder().decode(bytes.subarray(0, SKILL_BODY_CAP))
-              // The file's text goes to the model: cleaned as a tool description is.
-              return { text: sanitizeDescription(text, SKILL_BODY_CAP).text, truncated: bytes.length > SKILL_BODY_CAP, bytes: Number(info.size) }
+              // The file's text goes to the model: cleaned as a tool description is, its secrets redacted (issue 27).
+              return { text: redactSecrets(sanitizeDescription(text, SKILL_BODY_CAP).text), truncated: bytes.length > SKILL_BODY_CAP, bytes: Number(info.size) }
             })
         })
       ),
