@@ -4,10 +4,14 @@
  * a start-up cost the stdio server would pay for nothing.
  */
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { Effect, ExecutionStrategy, Exit, HashMap, Option, Ref, Runtime, Schema, Scope } from "effect"
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Either, Option, Runtime, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
+import { DEFAULT_HTTP_SESSION_LIMITS, type HttpSessionLimits, makeHttpSessions } from "./http/HttpSessions.js"
 import { McpServer } from "./McpServer.js"
+
+export { DEFAULT_HTTP_SESSION_LIMITS, type HttpSessionLimits } from "./http/HttpSessions.js"
 
 /** The HTTP server of `--http PORT` could not listen. */
 export class McpHttpListenFailed extends Schema.TaggedError<McpHttpListenFailed>()("McpHttpListenFailed", {
@@ -22,6 +26,9 @@ export class McpHttpListenFailed extends Schema.TaggedError<McpHttpListenFailed>
 /** The endpoint path of the Streamable HTTP transport. */
 export const MCP_HTTP_PATH = "/mcp"
 
+/** The largest body of a POST without a session (an `initialize` request) read, in bytes. */
+export const INITIALIZE_BODY_CAP = 1024 * 1024
+
 const LOCAL_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"])
 
 /**
@@ -33,44 +40,69 @@ export const isLocalOrigin = (origin: string): boolean => {
   return parsed !== undefined && (parsed.protocol === "http:" || parsed.protocol === "https:") && LOCAL_HOSTNAMES.has(parsed.hostname)
 }
 
-const refuse = (res: Http.ServerResponse, status: number, message: string) => {
+const refuse = (res: Http.ServerResponse, status: number, message: string, code = -32000) => {
   res.writeHead(status, { "content-type": "application/json" })
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }))
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
 }
 
-/** One Streamable HTTP session: its transport, and the scope its connection lives in. */
-interface HttpSession {
-  readonly transport: StreamableHTTPServerTransport
-  readonly scope: Scope.CloseableScope
+/** The body of `req` as text, or none when it is over `cap` bytes (its reading then stops). */
+const readBody = (req: Http.IncomingMessage, cap: number) =>
+  Effect.async<Option.Option<string>>((resume) => {
+    if (Number(req.headers["content-length"]) > cap) return resume(Effect.succeed(Option.none()))
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= cap) return void chunks.push(chunk)
+      req.off("data", onData).off("end", onEnd).off("error", onEnd)
+      resume(Effect.succeed(Option.none()))
+    }
+    const onEnd = () => resume(Effect.succeed(Option.some(Buffer.concat(chunks).toString("utf8"))))
+    req.on("data", onData).once("end", onEnd).once("error", onEnd)
+  })
+
+const parseJson = (text: string): Either.Either<unknown, void> => {
+  try {
+    return Either.right(JSON.parse(text) as unknown)
+  } catch {
+    return Either.left(undefined)
+  }
+}
+
+/** The listening server of {@link listenHttp}. */
+export interface HttpEndpoint {
+  /** The port bound. */
+  readonly port: number
+  /** How many MCP sessions are open. */
+  readonly openSessions: Effect.Effect<number>
 }
 
 /**
- * Serves Streamable HTTP on 127.0.0.1:`port` (0 picks a free port) at {@link MCP_HTTP_PATH},
- * one MCP session per `initialize`, until interrupted. `onListening` gets the port bound. A
- * request whose `Origin` or `Host` is not this machine's is refused with 403.
+ * Listens for Streamable HTTP on 127.0.0.1:`port` (0 picks a free port) at {@link MCP_HTTP_PATH}
+ * until the scope closes. A request whose `Origin` or `Host` is not this machine's is refused
+ * with 403. Only an `initialize` POST opens a session (a transport and a server connection);
+ * any other request without a session id is refused before anything is allocated. A session is
+ * closed by DELETE, when idle for `limits.idle`, or, the table being full (`limits.max`), to make
+ * room for a new one when it is the one idle the longest; with every session busy a new one is
+ * refused with 503.
  */
-export const serveHttp = (port: number, onListening: (port: number) => Effect.Effect<void>) =>
+export const listenHttp = (port: number, limits: HttpSessionLimits = DEFAULT_HTTP_SESSION_LIMITS) =>
   Effect.gen(function* () {
     const server = yield* McpServer
     const runtime = yield* Effect.runtime<never>()
-    const outer = yield* Effect.scope
-    const sessions = yield* Ref.make(HashMap.empty<string, HttpSession>())
+    const sessions = yield* makeHttpSessions(limits, (id, closeSelf) =>
+      Effect.gen(function* () {
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id })
+        const connection = yield* server.connect(transport, id)
+        yield* connection.closed.pipe(Effect.zipRight(closeSelf), Effect.forkScoped)
+        return transport
+      }))
 
-    const open = Effect.gen(function* () {
-      const id: string = randomUUID()
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id })
-      const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
-      const connection = yield* server.connect(transport, id).pipe(Scope.extend(scope))
-      yield* Ref.update(sessions, HashMap.set(id, { transport, scope }))
-      yield* connection.closed.pipe(
-        Effect.zipRight(Ref.update(sessions, HashMap.remove(id))),
-        Effect.zipRight(Scope.close(scope, Exit.void)),
-        Effect.forkIn(scope)
-      )
-      return transport
-    })
+    /** Serves `req` on `transport` until its response is closed (an SSE stream stays open), counted as the session's request. */
+    const serveOn = (transport: StreamableHTTPServerTransport, req: Http.IncomingMessage, res: Http.ServerResponse, closed: Promise<void>, body?: unknown) =>
+      Effect.promise(() => transport.handleRequest(req, res, body)).pipe(Effect.zipRight(Effect.promise(() => closed)))
 
-    const handle = (req: Http.IncomingMessage, res: Http.ServerResponse) =>
+    const handle = (req: Http.IncomingMessage, res: Http.ServerResponse, closed: Promise<void>) =>
       Effect.gen(function* () {
         const origin = req.headers.origin
         if (origin !== undefined && !isLocalOrigin(origin)) return refuse(res, 403, `Forbidden: the Origin ${origin} is not a localhost origin`)
@@ -78,19 +110,37 @@ export const serveHttp = (port: number, onListening: (port: number) => Effect.Ef
         if (new URL(req.url ?? "/", "http://localhost").pathname !== MCP_HTTP_PATH) return refuse(res, 404, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`)
         const header = req.headers["mcp-session-id"]
         const sessionId = Array.isArray(header) ? header[0] : header
-        const transport = sessionId === undefined
-          ? req.method === "POST" ? yield* open : undefined
-          : Option.getOrUndefined(HashMap.get(yield* Ref.get(sessions), sessionId))?.transport
-        if (transport === undefined) {
-          return sessionId === undefined
-            ? refuse(res, 400, "Bad request: no Mcp-Session-Id (initialize with a POST first)")
-            : refuse(res, 404, "Session not found")
+        if (sessionId !== undefined) {
+          const transport = yield* sessions.use(sessionId)
+          if (Option.isNone(transport)) return refuse(res, 404, "Session not found", -32001)
+          return yield* serveOn(transport.value, req, res, closed).pipe(Effect.ensuring(sessions.release(sessionId)))
         }
-        yield* Effect.promise(() => transport.handleRequest(req, res))
+        if (req.method !== "POST") return refuse(res, 400, "Bad request: no Mcp-Session-Id (initialize with a POST first)")
+        const text = yield* readBody(req, INITIALIZE_BODY_CAP)
+        if (Option.isNone(text)) {
+          res.setHeader("connection", "close")
+          return refuse(res, 413, `Payload too large: a request without a session must not exceed ${INITIALIZE_BODY_CAP} bytes`)
+        }
+        const body = parseJson(text.value)
+        if (Either.isLeft(body)) return refuse(res, 400, "Parse error: Invalid JSON", -32700)
+        if (!isInitializeRequest(body.right)) return refuse(res, 400, "Bad request: no Mcp-Session-Id; only an initialize request opens a session")
+        const id: string = randomUUID()
+        const opened = yield* sessions.open(id)
+        if (Either.isLeft(opened)) {
+          return refuse(
+            res,
+            503,
+            `Service unavailable: all ${opened.left.max} MCP sessions are open with a request in progress; end one with DELETE, or retry later`
+          )
+        }
+        yield* serveOn(opened.right, req, res, closed, body.right).pipe(Effect.ensuring(sessions.release(id)))
+        // The transport refused the request (its Accept or Content-Type): there is no session to keep.
+        if (opened.right.sessionId === undefined) yield* sessions.close(id)
       })
 
     const http = Http.createServer((req, res) => {
-      Runtime.runFork(runtime)(handle(req, res))
+      const closed = new Promise<void>((resolve) => res.once("close", resolve))
+      Runtime.runFork(runtime)(handle(req, res, closed))
     })
     const bound = yield* Effect.acquireRelease(
       Effect.async<number, McpHttpListenFailed>((resume) => {
@@ -108,6 +158,15 @@ export const serveHttp = (port: number, onListening: (port: number) => Effect.Ef
           http.closeAllConnections()
         })
     )
-    yield* onListening(bound)
+    return { port: bound, openSessions: sessions.size } satisfies HttpEndpoint
+  })
+
+/**
+ * Serves {@link listenHttp} until interrupted; `onListening` gets the port bound.
+ */
+export const serveHttp = (port: number, onListening: (port: number) => Effect.Effect<void>, limits: HttpSessionLimits = DEFAULT_HTTP_SESSION_LIMITS) =>
+  Effect.gen(function* () {
+    const endpoint = yield* listenHttp(port, limits)
+    yield* onListening(endpoint.port)
     return yield* Effect.never
   }).pipe(Effect.scoped)
