@@ -3,7 +3,9 @@
  * comes from its snapshot (no server started) or, when it has none, from the server itself at
  * start-up; it is taken again when the server says its list changed, on `tools_ls` with
  * `refresh`, and whenever the server is started anyway. The tools are named
- * `mcp__<server>__<tool>`, one catalog group per server. A tool the server's host would not
+ * `mcp__<server>__<tool>`, one catalog group per server; a tool whose name is not 1–49
+ * characters of `[A-Za-z0-9_-]` that way gets a safe name in its place (toolNames.ts), and a
+ * call of that name reaches the tool under the server's own. A tool the server's host would not
  * offer (its `tools` filter: Codex's enabled/disabled tools, Gemini CLI's include/exclude tools,
  * Claude Code's deny rules) is in no listing the catalog is built from and no lookup finds it,
  * so no load and no call reaches it; the snapshot keeps the server's whole list.
@@ -15,7 +17,8 @@ import type { ToolSchema } from "../../catalog/core/model.js"
 import { nestsDeeperText, nestsDeeperThan } from "../../catalog/core/nesting.js"
 import { displayName, MAX_NAME_WIDTH } from "../../catalog/core/sanitize.js"
 import { DEFAULT_TIMINGS, type Downstream, type DownstreamFailed, type DownstreamTimings, makeDownstream } from "./Downstream.js"
-import { configHash, gatewayToolName, type ServerConfig, type ToolFilter, toolAllowed, uniqueSegments } from "./ServerConfig.js"
+import { configHash, type ServerConfig, type ToolFilter, toolAllowed, uniqueSegments } from "./ServerConfig.js"
+import { escapedName, isListable, listedToolNames, MAX_LISTED_NAME } from "./toolNames.js"
 import { Snapshots } from "../../services/ToolSnapshots.js"
 
 /** One downstream tool: the server it belongs to, and its definition as the server lists it. */
@@ -91,15 +94,31 @@ const buildSet = (entries: ReadonlyArray<ServerEntry>, bySegment: ReadonlyMap<st
   const schemas: Array<ToolSchema> = []
   const byName = new Map<string, GatewayTool>()
   for (const server of entries) {
-    for (const tool of bySegment.get(server.segment) ?? []) {
-      if (!toolAllowed(server.filter, tool.name)) continue
-      const name = gatewayToolName(server.segment, tool.name)
-      if (byName.has(name)) continue
+    const tools = (bySegment.get(server.segment) ?? []).filter((tool) => toolAllowed(server.filter, tool.name))
+    const names = listedToolNames(server.segment, tools.map((tool) => tool.name))
+    for (const [index, tool] of tools.entries()) {
+      const name = names[index]
+      if (name === undefined) continue
       byName.set(name, { name, server, tool })
       schemas.push(schemaOf(name, tool))
     }
   }
   return { bySegment, schemas, byName }
+}
+
+/** Says on stderr which of a server's tools are listed under a name of the gateway's (see toolNames.ts). */
+const reportRenamed = (server: ServerEntry, tools: ReadonlyArray<Tool>): Effect.Effect<void> => {
+  const kept = tools.filter((tool) => toolAllowed(server.filter, tool.name))
+  if (kept.every((tool) => isListable(server.segment, tool.name))) return Effect.void
+  const names = listedToolNames(server.segment, kept.map((tool) => tool.name))
+  return Effect.forEach(kept, (tool, index) => {
+    const name = names[index]
+    return name === undefined || isListable(server.segment, tool.name)
+      ? Effect.void
+      : Effect.logWarning(
+        `MCP server ${displayName(server.downstream.name)}: the tool ${escapedName(tool.name)} is listed as ${name} (a listed name is at most ${MAX_LISTED_NAME} characters of A-Z a-z 0-9 _ -)`
+      )
+  }, { discard: true })
 }
 
 export class GatewayServers extends Context.Tag("tool-map/gateway/GatewayServers")<GatewayServers, {
@@ -154,8 +173,11 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
         Effect.tapError((error) => Effect.logWarning(error.message)),
         Effect.orElseSucceed(() => Option.none())
       )
-      if (Option.isSome(snapshot)) initial.set(entry.segment, yield* withinNesting(entry.downstream.name, snapshot.value.tools as ReadonlyArray<Tool>))
-      else missing.push(entry)
+      if (Option.isSome(snapshot)) {
+        const tools = yield* withinNesting(entry.downstream.name, snapshot.value.tools as ReadonlyArray<Tool>)
+        yield* reportRenamed(entry, tools)
+        initial.set(entry.segment, tools)
+      } else missing.push(entry)
     }
     const set = yield* Ref.make(buildSet(entries, initial))
 
@@ -175,6 +197,7 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
           Effect.ignore
         )
         yield* Ref.update(set, (current) => buildSet(entries, new Map(current.bySegment).set(server.segment, tools)))
+        yield* reportRenamed(server, tools)
         if (announce) yield* PubSub.publish(changed, undefined)
       }).pipe(Effect.withSpan("GatewayServers.refresh", { attributes: { server: server.downstream.name } }))
 
