@@ -576,6 +576,9 @@ const changeLoaded = <R extends LoadResult | UnloadResult>(
     const { agent } = yield* CatalogCliSession
     yield* recordBuild
     const result = yield* change(catalog, agent)
+    // Kept only in this process's memory, the change is lost when it exits: no "Loaded" then.
+    const notSaved = (yield* catalog.diagnostics).some((warning) => warning.kind === "state-provider-failed")
+    if (notSaved && !flags.json) return yield* new CatalogStateNotSaved({ command, agent: agent.id })
     if (flags.json) {
       yield* printCatalogJson({
         agent: agent.id,
@@ -587,10 +590,7 @@ const changeLoaded = <R extends LoadResult | UnloadResult>(
     } else {
       yield* Console.log(result.text)
     }
-    // Kept only in this process's memory, the change is lost when it exits.
-    if ((yield* catalog.diagnostics).some((warning) => warning.kind === "state-provider-failed")) {
-      return yield* new CatalogStateNotSaved({ command, agent: agent.id })
-    }
+    if (notSaved) return yield* new CatalogStateNotSaved({ command, agent: agent.id })
     const missing = notFoundTargets(result.notes)
     if (missing.length > 0) return yield* new CatalogTargetNotFound({ targets: missing })
   }))

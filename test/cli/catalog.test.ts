@@ -560,12 +560,27 @@ describe("tool-map catalog: what was reset or left out is said, on stderr and in
       const run = yield* runCatalog(dir, "load", "github", "--schemas", schemas)
       expect(run.error?._tag).toBe("CatalogStateNotSaved")
       expect(EXIT_CODE_BY_TAG[run.error!._tag]).toBe(ExitCode.cannotWrite)
+      // Nothing says "Loaded" of a load the next run will not see.
+      expect(run.stdout).toBe("")
       expect(run.error?.message).toBe(
         "tool-map catalog load: the state of agent cli could not be read or saved (see the warning above), so the next run would not see this load; make the catalog's state file readable and writable and run it again."
       )
       const lines = run.stderr.split("\n")
       expect(lines.length).toBe(new Set(lines).size)
       expect(lines.every((line) => line.startsWith("tool-map: warning: State provider file could not "))).toBe(true)
+    })))
+
+  it.scoped("an agent id of any length has its state saved: a load under a 300-character id is there in the next run", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir, schemas } = yield* setup
+      const agent = "agent-".repeat(50)
+      const load = yield* runCatalog(dir, "load", "github", "--agent", agent, "--schemas", schemas)
+      expect([load.error, load.stderr]).toEqual([undefined, ""])
+      expect(load.stdout.startsWith("Loaded")).toBe(true)
+      const files = yield* fs.readDirectory(`${dir}/catalog/state`)
+      expect(files.map((file) => file.replace(/~[0-9a-f]{32}/, "~HASH"))).toEqual([`${"agent-".repeat(20)}~HASH.json`])
+      expect((yield* runCatalog(dir, "ls", "github", "--agent", agent)).stdout.split("\n")[1]).toBe("  *   create_issue       ~22 tok  Create an issue.")
     })))
 
   it.scoped("a manifest that cannot be written is a warning of the very run that built it, in one line and in warnings", () =>

@@ -1,4 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
+import { createHash } from "node:crypto"
 import { Context, Effect, Either, HashMap, Layer, Option, Ref, Schema } from "effect"
 import { CatalogEvents } from "../services/CatalogEvents.js"
 import { FileLock } from "../../services/FileLock.js"
@@ -69,12 +70,28 @@ export interface StateProvider {
   readonly revision?: (agentId: string) => Effect.Effect<string>
 }
 
-/** A file name for an agent id: `[A-Za-z0-9_-]` kept, every other UTF-8 byte as `%XX`. */
+// Longer stems are cut and made unique by a hash: with the store's temporary, lock and
+// corrupt-copy suffixes (about 40 bytes) every name stays well under the usual 255-byte cap.
+const MAX_FILE_STEM = 160
+const STEM_PREFIX = 120
+
+/**
+ * A file name for an agent id: `[A-Za-z0-9_-]` kept, every other UTF-8 byte as `%XX`. A stem
+ * over 160 bytes (an agent id of an MCP client's choosing can be any length) keeps its first
+ * 120 bytes (whole `%XX` only) and `~` and the first 32 hex digits of the id's SHA-256: `~` is
+ * in no short stem, so no two ids share a file.
+ */
 export const agentFileName = (agentId: string): string => {
   let out = ""
   for (const byte of new TextEncoder().encode(agentId)) {
     const char = String.fromCharCode(byte)
     out += /[A-Za-z0-9_-]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
+  }
+  if (out.length > MAX_FILE_STEM) {
+    let cut = out.slice(0, STEM_PREFIX)
+    const escape = cut.lastIndexOf("%")
+    if (escape > STEM_PREFIX - 3) cut = cut.slice(0, escape)
+    out = `${cut}~${createHash("sha256").update(agentId).digest("hex").slice(0, 32)}`
   }
   return `${out === "" ? "%" : out}.json`
 }

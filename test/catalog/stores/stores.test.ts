@@ -228,6 +228,15 @@ describe("VisibilityStore", () => {
     expect(agentFileName("main")).toBe("main.json")
     expect(agentFileName("../x y/é")).toBe("%2E%2E%2Fx%20y%2F%C3%A9.json")
     expect(agentFileName("")).toBe("%.json")
+    // An id of any length gets a name the file system takes: cut, with a hash that keeps ids apart.
+    const long = "é".repeat(150)
+    const name = agentFileName(long)
+    expect(name).toBe(`${"%C3%A9".repeat(20)}~${createHash("sha256").update(long).digest("hex").slice(0, 32)}.json`)
+    expect(agentFileName(`${long}x`)).not.toBe(name)
+    expect(agentFileName("a".repeat(160))).toBe(`${"a".repeat(160)}.json`)
+    expect(agentFileName("a".repeat(161))).toMatch(/^a{120}~[0-9a-f]{32}\.json$/)
+    // A cut never splits an escape.
+    expect(agentFileName(`a${"%".repeat(100)}`)).toMatch(/^a(%25){39}~[0-9a-f]{32}\.json$/)
   })
 
   it.scoped("persists each agent's record in its own file and reads it back in a new store", () =>
