@@ -1,7 +1,7 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { AGENT_HOSTS, type AgentHostName } from "../inventory/domain/agentHosts.js"
-import { type McpGatewayOptions, serveGateway } from "../layers/McpLayer.js"
+import { type McpGatewayOptions, type McpTransportChoice, serveGateway } from "../layers/McpLayer.js"
 import { PlatformLayer } from "../layers/PlatformLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { runToExitCode } from "./exitReport.js"
@@ -60,6 +60,22 @@ const isRegularFile = (path: string) =>
     Effect.orElseSucceed(() => false)
   )
 
+/**
+ * The inventory `skills_find` and `skills_route` search: the CLI's reader of the bundle (a first
+ * scan when there is none), on the platform and environment of the entry. Its code is loaded with
+ * the gateway's, after the `initialize` answer (see McpLayer.serveMcp).
+ */
+export const GatewayInventoryLayer = Layer.unwrapEffect(
+  Effect.map(
+    Effect.promise(() => Promise.all([import("../layers/CoreLayer.js"), import("../inventory/ScanProgress.js")])),
+    ([{ LazyInventoryLayer }, { ScanProgress }]) => LazyInventoryLayer.pipe(Layer.provide(ScanProgress.layer))
+  )
+)
+
+/** The gateway of `gateway` over `transport`, as the entry serves it: with {@link GatewayInventoryLayer}. */
+export const serveGatewayLine = (transport: McpTransportChoice, gateway: McpGatewayOptions) =>
+  serveGateway(transport, gateway, GatewayInventoryLayer)
+
 /** Runs `argv` (`["node", "tool-map", "mcp", ...]`): serves the gateway's lines of {@link servedMcpLine}, else calls `runWhole`. */
 export const main = (argv: ReadonlyArray<string>, runWhole: () => void): void => {
   const args = argv.slice(2)
@@ -68,9 +84,9 @@ export const main = (argv: ReadonlyArray<string>, runWhole: () => void): void =>
   if (gateway === null || args.length === 1) return runWhole()
   const program = Effect.gen(function* () {
     if (Option.isSome(gateway.servers) && !(yield* isRegularFile(gateway.servers.value))) return null
-    return yield* runToExitCode(serveGateway({ _tag: "Stdio" }, gateway))
+    return yield* runToExitCode(serveGatewayLine({ _tag: "Stdio" }, gateway))
   })
-  // The gateway needs the platform and the environment only: the CLI's graph (the inventory's
-  // services) is not loaded at all.
+  // The gateway needs the platform and the environment: the CLI's graph is not built, and the
+  // inventory's reader is loaded with the gateway's code, after the initialize answer.
   runServed(program.pipe(Effect.provide(Layer.merge(PlatformLayer, MachineEnvironment.layer))), runWhole)
 }

@@ -1,5 +1,6 @@
 import { Console, Context, Deferred, Effect, Layer } from "effect"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
+import type { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { InventoryProvidersLayer } from "../mcp/server/inventory/InventoryProviders.js"
 import { McpProviders, type McpProviderSet } from "../mcp/server/McpProviders.js"
 import { GATEWAY_INSTRUCTIONS, McpProtocolError, McpServer, SERVER_INSTRUCTIONS } from "../mcp/server/McpServer.js"
@@ -7,7 +8,7 @@ import { gatewayRequested, type McpGatewayOptions, type McpServeOptions, type Mc
 import { serveStdio } from "../mcp/server/serveStdio.js"
 
 export { InventoryProvidersLayer }
-export type { McpGatewayOptions, McpServeOptions } from "../mcp/server/options.js"
+export type { McpGatewayOptions, McpServeOptions, McpTransportChoice } from "../mcp/server/options.js"
 
 /** Streamable HTTP on 127.0.0.1:`port`, its module loaded only now (see serveHttp.ts), its address written to stderr. */
 const serveHttpOn = (port: number) =>
@@ -51,23 +52,26 @@ export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.L
 
 /**
  * Serves the gateway of `options` over `transport`. Its code, the catalog's, is loaded while the
- * server already answers (see serveMcp): it is large. It needs only the platform and the
- * machine's environment, not the CLI's graph.
+ * server already answers (see serveMcp): it is large. It needs the platform and the machine's
+ * environment, and `inventory`, whose reader `skills_find` and `skills_route` search (the CLI's
+ * graph has one; the gateway's entry loads one with the gateway's code).
  */
-export const serveGateway = (transport: McpTransportChoice, options: McpGatewayOptions) =>
+export const serveGateway = <E, R>(transport: McpTransportChoice, options: McpGatewayOptions, inventory: Layer.Layer<InventoryReader, E, R>) =>
   serveMcp(
     transport,
     Layer.unwrapEffect(
       Effect.map(Effect.promise(() => import("../mcp/gateway/GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options))
-    ),
+    ).pipe(Layer.provide(inventory)),
     GATEWAY_INSTRUCTIONS
   )
 
 /**
  * Serves `tool-map mcp` as asked: the gateway when a gateway flag is given, else the inventory
- * server. The command tree (mcpCommand) and the MCP entries (mcpMain, gatewayMain) serve through here.
+ * server; both on the inventory of the graph it runs on (the CLI's). The command tree
+ * (mcpCommand) serves through here; the MCP entries (mcpMain, gatewayMain) through serveMcp and
+ * serveGateway.
  */
 export const serveMcpAsAsked = (options: McpServeOptions) =>
   gatewayRequested(options.gateway)
-    ? serveGateway(options.transport, options.gateway)
+    ? serveGateway(options.transport, options.gateway, Layer.context<InventoryReader>())
     : serveMcp(options.transport, InventoryProvidersLayer)
