@@ -15,6 +15,8 @@ export class GatewayRestrictions extends Context.Tag("tool-map/gateway/GatewayRe
   /** The agent's allow-list (`None`: unrestricted); `None` outside when the catalog never restricted it. */
   readonly allowOf: (agentId: string) => Effect.Effect<Option.Option<Option.Option<ReadonlyArray<string>>>>
   readonly set: (agentId: string, allow: Option.Option<ReadonlyArray<string>>) => Effect.Effect<void>
+  /** Sends the agent's sessions `notifications/tools/list_changed` (a held-back tool was accepted). */
+  readonly signal: (agentId: string) => Effect.Effect<void>
   /** Sends every session `notifications/tools/list_changed` (the tools' definitions changed). */
   readonly signalAll: Effect.Effect<void>
   /** One element each time the agent's list changed. */
@@ -33,6 +35,7 @@ export class GatewayRestrictions extends Context.Tag("tool-map/gateway/GatewayRe
             Effect.zipRight(PubSub.publish(hub, Option.some(agentId))),
             Effect.asVoid
           ),
+        signal: (agentId) => Effect.asVoid(PubSub.publish(hub, Option.some(agentId))),
         signalAll: Effect.asVoid(PubSub.publish(hub, Option.none())),
         changes: (agentId) =>
           Stream.fromPubSub(hub).pipe(

@@ -3,12 +3,15 @@
  * entry tools, the pinned tools, then the loaded tools in the order they were loaded, so a
  * load only appends); `tools/call` of an entry tool runs it in the catalog, and of a
  * downstream tool passes the catalog's `beforeCall` (a hidden tool is loaded on the spot, or
- * refused with the load instruction when high risk) and is proxied to its server.
+ * refused with the load instruction when high risk) and is proxied to its server. A loaded tool
+ * whose definition its server changed since (a rug pull) is held back: left out of `tools/list`,
+ * its calls refused, until a `tools_load` naming it accepts the change.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Deferred, type Duration, Effect, Option, Ref, Runtime, Schema, type Scope, Stream, SubscriptionRef } from "effect"
 import { TOOLS_LOAD, TOOLS_LS } from "../../catalog/core/entryTools.js"
 import { TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
+import type { DefinitionPart } from "../../catalog/core/definitions.js"
 import type { ToolEntry } from "../../catalog/core/model.js"
 import { sanitizeDescription } from "../../catalog/core/sanitize.js"
 import { ENTRY_TOOLS, isEmptyState } from "../../catalog/core/visibility.js"
@@ -198,6 +201,17 @@ export const makeGatewayProvider = (
         }
       }).pipe(Effect.withSpan("GatewayProvider.attach"))
 
+    /** The tools of `allow` whose definition changed since the agent loaded them, with the parts that changed. */
+    const heldBack = (agent: Agent, allow: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const definitions = new Map<string, Option.Option<Tool>>()
+        for (const name of allow) {
+          if (!entryByName.has(name)) definitions.set(name, Option.map(yield* servers.lookup(name), (tool) => tool.tool))
+        }
+        const changed = yield* loaded.changed(agent.id, (name) => definitions.get(name) ?? Option.none())
+        return new Map(changed.map((tool) => [tool.name, tool.parts] as const))
+      })
+
     const listTools = (session: McpSession) =>
       Effect.gen(function*() {
         const agent = yield* agentOf(session)
@@ -208,11 +222,13 @@ export const makeGatewayProvider = (
         const names = Option.isSome(allow)
           ? allow.value
           : [...new Set([...ENTRY_TOOLS, ...(yield* catalog.config).pinned, ...built.tools.map((tool) => tool.name)])]
+        // A loaded tool changed since it was loaded is held back until it is loaded again.
+        const held = Option.isSome(allow) ? yield* heldBack(agent, allow.value) : new Map<string, ReadonlyArray<DefinitionPart>>()
         // The entry tools first, in their own order; tools_call comes with tools_load.
         const offered = new Set(names)
         const out: Array<Tool> = GATEWAY_ENTRY_TOOLS.filter((tool) => offered.has(tool.name === TOOLS_CALL_NAME ? TOOLS_LOAD.name : tool.name))
         for (const name of names) {
-          if (entryByName.has(name)) continue
+          if (entryByName.has(name) || held.has(name)) continue
           // A name the catalog does not have is a pinned one: pinned tools are kept out of it.
           const tool = yield* servers.lookup(name)
           if (Option.isSome(tool)) out.push(listedTool(built.byName.get(name), tool.value))
@@ -229,16 +245,35 @@ export const makeGatewayProvider = (
 
     const definitionOf = (name: string) => Effect.map(servers.lookup(name), Option.map((tool) => tool.tool))
 
-    /** The warning lines of `tools_ls`: loaded tools changed since they were loaded. */
+    /** The warning lines of `tools_ls`: loaded tools changed since they were loaded, held back. */
     const rugPullLines = (agent: Agent) =>
       Effect.gen(function*() {
-        const allow = Option.getOrElse(yield* catalog.allowFor(agent), () => [])
-        const definitions = new Map<string, Option.Option<Tool>>()
-        for (const name of allow) definitions.set(name, yield* definitionOf(name))
-        const changed = yield* loaded.changed(agent.id, (name) => definitions.get(name) ?? Option.none())
-        return changed.map((tool) =>
-          `warning: ${tool.name} changed since it was loaded (${tool.parts.join(", ")}); check it, then tools_unload and tools_load it again to accept the change`
+        const held = yield* heldBack(agent, Option.getOrElse(yield* catalog.allowFor(agent), () => []))
+        return [...held].map(([name, parts]) =>
+          `warning: ${name} changed since it was loaded (${parts.join(", ")}) and is held back: it is not in your tool list and its calls are refused; check it (tools_ls on its path), then tools_load it again to accept the change`
         )
+      })
+
+    /**
+     * The held-back tools a `tools_load` of `targets` names, accepted: their definitions now are
+     * the ones loaded, and the agent's sessions are told their list changed.
+     */
+    const acceptNamed = (agent: Agent, targets: unknown, held: ReadonlyMap<string, ReadonlyArray<DefinitionPart>>) =>
+      Effect.gen(function*() {
+        if (held.size === 0 || !Array.isArray(targets)) return []
+        const named = new Set<string>()
+        for (const target of targets) {
+          if (typeof target !== "string") continue
+          const resolution = yield* catalog.resolve(target, agent)
+          if (resolution.kind === "unknown") continue
+          for (const tool of resolution.tools) if (held.has(tool.name)) named.add(tool.name)
+        }
+        const allowed = yield* allowedNames(agent)
+        const definitions = new Map<string, Option.Option<Tool>>()
+        for (const name of named) if (allowed.has(name)) definitions.set(name, yield* definitionOf(name))
+        const accepted = yield* loaded.accept(agent.id, [...definitions.keys()], (name) => definitions.get(name) ?? Option.none())
+        if (accepted.length > 0) yield* restrictions.signal(agent.id)
+        return accepted.map((name) => ({ name, parts: held.get(name) ?? [] }))
       })
 
     /**
@@ -293,9 +328,12 @@ export const makeGatewayProvider = (
         if (loads) yield* Ref.update(refusals, (all) => new Map(all).set(agent.id, []))
         const entry = (yield* Ref.get(sessions)).get(session.id)
         const before = loads ? yield* allowedNames(agent) : new Set<string>()
+        const held = name === TOOLS_LOAD.name ? yield* heldBack(agent, [...before]) : new Map<string, ReadonlyArray<DefinitionPart>>()
         const listsBefore = entry === undefined ? 0 : yield* SubscriptionRef.get(entry.lists)
         const answer = yield* catalog.callEntryTool(agent, name, forwarded).pipe(Effect.either)
         if (answer._tag === "Left") return text(answer.left.message, true)
+        // A load naming a held-back tool is the explicit acceptance of its change.
+        const accepted = yield* acceptNamed(agent, forwarded["targets"], held)
         if (name === TOOLS_LS.name) {
           extra.push(...(yield* rugPullLines(agent)))
           // Servers without a tool list are news for the overview, not for every group listing.
@@ -304,8 +342,12 @@ export const makeGatewayProvider = (
         }
         if (loads) {
           extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
+          for (const tool of accepted) extra.push(`Accepted the changed definition of ${tool.name} (${tool.parts.join(", ")}).`)
           // How to call what the load made callable: by name once the client re-listed, else through tools_call.
-          const added = [...(yield* allowedNames(agent))].filter((added) => !before.has(added) && !entryByName.has(added))
+          const added = [
+            ...[...(yield* allowedNames(agent))].filter((added) => !before.has(added) && !entryByName.has(added)),
+            ...accepted.map((tool) => tool.name)
+          ]
           if (added.length > 0) {
             const relisting = entry === undefined ? "Unknown" : yield* awaitRelist(entry, listsBefore)
             const definitions: Array<{ name: string; inputSchema: unknown }> = []
@@ -327,6 +369,13 @@ export const makeGatewayProvider = (
 
     const proxy = (agent: Agent, call: McpToolCall, tool: GatewayTool, context: McpCallContext) =>
       Effect.gen(function*() {
+        const held = (yield* heldBack(agent, [call.name])).get(call.name)
+        if (held !== undefined) {
+          return text(
+            `${neutralize(call.name)} changed since it was loaded (${held.join(", ")}) and is held back until it is loaded again: check it (tools_ls on its path), then tools_load it to accept the change.`,
+            true
+          )
+        }
         if (!(yield* allowedNow(agent, call.name))) {
           const decision = yield* catalog.beforeCall(agent, call.name)
           if (decision._tag === "Deny") return text(decision.reason, true)

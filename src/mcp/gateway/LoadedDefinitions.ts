@@ -1,7 +1,8 @@
 /**
  * The rug-pull check: for every downstream tool an agent has loaded, the fingerprint of each
- * part of its definition when it was loaded, so `tools_ls` can warn when a server changed a
- * tool after the user let the agent use it. Kept per agent in `<gateway dir>/loaded/`, so the
+ * part of its definition when it was loaded (or last accepted), so that a tool a server changed
+ * after the user let the agent use it is held back — out of the session's `tools/list`, its
+ * calls refused — until it is loaded again. Kept per agent in `<gateway dir>/loaded/`, so the
  * check survives a restart of the gateway.
  */
 import { Path } from "@effect/platform"
@@ -28,6 +29,15 @@ export class LoadedDefinitions extends Context.Tag("tool-map/gateway/LoadedDefin
     allow: ReadonlyArray<string>,
     definitionOf: (name: string) => Option.Option<Tool>
   ) => Effect.Effect<void>
+  /**
+   * Takes the definitions of `names` now as the ones the agent accepted (a load of a tool held
+   * back); names the agent has not loaded are left alone. Answers the names accepted.
+   */
+  readonly accept: (
+    agentId: string,
+    names: ReadonlyArray<string>,
+    definitionOf: (name: string) => Option.Option<Tool>
+  ) => Effect.Effect<ReadonlyArray<string>>
   /** The agent's loaded tools whose definition differs now from when they were loaded. */
   readonly changed: (
     agentId: string,
@@ -43,6 +53,21 @@ export class LoadedDefinitions extends Context.Tag("tool-map/gateway/LoadedDefin
         const builds = yield* RecordedBuilds
         const records = yield* Ref.make<ReadonlyMap<string, ReadonlyMap<string, PartHashes>>>(new Map())
         const fileOf = (agentId: string) => path.join(dir, agentFileName(agentId))
+        // A server's list keeps its definition objects until it changes: each is hashed once.
+        const hashed = new WeakMap<Tool, PartHashes>()
+        const hashesOf = (tool: Tool): PartHashes => {
+          const known = hashed.get(tool)
+          if (known !== undefined) return known
+          const hashes = partHashes(tool)
+          hashed.set(tool, hashes)
+          return hashes
+        }
+        const save = (agentId: string, record: ReadonlyMap<string, PartHashes>) =>
+          Ref.update(records, (all) => new Map(all).set(agentId, record)).pipe(
+            Effect.zipRight(builds.recordLoaded(fileOf(agentId), agentId, record)),
+            Effect.tapError((error) => Effect.logWarning(error.message)),
+            Effect.ignore
+          )
 
         const recordOf = (agentId: string) =>
           Effect.gen(function*() {
@@ -67,14 +92,31 @@ export class LoadedDefinitions extends Context.Tag("tool-map/gateway/LoadedDefin
               continue
             }
             const definition = definitionOf(name)
-            if (Option.isSome(definition)) next.set(name, partHashes(definition.value))
+            if (Option.isSome(definition)) next.set(name, hashesOf(definition.value))
           }
           if (next.size === record.size && [...next.keys()].every((name) => record.has(name))) return
-          yield* Ref.update(records, (all) => new Map(all).set(agentId, next))
-          yield* builds.recordLoaded(fileOf(agentId), agentId, next).pipe(
-            Effect.tapError((error) => Effect.logWarning(error.message)),
-            Effect.ignore
-          )
+          yield* save(agentId, next)
+        })
+
+        const accept = Effect.fn("LoadedDefinitions.accept")(function*(
+          agentId: string,
+          names: ReadonlyArray<string>,
+          definitionOf: (name: string) => Option.Option<Tool>
+        ) {
+          const record = yield* recordOf(agentId)
+          const next = new Map(record)
+          const accepted: Array<string> = []
+          for (const name of names) {
+            const known = record.get(name)
+            const definition = definitionOf(name)
+            if (known === undefined || Option.isNone(definition)) continue
+            const now = hashesOf(definition.value)
+            if (changedParts(known, now).length === 0) continue
+            next.set(name, now)
+            accepted.push(name)
+          }
+          if (accepted.length > 0) yield* save(agentId, next)
+          return accepted
         })
 
         const changed = Effect.fn("LoadedDefinitions.changed")(function*(
@@ -85,13 +127,13 @@ export class LoadedDefinitions extends Context.Tag("tool-map/gateway/LoadedDefin
           for (const [name, loaded] of yield* recordOf(agentId)) {
             const definition = definitionOf(name)
             if (Option.isNone(definition)) continue
-            const parts = changedParts(loaded, partHashes(definition.value))
+            const parts = changedParts(loaded, hashesOf(definition.value))
             if (parts.length > 0) out.push({ name, parts })
           }
           return out
         })
 
-        return LoadedDefinitions.of({ track, changed })
+        return LoadedDefinitions.of({ track, accept, changed })
       })
     ).pipe(Layer.provide(RecordedBuilds.layer))
 }

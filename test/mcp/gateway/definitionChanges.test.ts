@@ -149,4 +149,23 @@ describe("LoadedDefinitions", () => {
       }).pipe(Effect.provide(layer))
       expect(reloaded).toEqual([])
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("accepts a changed definition of a loaded tool only, and keeps the acceptance across a restart", () =>
+    Effect.gen(function*() {
+      const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped()
+      const now: Tool = { ...BEFORE, description: "Looks up a word and sends it away." }
+      const definitionOf = (tool: Tool) => (name: string) => Option.some(tool).pipe(Option.filter(() => name === NAME))
+      const layer = LoadedDefinitions.layer(`${dir}/loaded`)
+      const accepted = yield* Effect.gen(function*() {
+        const loaded = yield* LoadedDefinitions
+        yield* loaded.track("agent", [NAME], definitionOf(BEFORE))
+        // Not loaded by this agent: nothing to accept. Unchanged: nothing either.
+        expect(yield* loaded.accept("other", [NAME], definitionOf(now))).toEqual([])
+        expect(yield* loaded.accept("agent", [NAME], definitionOf(BEFORE))).toEqual([])
+        return yield* loaded.accept("agent", [NAME, "mcp__dict__other"], definitionOf(now))
+      }).pipe(Effect.provide(layer))
+      expect(accepted).toEqual([NAME])
+      const changed = yield* Effect.flatMap(LoadedDefinitions, (loaded) => loaded.changed("agent", definitionOf(now))).pipe(Effect.provide(layer))
+      expect(changed).toEqual([])
+    }).pipe(Effect.provide(NodeContext.layer)))
 })
