@@ -8,7 +8,7 @@ import { changesSince } from "../inventory/query/changes.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printLines, renderTable } from "./output.js"
-import { UsageError } from "./usage.js"
+import { typedWord, UsageError } from "./usage.js"
 
 const tokens = (value: number | null): string => (value === null ? "unknown" : formatTokens(value))
 
@@ -109,7 +109,7 @@ export const queryChangesCommand = Command.make(
       if (Either.isLeft(answer)) {
         return yield* new UsageError({
           command: "tool-map query changes",
-          problem: `--since ${Option.getOrElse(flags.since, () => "")}: the bundle keeps the digest of one earlier generation only`,
+          problem: `--since ${typedWord(Option.getOrElse(flags.since, () => ""))}: the bundle keeps the digest of one earlier generation only`,
           choices: answer.left,
           suggestion: null
         })

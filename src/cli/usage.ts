@@ -3,7 +3,7 @@
 // or a command to run; and the usage errors that name the word at fault, the command it belongs
 // to, the valid choices and the closest of them. @effect/cli gets only lines that pass here.
 import { Schema } from "effect"
-import { cleanText } from "../inventory/domain/untrusted.js"
+import { cleanText, neutralize } from "../inventory/domain/untrusted.js"
 import { type CommandSpec, type OptionSpec, optionNamed } from "./commandTree.js"
 
 /** The shells `--completions` writes a script for. */
@@ -57,10 +57,15 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
   get message() {
     const suggestion = this.suggestion === null ? "" : ` (did you mean ${this.suggestion}?)`
     const choices = this.choices.length === 0 ? "" : ` Valid: ${this.choices.join(", ")}.`
-    // The words come from the command line: shown through the one boundary of untrusted text.
-    return cleanText(`${this.problem}${suggestion}.${choices} See \`${this.command} --help\`.`)
+    // The problem holds the typed words already through the one boundary (`typedWord`), and
+    // redacting the whole message again would take its own words for a secret's value
+    // ("--since x/passwd: the bundle…"); the rest is neutralized.
+    return neutralize(`${this.problem}${suggestion}.${choices} See \`${this.command} --help\`.`)
   }
 }
+
+/** A word typed on the command line, as a usage error quotes it: through the one boundary of untrusted text. */
+export const typedWord = (word: string): string => cleanText(word)
 
 /** What a command line asks for. */
 export type CliRequest =
@@ -138,9 +143,9 @@ const badValue = (command: CommandSpec, option: OptionSpec, value: string): CliR
     case "choice":
       return option.value.choices.includes(value)
         ? null
-        : invalid(command, `${optionLabel(option)} does not take '${value}'`, option.value.choices, value)
+        : invalid(command, `${optionLabel(option)} does not take '${typedWord(value)}'`, option.value.choices, value)
     case "integer":
-      return /^-?\d+$/.test(value) ? null : invalid(command, `${optionLabel(option)} takes a whole number, not '${value}'`, [], null)
+      return /^-?\d+$/.test(value) ? null : invalid(command, `${optionLabel(option)} takes a whole number, not '${typedWord(value)}'`, [], null)
     default:
       return value === "" && option.value.kind === "file" ? invalid(command, `${optionLabel(option)} needs a file name, not an empty word`, [], null) : null
   }
@@ -187,7 +192,7 @@ export const interpretArgs = (root: CommandSpec, args: ReadonlyArray<string>): C
       if (option === undefined) {
         // Lists the command's own options; suggests from the global ones too.
         const own = command.options.map(optionLabel)
-        fail(invalid(command, `unknown option '${name}' for \`${commandName(command)}\``, own, name, [...own, ...GLOBAL_OPTIONS.map(optionLabel)]))
+        fail(invalid(command, `unknown option '${typedWord(name)}' for \`${commandName(command)}\``, own, name, [...own, ...GLOBAL_OPTIONS.map(optionLabel)]))
         continue
       }
       given.add(optionLabel(option))
@@ -198,7 +203,7 @@ export const interpretArgs = (root: CommandSpec, args: ReadonlyArray<string>): C
       const value = inline ?? args[index + 1]
       if (value === undefined || (inline === undefined && looksLikeFlag(value) && findOption(command, value.split("=")[0]!) !== undefined)) {
         const choices = option.value.kind === "choice" ? option.value.choices : []
-        fail(invalid(command, `${optionLabel(option)} needs a value (${option.placeholder})${value === undefined ? "" : `, not the option ${value}`}`, choices, null))
+        fail(invalid(command, `${optionLabel(option)} needs a value (${option.placeholder})${value === undefined ? "" : `, not the option ${typedWord(value)}`}`, choices, null))
         continue
       }
       if (inline === undefined) index++
@@ -210,7 +215,7 @@ export const interpretArgs = (root: CommandSpec, args: ReadonlyArray<string>): C
     if (command.subcommands.length > 0) {
       const child = command.subcommands.find((sub) => sub.name === word)
       if (child !== undefined && errors.length === 0) command = child
-      else if (child === undefined) fail(invalid(command, `unknown command '${word}' for \`${commandName(command)}\``, command.subcommands.map((sub) => sub.name), word))
+      else if (child === undefined) fail(invalid(command, `unknown command '${typedWord(word)}' for \`${commandName(command)}\``, command.subcommands.map((sub) => sub.name), word))
       continue
     }
     positionals.push(word)
@@ -230,8 +235,8 @@ export const interpretArgs = (root: CommandSpec, args: ReadonlyArray<string>): C
     return invalid(
       command,
       max === 0
-        ? `\`${commandName(command)}\` takes no argument, but got '${extra}'`
-        : `\`${commandName(command)}\` takes ${command.args.map((arg) => arg.name).join(" ")} only, but got another argument '${extra}'`,
+        ? `\`${commandName(command)}\` takes no argument, but got '${typedWord(extra)}'`
+        : `\`${commandName(command)}\` takes ${command.args.map((arg) => arg.name).join(" ")} only, but got another argument '${typedWord(extra)}'`,
       [],
       null
     )

@@ -549,6 +549,29 @@ describe("tool-map catalog diff: a title or an output schema is a part of the de
     })))
 })
 
+describe("tool-map catalog diff: a tool named __proto__ is a tool like any other (issue 27, point 15)", () => {
+  it.scoped("it is recorded, unchanged in the next diff, and its removal is reported", () =>
+    withPlatform(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { dir } = yield* setup
+      const write = (name: string, text: string) => fs.writeFileString(`${dir}/${name}.json`, text).pipe(Effect.as(`${dir}/${name}.json`))
+      const proto = "{\"name\":\"__proto__\",\"description\":\"Odd.\",\"inputSchema\":{\"type\":\"object\"}}"
+      const other = "{\"name\":\"mcp__x__y\",\"description\":\"Y.\",\"inputSchema\":{\"type\":\"object\"}}"
+      const both = yield* write("both", `[${proto},${other}]`)
+      yield* runCatalog(dir, "ls", "--schemas", both)
+      const record = JSON.parse(yield* fs.readFileString(`${dir}/catalog/definitions.json`))
+      expect(Object.keys(record.hashes)).toEqual(["__proto__", "mcp__x__y"])
+      expect((yield* runCatalog(dir, "diff", "--schemas", both)).stdout).toBe(
+        "No definition changed since the build recorded at 1970-01-01T00:00:00.000Z."
+      )
+      expect((yield* runCatalog(dir, "diff", "--schemas", yield* write("one", `[${other}]`))).stdout).toBe([
+        "Changes since the build recorded at 1970-01-01T00:00:00.000Z:",
+        "removed (1):",
+        "  __proto__"
+      ].join("\n"))
+    })))
+})
+
 describe("tool-map catalog: what was reset or left out is said, on stderr and in --json (issue 11, item 22)", () => {
   it.scoped("a load whose state cannot be saved fails (exit 3), the warning said once", () =>
     withPlatform(Effect.gen(function*() {

@@ -245,6 +245,12 @@ describe("query changes: drift between two scans (issue 14)", () => {
       expect(unknown.code).toBe(2)
       expect(unknown.stderr).toContain(`Valid: ${firstGeneration}, ${scanned.generation}.`)
       expect(unknown.stderr).toContain("--since 20200101T000000Z-00000000: the bundle keeps the digest of one earlier generation only")
+      // The typed word is cleaned on its own: a path ending in "passwd" does not redact the message's next word,
+      // and a secret typed there is still redacted.
+      const passwd = yield* run(root, "query", "changes", "--since", "../../etc/passwd")
+      expect(passwd.stderr).toContain("--since ../../etc/passwd: the bundle keeps the digest of one earlier generation only")
+      const secret = yield* run(root, "query", "changes", "--since", "--api-key=X1SECRET")
+      expect([secret.code, secret.stderr.includes("X1SECRET"), secret.stderr.includes("--api-key=[redacted]")]).toEqual([2, false, true])
       // A third scan with nothing changed compares with the second only.
       const third = JSON.parse((yield* run(root, "scan", "--no-probes", "--json")).stdout)
       expect(third.changes).toEqual({ since: scanned.generation, count: 0, summary: null })

@@ -20,6 +20,7 @@
  */
 import * as crypto from "node:crypto"
 import { Schema } from "effect"
+import { OwnRecord } from "../../inventory/domain/ownRecord.js"
 import type { ToolEntry, ToolSchema } from "./model.js"
 import {
   addFeatures,
@@ -433,7 +434,7 @@ class DefinitionHashesView implements ReadonlyMap<string, string> {
 }
 
 /** Definition hashes as stored in a file: tool name → hash. */
-export const DefinitionHashesJson = Schema.Record({ key: Schema.String, value: Schema.String })
+export const DefinitionHashesJson = OwnRecord(Schema.String)
 
 /** What changed between two builds, each list sorted by name. */
 export interface DefinitionDiff {

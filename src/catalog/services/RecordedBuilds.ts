@@ -10,6 +10,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Context, Effect, Either, Layer, Option, Schema } from "effect"
 import { readHead } from "../../services/fileRead.js"
+import { OwnRecord } from "../../inventory/domain/ownRecord.js"
 import { factsOf } from "../core/catalog.js"
 import {
   type DefinitionChange,
@@ -81,7 +82,7 @@ const PartHashesJson = Schema.Struct({
 const LoadedRecord = Schema.Struct({
   version: Schema.Literal(1),
   agentId: Schema.String,
-  tools: Schema.Record({ key: Schema.String, value: PartHashesJson })
+  tools: OwnRecord(PartHashesJson)
 })
 
 const LOADED_RECORD_MAX_BYTES = 16 * 1024 * 1024

@@ -15,11 +15,19 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * What is never printed as it is from untrusted text, in files, tables and JSON alike: the C0
  * controls (tab, newline and ESC included), DEL, the C1 controls, the line and paragraph
  * separators, the bidi controls (embeddings and overrides U+202A–U+202E, isolates
- * U+2066–U+2069, and the marks U+061C, U+200E, U+200F) and lone surrogates (invalid in UTF-8,
- * and rejected by JSON readers such as jq). Each becomes one U+FFFD, so the text keeps its
- * length in characters and shows where something was.
+ * U+2066–U+2069, and the marks U+061C, U+200E, U+200F), the invisible characters that can hide
+ * text or make two names look alike (the soft hyphen U+00AD, the grapheme joiner U+034F, the
+ * Hangul fillers U+115F, U+1160, U+3164 and U+FFA0, U+180E, the zero-width space U+200B, the
+ * word joiner and invisible operators U+2060–U+2064, U+FEFF, and the tag characters
+ * U+E0000–U+E007F that can carry a hidden message), and lone surrogates (invalid in UTF-8, and
+ * rejected by JSON readers such as jq). Each becomes one U+FFFD, so the text keeps its length in
+ * characters and shows where something was. The zero-width joiners U+200C and U+200D stay: scripts
+ * and emoji need them.
  */
-const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]|${LONE_SURROGATE.source}`, "g")
+const UNSAFE = new RegExp(
+  `[\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u180e\\u200b\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\u3164\\ufeff\\uffa0]|\\udb40[\\udc00-\\udc7f]|${LONE_SURROGATE.source}`,
+  "g"
+)
 
 /**
  * Text as well-formed UTF-16: each lone surrogate as U+FFFD, nothing else changed. For output
@@ -32,7 +40,7 @@ export const wellFormed = (text: string): string => (/[\ud800-\udfff]/.test(text
 export const neutralize = (text: string): string => (MAY_BE_UNSAFE.test(text) ? text.replace(UNSAFE, "\uFFFD") : text)
 
 // A quick first look (any surrogate passes it): most text holds nothing unsafe.
-const MAY_BE_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/
+const MAY_BE_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\ud800-\udfff]/
 
 /** Untrusted text through the one rule: secrets redacted (before neutralizing, which could split one), then neutralized. */
 export const cleanText = (text: string): string => neutralize(redactSecrets(text))

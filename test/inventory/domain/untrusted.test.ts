@@ -70,6 +70,12 @@ describe("the one text rule: the shapes of issue 11", () => {
     expect(cleanText("--api-key\tX1")).toBe("--api-key\uFFFD[redacted]")
     expect(cleanText("a\u001b[31mb\u202ec\ud800d")).toBe("a\uFFFD[31mb\uFFFDc\uFFFDd")
   })
+
+  it("shows the invisible characters that hide text or fake a name (issue 27, point 15) and keeps the joiners of scripts and emoji", () => {
+    const invisible = ["\u00ad", "\u034f", "\u115f", "\u1160", "\u180e", "\u200b", "\u2060", "\u2064", "\u3164", "\ufeff", "\uffa0", "\u{E0001}", "\u{E0041}", "\u{E007F}"]
+    for (const char of invisible) expect(neutralize(`read${char}_file`)).toBe("read\uFFFD_file")
+    for (const kept of ["ok\u200dok", "\u{1F468}\u200d\u{1F469}", "\u0645\u200c\u06cc", "\u2764\ufe0f", "\u{E0100}", "\u{E0080}"]) expect(neutralize(kept)).toBe(kept)
+  })
 })
 
 describe("the argument-vector rule", () => {
