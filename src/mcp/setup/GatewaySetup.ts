@@ -33,6 +33,7 @@ import {
   ScopeNotOfHost,
   SetupRecordInvalid
 } from "./errors.js"
+import { OwnRecord } from "../../inventory/domain/ownRecord.js"
 import { editorFor } from "./configEdit.js"
 import { hostConfigTarget, type HostConfigTarget, type SetupScope, withProjectKey } from "./hostFiles.js"
 import { carriedSettings, type GatewayEntryChange, type KeptServer, planEntryRestore, planSetup, type ServerSummary } from "./plan.js"
@@ -112,7 +113,7 @@ type SetupRecord = typeof SetupRecord.Type
 const ServersFile = Schema.Struct({
   host: Schema.String,
   source: Schema.String,
-  mcpServers: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  mcpServers: OwnRecord(Schema.Unknown)
 })
 
 const RECORD_SUFFIX = ".setup.json"
