@@ -66,6 +66,29 @@ const validatorOnFirstUse = (): jsonSchemaValidator => {
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
 }
 
+/** How deep the arguments of a `tools/call` may nest (objects and arrays); deeper ones are refused with -32602 before any provider sees them. */
+export const MAX_ARGUMENT_DEPTH = 64
+
+/** How many `tools/call` requests of one connection run at once; the others wait their turn (in order). */
+export const TOOL_CALLS_AT_ONCE = 8
+
+/**
+ * Whether `value` nests objects and arrays deeper than `limit` levels (`{}` is one level), walked
+ * without recursion: a validator or formatter that recurses overflows the stack on 100,000 levels.
+ */
+export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next
+    if (item === null || typeof item !== "object") continue
+    if (depth + 1 > limit) return true
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === "object") pending.push([child, depth + 1])
+    }
+  }
+  return false
+}
+
 const toolListError = (provider: McpToolProvider, cause: { readonly message: string }) =>
   new McpProtocolError({ code: ErrorCode.InternalError, reason: `${provider.name}: ${cause.message}` })
 
@@ -73,7 +96,7 @@ const toolListError = (provider: McpToolProvider, cause: { readonly message: str
  * The server answering from `providerSet`, which may still be being built: `initialize` is the
  * SDK's own and is answered at once, and every other request waits for the providers.
  */
-const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, instructions: string) => Effect.gen(function* () {
+const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, instructions: string, toolCallsAtOnce: number) => Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
   const validator = validatorOnFirstUse()
 
@@ -88,7 +111,10 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
       // The SDK answers with the thrown error's `code` and `message`.
       if (Option.isSome(failure)) throw failure.value
       if (Cause.isInterruptedOnly(exit.cause)) throw new McpProtocolError({ code: ErrorCode.RequestTimeout, reason: "the request was cancelled" })
-      throw new McpProtocolError({ code: ErrorCode.InternalError, reason: `tool-map: internal error: ${Cause.pretty(exit.cause)}` })
+      // A defect's trace names the install path and the code: it goes to stderr, not to the client (and the model).
+      return Runtime.runPromise(runtime)(Effect.logError(`tool-map mcp: internal error: ${Cause.pretty(exit.cause)}`)).then(() => {
+        throw new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
+      })
     })
 
   /** A notification to the client; one the transport cannot send any more (it closed) is only logged. */
@@ -109,6 +135,8 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
     const subscriptions = yield* Ref.make(HashSet.empty<string>())
     const sessionSlot = yield* Deferred.make<McpSession, McpProtocolError>()
     const sessionStarted = yield* Ref.make(false)
+    // Pipelined calls wait here instead of all running at once (each may read the bundle or a downstream server).
+    const toolCalls = yield* Effect.makeSemaphore(toolCallsAtOnce)
 
     const elicit: McpSession["elicit"] = (params) =>
       Effect.gen(function* () {
@@ -173,6 +201,17 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
     })
 
     const callTool = (name: string, args: Readonly<Record<string, unknown>>, context: Omit<McpCallContext, "session">) =>
+      Effect.gen(function* () {
+        if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+          return yield* new McpProtocolError({
+            code: ErrorCode.InvalidParams,
+            reason: `Invalid arguments for tool ${cleanText(name)}: they nest deeper than ${MAX_ARGUMENT_DEPTH} levels`
+          })
+        }
+        return yield* toolCalls.withPermits(1)(callProviders(name, args, context))
+      })
+
+    const callProviders = (name: string, args: Readonly<Record<string, unknown>>, context: Omit<McpCallContext, "session">) =>
       Effect.gen(function* () {
         const session = yield* startSession
         const providers = yield* providerSet
@@ -255,13 +294,16 @@ export class McpServer extends Context.Tag("tool-map/McpServer")<McpServer, {
    */
   readonly connect: (transport: Transport, id: string) => Effect.Effect<McpConnection, never, Scope.Scope>
 }>() {
+  /** The server over the providers of {@link McpProviders}, running at most `toolCallsAtOnce` tool calls of a connection at once. */
+  static readonly layerWith = (toolCallsAtOnce: number) =>
+    Layer.effect(this, Effect.flatMap(McpProviders, (set) => make(Effect.succeed(set), SERVER_INSTRUCTIONS, toolCallsAtOnce)))
   /** The server over the providers of {@link McpProviders}. */
-  static readonly layer = Layer.effect(this, Effect.flatMap(McpProviders, (set) => make(Effect.succeed(set), SERVER_INSTRUCTIONS)))
+  static readonly layer = this.layerWith(TOOL_CALLS_AT_ONCE)
   /**
    * The server over providers still being built (`providerSet` completes once they are): a
    * client's `initialize` is answered without waiting for them (with `instructions`), its other
    * requests wait.
    */
   static readonly layerAwaiting = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, instructions: string = SERVER_INSTRUCTIONS) =>
-    Layer.effect(this, make(providerSet, instructions))
+    Layer.effect(this, make(providerSet, instructions, TOOL_CALLS_AT_ONCE))
 }

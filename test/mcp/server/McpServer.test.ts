@@ -7,10 +7,10 @@ import {
   ToolListChangedNotificationSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
-import { Deferred, Effect, Layer, Option, Queue, Ref, Stream } from "effect"
+import { Deferred, Effect, Layer, Logger, LogLevel, Option, Queue, Ref, Stream } from "effect"
 import { type McpProviderSet, providersLayer } from "../../../src/mcp/server/McpProviders.js"
 import { McpResourceChange, type McpResourceProvider } from "../../../src/mcp/server/McpResourceProvider.js"
-import { McpProtocolError, McpServer } from "../../../src/mcp/server/McpServer.js"
+import { MAX_ARGUMENT_DEPTH, McpProtocolError, McpServer, TOOL_CALLS_AT_ONCE } from "../../../src/mcp/server/McpServer.js"
 import type { McpSession } from "../../../src/mcp/server/McpSession.js"
 import { McpProviderError, type McpToolProvider } from "../../../src/mcp/server/McpToolProvider.js"
 
@@ -26,6 +26,7 @@ const makeFixture = Effect.gen(function* () {
   const resourceChanges = yield* Queue.unbounded<McpResourceChange>()
   const interrupted = yield* Deferred.make<void>()
   const sessions = yield* Ref.make<ReadonlyArray<McpSession>>([])
+  const running = yield* Ref.make({ now: 0, most: 0 })
 
   const first: McpToolProvider = {
     name: "first",
@@ -40,6 +41,14 @@ const makeFixture = Effect.gen(function* () {
       switch (call.name) {
         case "alpha":
           return Effect.succeed(Option.some({ ...textResult(`alpha ${JSON.stringify(call.arguments)} for ${context.session.id}`), structuredContent: { ok: true } }))
+        case "busy":
+          return Ref.update(running, ({ now, most }) => ({ now: now + 1, most: Math.max(most, now + 1) })).pipe(
+            Effect.zipRight(Effect.sleep("20 millis")),
+            Effect.zipRight(Ref.update(running, ({ now, most }) => ({ now: now - 1, most }))),
+            Effect.as(Option.some(textResult("done")))
+          )
+        case "crash":
+          return Effect.die(new Error("boom in /opt/tool-map/dist/tool-map.cjs"))
         case "broken":
           return Effect.fail(new McpProviderError({ provider: "first", method: "tools/call", target: "broken", reason: "it \u001b[31mbroke" }))
         case "slow":
@@ -66,7 +75,7 @@ const makeFixture = Effect.gen(function* () {
     readResource: (uri) => Effect.succeed(uri.startsWith("test://") ? Option.some({ contents: [{ uri, text: `content of ${uri}` }] }) : Option.none()),
     changes: Stream.fromQueue(resourceChanges)
   }
-  return { attached, detached, toolChanges, resourceChanges, interrupted, sessions, providers: { tools: [first, second], resources: [resources] } }
+  return { attached, detached, toolChanges, resourceChanges, interrupted, sessions, running, providers: { tools: [first, second], resources: [resources] } }
 })
 
 /** The fixture's server with one SDK client connected to it in memory, for the test's scope. */
@@ -123,6 +132,45 @@ describe("McpServer", () => {
       const unknown = yield* Effect.flip(Effect.tryPromise(() => client.callTool({ name: "gamma" })))
       expect(String(unknown.error)).toBe("McpError: MCP error -32602: Unknown tool: gamma")
     }).pipe(Effect.scoped))
+
+  it.live("runs at most TOOL_CALLS_AT_ONCE (8) tool calls of a connection at once; the others wait their turn and are answered", () =>
+    Effect.gen(function* () {
+      const { client, running } = yield* connected
+      const answers = yield* Effect.promise(() => Promise.all(Array.from({ length: 30 }, () => client.callTool({ name: "busy" }))))
+      expect(answers).toEqual(Array.from({ length: 30 }, () => textResult("done")))
+      expect(TOOL_CALLS_AT_ONCE).toBe(8)
+      expect(yield* Ref.get(running)).toEqual({ now: 0, most: 8 })
+    }).pipe(Effect.scoped))
+
+  it.live("refuses arguments nested deeper than MAX_ARGUMENT_DEPTH (64) with -32602 and a short reason, before any provider sees them", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connected
+      const nested = (depth: number) => {
+        let value: Record<string, unknown> = {}
+        for (let level = 1; level < depth; level++) value = { a: value }
+        return value
+      }
+      expect(MAX_ARGUMENT_DEPTH).toBe(64)
+      const deepest = nested(64)
+      const accepted = yield* Effect.promise(() => client.callTool({ name: "alpha", arguments: deepest }))
+      expect(accepted).toEqual({ content: [{ type: "text", text: `alpha ${JSON.stringify(deepest)} for session-1` }], structuredContent: { ok: true } })
+      for (const depth of [65, 100_000]) {
+        const refused = yield* Effect.flip(Effect.tryPromise(() => client.callTool({ name: "alpha", arguments: nested(depth) })))
+        expect(String(refused.error)).toBe("McpError: MCP error -32602: Invalid arguments for tool alpha: they nest deeper than 64 levels")
+      }
+      // Arrays count as objects do.
+      let array: Array<unknown> = []
+      for (let level = 1; level < 100_000; level++) array = [array]
+      const refused = yield* Effect.flip(Effect.tryPromise(() => client.callTool({ name: "alpha", arguments: { list: array } })))
+      expect(String(refused.error)).toBe("McpError: MCP error -32602: Invalid arguments for tool alpha: they nest deeper than 64 levels")
+    }).pipe(Effect.scoped))
+
+  it.live("answers a provider's defect with a short internal error: no trace, no install path", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connected
+      const crashed = yield* Effect.flip(Effect.tryPromise(() => client.callTool({ name: "crash" })))
+      expect(String(crashed.error)).toBe("McpError: MCP error -32603: tool-map: internal error (its details are on the server's stderr)")
+    }).pipe(Effect.scoped, Logger.withMinimumLogLevel(LogLevel.None)))
 
   it.live("forwards progress, and a cancelled call interrupts the provider's fiber", () =>
     Effect.gen(function* () {
