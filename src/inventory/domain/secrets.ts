@@ -62,12 +62,15 @@ const redactValue = (value: string, before: string): string => {
 
 const whole = (): string => REDACTED
 
+const PEM_BEGIN = "-----BEGIN [A-Z0-9 ]{1,40}-----"
+const PEM_END = "-----END [A-Z0-9 ]{1,40}-----"
+
 // Lookbehinds keep a prefix from matching inside a word (`risk-free`, `task-runner-…`).
 const SECRET_RULES: ReadonlyArray<SecretRule> = [
   {
     name: "pem-block",
     // An unterminated block (cut by an output cap) is redacted to the end of the text.
-    pattern: /-----BEGIN [A-Z0-9 ]{1,40}-----(?:[\s\S]*?-----END [A-Z0-9 ]{1,40}-----|[\s\S]*$)/,
+    pattern: new RegExp(`${PEM_BEGIN}(?:[\\s\\S]*?${PEM_END}|[\\s\\S]*$)`),
     replace: whole
   },
   {
@@ -131,6 +134,21 @@ const SECRET_RULES: ReadonlyArray<SecretRule> = [
     replace: (_match, [scheme]) => `${scheme} ${REDACTED}`
   }
 ]
+
+const PEM_BEGINS = new RegExp(PEM_BEGIN, "g")
+const PEM_ENDS = new RegExp(PEM_END)
+
+/**
+ * The header line of a PEM block `text` opens and does not close (a chunk of a stream may end
+ * inside one), else undefined. Put ahead of the stream's next text, it makes
+ * {@link redactSecrets} take the rest of the block there too.
+ */
+export const unclosedPemHeader = (text: string): string | undefined => {
+  let last: RegExpExecArray | undefined
+  for (const match of text.matchAll(PEM_BEGINS)) last = match
+  if (last === undefined) return undefined
+  return PEM_ENDS.test(text.slice(last.index + last[0].length)) ? undefined : last[0]
+}
 
 // `test` on a global regex is stateful (lastIndex), so detection and replacement use separate copies.
 const GLOBAL_RULES = SECRET_RULES.map((rule) => ({

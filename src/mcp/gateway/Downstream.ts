@@ -17,10 +17,13 @@ import {
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Duration, Effect, Option, Ref, Schema } from "effect"
+import { MAX_NESTING } from "../../catalog/core/nesting.js"
+import { looksSecret, redactSecrets } from "../../inventory/domain/secrets.js"
+import { cleanText } from "../../inventory/domain/untrusted.js"
 import { neutralize } from "../../inventory/render/text.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { ChildTransport } from "./ChildTransport.js"
-import { HttpTransport } from "./HttpTransport.js"
+import { HttpTransport, httpTarget } from "./HttpTransport.js"
 import { describeServer, type ServerConfig } from "./ServerConfig.js"
 import { StderrLog } from "./StderrLog.js"
 
@@ -28,6 +31,11 @@ import { StderrLog } from "./StderrLog.js"
 export interface DownstreamTimings {
   /** From spawn to the `initialize` answer. */
   readonly startTimeout: Duration.Duration
+  /**
+   * Of a whole `tools/list`, all pages: the entry tools wait for the first listing, so a server
+   * that never finishes it must not hold them for the call timeout.
+   */
+  readonly listTimeout: Duration.Duration
   /** Of one call or list, reset by each progress notification. */
   readonly callTimeout: Duration.Duration
   /** Between SIGTERM and SIGKILL of a server's process group. */
@@ -40,6 +48,7 @@ export interface DownstreamTimings {
 /** The timings of a real session. */
 export const DEFAULT_TIMINGS: DownstreamTimings = {
   startTimeout: Duration.seconds(30),
+  listTimeout: Duration.seconds(30),
   callTimeout: Duration.minutes(5),
   killGrace: Duration.seconds(2),
   backoffInitial: Duration.seconds(1),
@@ -48,6 +57,25 @@ export const DEFAULT_TIMINGS: DownstreamTimings = {
 
 /** The longest line a stdio server may write: a tool list of many large schemas is one line. */
 const MAX_LINE_BYTES = 128 * 1024 * 1024
+
+/**
+ * How far the gateway follows a server's `tools/list` pages: a server whose `nextCursor` never
+ * ends would otherwise hold every session's entry tools and grow the gateway's memory page by
+ * page. Far above real servers (10,000 tools, a 5 MB schema), far below the gateway's limits.
+ */
+export interface ListingLimits {
+  readonly maxPages: number
+  readonly maxTools: number
+  /** Of the pages' tools and cursors, as JSON text. */
+  readonly maxBytes: number
+}
+
+/** The limits of a real session. */
+export const DEFAULT_LISTING_LIMITS: ListingLimits = {
+  maxPages: 1000,
+  maxTools: 100_000,
+  maxBytes: 256 * 1024 * 1024
+}
 
 /**
  * The gateway passes results on unchanged and never calls the SDK's validating helpers: the
@@ -117,9 +145,65 @@ export interface DownstreamInput {
   readonly logPath: string
   /** Called (in a fiber of its own) when the server sends `notifications/tools/list_changed`. */
   readonly onListChanged: () => void
+  /** How far a listing is followed (default {@link DEFAULT_LISTING_LIMITS}). */
+  readonly listing?: Partial<ListingLimits> | undefined
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+/**
+ * The text of an error a library or the server gave (its cause's too: undici's "fetch failed"
+ * says nothing without it). Such texts quote what they were given, URLs with their credentials
+ * and commands with their flags included, so every reason of a downstream failure passes
+ * {@link reasonText} before it is kept or shown.
+ */
+const errorText = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause instanceof Error && error.cause.message !== "" ? ` (${error.cause.message})` : ""
+  return `${error.message}${cause}`
+}
+
+/**
+ * A failure's reason through the one boundary of untrusted text (`cleanText`: secrets redacted,
+ * controls neutralized), the server's URL first replaced by its described form (credentials
+ * gone, every query value redacted) wherever a library quoted it.
+ */
+const reasonText = (config: ServerConfig, reason: string): string => {
+  if (config._tag !== "Http") return cleanText(reason)
+  const described = describeServer(config)
+  // As written, as parsed, and as requested (without its userinfo).
+  const forms = [config.url, ...(URL.canParse(config.url) ? [new URL(config.url).href, httpTarget(config.url, {}).url.href] : [])]
+  return cleanText(forms.reduce((text, form) => text.split(form).join(described), reason))
+}
+
+/** Too far to follow a server's listing: the reason is the failure's. */
+class ListingStopped extends Error {}
+
+/**
+ * A listed tool with every string but its name through the secret rule (`redactSecrets`, not
+ * neutralized: the catalog flags and cleans descriptions itself). The name is how the server is
+ * called: a tool whose name looks like a secret is left out instead. Levels below the nesting
+ * cap are not walked: such a tool is left out by the catalog anyway.
+ */
+const redactedStrings = (value: unknown, depth: number): unknown => {
+  if (typeof value === "string") return redactSecrets(value)
+  if (typeof value !== "object" || value === null || depth > MAX_NESTING) return value
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactedStrings(item, depth + 1))
+    return items.every((item, index) => item === value[index]) ? value : items
+  }
+  let changed: Record<string, unknown> | undefined
+  for (const [key, item] of Object.entries(value)) {
+    const after = redactedStrings(item, depth + 1)
+    // Defined, not assigned: an own `__proto__` key stays a key.
+    if (after !== item) Object.defineProperty((changed ??= { ...value }), key, { value: after, writable: true, enumerable: true, configurable: true })
+  }
+  return changed ?? value
+}
+
+const redactedTool = (tool: Tool): Tool => {
+  const { name, ...rest } = tool
+  const after = redactedStrings(rest, 1)
+  return after === rest ? tool : { name, ...(after as Omit<Tool, "name">) }
+}
 
 /** Builds the handle of one server; nothing is started until it is needed. */
 export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream> =>
@@ -129,7 +213,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
     const starting = yield* Effect.makeSemaphore(1)
     const logPath = config._tag === "Stdio" ? Option.some(input.logPath) : Option.none<string>()
     const failed = (reason: string) =>
-      new DownstreamFailed({ server: config.name, reason, log: Option.getOrNull(logPath) })
+      new DownstreamFailed({ server: config.name, reason: reasonText(config, reason), log: Option.getOrNull(logPath) })
 
     const backoff = (failures: number) =>
       Math.min(Duration.toMillis(timings.backoffMax), Duration.toMillis(timings.backoffInitial) * 2 ** Math.max(0, failures - 1))
@@ -144,7 +228,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
             return [-1, current]
           }
           const next = current.failures + 1
-          return [next, { _tag: "Idle", failures: next, retryAt: now + backoff(next), lastError: Option.some(reason) }]
+          return [next, { _tag: "Idle", failures: next, retryAt: now + backoff(next), lastError: Option.some(reasonText(config, reason)) }]
         })
         if (Option.isSome(connection) && failures >= 0) yield* closeConnection(connection.value)
       })
@@ -162,10 +246,8 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
 
     const transportOf = (): { readonly transport: Transport; readonly child: Option.Option<ChildTransport> } => {
       if (config._tag === "Http") {
-        return {
-          transport: new HttpTransport(new URL(config.url), config.headers),
-          child: Option.none()
-        }
+        const target = httpTarget(config.url, config.headers)
+        return { transport: new HttpTransport(target.url, target.headers), child: Option.none() }
       }
       const child = new ChildTransport({
         command: config.command,
@@ -180,6 +262,11 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
     }
 
     const start = Effect.gen(function*() {
+      if (config._tag === "Http" && !URL.canParse(config.url)) {
+        const reason = `could not be started (${describeServer(config)}): its URL is not a URL`
+        yield* fail(Option.none(), reason)
+        return yield* failed(reason)
+      }
       const { child, transport } = transportOf()
       const client = new Client({ name: "tool-map-gateway", version: TOOL_MAP_VERSION }, { capabilities: {}, jsonSchemaValidator: PASS_THROUGH })
       const connection: Connection = { client, transport, child }
@@ -228,11 +315,11 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
     /** One request on a connection, its failure told in a sentence; a timeout stops the server. */
     const request = <A>(
       what: string,
+      ms: number,
       run: (connection: Connection, signal: AbortSignal) => Promise<A>
     ): Effect.Effect<A, DownstreamFailed> =>
       Effect.gen(function*() {
         const open = yield* connection
-        const ms = Duration.toMillis(timings.callTimeout)
         const result = yield* Effect.tryPromise({ try: (signal) => run(open, signal), catch: (error) => error }).pipe(Effect.either)
         if (result._tag === "Right") return result.right
         const error = result.left
@@ -248,27 +335,76 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           yield* fail(Option.some(open), reason)
           return yield* failed(reason)
         }
+        if (error instanceof ListingStopped) {
+          // A listing too long to follow is as good as none: the server is stopped like one that hangs.
+          const reason = `${error.message}${garbageNote(Option.some(open))}`
+          yield* fail(Option.some(open), reason)
+          return yield* failed(`${reason}; it was stopped`)
+        }
         if (error instanceof McpError) return yield* failed(`answered ${what} with error ${error.code}: ${error.message}`)
         return yield* failed(`failed on ${what}: ${errorText(error)}`)
       })
 
-    const listTools = request("tools/list", async (open, signal) => {
+    const limits: ListingLimits = { ...DEFAULT_LISTING_LIMITS, ...input.listing }
+    const listMs = Duration.toMillis(timings.listTimeout)
+
+    /** All pages of the server's list, within {@link limits} and {@link listMs} in all. */
+    const listPages = async (open: Connection, signal: AbortSignal): Promise<ReadonlyArray<Tool>> => {
+      const deadline = Date.now() + listMs
       const tools: Array<Tool> = []
+      const cursors = new Set<string>()
+      let bytes = 0
+      let pages = 0
       let cursor: string | undefined
+      const stopped = (why: string) => new ListingStopped(`${why} (${pages} page(s), ${tools.length} tools so far)`)
+      const late = () => stopped(`did not finish tools/list within ${listMs} ms`)
       do {
+        const left = deadline - Date.now()
+        if (left <= 0) throw late()
         const page = await open.client.request(
           { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
           ListToolsResultSchema,
-          { signal, timeout: Duration.toMillis(timings.callTimeout) }
-        )
+          { signal, timeout: left }
+        ).catch((error: unknown) => {
+          // A page's own timeout is the listing's: the time left was all it had.
+          throw error instanceof McpError && error.code === ErrorCode.RequestTimeout ? late() : error
+        })
+        pages += 1
         tools.push(...page.tools)
         cursor = page.nextCursor
+        bytes += Buffer.byteLength(JSON.stringify(page.tools)) + (cursor?.length ?? 0)
+        if (tools.length > limits.maxTools) throw stopped(`listed more than ${limits.maxTools} tools`)
+        if (bytes > limits.maxBytes) throw stopped(`listed more than ${limits.maxBytes} bytes of tools`)
+        if (cursor !== undefined) {
+          if (pages >= limits.maxPages) throw stopped(`listed more than ${limits.maxPages} pages of tools`)
+          if (cursors.has(cursor)) throw stopped("gave a tools/list cursor it gave before")
+          cursors.add(cursor)
+        }
       } while (cursor !== undefined)
       return tools
-    }).pipe(Effect.withSpan("Downstream.listTools", { attributes: { server: config.name } }))
+    }
+
+    const listTools = request("tools/list", listMs, listPages).pipe(
+      Effect.flatMap((listed) =>
+        Effect.gen(function*() {
+          const kept: Array<Tool> = []
+          for (const tool of listed) {
+            if (looksSecret(tool.name)) {
+              yield* Effect.logWarning(
+                `MCP server ${neutralize(config.name)}: a tool whose name looks like a secret (${cleanText(tool.name)}) is left out`
+              )
+            } else {
+              kept.push(redactedTool(tool))
+            }
+          }
+          return kept
+        })
+      ),
+      Effect.withSpan("Downstream.listTools", { attributes: { server: config.name } })
+    )
 
     const call = (tool: string, args: Readonly<Record<string, unknown>>, options: CallOptions) =>
-      request(`tools/call of "${tool}"`, (open, signal) =>
+      request(`tools/call of "${tool}"`, Duration.toMillis(timings.callTimeout), (open, signal) =>
         open.client.request(
           { method: "tools/call", params: { name: tool, arguments: { ...args } } },
           CallToolResultSchema,
@@ -276,9 +412,13 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
             signal,
             timeout: Duration.toMillis(timings.callTimeout),
             resetTimeoutOnProgress: true,
-            ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress })
+            ...(options.onProgress === undefined ? {} : { onprogress: progressOf(options.onProgress) })
           }
         )).pipe(Effect.withSpan("Downstream.call", { attributes: { server: config.name, tool } }))
+
+    /** A progress notification goes on to the client: its message through the one boundary too. */
+    const progressOf = (onProgress: (progress: Progress) => void) => (progress: Progress) =>
+      onProgress(progress.message === undefined ? progress : { ...progress, message: cleanText(progress.message) })
 
     const stop = starting.withPermits(1)(
       Effect.gen(function*() {

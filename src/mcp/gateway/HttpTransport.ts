@@ -9,6 +9,34 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import { notJsonReason } from "../../inventory/domain/jsonText.js"
 
+const decoded = (part: string): string => {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    // A `%` not followed by two hex digits: the text as written.
+    return part
+  }
+}
+
+/**
+ * Where a server's requests go: its URL without userinfo (fetch refuses a URL with credentials,
+ * and every error text would quote them), and its headers with that userinfo as
+ * `Authorization: Basic`, unless they name an Authorization header of their own, which wins.
+ * `raw` must parse as a URL.
+ */
+export const httpTarget = (
+  raw: string,
+  headers: Readonly<Record<string, string>>
+): { readonly url: URL; readonly headers: Readonly<Record<string, string>> } => {
+  const url = new URL(raw)
+  if (url.username === "" && url.password === "") return { url, headers }
+  const credentials = `${decoded(url.username)}:${decoded(url.password)}`
+  url.username = ""
+  url.password = ""
+  if (Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return { url, headers }
+  return { url, headers: { ...headers, authorization: `Basic ${Buffer.from(credentials, "utf8").toString("base64")}` } }
+}
+
 export class HttpTransport implements Transport {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined

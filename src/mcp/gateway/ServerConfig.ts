@@ -201,6 +201,11 @@ export const uniqueSegments = (configs: ReadonlyArray<ServerConfig>): ReadonlyAr
 /** The full name the gateway gives a downstream tool. */
 export const gatewayToolName = (segment: string, tool: string): string => `mcp__${segment}__${tool}`
 
-/** What a server is, in words with no secret in them: its command and args, or its URL, as the inventory redacts them. */
+/**
+ * What a server is, in words with no secret in them: its command and args, or its URL, as the
+ * inventory redacts them. The command is split at its blanks first: a host may write a whole
+ * command line in it (`"command": "server --api-key=X"`), which no spawn runs but every error
+ * text quotes.
+ */
 export const describeServer = (config: ServerConfig): string =>
-  config._tag === "Http" ? redactUrl(config.url) : [config.command, ...redactArgs(config.args)].join(" ")
+  config._tag === "Http" ? redactUrl(config.url) : redactArgs([...config.command.split(" "), ...config.args]).join(" ")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { looksSecret, namesSecret, redactSecrets } from "../../../src/inventory/domain/secrets.js"
+import { looksSecret, namesSecret, redactSecrets, unclosedPemHeader } from "../../../src/inventory/domain/secrets.js"
 import { normalizeMcpEntry, redactArgs } from "../../../src/inventory/discover/agentHosts/mcp.js"
 import { describe as describeItem } from "../../../src/inventory/discover/agentHosts/shared.js"
 
@@ -127,6 +127,15 @@ describe("redactSecrets", () => {
   it("removes a whole PEM block, and an unterminated one to the end", () => {
     expect(redactSecrets(`before\n${pem}\nafter`)).toBe("before\n[redacted]\nafter")
     expect(redactSecrets("x -----BEGIN RSA PRIVATE KEY-----\nMIIEow")).toBe("x [redacted]")
+  })
+
+  it("names the header of a PEM block a text opens and does not close, for a stream's next chunk", () => {
+    expect(unclosedPemHeader("log line\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNz")).toBe("-----BEGIN OPENSSH PRIVATE KEY-----")
+    expect(unclosedPemHeader(`before\n${pem}\nafter`)).toBe(undefined)
+    expect(unclosedPemHeader(`${pem}\n-----BEGIN RSA PRIVATE KEY-----\n`)).toBe("-----BEGIN RSA PRIVATE KEY-----")
+    expect(unclosedPemHeader("no block here")).toBe(undefined)
+    // Put ahead of the next chunk, the rule takes the rest of the block.
+    expect(redactSecrets("-----BEGIN OPENSSH PRIVATE KEY-----\nZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\nafter")).toBe("[redacted]\nafter")
   })
 
   it("finds a secret after an earlier call (no regex state leaks between calls)", () => {
