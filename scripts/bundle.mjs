@@ -106,6 +106,12 @@ const launcherSource = (version) => `#!/usr/bin/env node
 // tool-map.gateway.cjs (\`mcp\` with gateway flags) with the V8 code cache made for it at build time.
 // Without the cache, or when V8 rejects it (another Node), the script is compiled from source as
 // usual. Reads only. \`--version\` alone it answers itself (issue 15: no script to compile).
+// SIGINT/SIGTERM before the CLI's runtime listens exits 130, not by the signal (143); the
+// scripts' src/cli/earlySignals.ts finds this handler under the same key and takes it over.
+const interrupted = () => process.exit(130)
+globalThis[Symbol.for("tool-map/earlySignals")] = interrupted
+process.on("SIGINT", interrupted)
+process.on("SIGTERM", interrupted)
 const { readFileSync, writeSync } = require("node:fs")
 const { join } = require("node:path")
 const { Script } = require("node:vm")

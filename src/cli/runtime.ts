@@ -1,6 +1,7 @@
 import { runMain } from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown } from "@effect/platform/Runtime"
 import { Cause, Effect, Exit, FiberRef, HashSet, Logger } from "effect"
+import { holdEarlySignals, releaseEarlySignals } from "./earlySignals.js"
 import { ExitCode } from "./exitCodes.js"
 import { stdoutWriteFailure } from "./output.js"
 
@@ -23,6 +24,16 @@ const exitOnStdoutFailure = (error: NodeJS.ErrnoException): never => {
 export const runCliProgram = (program: Effect.Effect<number | null>, handOver: () => void = () => {}): void => {
   // console.log swallows a failed write: the stream still reports it, here.
   process.stdout.on("error", exitOnStdoutFailure)
+  // The runtime stops the program at the first SIGINT/SIGTERM and then stops listening: a
+  // second one while the finalizers run would kill the process with Node's default (143).
+  let signals = 0
+  const onSecondSignal = () => {
+    if (++signals > 1) process.exit(ExitCode.interrupted)
+  }
+  const stopListening = () => {
+    process.removeListener("SIGINT", onSecondSignal)
+    process.removeListener("SIGTERM", onSecondSignal)
+  }
   const main = program.pipe(
     Effect.flatMap((code) =>
       Effect.sync(() => {
@@ -36,6 +47,14 @@ export const runCliProgram = (program: Effect.Effect<number | null>, handOver: (
       HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), Logger.prettyLogger({ stderr: true }))
     )
   )
+  // Signals are only delivered between turns of the event loop: within this synchronous block the
+  // early handler hands over to runMain's (and this second-signal one) with no gap. Before runMain,
+  // which may run a synchronous program to its end and tear down at once.
+  // Added before the early handler is removed: a signal's listeners dropping to none closes its
+  // handle, and a signal already caught but not yet dispatched would be lost with it.
+  process.on("SIGINT", onSecondSignal)
+  process.on("SIGTERM", onSecondSignal)
+  releaseEarlySignals()
   runMain(main, {
     disableErrorReporting: true,
     disablePrettyLogger: true,
@@ -44,6 +63,9 @@ export const runCliProgram = (program: Effect.Effect<number | null>, handOver: (
     // run started, tens of milliseconds after a query of a large bundle. Only when stdout and
     // stderr hold no unwritten output (pipes are asynchronous on macOS); else the usual exit.
     teardown: (exit, onExit) => {
+      // From here to the exit or the next program's runtime, a signal exits 130 (held first, as above).
+      holdEarlySignals()
+      stopListening()
       // A run stopped by SIGINT or SIGTERM did not do its job: 130, where the default says 0.
       if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return onExit(ExitCode.interrupted)
       if (Exit.isSuccess(exit) && exit.value === null) {

@@ -10,10 +10,10 @@ import type { Catalog, ToolEntry, ToolSchema } from "../core/model.js"
 import { reciprocalRankFusion, rankByVector } from "../core/router/fusion.js"
 import { sameDocumentSource } from "../core/router/document.js"
 import { StoredIndex } from "../core/router/indexFile.js"
-import { addDocuments, buildIndex, type RouterIndex } from "../core/router/invertedIndex.js"
+import { addDocuments, buildIndex, buildIndexSteps, type RouterIndex } from "../core/router/invertedIndex.js"
 import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps } from "../core/router/rank.js"
 import { asRankIndex, type Needs, type RankIndex } from "../core/router/rankIndex.js"
-import { routerDocuments, skillDocument } from "../core/router/router.js"
+import { routerDocuments, routerDocumentSteps, skillDocument } from "../core/router/router.js"
 import {
   DEFAULT_FIND_K,
   DEFAULT_ROUTE_BUDGET,
@@ -38,6 +38,7 @@ import { CatalogRegistry } from "./CatalogRegistry.js"
 import { Embedder } from "./Embedder.js"
 import { noRouterIndexStore, RouterIndexStore, type RouterIndexUnreadable } from "../stores/RouterIndexStore.js"
 import type { Agent } from "./HostPort.js"
+import { runStepsSliced } from "./slicedSteps.js"
 
 /** Skills cannot be ranked: no inventory in this graph, or its bundle cannot be read. */
 export class SkillsUnavailable extends Schema.TaggedError<SkillsUnavailable>()("SkillsUnavailable", {
@@ -174,9 +175,12 @@ const make = Effect.gen(function*() {
 
   /** The index of a catalog built anew, saved to the store's file. */
   const built = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>) =>
-    Effect.suspend(() => {
-      const index = buildIndex(routerDocuments(catalog, schemas))
-      return Effect.as(store.save(catalog, index), toolIndexOf(catalog, index))
+    Effect.gen(function*() {
+      // In slices: at 50,000 tools, over a second of work that SIGTERM must be able to stop.
+      const documents = yield* runStepsSliced(routerDocumentSteps(catalog, schemas))
+      const index = yield* runStepsSliced(buildIndexSteps(documents))
+      yield* store.save(catalog, index)
+      return toolIndexOf(catalog, index)
     })
 
   /**

@@ -2,10 +2,11 @@ import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Context, Effect, Layer, Option, Ref, Schema, type Scope } from "effect"
 import type { Catalog } from "../core/model.js"
-import { encodeIndex, INDEX_PREAMBLE_BYTES, indexDigest, indexHeadBytes, openIndex, type StoredIndex } from "../core/router/indexFile.js"
+import { encodeIndexSteps, INDEX_PREAMBLE_BYTES, indexDigest, indexHeadBytes, openIndex, type StoredIndex } from "../core/router/indexFile.js"
 import type { RouterIndex } from "../core/router/invertedIndex.js"
 import type { Needs } from "../core/router/rankIndex.js"
 import { CatalogEvents } from "../services/CatalogEvents.js"
+import { runStepsSliced } from "../services/slicedSteps.js"
 import { fileVersion, type FileRefused, openRegularFile, readExactlyAt } from "../../services/fileRead.js"
 import { writeFileAtomic } from "./jsonFile.js"
 
@@ -133,7 +134,8 @@ const make = (path: string) =>
     const save = Effect.fn("RouterIndexStore.save")(function*(catalog: Catalog, index: RouterIndex) {
       const digest = indexDigest(catalog)
       if (Option.contains(yield* Ref.get(held), digest)) return
-      yield* writeFileAtomic(path, encodeIndex(index, catalog.toolSetKey, digest)).pipe(
+      const bytes = yield* runStepsSliced(encodeIndexSteps(index, catalog.toolSetKey, digest))
+      yield* writeFileAtomic(path, bytes).pipe(
         Effect.zipRight(Ref.set(held, Option.some(digest))),
         Effect.catchAll((error) => events.warn({ kind: "write-failed", subject: path, message: error.message })),
         Effect.provide(platform)

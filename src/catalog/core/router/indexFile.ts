@@ -23,6 +23,7 @@ import { nameKey } from "./analyze.js"
 import { SOURCE_TEXTS, toolDocumentGroup } from "./document.js"
 import { documentsNamed, emptyIndex, FIELD_COUNT, indexedDocument, type Postings, type RouterIndex } from "./invertedIndex.js"
 import { type DocumentTerms, keyStartsWith, type Needs, type RankIndex } from "./rankIndex.js"
+import { runSteps, type Steps } from "./steps.js"
 
 /** The format of the file; a file of another version is ignored. */
 export const INDEX_FILE_VERSION = 4
@@ -133,7 +134,10 @@ const headArrays = (n: number, terms: number) => ({
 const headArraysBytes = (n: number, terms: number) => Object.values(headArrays(n, terms)).reduce((total, count) => total + 4 * count, 0)
 
 /** The file's bytes for the index of a catalog whose tool-set key and digest are given. */
-export const encodeIndex = (index: RouterIndex, key: string, digest: string): Uint8Array => {
+export const encodeIndex = (index: RouterIndex, key: string, digest: string): Uint8Array => runSteps(encodeIndexSteps(index, key, digest))
+
+/** {@link encodeIndex} in steps: one for every 256 terms' postings, and every 256 documents' terms. */
+export function* encodeIndexSteps(index: RouterIndex, key: string, digest: string): Steps<Uint8Array> {
   const n = index.documents.length
   const termCount = index.postings.length
   let p = 0
@@ -182,14 +186,16 @@ export const encodeIndex = (index: RouterIndex, key: string, digest: string): Ui
   })
   // The body: each term's postings, then each document's terms, each block with its checksum in the head.
   let offset = 0
-  index.postings.forEach((list, id) => {
+  for (let id = 0; id < termCount; id++) {
+    const list = index.postings[id]!
     termStart[id] = offset
     const block = new Int32Array(out.buffer, bodyAt + 8 * offset, 2 * list.size)
     block.set(list.docs.subarray(0, list.size))
     block.set(list.counts.subarray(0, list.size), list.size)
     termSums[id] = bodyChecksum(block)
     offset += list.size
-  })
+    if (id % 256 === 255) yield
+  }
   termStart[termCount] = offset
   const docsAt = bodyAt + 8 * p
   for (let d = 0; d < n; d++) {
@@ -199,6 +205,7 @@ export const encodeIndex = (index: RouterIndex, key: string, digest: string): Ui
     block.set(index.docTerms.subarray(from, to))
     new Float32Array(out.buffer, docsAt + 8 * from + 4 * (to - from), to - from).set(index.docCounts.subarray(from, to))
     docSums[d] = bodyChecksum(block)
+    if (d % 256 === 255) yield
   }
   view.setUint32(16, bodyChecksum(new Int32Array(out.buffer, INDEX_PREAMBLE_BYTES, (bodyAt - INDEX_PREAMBLE_BYTES) / 4)), true)
   return out

@@ -8,6 +8,7 @@
  */
 import { classOf, nameKey, stem, STOP_WORDS, words } from "./analyze.js"
 import { FIELDS, type RouterDocument } from "./document.js"
+import { runSteps, type Steps } from "./steps.js"
 import { hashOf, WordTable } from "./wordTable.js"
 
 /** How many fields a document has. */
@@ -367,7 +368,15 @@ const storeDocumentHead = (index: RouterIndex, document: RouterDocument, positio
  * Appends documents to the index (in place); a document whose id is already there is skipped.
  * Returns the positions of the documents added.
  */
-export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<RouterDocument>): ReadonlyArray<number> => {
+export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<RouterDocument>): ReadonlyArray<number> =>
+  runSteps(addDocumentSteps(index, documents))
+
+/**
+ * {@link addDocuments} in steps: one step a document, then one for every 256 documents whose
+ * postings are appended. Run to its end before the index is used: stopped halfway, it leaves
+ * the index torn.
+ */
+export function* addDocumentSteps(index: RouterIndex, documents: ReadonlyArray<RouterDocument>): Steps<ReadonlyArray<number>> {
   const added: Array<number> = []
   const n = index.documents.length
   // Sized for the usual few dozen distinct terms a document, so that few grow on the way.
@@ -390,8 +399,9 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
     storeDocumentTerms(index, adding, position)
     storeDocumentHead(index, document, position)
     added.push(position)
+    yield
   }
-  appendPostings(index, added, adding.firstTerm, adding.packed)
+  yield* appendPostings(index, added, adding.firstTerm, adding.packed)
   return added
 }
 
@@ -400,7 +410,7 @@ export const addDocuments = (index: RouterIndex, documents: ReadonlyArray<Router
  * on, with `packed` counts): each term's list is grown once to what it gains, and the lists of
  * terms met for the first time are cut out of one shared buffer.
  */
-const appendPostings = (index: RouterIndex, added: ReadonlyArray<number>, firstTerm: number, packed: Int32Array) => {
+function* appendPostings(index: RouterIndex, added: ReadonlyArray<number>, firstTerm: number, packed: Int32Array): Steps<void> {
   if (added.length === 0) return
   const { docTerms, docStart, postings } = index
   const lastTerm = docStart[added[added.length - 1]! + 1]!
@@ -429,22 +439,27 @@ const appendPostings = (index: RouterIndex, added: ReadonlyArray<number>, firstT
       list.counts = counts
     }
   }
-  for (const position of added) {
+  for (let i = 0; i < added.length; i++) {
+    const position = added[i]!
     for (let k = docStart[position]!, end = docStart[position + 1]!; k < end; k++) {
       const list = postings[docTerms[k]!]!
       list.docs[list.size] = position
       list.counts[list.size] = packed[k - firstTerm]!
       list.size += 1
     }
+    if (i % 256 === 255) yield
   }
 }
 
-/** A new index of `documents`. */
-export const buildIndex = (documents: ReadonlyArray<RouterDocument>): RouterIndex => {
+/** {@link buildIndex} in steps (see {@link addDocumentSteps}). */
+export function* buildIndexSteps(documents: ReadonlyArray<RouterDocument>): Steps<RouterIndex> {
   const index = emptyIndex()
-  addDocuments(index, documents)
+  yield* addDocumentSteps(index, documents)
   return index
 }
+
+/** A new index of `documents`. */
+export const buildIndex = (documents: ReadonlyArray<RouterDocument>): RouterIndex => runSteps(buildIndexSteps(documents))
 
 /** The bytes the index's typed arrays hold (its maps and objects come on top). */
 export const typedBytes = (index: RouterIndex): number => {
