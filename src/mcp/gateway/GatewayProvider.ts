@@ -264,6 +264,8 @@ export const makeGatewayProvider = (
         const named = new Set<string>()
         for (const target of targets) {
           if (typeof target !== "string") continue
+          // A pinned tool is not in the catalog's build: its name alone names it.
+          if (held.has(target)) named.add(target)
           const resolution = yield* catalog.resolve(target, agent)
           if (resolution.kind === "unknown") continue
           for (const tool of resolution.tools) if (held.has(tool.name)) named.add(tool.name)
