@@ -9,7 +9,8 @@ import {
   type RescueRefusal
 } from "../core/entryTools.js"
 import type { Wording } from "../core/wording.js"
-import type { Resolution, ToolEntry } from "../core/model.js"
+import type { Catalog, Resolution, ToolEntry } from "../core/model.js"
+import { formatTokens } from "../core/tokens.js"
 import {
   type AgentState,
   applyLoad,
@@ -20,6 +21,7 @@ import {
   plannedNames,
   type VisibilityNote
 } from "../core/visibility.js"
+import { CatalogSettings } from "../stores/CatalogSettings.js"
 import { type AgentRecord, VisibilityStore } from "../stores/VisibilityStore.js"
 import { type AgentContext, AgentRestrictions, changeState, naturalAllow } from "./AgentRestrictions.js"
 import { AgentSessions } from "./AgentSessions.js"
@@ -72,7 +74,7 @@ export type CallDecision =
   | { readonly _tag: "Deny"; readonly reason: string; readonly refusal: RescueRefusal }
 
 /**
- * Loads and unloads for an agent: hooks first, then risk gates, then the state change, the
+ * Loads and unloads for an agent: hooks first, then the load budget, then risk gates, then the state change, the
  * restriction handed to the host and the event; and the on-the-spot load of a hidden tool
  * called directly. Each runs under the sessions' lock.
  */
@@ -136,12 +138,78 @@ const gateRisky = Effect.fn("CatalogLoads.gateRisky")(function*(
   return { ...plan, tools, notes } satisfies LoadPlan
 })
 
+/** A narrower target a refused load names: a group or a tool, and the tokens it would add. */
+export interface NarrowerTarget {
+  readonly target: string
+  readonly tokens: number
+}
+
+/** A load that would take an agent's tool list over the load budget, with what fits instead. */
+export interface OverBudget {
+  /** Tokens of schemas the load would add. */
+  readonly adding: number
+  /** Tokens of the catalog tools the agent has now. */
+  readonly loaded: number
+  readonly budget: number
+  /** The groups and tools of the load that fit in what is left of the budget, largest first. */
+  readonly fits: ReadonlyArray<NarrowerTarget>
+}
+
+/** How many narrower targets a refusal names. */
+export const NARROWER_SHOWN = 5
+
+/**
+ * Whether a load would take the agent's tool list over `budget` tokens of catalog tool schemas
+ * (pinned, entry and host tools are not the catalog's and not counted): the tools it would add
+ * (high-risk ones named singly included, before any gate) on top of the visible ones. A load that
+ * adds nothing is never over. Pure.
+ */
+export const overBudget = (catalog: Catalog, visible: ReadonlyArray<string>, plan: LoadPlan, budget: number): Option.Option<OverBudget> => {
+  const shown = new Set(visible)
+  const tokensOf = (name: string) => catalog.byName.get(name)?.tokens ?? 0
+  const loaded = visible.reduce((sum, name) => sum + tokensOf(name), 0)
+  const adding = plannedNames(plan).filter((name) => !shown.has(name)).reduce((sum, name) => sum + tokensOf(name), 0)
+  if (adding === 0 || loaded + adding <= budget) return Option.none()
+  const room = budget - loaded
+  const fits = new Map<string, number>()
+  const tool = (entry: ToolEntry) => {
+    if (!shown.has(entry.name) && entry.tokens <= room) fits.set(entry.name, entry.tokens)
+  }
+  for (const group of plan.groups) {
+    const fresh = group.children.filter((child) => !child.highRisk && !shown.has(child.name))
+    const tokens = fresh.reduce((sum, child) => sum + child.tokens, 0)
+    if (tokens > 0 && tokens <= room) fits.set(group.path, tokens)
+    else fresh.forEach(tool)
+  }
+  plan.tools.forEach(tool)
+  const sorted = [...fits].map(([target, tokens]) => ({ target, tokens })).sort((a, b) =>
+    b.tokens - a.tokens || (a.target < b.target ? -1 : a.target > b.target ? 1 : 0)
+  )
+  return Option.some({ adding, loaded, budget, fits: sorted })
+}
+
+/** Why a load over the budget was refused (the text after "Load refused: "). */
+export const overBudgetReason = (over: OverBudget): string => {
+  const head = `it would add ${formatTokens(over.adding)} of tool schemas to the ${formatTokens(over.loaded)} loaded, over the load budget of ${
+    formatTokens(over.budget)
+  } (the catalog setting loadBudget).`
+  if (over.fits.length === 0) {
+    return `${head} Nothing it names fits in the ${formatTokens(Math.max(0, over.budget - over.loaded))} left: unload something first.`
+  }
+  const shown = over.fits.slice(0, NARROWER_SHOWN).map((fit) => `${fit.target} (${formatTokens(fit.tokens)})`)
+  const more = over.fits.length - shown.length
+  return `${head} Narrower targets that fit in the ${formatTokens(over.budget - over.loaded)} left, largest first: ${shown.join(", ")}${
+    more > 0 ? `, and ${more} more` : ""
+  }.`
+}
+
 const make = Effect.gen(function*() {
   const restrictions = yield* AgentRestrictions
   const registry = yield* CatalogRegistry
   const sessions = yield* AgentSessions
   const store = yield* VisibilityStore
   const events = yield* CatalogEvents
+  const settings = yield* CatalogSettings
 
   const load = Effect.fn("CatalogLoads.load")(function*(
     agent: Agent,
@@ -155,6 +223,13 @@ const make = Effect.gen(function*() {
     const veto = yield* runHooks(registries.beforeLoad, { agent, targets, names: plannedNames(planned), rescue: false })
     if (Option.isSome(veto)) {
       return { text: renderLoadRefused(veto.value), added: [], denied: [], notes: [], refused: veto } satisfies LoadResult
+    }
+    // Before the risk gates: nobody is asked to approve a tool of a load that is refused anyway.
+    const loadBudget = yield* settings.loadBudget
+    const over = overBudget(context.catalog, naturalAllow(context, (yield* store.get(agent.id)).state), planned, loadBudget)
+    if (Option.isSome(over)) {
+      const reason = overBudgetReason(over.value)
+      return { text: renderLoadRefused(reason), added: [], denied: [], notes: [], refused: Option.some(reason) } satisfies LoadResult
     }
     const plan = yield* gateRisky(registries.riskGates, agent, planned, options.consented === true)
     // What this load added, judged on the record it changed (as stored now, under the lock):

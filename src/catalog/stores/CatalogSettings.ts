@@ -9,7 +9,8 @@ import { type CatalogFileError, catalogFileLock, type CorruptFile, modifyJsonFil
 export const SettingsPatch = Schema.Struct({
   pinned: Schema.optional(Schema.Array(Schema.String)),
   unpin: Schema.optional(Schema.Array(Schema.String)),
-  highRisk: Schema.optional(Schema.Array(Schema.String))
+  highRisk: Schema.optional(Schema.Array(Schema.String)),
+  loadBudget: Schema.optional(Schema.Int.pipe(Schema.positive()))
 })
 
 /** The settings a UI may edit; a missing key falls back to config. */
@@ -65,9 +66,18 @@ export interface CatalogSettingsBase {
   readonly pinned?: ReadonlyArray<string> | undefined
   readonly unpin?: ReadonlyArray<string> | undefined
   readonly highRisk?: ReadonlyArray<string> | undefined
+  /** The load budget in tokens (default {@link DEFAULT_LOAD_BUDGET}); the settings file's `loadBudget` wins. */
+  readonly loadBudget?: number | undefined
   /** Routes never narrowed (default `["claude-code"]`; `[]` narrows every route). */
   readonly exemptProviders?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * The load budget when neither config nor the settings file sets one: about a tenth of a
+ * 200k-token context, ten times the tools of the three reference servers behind the gateway
+ * (~2k tokens), and a fiftieth of what loading 20,000 tools put into a session (~740k).
+ */
+export const DEFAULT_LOAD_BUDGET = 20_000
 
 /** Routes whose clients receive their tool list once and load schemas themselves. */
 export const DEFAULT_EXEMPT_PROVIDERS: ReadonlyArray<string> = ["claude-code"]
@@ -79,7 +89,7 @@ interface Stored {
 }
 
 /**
- * The three edit stores of the catalog: settings (pinned, unpin, high risk) where an edit wins
+ * The three edit stores of the catalog: settings (pinned, unpin, high risk, load budget) where an edit wins
  * over config per key, tool metadata edits (applied as the strongest annotation layer), and
  * exemptions. Each lives in its own JSON file, written atomically; an edit is applied under
  * the file's lock to the file as it is on disk then (`modifyJsonFile`), so edits of several
@@ -93,6 +103,11 @@ export class CatalogSettings extends Context.Tag("tool-map/CatalogSettings")<Cat
   readonly settings: Effect.Effect<EffectiveSettings>
   /** The settings file's content only. */
   readonly storedSettings: Effect.Effect<SettingsPatch>
+  /**
+   * The most tokens of tool schemas an agent's loads may bring into its tool list (see
+   * `CatalogLoads.load`): the settings file's `loadBudget`, else config's, else {@link DEFAULT_LOAD_BUDGET}.
+   */
+  readonly loadBudget: Effect.Effect<number>
   /** Stores the given keys (an empty list is an edit too) and returns the settings in force. */
   readonly updateSettings: (patch: SettingsPatch) => Effect.Effect<EffectiveSettings, CatalogFileError>
   /** Re-reads all three files, after an external edit. */
@@ -203,6 +218,7 @@ const make = Effect.fn("CatalogSettings.make")(function*(files: CatalogSettingsF
     files,
     settings: Effect.map(SynchronizedRef.get(stored), effective),
     storedSettings: Effect.map(SynchronizedRef.get(stored), (current) => current.settings),
+    loadBudget: Effect.map(SynchronizedRef.get(stored), (current) => current.settings.loadBudget ?? base.loadBudget ?? DEFAULT_LOAD_BUDGET),
     updateSettings: (patch) =>
       SynchronizedRef.modifyEffect(stored, (current) =>
         Effect.map(

@@ -38,6 +38,11 @@ export interface GatewayLayerOptions {
   readonly timings?: Partial<DownstreamTimings> | undefined
   /** How long a load's answer waits for the client to re-list (see `RELIST_HOLD`). */
   readonly relistHold?: Duration.DurationInput | undefined
+  /**
+   * The load budget of this gateway's agents, in tokens (default `DEFAULT_LOAD_BUDGET`); the
+   * catalog's settings file, when it sets `loadBudget`, wins.
+   */
+  readonly loadBudget?: number | undefined
 }
 
 /** Says on stderr which downstream tools a server added, removed or changed (a changed one may be a rug pull). */
@@ -81,7 +86,7 @@ export const GatewayLayer = (
         ApprovalCodes.layer(approvalsFileIn(catalogDir))
       )
       // The manifest is the gateway's own: the CLI's describes the CLI's schemas.
-      const catalog = CatalogLayer({ dir: catalogDir, files: { manifest: NodePath.join(dir, "manifest.json") } }).pipe(
+      const catalog = CatalogLayer({ dir: catalogDir, files: { manifest: NodePath.join(dir, "manifest.json") }, loadBudget: options.loadBudget }).pipe(
         Layer.provide(GatewayPort)
       )
       const providers = Layer.scoped(

@@ -73,6 +73,9 @@ describe("hostile downstream servers", () => {
   })
 
   it("keeps a 5 MB schema whole, in the snapshot and in tools/list", async () => {
+    // Over a million tokens: a load budget that takes it (the default refuses it).
+    fs.mkdirSync(path.join(dir, "catalog"), { recursive: true })
+    fs.writeFileSync(path.join(dir, "catalog", "settings.json"), JSON.stringify({ loadBudget: 100_000_000 }))
     await withGateway({ servers: [fixture("bigschema", "bigschema.mjs")], dataDir: dir }, async ({ client }) => {
       await client.callTool({ name: "tools_load", arguments: { targets: ["bigschema"] } })
       const huge = (await client.listTools()).tools.find((tool) => tool.name === "mcp__bigschema__huge")
