@@ -110,7 +110,26 @@ interface Connection {
   readonly client: Client
   readonly transport: Transport
   readonly child: Option.Option<ChildTransport>
+  /** Set when the SDK saw the transport close (before it fails the requests in flight). */
+  readonly closed: { value: boolean }
 }
+
+// A timer may fire a millisecond or so before its time.
+const TIMER_SLACK_MS = 10
+
+/**
+ * The SDK's own timeout of a request, not a server's error answer with the same code (-32001):
+ * a server may answer with any code, and is not stopped for answering.
+ */
+const timedOut = (error: unknown, startedAt: number, ms: number): boolean =>
+  error instanceof McpError && error.code === ErrorCode.RequestTimeout && Date.now() - startedAt >= ms - TIMER_SLACK_MS
+
+/**
+ * The SDK's failure of a request because the connection closed, not a server's error answer
+ * with the same code (-32000, the first of the range JSON-RPC leaves to servers, and common).
+ */
+const closedUnder = (error: unknown, connection: Connection): boolean =>
+  error instanceof McpError && error.code === ErrorCode.ConnectionClosed && connection.closed.value
 
 type State =
   | { readonly _tag: "Idle"; readonly failures: number; readonly retryAt: number; readonly lastError: Option.Option<string> }
@@ -173,6 +192,12 @@ const reasonText = (config: ServerConfig, reason: string): string => {
   const forms = [config.url, ...(URL.canParse(config.url) ? [new URL(config.url).href, httpTarget(config.url, {}).url.href] : [])]
   return cleanText(forms.reduce((text, form) => text.split(form).join(described), reason))
 }
+
+/**
+ * A server's error answer in its own words: the SDK puts "MCP error <code>: " ahead of the
+ * message, and a server built on the SDK has often put it there already.
+ */
+const errorAnswer = (error: McpError): string => error.message.replace(/^(?:MCP error -?\d+: )+/, "")
 
 /** Too far to follow a server's listing: the reason is the failure's. */
 class ListingStopped extends Error {}
@@ -269,19 +294,25 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       }
       const { child, transport } = transportOf()
       const client = new Client({ name: "tool-map-gateway", version: TOOL_MAP_VERSION }, { capabilities: {}, jsonSchemaValidator: PASS_THROUGH })
-      const connection: Connection = { client, transport, child }
+      const connection: Connection = { client, transport, child, closed: { value: false } }
+      client.onclose = () => {
+        connection.closed.value = true
+      }
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => input.onListChanged())
       const startMs = Duration.toMillis(timings.startTimeout)
+      const startedAt = Date.now()
       const connected = yield* Effect.tryPromise({
         try: () => client.connect(transport, { timeout: startMs }),
         catch: (error) => error
       }).pipe(Effect.either)
       if (connected._tag === "Left") {
         const error = connected.left
-        const reason = error instanceof McpError && error.code === ErrorCode.RequestTimeout
+        const reason = timedOut(error, startedAt, startMs)
           ? `did not answer initialize within ${startMs} ms`
-          : error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+          : closedUnder(error, connection)
           ? "exited before it answered initialize"
+          : error instanceof McpError
+          ? `answered initialize with error ${error.code}: ${errorAnswer(error)}`
           : `could not be started (${describeServer(config)}): ${errorText(error)}`
         yield* closeConnection(connection)
         const full = `${reason}${garbageNote(Option.some(connection))}`
@@ -291,6 +322,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       // A crash or an exit of the server: its calls in flight fail at once (the SDK rejects
       // them), and the next call restarts it after the backoff.
       client.onclose = () => {
+        connection.closed.value = true
         Effect.runFork(fail(Option.some(connection), "exited"))
       }
       yield* Ref.update(state, (current): State => ({ _tag: "Running", connection, failures: current.failures }))
@@ -320,17 +352,18 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
     ): Effect.Effect<A, DownstreamFailed> =>
       Effect.gen(function*() {
         const open = yield* connection
+        const startedAt = Date.now()
         const result = yield* Effect.tryPromise({ try: (signal) => run(open, signal), catch: (error) => error }).pipe(Effect.either)
         if (result._tag === "Right") return result.right
         const error = result.left
-        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        if (timedOut(error, startedAt, ms)) {
           // A server that hangs on a request may hang on the next one too: it is stopped and
           // started afresh (after the backoff) on the next need.
           const reason = `did not answer ${what} within ${ms} ms${garbageNote(Option.some(open))}`
           yield* fail(Option.some(open), reason)
           return yield* failed(`${reason}; it was stopped`)
         }
-        if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        if (closedUnder(error, open)) {
           const reason = `exited during ${what}${garbageNote(Option.some(open))}`
           yield* fail(Option.some(open), reason)
           return yield* failed(reason)
@@ -341,7 +374,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           yield* fail(Option.some(open), reason)
           return yield* failed(`${reason}; it was stopped`)
         }
-        if (error instanceof McpError) return yield* failed(`answered ${what} with error ${error.code}: ${error.message}`)
+        if (error instanceof McpError) return yield* failed(`answered ${what} with error ${error.code}: ${errorAnswer(error)}`)
         return yield* failed(`failed on ${what}: ${errorText(error)}`)
       })
 
@@ -359,7 +392,8 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       const stopped = (why: string) => new ListingStopped(`${why} (${pages} page(s), ${tools.length} tools so far)`)
       const late = () => stopped(`did not finish tools/list within ${listMs} ms`)
       do {
-        const left = deadline - Date.now()
+        const pageStart = Date.now()
+        const left = deadline - pageStart
         if (left <= 0) throw late()
         const page = await open.client.request(
           { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
@@ -367,7 +401,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           { signal, timeout: left }
         ).catch((error: unknown) => {
           // A page's own timeout is the listing's: the time left was all it had.
-          throw error instanceof McpError && error.code === ErrorCode.RequestTimeout ? late() : error
+          throw timedOut(error, pageStart, left) ? late() : error
         })
         pages += 1
         tools.push(...page.tools)

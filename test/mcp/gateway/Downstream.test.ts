@@ -189,6 +189,20 @@ describe("a listing that never ends or never comes (issue 27, 4)", () => {
   }, 40_000)
 })
 
+describe("a server's error answer", () => {
+  it("with the SDK's codes for a close (-32000) or a timeout (-32001) is an answer: the server is not stopped", async () => {
+    await withGateway({ servers: [fixture("errorcodes", "errorcodes.mjs")], dataDir: dir }, async ({ client }) => {
+      const fail = async (code: number) => textOf(await client.callTool({ name: "tools_call", arguments: { name: "mcp__errorcodes__fail", arguments: { code } } }))
+      const answered = (code: number) =>
+        `The MCP server "errorcodes" answered tools/call of "fail" with error ${code}: no luck (its stderr is logged in ${logOf("errorcodes")}).`
+      expect(await fail(-32000)).toBe(answered(-32000))
+      expect(await fail(-32001)).toBe(answered(-32001))
+      expect(textOf(await client.callTool({ name: "tools_call", arguments: { name: "mcp__errorcodes__fail", arguments: {} } }))).toBe("fine")
+    })
+    expect(logLines("errorcodes")).toEqual(["started, pid N", "exited on SIGTERM"])
+  })
+})
+
 describe("lines on stdout that are not JSON-RPC (issue 27, 14)", () => {
   it("are skipped, and logged neutralized and redacted, while the server keeps answering", async () => {
     await withGateway({ servers: [fixture("stray", "stray.mjs", ["sk-canary-4-0123456789"])], dataDir: dir }, async ({ client }) => {
