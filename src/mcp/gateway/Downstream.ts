@@ -182,11 +182,16 @@ const errorText = (error: unknown): string => {
 
 /**
  * A failure's reason through the one boundary of untrusted text (`cleanText`: secrets redacted,
- * controls neutralized), the server's URL first replaced by its described form (credentials
- * gone, every query value redacted) wherever a library quoted it.
+ * controls neutralized), the server's URL or command first replaced by its described form
+ * (credentials gone, every query value redacted; a command's secret flags redacted) wherever a
+ * library quoted it.
  */
 const reasonText = (config: ServerConfig, reason: string): string => {
-  if (config._tag !== "Http") return cleanText(reason)
+  if (config._tag !== "Http") {
+    // Node's spawn error quotes the command as written: as described, its words are redacted as arguments.
+    const command = describeServer({ ...config, args: [] })
+    return cleanText(command === config.command ? reason : reason.split(config.command).join(command))
+  }
   const described = describeServer(config)
   // As written, as parsed, and as requested (without its userinfo).
   const forms = [config.url, ...(URL.canParse(config.url) ? [new URL(config.url).href, httpTarget(config.url, {}).url.href] : [])]
