@@ -136,11 +136,11 @@ export const makeGatewayProvider = (
     const loaded = yield* LoadedDefinitions
     const runtime = yield* Effect.runtime<never>()
     const sessions = yield* Ref.make<ReadonlyMap<string, SessionEntry>>(new Map())
-    // Why the elicitation gate refused a load, per agent, for the text of that `tools_load`.
-    const refusals = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<string>>>(new Map())
+    // Which tools the risk gate refused in a load and why, per agent, for the text of that `tools_load`.
+    const refusals = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<{ readonly tool: string; readonly reason: string }>>>(new Map())
 
-    const refuse = (agentId: string, reason: string) =>
-      Ref.update(refusals, (all) => new Map(all).set(agentId, [...(all.get(agentId) ?? []), reason])).pipe(Effect.as(false))
+    const refuse = (agentId: string, tool: string, reason: string) =>
+      Ref.update(refusals, (all) => new Map(all).set(agentId, [...(all.get(agentId) ?? []), { tool, reason }])).pipe(Effect.as(false))
 
     yield* registerGatewayRiskGate({
       name: ELICITATION_GATE,
@@ -268,7 +268,9 @@ export const makeGatewayProvider = (
           if (held.has(target)) named.add(target)
           const resolution = yield* catalog.resolve(target, agent)
           if (resolution.kind === "unknown") continue
-          for (const tool of resolution.tools) if (held.has(tool.name)) named.add(tool.name)
+          // A group's load leaves its high-risk tools out, unasked: only a load naming one singly asks the risk gate.
+          const whole = resolution.kind === "group" || resolution.kind === "category" || resolution.kind === "root"
+          for (const tool of resolution.tools) if (held.has(tool.name) && !(whole && tool.highRisk)) named.add(tool.name)
         }
         const allowed = yield* allowedNames(agent)
         const definitions = new Map<string, Option.Option<Tool>>()
@@ -334,8 +336,10 @@ export const makeGatewayProvider = (
         const listsBefore = entry === undefined ? 0 : yield* SubscriptionRef.get(entry.lists)
         const answer = yield* catalog.callEntryTool(agent, name, forwarded).pipe(Effect.either)
         if (answer._tag === "Left") return text(answer.left.message, true)
-        // A load naming a held-back tool is the explicit acceptance of its change.
-        const accepted = yield* acceptNamed(agent, forwarded["targets"], held)
+        // A load naming a held-back tool is the explicit acceptance of its change, unless the risk
+        // gate refused it in this load (a change that made it high risk needs a person again).
+        const gateRefused = new Set(((yield* Ref.get(refusals)).get(agent.id) ?? []).map((refusal) => refusal.tool))
+        const accepted = yield* acceptNamed(agent, forwarded["targets"], new Map([...held].filter(([tool]) => !gateRefused.has(tool))))
         if (name === TOOLS_LS.name) {
           extra.push(...(yield* rugPullLines(agent)))
           // Servers without a tool list are news for the overview, not for every group listing.
@@ -343,7 +347,7 @@ export const makeGatewayProvider = (
           if (at === "" || at === `/${GATEWAY_CATEGORY}`) extra.push(...statusLines(yield* servers.status))
         }
         if (loads) {
-          extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []))
+          extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []).map((refusal) => refusal.reason))
           for (const tool of accepted) extra.push(`Accepted the changed definition of ${tool.name} (${tool.parts.join(", ")}).`)
           // How to call what the load made callable: by name once the client re-listed, else through tools_call.
           const added = [

@@ -19,8 +19,8 @@ export interface GatewayRiskGateOptions {
   readonly name: string
   /** The sessions the agent is attached through now. */
   readonly sessionsOf: (agentId: string) => Effect.Effect<ReadonlyArray<McpSession>>
-  /** Records why a load was refused (for the answer of that `tools_load`) and answers false. */
-  readonly refuse: (agentId: string, reason: string) => Effect.Effect<boolean>
+  /** Records why the load of `tool` was refused (for the answer of that `tools_load`) and answers false. */
+  readonly refuse: (agentId: string, tool: string, reason: string) => Effect.Effect<boolean>
 }
 
 /** The sentence that tells the model how a person approves `tool` with `code`, valid until `expiresAt`. */
@@ -50,11 +50,12 @@ export const registerGatewayRiskGate = (
           evidence: tool.riskEvidence
         }).pipe(Effect.either)
         if (issued._tag === "Left") {
-          return yield* options.refuse(agent.id, `${tool.name} was not loaded: ${why}, and no approval code could be recorded (${issued.left.message})`)
+          return yield* options.refuse(agent.id, tool.name, `${tool.name} was not loaded: ${why}, and no approval code could be recorded (${issued.left.message})`)
         }
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
         return yield* options.refuse(
           agent.id,
+          tool.name,
           `${tool.name} was not loaded: ${why}. ${approvalInstruction(issued.right.code, issued.right.expiresAt, now)}`
         )
       })
@@ -91,7 +92,7 @@ export const registerGatewayRiskGate = (
           // elicitation under `approval_policy = "never"` (seen in a scripted session). A code still
           // needs a person at a terminal, so offering one weakens nothing.
           if (answer.right.action !== "accept") return yield* refuseWithCode(agent, tool, `the user answered ${answer.right.action}`)
-          return yield* options.refuse(agent.id, `${tool.name} was not loaded: the user answered no`)
+          return yield* options.refuse(agent.id, tool.name, `${tool.name} was not loaded: the user answered no`)
         })
     })
   })

@@ -1,0 +1,63 @@
+/**
+ * A changed tool held back (issue 27, point 17) when the change made it high risk: a load of its
+ * group does not accept it (a group's load never asks the risk gate), a load naming it asks the
+ * gate, and only a person's yes accepts the change.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { Effect } from "effect"
+import * as path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { ApprovalCodes, approvalsFileIn } from "../../../src/catalog/stores/ApprovalCodes.js"
+import { fixture, namesOf, tempDir, textOf, withGateway } from "./harness.js"
+
+const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"]
+const TOOL = "mcp__riskypull__lookup"
+
+let dir: string
+let remove: () => void
+
+beforeEach(() => {
+  ;({ dir, remove } = tempDir("tool-map-gateway-held-"))
+})
+afterEach(() => remove())
+
+const approve = (code: string) =>
+  Effect.runPromise(Effect.flatMap(ApprovalCodes, (codes) => codes.approve(code)).pipe(
+    Effect.provide(ApprovalCodes.layer(approvalsFileIn(path.join(dir, "catalog")))),
+    Effect.provide(NodeContext.layer)
+  ))
+
+describe("a changed tool that became high risk", () => {
+  it("is accepted only by a load naming it that a person approved", async () => {
+    await withGateway({ servers: [fixture("riskypull", "riskypull.mjs")], dataDir: dir }, async ({ client, nextListChanged }) => {
+      const load = async (target: string) => textOf(await client.callTool({ name: "tools_load", arguments: { targets: [target] } }))
+      await load(TOOL)
+      await load("mcp__riskypull__swap")
+      const changed = nextListChanged()
+      await client.callTool({ name: "mcp__riskypull__swap", arguments: {} })
+      await changed
+      const held = {
+        content: [{
+          type: "text",
+          text:
+            `${TOOL} changed since it was loaded (annotations) and is held back until it is loaded again: check it (tools_ls on its path), then tools_load it to accept the change.`
+        }],
+        isError: true
+      }
+      expect(await client.callTool({ name: TOOL, arguments: { word: "a" } })).toEqual(held)
+      // Its group: no gate is asked, so nothing is accepted.
+      expect(await load("riskypull")).not.toContain("Accepted")
+      expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, "mcp__riskypull__swap"])
+      // By name: the gate asks for a person; without one the change stays held back.
+      const refused = await load(TOOL)
+      expect(refused).not.toContain("Accepted")
+      const code = /tool-map catalog approve ([A-Z2-9]{4}-[A-Z2-9]{4})`/.exec(refused)?.[1] ?? ""
+      expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/)
+      expect(await client.callTool({ name: "tools_call", arguments: { name: TOOL, arguments: { word: "a" } } })).toEqual(held)
+      await approve(code)
+      expect((await load(TOOL)).split("\n")).toContain(`Accepted the changed definition of ${TOOL} (annotations).`)
+      expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, TOOL, "mcp__riskypull__swap"])
+      expect(await client.callTool({ name: TOOL, arguments: { word: "a" } })).toEqual({ content: [{ type: "text", text: "found" }] })
+    })
+  })
+})
