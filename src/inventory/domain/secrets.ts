@@ -120,8 +120,10 @@ const SECRET_RULES: ReadonlyArray<SecretRule> = [
   {
     name: "secret-label",
     // `Authorization: Bearer X`, `X-Auth-Key: X`, `"password": "X"`, `password:X`: the scheme word stays.
+    // A value that opens an object or an array is structure (`"token":{"type":"string"}` in a
+    // JSON schema), not a secret: its own members meet the rule.
     pattern: new RegExp(
-      `(?<![A-Za-z0-9_{$-])(${SECRET_LABEL})(["']?[ \\t]*:(?![-=?+])[ \\t]*)(?:(${SCHEME})[ \\t]+|(?!(?:${SCHEME})[ \\t]))(${SECRET_VALUE})`,
+      `(?<![A-Za-z0-9_{$-])(${SECRET_LABEL})(["']?[ \\t]*:(?![-=?+])[ \\t]*)(?:(${SCHEME})[ \\t]+|(?!(?:${SCHEME})[ \\t]))((?![{[])${SECRET_VALUE})`,
       "i"
     ),
     replace: (_match, [label, separator, scheme, value], before) =>
