@@ -61,6 +61,12 @@ describe("hostile tool names", () => {
     expect(new Set(names).size).toBe(raw.length)
     expect(names.every((name) => name !== undefined && name.length <= MAX_LISTED_NAME && /^[A-Za-z0-9_-]+$/.test(name))).toBe(true)
     expect(listedToolNames("srv", [...raw].reverse())).toEqual([...names].reverse())
+    // 49 characters in all are kept; 50 are cut to 49 with the hash.
+    const fits = "f".repeat(MAX_LISTED_NAME - "mcp__srv__".length)
+    expect(MAX_LISTED_NAME).toBe(49)
+    expect(listedToolNames("srv", [fits, `${fits}g`])).toEqual([`mcp__srv__${fits}`, `mcp__srv__${"f".repeat(30)}_0e370f9b`])
+    // A name given twice is listed once.
+    expect(listedToolNames("srv", ["a.b", "a.b"])).toEqual([names[1], undefined])
     // A well-formed name that takes the mapped name of another keeps its own; the other gets a longer hash.
     const bait = listedToolNames("srv", ["a.b", names[1]!.slice("mcp__srv__".length)])
     expect(bait[1]).toBe(names[1])
