@@ -9,7 +9,7 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Deferred, type Duration, Effect, Option, Ref, Runtime, Schema, type Scope, Stream, SubscriptionRef } from "effect"
-import { TOOLS_LOAD, TOOLS_LS } from "../../catalog/core/entryTools.js"
+import { renderLoadRefused, TOOLS_LOAD, TOOLS_LS } from "../../catalog/core/entryTools.js"
 import { TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
 import type { DefinitionPart } from "../../catalog/core/definitions.js"
 import type { ToolEntry } from "../../catalog/core/model.js"
@@ -338,8 +338,12 @@ export const makeGatewayProvider = (
         if (answer._tag === "Left") return text(answer.left.message, true)
         // A load naming a held-back tool is the explicit acceptance of its change, unless the risk
         // gate refused it in this load (a change that made it high risk needs a person again).
+        // A load refused whole (a hook, the load budget) accepts nothing either.
         const gateRefused = new Set(((yield* Ref.get(refusals)).get(agent.id) ?? []).map((refusal) => refusal.tool))
-        const accepted = yield* acceptNamed(agent, forwarded["targets"], new Map([...held].filter(([tool]) => !gateRefused.has(tool))))
+        const refusedWhole = answer.right.startsWith(renderLoadRefused(""))
+        const accepted = refusedWhole
+          ? []
+          : yield* acceptNamed(agent, forwarded["targets"], new Map([...held].filter(([tool]) => !gateRefused.has(tool))))
         if (name === TOOLS_LS.name) {
           extra.push(...(yield* rugPullLines(agent)))
           // Servers without a tool list are news for the overview, not for every group listing.

@@ -1,10 +1,12 @@
 /**
- * A changed tool held back (issue 27, point 17) when the change made it high risk: a load of its
- * group does not accept it (a group's load never asks the risk gate), a load naming it asks the
- * gate, and only a person's yes accepts the change.
+ * Accepting a changed tool held back (issue 27, point 17): when the change made it high risk, a
+ * load of its group does not accept it (a group's load never asks the risk gate), a load naming
+ * it asks the gate, and only a person's yes accepts the change; a load refused whole accepts
+ * nothing.
  */
 import { NodeContext } from "@effect/platform-node"
 import { Effect } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { ApprovalCodes, approvalsFileIn } from "../../../src/catalog/stores/ApprovalCodes.js"
@@ -27,8 +29,8 @@ const approve = (code: string) =>
     Effect.provide(NodeContext.layer)
   ))
 
-describe("a changed tool that became high risk", () => {
-  it("is accepted only by a load naming it that a person approved", async () => {
+describe("accepting a held-back tool", () => {
+  it("that became high risk: only a load naming it that a person approved accepts it", async () => {
     await withGateway({ servers: [fixture("riskypull", "riskypull.mjs")], dataDir: dir }, async ({ client, nextListChanged }) => {
       const load = async (target: string) => textOf(await client.callTool({ name: "tools_load", arguments: { targets: [target] } }))
       await load(TOOL)
@@ -58,6 +60,25 @@ describe("a changed tool that became high risk", () => {
       expect((await load(TOOL)).split("\n")).toContain(`Accepted the changed definition of ${TOOL} (annotations).`)
       expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, TOOL, "mcp__riskypull__swap"])
       expect(await client.callTool({ name: TOOL, arguments: { word: "a" } })).toEqual({ content: [{ type: "text", text: "found" }] })
+    })
+  })
+
+  it("a load refused whole (here by the load budget) accepts nothing", async () => {
+    fs.mkdirSync(path.join(dir, "catalog"), { recursive: true })
+    fs.writeFileSync(path.join(dir, "catalog", "settings.json"), JSON.stringify({ loadBudget: 120 }))
+    const servers = [fixture("rugpull", "rugpull.mjs"), fixture("poisoned", "poisoned.mjs")]
+    await withGateway({ servers, dataDir: dir }, async ({ client, nextListChanged }) => {
+      const load = async (...targets: ReadonlyArray<string>) => textOf(await client.callTool({ name: "tools_load", arguments: { targets } }))
+      await load("mcp__rugpull__lookup", "mcp__rugpull__swap")
+      const changed = nextListChanged()
+      await client.callTool({ name: "mcp__rugpull__swap", arguments: {} })
+      await changed
+      const over = await load("mcp__rugpull__lookup", "mcp__poisoned__tagged")
+      expect(over.startsWith("Load refused: it would add ~62 tok of tool schemas")).toBe(true)
+      expect(over).not.toContain("Accepted")
+      expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, "mcp__rugpull__swap"])
+      expect((await load("mcp__rugpull__lookup")).split("\n")).toContain("Accepted the changed definition of mcp__rugpull__lookup (description, inputSchema).")
+      expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, "mcp__rugpull__lookup", "mcp__rugpull__swap"])
     })
   })
 })
