@@ -6,12 +6,25 @@ import { hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
 import type { McpGatewayOptions, McpServeOptions } from "../mcp/server/options.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { ConflictingFlags } from "./scanCommand.js"
+import { UsageError } from "./usage.js"
 
 const http = Options.integer("http").pipe(
   Options.withDescription(
     "Serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (0 picks a free port; the address is printed on stderr). Only this machine can connect: a request whose Origin or Host header is not localhost gets 403."
   ),
   Options.withSchema(Schema.Int.pipe(Schema.between(0, 65535, { message: () => "--http needs a port from 0 to 65535" }))),
+  Options.optional
+)
+const sessionIdle = Options.integer("session-idle").pipe(
+  Options.withDescription("With --http: close a session no request has used for MINUTES (default 30)."),
+  Options.withSchema(Schema.Int.pipe(Schema.between(1, 10_080, { message: () => "--session-idle needs a number of minutes from 1 to 10080" }))),
+  Options.optional
+)
+const maxSessions = Options.integer("max-sessions").pipe(
+  Options.withDescription(
+    "With --http: keep at most N sessions open (default 64). A new one then closes the one idle the longest, or is refused with 503 while every one has a request in progress."
+  ),
+  Options.withSchema(Schema.Int.pipe(Schema.between(1, 10_000, { message: () => "--max-sessions needs a number from 1 to 10000" }))),
   Options.optional
 )
 const gateway = Options.boolean("gateway").pipe(
@@ -60,15 +73,23 @@ export const mcpInvocation = (options: McpGatewayOptions, execPath: string, cwd:
  */
 export const mcpCommand = Command.make(
   "mcp",
-  { http, gateway, host, servers, agent, printConfig },
+  { http, sessionIdle, maxSessions, gateway, host, servers, agent, printConfig },
   (flags) =>
     Effect.gen(function* () {
       const options: McpServeOptions = {
-        transport: Option.match(flags.http, { onNone: () => ({ _tag: "Stdio" }) as const, onSome: (port) => ({ _tag: "Http", port }) as const }),
+        transport: Option.match(flags.http, {
+          onNone: () => ({ _tag: "Stdio" }) as const,
+          onSome: (port) =>
+            ({ _tag: "Http", port, sessions: { idleMinutes: Option.getOrUndefined(flags.sessionIdle), max: Option.getOrUndefined(flags.maxSessions) } }) as const
+        }),
         gateway: { gateway: flags.gateway, host: flags.host, servers: flags.servers, agent: flags.agent }
       }
       if (Option.isSome(flags.servers) && Option.isSome(flags.host)) {
         return yield* new ConflictingFlags({ flags: ["--servers", "--host"] })
+      }
+      const sessionFlag = Option.isSome(flags.sessionIdle) ? "--session-idle" : Option.isSome(flags.maxSessions) ? "--max-sessions" : undefined
+      if (sessionFlag !== undefined && Option.isNone(flags.http)) {
+        return yield* new UsageError({ command: "tool-map mcp", problem: `${sessionFlag} applies to --http only (over stdio there is one client, no sessions)`, choices: [], suggestion: null })
       }
       if (Option.isSome(flags.printConfig) && Option.isSome(flags.http)) {
         // A host starts the server it is configured with as its child, over stdio.

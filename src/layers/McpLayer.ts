@@ -1,19 +1,35 @@
-import { Console, Context, Deferred, Effect, Layer } from "effect"
+import { Console, Context, Deferred, Duration, Effect, Layer } from "effect"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import type { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { InventoryProvidersLayer } from "../mcp/server/inventory/InventoryProviders.js"
 import { McpProviders, type McpProviderSet } from "../mcp/server/McpProviders.js"
 import { GATEWAY_INSTRUCTIONS, McpProtocolError, McpServer, SERVER_INSTRUCTIONS } from "../mcp/server/McpServer.js"
-import { gatewayRequested, type McpGatewayOptions, type McpServeOptions, type McpTransportChoice } from "../mcp/server/options.js"
+import {
+  gatewayRequested,
+  type McpGatewayOptions,
+  type McpHttpSessionOptions,
+  type McpServeOptions,
+  type McpTransportChoice
+} from "../mcp/server/options.js"
 import { serveStdio } from "../mcp/server/serveStdio.js"
 
 export { InventoryProvidersLayer }
-export type { McpGatewayOptions, McpServeOptions, McpTransportChoice } from "../mcp/server/options.js"
+export type { McpGatewayOptions, McpHttpSessionOptions, McpServeOptions, McpTransportChoice } from "../mcp/server/options.js"
 
-/** Streamable HTTP on 127.0.0.1:`port`, its module loaded only now (see serveHttp.ts), its address written to stderr. */
-const serveHttpOn = (port: number) =>
-  Effect.flatMap(Effect.promise(() => import("../mcp/server/serveHttp.js")), ({ MCP_HTTP_PATH, serveHttp }) =>
-    serveHttp(port, (bound) => Console.error(`tool-map mcp: Streamable HTTP on http://127.0.0.1:${bound}${MCP_HTTP_PATH}`)))
+/**
+ * Streamable HTTP on 127.0.0.1:`port`, its module loaded only now (see serveHttp.ts), its address
+ * written to stderr; the sessions' limits as given, else its defaults.
+ */
+const serveHttpOn = (port: number, sessions: McpHttpSessionOptions = {}) =>
+  Effect.flatMap(Effect.promise(() => import("../mcp/server/serveHttp.js")), ({ DEFAULT_HTTP_SESSION_LIMITS, MCP_HTTP_PATH, serveHttp }) =>
+    serveHttp(
+      port,
+      (bound) => Console.error(`tool-map mcp: Streamable HTTP on http://127.0.0.1:${bound}${MCP_HTTP_PATH}`),
+      {
+        idle: sessions.idleMinutes === undefined ? DEFAULT_HTTP_SESSION_LIMITS.idle : Duration.minutes(sessions.idleMinutes),
+        max: sessions.max ?? DEFAULT_HTTP_SESSION_LIMITS.max
+      }
+    ))
 
 /**
  * Serves `providers` (the inventory's, or the gateway's; their services come from the graph the
@@ -44,7 +60,7 @@ export const serveMcp = <E, R>(transport: McpTransportChoice, providers: Layer.L
     const providerSet = Effect.zipRight(need, Deferred.await(built)).pipe(
       Effect.mapError(() => new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map mcp could not start its tools (see its stderr)" }))
     )
-    const serving = Effect.provide(transport._tag === "Stdio" ? serveStdio : serveHttpOn(transport.port), McpServer.layerAwaiting(providerSet, instructions))
+    const serving = Effect.provide(transport._tag === "Stdio" ? serveStdio : serveHttpOn(transport.port, transport.sessions), McpServer.layerAwaiting(providerSet, instructions))
     yield* Effect.raceFirst(serving, Effect.zipRight(Deferred.await(built), Effect.never))
     yield* need
     yield* Deferred.await(built)

@@ -1,10 +1,16 @@
 import { Option } from "effect"
 import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
 
+/** How long an HTTP session may stay idle, and how many may be open (defaults: 30 minutes, 64). */
+export interface McpHttpSessionOptions {
+  readonly idleMinutes?: number | undefined
+  readonly max?: number | undefined
+}
+
 /** How the server is reached: stdio (one client), or Streamable HTTP on 127.0.0.1:port. */
 export type McpTransportChoice =
   | { readonly _tag: "Stdio" }
-  | { readonly _tag: "Http"; readonly port: number }
+  | { readonly _tag: "Http"; readonly port: number; readonly sessions?: McpHttpSessionOptions | undefined }
 
 /** The gateway's flags of `tool-map mcp`, parsed by the CLI (their behaviour: src/mcp/gateway). */
 export interface McpGatewayOptions {

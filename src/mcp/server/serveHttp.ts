@@ -40,34 +40,75 @@ export const isLocalOrigin = (origin: string): boolean => {
   return parsed !== undefined && (parsed.protocol === "http:" || parsed.protocol === "https:") && LOCAL_HOSTNAMES.has(parsed.hostname)
 }
 
-const refuse = (res: Http.ServerResponse, status: number, message: string, code = -32000) => {
-  res.writeHead(status, { "content-type": "application/json" })
+/** A request refused before anything is allocated for it: the status and the JSON-RPC error answered. */
+interface Refusal {
+  readonly _tag: "Refused"
+  readonly status: number
+  readonly message: string
+  readonly code: number
+}
+
+const refusal = (status: number, message: string, code = -32000): Refusal => ({ _tag: "Refused", status, message, code })
+
+const refuse = (res: Http.ServerResponse, { code, message, status }: Refusal) => {
+  res.writeHead(status, { "content-type": "application/json", ...(status === 413 ? { connection: "close" } : {}) })
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
 }
 
-/** The body of `req` as text, or none when it is over `cap` bytes (its reading then stops). */
-const readBody = (req: Http.IncomingMessage, cap: number) =>
-  Effect.async<Option.Option<string>>((resume) => {
-    if (Number(req.headers["content-length"]) > cap) return resume(Effect.succeed(Option.none()))
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= cap) return void chunks.push(chunk)
-      req.off("data", onData).off("end", onEnd).off("error", onEnd)
-      resume(Effect.succeed(Option.none()))
-    }
-    const onEnd = () => resume(Effect.succeed(Option.some(Buffer.concat(chunks).toString("utf8"))))
-    req.on("data", onData).once("end", onEnd).once("error", onEnd)
-  })
+/** Where a request goes, from its headers: refused, to its session, or (a POST without a session) to the check of its body. */
+type Route = Refusal | { readonly _tag: "Session"; readonly id: string } | { readonly _tag: "Opening" }
 
-const parseJson = (text: string): Either.Either<unknown, void> => {
-  try {
-    return Either.right(JSON.parse(text) as unknown)
-  } catch {
-    return Either.left(undefined)
-  }
+const routeOf = (req: Http.IncomingMessage): Route => {
+  const origin = req.headers.origin
+  if (origin !== undefined && !isLocalOrigin(origin)) return refusal(403, `Forbidden: the Origin ${origin} is not a localhost origin`)
+  if (!isLocalOrigin(`http://${req.headers.host ?? ""}`)) return refusal(403, `Forbidden: the Host ${req.headers.host ?? "(none)"} is not this machine`)
+  if (new URL(req.url ?? "/", "http://localhost").pathname !== MCP_HTTP_PATH) return refusal(404, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`)
+  const header = req.headers["mcp-session-id"]
+  const id = Array.isArray(header) ? header[0] : header
+  if (id !== undefined) return { _tag: "Session", id }
+  if (req.method !== "POST") return refusal(400, "Bad request: no Mcp-Session-Id (initialize with a POST first)")
+  return { _tag: "Opening" }
 }
+
+/**
+ * What the body of a POST without a session opens (undefined: over {@link INITIALIZE_BODY_CAP}):
+ * the `initialize` request it is, else a refusal.
+ */
+const initializeOf = (text: string | undefined): Refusal | { readonly _tag: "Initialize"; readonly body: unknown } => {
+  if (text === undefined) return refusal(413, `Payload too large: a request without a session must not exceed ${INITIALIZE_BODY_CAP} bytes`)
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return refusal(400, "Parse error: Invalid JSON", -32700)
+  }
+  // The method first: the schema's check of anything else builds an error to throw away.
+  const method = typeof body === "object" && body !== null && "method" in body ? body.method : undefined
+  return method === "initialize" && isInitializeRequest(body)
+    ? { _tag: "Initialize", body }
+    : refusal(400, "Bad request: no Mcp-Session-Id; only an initialize request opens a session")
+}
+
+/**
+ * Reads the body of `req` and hands it to `then` as text, or undefined as soon as it is over `cap`
+ * bytes. Plain callbacks: a request refused for its body costs no fiber.
+ */
+const readBody = (req: Http.IncomingMessage, cap: number, then: (text: string | undefined) => void) => {
+  if (Number(req.headers["content-length"]) > cap) return then(undefined)
+  const chunks: Array<Buffer> = []
+  let size = 0
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size <= cap) return void chunks.push(chunk)
+    req.off("data", onData).off("end", onEnd).off("error", onEnd)
+    then(undefined)
+  }
+  const onEnd = () => then(Buffer.concat(chunks).toString("utf8"))
+  req.on("data", onData).once("end", onEnd).once("error", onEnd)
+}
+
+/** Resolves once `res` is closed (sent, or its connection gone); made before anything is sent. */
+const closedOf = (res: Http.ServerResponse) => new Promise<void>((resolve) => res.once("close", () => resolve()))
 
 /** The listening server of {@link listenHttp}. */
 export interface HttpEndpoint {
@@ -102,45 +143,39 @@ export const listenHttp = (port: number, limits: HttpSessionLimits = DEFAULT_HTT
     const serveOn = (transport: StreamableHTTPServerTransport, req: Http.IncomingMessage, res: Http.ServerResponse, closed: Promise<void>, body?: unknown) =>
       Effect.promise(() => transport.handleRequest(req, res, body)).pipe(Effect.zipRight(Effect.promise(() => closed)))
 
-    const handle = (req: Http.IncomingMessage, res: Http.ServerResponse, closed: Promise<void>) =>
+    const inSession = (id: string, req: Http.IncomingMessage, res: Http.ServerResponse, closed: Promise<void>) =>
       Effect.gen(function* () {
-        const origin = req.headers.origin
-        if (origin !== undefined && !isLocalOrigin(origin)) return refuse(res, 403, `Forbidden: the Origin ${origin} is not a localhost origin`)
-        if (!isLocalOrigin(`http://${req.headers.host ?? ""}`)) return refuse(res, 403, `Forbidden: the Host ${req.headers.host ?? "(none)"} is not this machine`)
-        if (new URL(req.url ?? "/", "http://localhost").pathname !== MCP_HTTP_PATH) return refuse(res, 404, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`)
-        const header = req.headers["mcp-session-id"]
-        const sessionId = Array.isArray(header) ? header[0] : header
-        if (sessionId !== undefined) {
-          const transport = yield* sessions.use(sessionId)
-          if (Option.isNone(transport)) return refuse(res, 404, "Session not found", -32001)
-          return yield* serveOn(transport.value, req, res, closed).pipe(Effect.ensuring(sessions.release(sessionId)))
-        }
-        if (req.method !== "POST") return refuse(res, 400, "Bad request: no Mcp-Session-Id (initialize with a POST first)")
-        const text = yield* readBody(req, INITIALIZE_BODY_CAP)
-        if (Option.isNone(text)) {
-          res.setHeader("connection", "close")
-          return refuse(res, 413, `Payload too large: a request without a session must not exceed ${INITIALIZE_BODY_CAP} bytes`)
-        }
-        const body = parseJson(text.value)
-        if (Either.isLeft(body)) return refuse(res, 400, "Parse error: Invalid JSON", -32700)
-        if (!isInitializeRequest(body.right)) return refuse(res, 400, "Bad request: no Mcp-Session-Id; only an initialize request opens a session")
+        const transport = yield* sessions.use(id)
+        if (Option.isNone(transport)) return refuse(res, refusal(404, "Session not found", -32001))
+        yield* serveOn(transport.value, req, res, closed).pipe(Effect.ensuring(sessions.release(id)))
+      })
+
+    const opening = (body: unknown, req: Http.IncomingMessage, res: Http.ServerResponse, closed: Promise<void>) =>
+      Effect.gen(function* () {
         const id: string = randomUUID()
         const opened = yield* sessions.open(id)
         if (Either.isLeft(opened)) {
-          return refuse(
-            res,
-            503,
-            `Service unavailable: all ${opened.left.max} MCP sessions are open with a request in progress; end one with DELETE, or retry later`
-          )
+          const message = `Service unavailable: all ${opened.left.max} MCP sessions are open with a request in progress; end one with DELETE, or retry later`
+          return refuse(res, refusal(503, message))
         }
-        yield* serveOn(opened.right, req, res, closed, body.right).pipe(Effect.ensuring(sessions.release(id)))
+        yield* serveOn(opened.right, req, res, closed, body).pipe(Effect.ensuring(sessions.release(id)))
         // The transport refused the request (its Accept or Content-Type): there is no session to keep.
         if (opened.right.sessionId === undefined) yield* sessions.close(id)
       })
 
+    const run = Runtime.runFork(runtime)
+    // Requests refused for their headers or body are answered here, without a fiber: a flood of
+    // them allocates no more than Node's own objects of each request.
     const http = Http.createServer((req, res) => {
-      const closed = new Promise<void>((resolve) => res.once("close", resolve))
-      Runtime.runFork(runtime)(handle(req, res, closed))
+      const route = routeOf(req)
+      if (route._tag === "Refused") return refuse(res, route)
+      const closed = closedOf(res)
+      if (route._tag === "Session") return void run(inSession(route.id, req, res, closed))
+      readBody(req, INITIALIZE_BODY_CAP, (text) => {
+        const initialize = initializeOf(text)
+        if (initialize._tag === "Refused") return refuse(res, initialize)
+        run(opening(initialize.body, req, res, closed))
+      })
     })
     const bound = yield* Effect.acquireRelease(
       Effect.async<number, McpHttpListenFailed>((resume) => {
