@@ -85,6 +85,12 @@ export interface FileLockOptions {
    * a writer holds a lock for well under a second.
    */
   readonly foreignLockMaxAge: Duration.DurationInput
+  /**
+   * Whether a taker, once it holds the lock, removes the temp files beside it that takers
+   * killed before removing them left (those whose writer is gone). Off where a repair under
+   * the lock removes them already (the bundle's).
+   */
+  readonly removeStaleTemps: boolean
 }
 
 /** The defaults: wait up to 2 s for a live holder. */
@@ -92,7 +98,8 @@ export const defaultFileLockOptions: FileLockOptions = {
   lockWait: Duration.seconds(2),
   lockRetryInterval: Duration.millis(25),
   unreadableLockGrace: Duration.seconds(1),
-  foreignLockMaxAge: Duration.minutes(1)
+  foreignLockMaxAge: Duration.minutes(1),
+  removeStaleTemps: true
 }
 
 /** The lock file (or a break marker) could not be created, read or removed. */
@@ -345,6 +352,30 @@ const makeFileLock = (options: FileLockOptions) =>
       })
     }
 
+    /**
+     * Removes the temp files of this lock (and of its break markers) that takers killed between
+     * writing and removing them left beside it, one per killed taker: those whose writer is gone
+     * by the rule of a stale lock. A live taker's temp file stays. Best effort: a failure leaves
+     * them to the next taker.
+     */
+    const removeStaleTemps = (lockPath: string) => {
+      const dir = NodePath.dirname(lockPath)
+      const lockName = NodePath.basename(lockPath).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      const temp = new RegExp(`^${lockName}\\.(?:[A-Za-z0-9_-]{1,128}\\.break\\.)?[A-Za-z0-9_-]{1,128}\\.tmp$`)
+      return fs.readDirectory(dir).pipe(
+        Effect.flatMap((names) =>
+          Effect.forEach(names.filter((name) => temp.test(name)), (name) => {
+            const path = NodePath.join(dir, name)
+            return Effect.flatMap(readHolder(path), (holder) =>
+              Option.isSome(holder) && holder.value.id !== "symlink"
+                ? Effect.flatMap(isStale(holder.value), (stale) => (stale ? removeIfPresent(path) : Effect.void))
+                : Effect.void)
+          }, { discard: true })
+        ),
+        Effect.ignore
+      )
+    }
+
     /** Takes the lock, waiting up to `lockWait` for a live holder and breaking a stale one. */
     const take = Effect.fn("FileLock.take")(function*(lockPath: string) {
       const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(options.lockWait)
@@ -352,7 +383,10 @@ const makeFileLock = (options: FileLockOptions) =>
       while (true) {
         const now = yield* Clock.currentTimeMillis
         const nonce = newNonce()
-        if (yield* createExclusive(lockPath, lockContent(nonce, now))) return { path: lockPath, nonce, brokeStale } satisfies HeldLock
+        if (yield* createExclusive(lockPath, lockContent(nonce, now))) {
+          if (options.removeStaleTemps) yield* removeStaleTemps(lockPath)
+          return { path: lockPath, nonce, brokeStale } satisfies HeldLock
+        }
         const holder = yield* readHolder(lockPath)
         // None: released between the two calls; take it at once, unless the deadline is past.
         if (Option.isSome(holder) && (yield* isStale(holder.value)) && (yield* breakStale(lockPath, holder.value))) {

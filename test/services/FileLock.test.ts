@@ -235,8 +235,10 @@ describe("FileLock", () => {
         yield* Deferred.succeed(aDone, undefined)
         outcomes.push(Either.isRight(yield* Fiber.join(fiberA)) ? "A held, B refused" : "A failed")
       }
-      // Before the lock is linked into place B takes it; from then on it names A.
-      expect(outcomes).toEqual(["B held, A refused", "B held, A refused", "A held, B refused"])
+      // Before the lock is linked into place B takes it; from then on it names A (the calls after
+      // the link: the temp file's removal, the listing for killed takers' temp files).
+      expect(calls).toBe(4)
+      expect(outcomes).toEqual(["B held, A refused", "B held, A refused", "A held, B refused", "A held, B refused"])
       expect(yield* fs.readDirectory(dir)).toEqual([])
     })))
 })

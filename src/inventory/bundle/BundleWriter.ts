@@ -135,11 +135,11 @@ export interface BundleFiles {
   readonly which?: string
 }
 
-/** Timing of the lock (see `FileLockOptions`). */
+/** The lock's timing (see `FileLockOptions`); its temp files are removed by the recovery, not the lock. */
 export type BundleWriterOptions = FileLockOptions
 
 /** The defaults: wait up to 2 s for a live holder. */
-export const defaultBundleWriterOptions: BundleWriterOptions = defaultFileLockOptions
+export const defaultBundleWriterOptions: BundleWriterOptions = { ...defaultFileLockOptions, removeStaleTemps: false }
 
 type Role = "json" | "markdown" | "summary" | "previous" | "which"
 const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary", "previous", "which"]
