@@ -659,7 +659,7 @@ describe("tool-map catalog: what was reset or left out is said, on stderr and in
       ])
       yield* fs.writeFileString(definitions, "[]")
       const diff = yield* runCatalog(dir, "diff", "--json")
-      const reason = "at : Expected { readonly version: 1; readonly toolSetKey?: string | undefined; readonly recordedAt: string; readonly hashes: { readonly [x: string]: string } }, actual []"
+      const reason = "at : Expected { readonly version: 1; readonly toolSetKey?: string | undefined; readonly recordedAt: string; readonly hashes: OwnRecord }, actual []"
       expect(JSON.parse(diff.stdout)).toMatchObject({ recordedAt: null, warnings: [{ kind: "corrupt-file", subject: definitions, message: line(definitions, reason) }] })
       expect(diff.stderr).toBe(`tool-map: warning: ${line(definitions, reason)}`)
     })))
