@@ -89,6 +89,55 @@ export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
   return false
 }
 
+/**
+ * Lets the event loop turn once (`setImmediate`): Effect runs ready fibers one after another in
+ * microtasks, so calls answered without I/O (a cached bundle) would hold off SIGTERM, the
+ * client's cancellations and the next lines of stdin until the last pipelined call is done.
+ */
+const eventLoopTurn = Effect.async<void>((resume) => {
+  const turn = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(turn))
+})
+
+/**
+ * Turns for the tool calls of one connection: at most `limit` run at once, the others wait in
+ * order. A waiting call is a plain promise, not a fiber: 6,000 pipelined calls as waiting fibers
+ * took seconds to interrupt one by one when the connection closed (SIGTERM). A call whose
+ * request was cancelled (`signal`) while it waited is refused when its turn comes, without
+ * running; a connection that closes drops its line at once (the SDK answers no aborted request).
+ */
+export const makeTurns = (limit: number) => {
+  let running = 0
+  let line: Array<{ readonly signal: AbortSignal; readonly start: (go: boolean) => void }> = []
+  const next = () => {
+    while (running < limit && line.length > 0) {
+      const waiter = line.shift()!
+      if (waiter.signal.aborted) {
+        waiter.start(false)
+        continue
+      }
+      running++
+      waiter.start(true)
+    }
+  }
+  const inTurn = <A>(signal: AbortSignal, run: () => Promise<A>): Promise<A> =>
+    new Promise<boolean>((start) => {
+      line.push({ signal, start })
+      next()
+    }).then((go) => {
+      if (!go) throw new McpProtocolError({ code: ErrorCode.RequestTimeout, reason: "the request was cancelled" })
+      return run().finally(() => {
+        running--
+        next()
+      })
+    })
+  /** Forgets the waiting calls: their requests were aborted with the connection, and nothing waits on their answers. */
+  const drop = () => {
+    line = []
+  }
+  return { inTurn, drop }
+}
+
 const toolListError = (provider: McpToolProvider, cause: { readonly message: string }) =>
   new McpProtocolError({ code: ErrorCode.InternalError, reason: `${provider.name}: ${cause.message}` })
 
@@ -136,7 +185,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
     const sessionSlot = yield* Deferred.make<McpSession, McpProtocolError>()
     const sessionStarted = yield* Ref.make(false)
     // Pipelined calls wait here instead of all running at once (each may read the bundle or a downstream server).
-    const toolCalls = yield* Effect.makeSemaphore(toolCallsAtOnce)
+    const { inTurn, drop: dropWaitingCalls } = makeTurns(toolCallsAtOnce)
 
     const elicit: McpSession["elicit"] = (params) =>
       Effect.gen(function* () {
@@ -202,17 +251,6 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
 
     const callTool = (name: string, args: Readonly<Record<string, unknown>>, context: Omit<McpCallContext, "session">) =>
       Effect.gen(function* () {
-        if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
-          return yield* new McpProtocolError({
-            code: ErrorCode.InvalidParams,
-            reason: `Invalid arguments for tool ${cleanText(name)}: they nest deeper than ${MAX_ARGUMENT_DEPTH} levels`
-          })
-        }
-        return yield* toolCalls.withPermits(1)(callProviders(name, args, context))
-      })
-
-    const callProviders = (name: string, args: Readonly<Record<string, unknown>>, context: Omit<McpCallContext, "session">) =>
-      Effect.gen(function* () {
         const session = yield* startSession
         const providers = yield* providerSet
         for (const provider of providers.tools) {
@@ -261,7 +299,15 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
                 params: { progressToken: token, progress: value, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
               }))
         })
-      return answer(callTool(request.params.name, request.params.arguments ?? {}, { progressToken, progress }), extra.signal)
+      const args = request.params.arguments ?? {}
+      if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+        return Promise.reject(new McpProtocolError({
+          code: ErrorCode.InvalidParams,
+          reason: `Invalid arguments for tool ${cleanText(request.params.name)}: they nest deeper than ${MAX_ARGUMENT_DEPTH} levels`
+        }))
+      }
+      return inTurn(extra.signal, () =>
+        answer(Effect.zipRight(eventLoopTurn, callTool(request.params.name, args, { progressToken, progress })), extra.signal))
     })
     server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => answer(listResources, extra.signal))
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => answer(readResource(request.params.uri), extra.signal))
@@ -270,7 +316,10 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
     server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
       answer(Effect.as(Ref.update(subscriptions, HashSet.remove(request.params.uri)), {}), extra.signal))
     server.oninitialized = () => Runtime.runFork(runtime)(startSession)
-    server.onclose = () => Runtime.runFork(runtime)(Deferred.succeed(closed, undefined))
+    server.onclose = () => {
+      dropWaitingCalls()
+      Runtime.runFork(runtime)(Deferred.succeed(closed, undefined))
+    }
 
     yield* Effect.acquireRelease(
       Effect.promise(() => server.connect(transport)),
