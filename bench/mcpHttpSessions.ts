@@ -6,6 +6,8 @@
  * by less than 30 MiB. Before the fix each refused POST left a session behind (80 -> 313 MB).
  *
  *   npm run build && npx tsx bench/mcpHttpSessions.ts [POSTS] [BIN] [CONCURRENCY]
+ *
+ * (POSTS default 6000, BIN the installed dist/tool-map.cjs, CONCURRENCY default 8.)
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -67,15 +69,14 @@ const main = async () => {
   const home = path.join(root, "home")
   fs.mkdirSync(home)
   const env = { HOME: home, PATH: "/usr/bin:/bin", PLUGIN_DATA: path.join(root, "data"), LANG: "C.UTF-8" }
-  const server = spawn(process.execPath, [...(process.env.SERVER_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== ""), BIN, "mcp", "--http", "0"], {
-    env,
-    cwd: home,
-    stdio: ["ignore", process.env.SERVER_STDOUT === undefined ? "ignore" : fs.openSync(process.env.SERVER_STDOUT, "w"), "pipe"]
-  })
+  // SERVER_NODE_FLAGS (e.g. --trace-gc-nvp) are given to the server's node, its stdout then going to SERVER_STDOUT.
+  const flags = (process.env.SERVER_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
+  const stdout = process.env.SERVER_STDOUT === undefined ? "ignore" : fs.openSync(process.env.SERVER_STDOUT, "a")
+  const server = spawn(process.execPath, [...flags, BIN, "mcp", "--http", "0"], { env, cwd: home, stdio: ["ignore", stdout, "pipe"] })
   try {
     const url = await new Promise<URL>((resolve, reject) => {
       let stderr = ""
-      server.stderr.on("data", (chunk: Buffer) => {
+      server.stderr!.on("data", (chunk: Buffer) => {
         stderr += chunk.toString("utf8")
         const match = /Streamable HTTP on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr)
         if (match !== null) resolve(new URL(match[1]!))
