@@ -4,6 +4,7 @@ import { type ToolMeta, ToolMetaSchema } from "../core/model.js"
 import { CatalogEvents } from "../services/CatalogEvents.js"
 import { FileLock } from "../../services/FileLock.js"
 import { type CatalogFileError, catalogFileLock, type CorruptFile, modifyJsonFile, readJsonFile } from "./jsonFile.js"
+import { OwnRecord } from "../../inventory/domain/ownRecord.js"
 
 /** The settings a UI may edit: each key present in the settings file wins over config. */
 export const SettingsPatch = Schema.Struct({
@@ -27,7 +28,7 @@ export interface EffectiveSettings {
 }
 
 /** Tool name → edited metadata, as stored in the metadata file. */
-export const MetadataFile = Schema.Record({ key: Schema.String, value: ToolMetaSchema })
+export const MetadataFile = OwnRecord(ToolMetaSchema)
 
 /** The exemption file: when it exists, its `providers` replace config `exemptProviders`. */
 export const ExemptionFile = Schema.Struct({

@@ -19,6 +19,7 @@ import {
 } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { readBoundedFile } from "./boundedFile.js"
 import { readClaudeDenyRules, withClaudeDeny } from "./claudeDenyRules.js"
+import { OwnRecord } from "../../inventory/domain/ownRecord.js"
 
 export {
   configHash,
@@ -66,7 +67,7 @@ const firstProblem = (error: ParseResult.ParseError, prefix: ReadonlyArray<Prope
 }
 
 /** The `.mcp.json` shape: `{ "mcpServers": { name: stdio entry | http entry } }`, its entries decoded one by one. */
-const Shape = Schema.Struct({ mcpServers: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+const Shape = Schema.Struct({ mcpServers: OwnRecord(Schema.Unknown) })
 
 const isAbsolutePath = (path: string) => NodePath.posix.isAbsolute(path) || NodePath.win32.isAbsolute(path)
 
@@ -79,7 +80,7 @@ const isHostName = (host: string): host is AgentHostName => Object.hasOwn(MCP_DI
 const HostShape = Schema.Struct({
   host: Schema.String.pipe(Schema.filter(isHostName, { message: () => "not one of claude-code, codex, cursor, gemini, opencode" })),
   source: Schema.String.pipe(Schema.filter((path) => isAbsolutePath(path) || "not an absolute path")),
-  mcpServers: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  mcpServers: OwnRecord(Schema.Unknown)
 })
 
 

@@ -13,6 +13,7 @@ import { type EntryToolDefinition, TOOLS_LOAD, TOOLS_LS, TOOLS_UNLOAD } from "..
 import { ROUTER_TOOL_DEFINITIONS, type RouterToolDefinition } from "../../catalog/core/router/routerTools.js"
 import { cleanText } from "../../inventory/domain/untrusted.js"
 import { untrustedJson } from "../server/untrusted.js"
+import { OwnRecord } from "../../inventory/domain/ownRecord.js"
 
 /** The `_meta` keys Claude Code reads on an MCP tool. */
 export const ALWAYS_LOAD = "anthropic/alwaysLoad"
@@ -82,7 +83,7 @@ export const TOOLS_CALL_NAME = TOOLS_CALL_DEFINITION.name
 /** Arguments of `tools_call`; `arguments` defaults to none. */
 export const ToolsCallArgs = Schema.Struct({
   name: Schema.String,
-  arguments: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) })
+  arguments: Schema.optionalWith(OwnRecord(Schema.Unknown), { default: () => ({}) })
 })
 
 /** The router's tools: finding reads, routing loads. */
