@@ -33,11 +33,14 @@ const outcome = (tag: "Written" | "Skipped", dir: string): ScanOutcome =>
     : { _tag: "Skipped", generation: "gen-1", paths: bundlePathsForDir(dir), durationMs: 2, reason: "no watched input changed since the last scan" }
 
 /** The inventory's providers over a fixed inventory (`read`), a scanner that answers `next` and records its options, and a bundle in `dir`. */
-const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory) =>
+const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory | Effect.Effect<Inventory>) =>
   InventoryProvidersLayer.pipe(
     Layer.provide(
       Layer.mergeAll(
-        Layer.succeed(InventoryReader, InventoryReader.of({ load: () => Effect.succeed(read), loadWithPrevious: () => Effect.succeed(read) })),
+        Layer.succeed(InventoryReader, InventoryReader.of({
+          load: () => (Effect.isEffect(read) ? read : Effect.succeed(read)),
+          loadWithPrevious: () => (Effect.isEffect(read) ? read : Effect.succeed(read))
+        })),
         Layer.succeed(ScanProgram, ScanProgram.of({
           run: (options) => Effect.zipRight(Ref.update(scans, (list) => [...list, options]), Effect.map(Ref.get(next), (tag) => outcome(tag, dir)))
         })),
@@ -47,7 +50,7 @@ const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans:
   )
 
 /** The providers, built in the test's scope (their change hub lives as long as it). */
-const providersIn = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory = inventory) =>
+const providersIn = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory | Effect.Effect<Inventory> = inventory) =>
   Effect.map(Layer.build(providersOver(dir, next, scans, read)), Context.get(McpProviders))
 
 describe("the inventory's MCP providers", () => {
@@ -143,6 +146,32 @@ describe("the inventory's MCP providers", () => {
         `      └─ Expected undefined, actual "${"g".repeat(1025)}"`
       ])
     }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it.live("pipelined calls share one read of the bundle, kept until a new tools.json is renamed into place; without one each call reads", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const reads = yield* Ref.make(0)
+      // A read takes a while, as parsing a large bundle does: the calls asking meanwhile wait for it.
+      const counted = Effect.zipRight(Ref.update(reads, (count) => count + 1), Effect.as(Effect.sleep("20 millis"), inventory))
+      const { tools } = yield* providersIn(dir, yield* Ref.make<"Written" | "Skipped">("Skipped"), yield* Ref.make<ReadonlyArray<ScanOptions>>([]), counted)
+      const provider = tools[0]!
+      const which = provider.callTool({ name: "which", arguments: { name: "git" } }, context)
+      const calls = (count: number) => Effect.all(Array.from({ length: count }, () => which), { concurrency: "unbounded" })
+      // No tools.json yet (the reader scans first): nothing to key a kept read on.
+      yield* calls(3)
+      expect(yield* Ref.getAndSet(reads, 0)).toBe(3)
+      const json = NodePath.join(dir, "tools.json")
+      yield* fs.writeFileString(json, "{}")
+      const answers = yield* calls(50)
+      expect(answers.every((answer) => Option.getOrThrow(answer).content[0]?.text === "git runs /bin/git (version 2.45.0).\nalso /opt/bin/git (shadowed)")).toBe(true)
+      yield* calls(10)
+      expect(yield* Ref.getAndSet(reads, 0)).toBe(1)
+      yield* fs.writeFileString(`${json}.next`, "{ }")
+      yield* fs.rename(`${json}.next`, json)
+      yield* calls(10)
+      expect(yield* Ref.get(reads)).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer)))
 })
 
 describe("untrustedJson", () => {

@@ -1,5 +1,7 @@
+import { FileSystem } from "@effect/platform"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Context, Effect, Layer, Option, ParseResult, Schema, Stream } from "effect"
+import { Bundle } from "../../../inventory/bundle/Bundle.js"
 import type { AgentHostsInventory } from "../../../inventory/domain/agentHosts.js"
 import type { Inventory } from "../../../inventory/domain/inventory.js"
 import {
@@ -18,6 +20,7 @@ import { ScanProgram } from "../../../inventory/ScanProgram.js"
 import { McpProviderError, type McpToolCall, type McpToolProvider } from "../McpToolProvider.js"
 import { untrustedJson, untrustedText } from "../untrusted.js"
 import { InventoryChanges } from "./InventoryChanges.js"
+import { makeSharedLoad } from "./SharedInventory.js"
 import {
   QueryInput,
   type QueryKind,
@@ -140,8 +143,18 @@ const make = Effect.gen(function* () {
   const reader = yield* InventoryReader
   const scanner = yield* ScanProgram
   const changes = yield* InventoryChanges
+  const bundle = yield* Bundle
+  const fs = yield* FileSystem.FileSystem
 
-  const load = (tool: string) => reader.load(Option.none()).pipe(Effect.mapError((error) => failure(tool, error.message)))
+  // Which file tools.json is now: a commit renames a new one into place.
+  const generation = bundle.locate(Option.none()).pipe(
+    Effect.flatMap((paths) => fs.stat(paths.json)),
+    Effect.map((info) =>
+      Option.some([info.dev, Option.getOrElse(info.ino, () => -1), info.size, ...[info.mtime, info.birthtime].map(Option.match({ onNone: () => -1, onSome: (date) => date.getTime() }))].join(":"))),
+    Effect.orElseSucceed(() => Option.none<string>())
+  )
+  const shared = yield* makeSharedLoad(reader.load(Option.none()), generation)
+  const load = (tool: string) => shared.pipe(Effect.mapError((error) => failure(tool, error.message)))
 
   const which = Effect.fn("InventoryTools.which")(function* (call: McpToolCall) {
     const input = yield* decodeArguments(WhichInput, call)
