@@ -164,7 +164,9 @@ describe("the inventory's MCP providers", () => {
       const json = NodePath.join(dir, "tools.json")
       yield* fs.writeFileString(json, "{}")
       const answers = yield* calls(50)
-      expect(answers.every((answer) => Option.getOrThrow(answer).content[0]?.text === "git runs /bin/git (version 2.45.0).\nalso /opt/bin/git (shadowed)")).toBe(true)
+      expect(answers.map((answer) => Option.getOrThrow(answer).content)).toEqual(
+        Array.from({ length: 50 }, () => [{ type: "text", text: "git runs /bin/git (version 2.45.0).\nalso /opt/bin/git (shadowed)" }])
+      )
       yield* calls(10)
       expect(yield* Ref.getAndSet(reads, 0)).toBe(1)
       yield* fs.writeFileString(`${json}.next`, "{ }")
