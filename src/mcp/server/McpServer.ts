@@ -184,7 +184,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
     const subscriptions = yield* Ref.make(HashSet.empty<string>())
     const sessionSlot = yield* Deferred.make<McpSession, McpProtocolError>()
     const sessionStarted = yield* Ref.make(false)
-    // Pipelined calls wait here instead of all running at once (each may read the bundle or a downstream server).
+    // Pipelined tool calls and resource reads wait here instead of all running at once (each may read the bundle or a downstream server).
     const { inTurn, drop: dropWaitingCalls } = makeTurns(toolCallsAtOnce)
 
     const elicit: McpSession["elicit"] = (params) =>
@@ -310,7 +310,9 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
         answer(Effect.zipRight(eventLoopTurn, callTool(request.params.name, args, { progressToken, progress })), extra.signal))
     })
     server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => answer(listResources, extra.signal))
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => answer(readResource(request.params.uri), extra.signal))
+    // A read of tools.json parses and re-serializes the bundle: resource reads take the same turns.
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+      inTurn(extra.signal, () => answer(Effect.zipRight(eventLoopTurn, readResource(request.params.uri)), extra.signal)))
     server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
       answer(Effect.as(Ref.update(subscriptions, HashSet.add(request.params.uri)), {}), extra.signal))
     server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
