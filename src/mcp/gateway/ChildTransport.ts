@@ -10,6 +10,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcess, spawn } from "node:child_process"
 import { cleanText } from "../../inventory/domain/untrusted.js"
+import { ChildMarker } from "./processTree.js"
 import type { StderrLog } from "./StderrLog.js"
 
 /** How the child is started. */
@@ -76,6 +77,8 @@ export class ChildTransport implements Transport {
   private exited: Promise<void> | undefined
   /** The last line that was not a JSON-RPC message, to explain a server that answers nothing usable. */
   lastGarbage: string | undefined
+  /** Marks the child and its descendants, to stop those that left its process group (setsid). */
+  private readonly marker = new ChildMarker()
 
   constructor(private readonly options: ChildTransportOptions) {}
 
@@ -87,7 +90,7 @@ export class ChildTransport implements Transport {
     installExitHook()
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, [...this.options.args], {
-        env: { ...getDefaultEnvironment(), ...this.options.env },
+        env: { ...getDefaultEnvironment(), ...this.options.env, ...this.marker.env },
         cwd: this.options.cwd,
         stdio: ["pipe", "pipe", "pipe"],
         detached: true,
@@ -190,12 +193,15 @@ export class ChildTransport implements Transport {
     if (child === undefined || child.pid === undefined) return this.finish()
     const pid = child.pid
     child.stdin?.end()
+    // Descendants outside the group hold its pipes open too: stopped alongside, before `exited` is awaited.
+    const swept = this.marker.stop(this.options.killGraceMs)
     if (signalGroup(pid, "SIGTERM")) {
       const grace = new Promise<void>((done) => setTimeout(done, this.options.killGraceMs).unref())
       await Promise.race([this.exited, grace])
       // The leader may be gone while members of its group live on: SIGKILL whatever is left.
       signalGroup(pid, "SIGKILL")
     }
+    await swept
     await this.exited
     this.finish()
   }
@@ -205,6 +211,7 @@ export class ChildTransport implements Transport {
       // The leader is gone; its group may not be. A group outliving its leader is killed now.
       signalGroup(this.child.pid, "SIGKILL")
       liveGroups.delete(this.child.pid)
+      void this.marker.stop(this.options.killGraceMs)
     }
     if (this.closed) return
     // Messages read before the end reach the SDK before it hears of the close.
