@@ -1,7 +1,7 @@
 import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer, Option, Ref, Stream } from "effect"
+import { Context, type Duration, Effect, Exit, Fiber, Layer, Option, Ref, Stream } from "effect"
 import * as NodePath from "node:path"
 import { Bundle } from "../../../src/inventory/bundle/Bundle.js"
 import { bundlePathsForDir } from "../../../src/inventory/bundle/location.js"
@@ -33,7 +33,7 @@ const outcome = (tag: "Written" | "Skipped", dir: string): ScanOutcome =>
     : { _tag: "Skipped", generation: "gen-1", paths: bundlePathsForDir(dir), durationMs: 2, reason: "no watched input changed since the last scan" }
 
 /** The inventory's providers over a fixed inventory (`read`), a scanner that answers `next` and records its options, and a bundle in `dir`. */
-const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory | Effect.Effect<Inventory>) =>
+const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory | Effect.Effect<Inventory>, scanTakes: Duration.DurationInput = 0) =>
   InventoryProvidersLayer.pipe(
     Layer.provide(
       Layer.mergeAll(
@@ -42,7 +42,8 @@ const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans:
           loadWithPrevious: () => (Effect.isEffect(read) ? read : Effect.succeed(read))
         })),
         Layer.succeed(ScanProgram, ScanProgram.of({
-          run: (options) => Effect.zipRight(Ref.update(scans, (list) => [...list, options]), Effect.map(Ref.get(next), (tag) => outcome(tag, dir)))
+          run: (options) =>
+            Effect.zipRight(Ref.update(scans, (list) => [...list, options]), Effect.delay(Effect.map(Ref.get(next), (tag) => outcome(tag, dir)), scanTakes))
         })),
         Bundle.layer.pipe(Layer.provide(MachineEnvironment.layerTest({ env: { PLUGIN_DATA: dir }, homedir: dir, cwd: dir })))
       )
@@ -50,8 +51,8 @@ const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans:
   )
 
 /** The providers, built in the test's scope (their change hub lives as long as it). */
-const providersIn = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory | Effect.Effect<Inventory> = inventory) =>
-  Effect.map(Layer.build(providersOver(dir, next, scans, read)), Context.get(McpProviders))
+const providersIn = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans: Ref.Ref<ReadonlyArray<ScanOptions>>, read: Inventory | Effect.Effect<Inventory> = inventory, scanTakes: Duration.DurationInput = 0) =>
+  Effect.map(Layer.build(providersOver(dir, next, scans, read, scanTakes)), Context.get(McpProviders))
 
 describe("the inventory's MCP providers", () => {
   it.scoped("which answers as query which --json, plus the winner's version; another name is not theirs", () =>
@@ -173,6 +174,22 @@ describe("the inventory's MCP providers", () => {
       yield* fs.rename(`${json}.next`, json)
       yield* calls(10)
       expect(yield* Ref.get(reads)).toBe(1)
+    }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer)))
+
+  it.live("refreshes run one scan at a time; those asked while one runs share the next, forced when any of them was", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped()
+      const scans = yield* Ref.make<ReadonlyArray<ScanOptions>>([])
+      const { tools } = yield* providersIn(dir, yield* Ref.make<"Written" | "Skipped">("Written"), scans, inventory, "50 millis")
+      const provider = tools[0]!
+      const refresh = (args: Readonly<Record<string, unknown>>) => Effect.map(provider.callTool({ name: "inventory_refresh", arguments: args }, context), (answer) => Option.getOrThrow(answer).structuredContent)
+      const first = yield* Effect.fork(refresh({}))
+      yield* Effect.sleep("10 millis")
+      const rest = yield* Effect.all([refresh({}), ...Array.from({ length: 299 }, () => refresh({ force: true }))], { concurrency: "unbounded" })
+      expect(rest.length).toBe(300)
+      expect(yield* Fiber.join(first)).toEqual(rest[0])
+      expect((yield* Ref.get(scans)).map((options) => options.ifStale)).toEqual([true, false])
     }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer)))
 })
 

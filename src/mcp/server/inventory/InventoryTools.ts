@@ -20,6 +20,7 @@ import { ScanProgram } from "../../../inventory/ScanProgram.js"
 import { McpProviderError, type McpToolCall, type McpToolProvider } from "../McpToolProvider.js"
 import { untrustedJson, untrustedText } from "../untrusted.js"
 import { InventoryChanges } from "./InventoryChanges.js"
+import { makeCoalescedScans } from "./CoalescedScans.js"
 import { makeSharedLoad } from "./SharedInventory.js"
 import {
   QueryInput,
@@ -155,6 +156,11 @@ const make = Effect.gen(function* () {
   )
   const shared = yield* makeSharedLoad(reader.load(Option.none()), generation)
   const load = (tool: string) => shared.pipe(Effect.mapError((error) => failure(tool, error.message)))
+  // One scan at a time; the refreshes asked meanwhile share the next one (its generation published once).
+  const scan = yield* makeCoalescedScans((force: boolean) =>
+    scanner.run({ target: Option.none(), ifStale: !force, probes: true, progress: false }).pipe(
+      Effect.tap((outcome) => (outcome._tag === "Written" ? changes.published(outcome.generation) : Effect.void))
+    ))
 
   const which = Effect.fn("InventoryTools.which")(function* (call: McpToolCall) {
     const input = yield* decodeArguments(WhichInput, call)
@@ -190,10 +196,7 @@ const make = Effect.gen(function* () {
 
   const refresh = Effect.fn("InventoryTools.refresh")(function* (call: McpToolCall) {
     const input = yield* decodeArguments(RefreshInput, call)
-    const outcome = yield* scanner.run({ target: Option.none(), ifStale: input.force !== true, probes: true, progress: false }).pipe(
-      Effect.mapError((error) => failure(call.name, error.message))
-    )
-    if (outcome._tag === "Written") yield* changes.published(outcome.generation)
+    const outcome = yield* scan(input.force === true).pipe(Effect.mapError((error) => failure(call.name, error.message)))
     const structured: typeof RefreshOutput.Type = outcomeJson(outcome)
     return result(structured, describeOutcome(outcome))
   })
