@@ -40,7 +40,14 @@ const holdsEntry = (environ: Buffer, entry: Buffer): boolean => {
   return false
 }
 
-/** The first `max` bytes of a file, or null when it cannot be read (gone, another user's, no /proc). */
+// One buffer for every environment read (most are a few KiB), grown up to the bound as needed:
+// a fresh 1 MiB buffer a process, for every scan of a stop's grace, was hundreds of MiB of garbage.
+let scratch = Buffer.alloc(64 * 1024)
+
+/**
+ * The first `max` bytes of a file, or null when it cannot be read (gone, another user's, no
+ * /proc). The bytes are a view of a buffer the next read reuses.
+ */
 const readHead = (file: string, max: number): Buffer | null => {
   let fd: number
   try {
@@ -49,14 +56,18 @@ const readHead = (file: string, max: number): Buffer | null => {
     return null
   }
   try {
-    const buffer = Buffer.alloc(max)
     let filled = 0
     while (filled < max) {
-      const read = fs.readSync(fd, buffer, filled, max - filled, null)
+      if (filled === scratch.length) {
+        const grown = Buffer.alloc(Math.min(max, scratch.length * 2))
+        scratch.copy(grown, 0, 0, filled)
+        scratch = grown
+      }
+      const read = fs.readSync(fd, scratch, filled, Math.min(max, scratch.length) - filled, null)
       if (read === 0) break
       filled += read
     }
-    return buffer.subarray(0, filled)
+    return scratch.subarray(0, filled)
   } catch {
     return null
   } finally {

@@ -92,11 +92,12 @@ describe("markedPids", () => {
       "15": null,
       "16": Buffer.concat([Buffer.alloc(ENVIRON_MAX_BYTES, "a"), Buffer.from(`\0${marker}\0`)]),
       "17": `${GATEWAY_CHILD_ENV}=other\0`,
+      "18": Buffer.concat([Buffer.alloc(200 * 1024, "a"), Buffer.from(`\0${marker}\0`)]),
       "99": `${marker}\0`,
       self: `${marker}\0`
     })
-    expect(markedPids(["abc"], { platform: "linux", procDir, selfPid: 99 })).toEqual([7, 12])
-    expect(markedPids(["abc", "other"], { platform: "linux", procDir, selfPid: 99 })).toEqual([7, 12, 17])
+    expect(markedPids(["abc"], { platform: "linux", procDir, selfPid: 99 })).toEqual([7, 12, 18])
+    expect(markedPids(["abc", "other"], { platform: "linux", procDir, selfPid: 99 })).toEqual([7, 12, 17, 18])
   })
 
   it("finds nothing off Linux, or without a proc file system", () => {
