@@ -5,6 +5,18 @@ import { cleanText } from "../../inventory/domain/untrusted.js"
 /** The longest message (one line of stdin, newline excluded) the stdio server reads: the SDK's own limit. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024
 
+/**
+ * How many `tools/call` and `resources/read` requests are handed to the server before their
+ * answers: later ones wait here as parsed messages. A request handed over costs tens of KiB until
+ * it is answered (the SDK's state of it, a fiber's); 6,000 pipelined calls held 200 MiB that way.
+ */
+export const MAX_REQUESTS_HANDED_OVER = 64
+
+/** The requests that wait their turn past {@link MAX_REQUESTS_HANDED_OVER}; any other message is handed over at once. */
+const HELD_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read"])
+
+type RequestId = string | number
+
 /** How much of the start and of the end of a line over the limit is kept, to find the request's id in. */
 const KEPT_BYTES = 1024
 
@@ -61,12 +73,16 @@ export class StdioLineTransport implements Transport {
   private size = 0
   private oversized: Oversized | null = null
   private closed = false
+  /** The ids of the held methods' requests handed over and not answered yet. */
+  private readonly handedOver = new Set<RequestId>()
+  private held: Array<JSONRPCMessage & { readonly id: RequestId }> = []
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
     private readonly report: (line: string) => void,
-    private readonly maxMessageBytes: number = MAX_MESSAGE_BYTES
+    private readonly maxMessageBytes: number = MAX_MESSAGE_BYTES,
+    private readonly maxHandedOver: number = MAX_REQUESTS_HANDED_OVER
   ) {}
 
   private readonly onData = (chunk: Buffer | string) => {
@@ -126,7 +142,36 @@ export class StdioLineTransport implements Transport {
     }
     const message = JSONRPCMessageSchema.safeParse(parsed)
     if (!message.success) return this.report("tool-map mcp: skipped a line of stdin that is not a JSON-RPC message")
-    this.onmessage?.(message.data)
+    this.receive(message.data)
+  }
+
+  /** Hands `message` to the server, or holds a request of a held method while too many are out. */
+  private receive(message: JSONRPCMessage) {
+    if ("method" in message && "id" in message && HELD_METHODS.has(message.method)) {
+      if (this.handedOver.size >= this.maxHandedOver) {
+        this.held.push(message)
+        return
+      }
+      this.handedOver.add(message.id)
+    } else if ("method" in message && !("id" in message) && message.method === "notifications/cancelled") {
+      // A held request that is cancelled is dropped; one handed over gets no answer (the SDK sends none).
+      const cancelled: unknown = message.params?.["requestId"]
+      if (typeof cancelled === "string" || typeof cancelled === "number") {
+        this.held = this.held.filter((request) => request.id !== cancelled)
+        this.answered(cancelled)
+      }
+    }
+    this.onmessage?.(message)
+  }
+
+  /** The request `id` needs no more answer: the next held one is handed over. */
+  private answered(id: RequestId) {
+    if (!this.handedOver.delete(id)) return
+    while (!this.closed && this.handedOver.size < this.maxHandedOver && this.held.length > 0) {
+      const next = this.held.shift()!
+      this.handedOver.add(next.id)
+      this.onmessage?.(next)
+    }
   }
 
   private refuseOversized(line: Oversized) {
@@ -151,7 +196,9 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (!this.closed) this.output.write(`${JSON.stringify(message)}\n`)
+    if (this.closed) return Promise.resolve()
+    this.output.write(`${JSON.stringify(message)}\n`)
+    if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) this.answered(message.id)
     return Promise.resolve()
   }
 
@@ -164,6 +211,8 @@ export class StdioLineTransport implements Transport {
     this.input.pause()
     this.parts = []
     this.oversized = null
+    this.held = []
+    this.handedOver.clear()
     this.onclose?.()
     return Promise.resolve()
   }
