@@ -62,6 +62,9 @@ interface Oversized {
  * silently) when its buffer passes 10 MiB, a line over {@link MAX_MESSAGE_BYTES} is skipped as it
  * streams past (never buffered) and answered with an error when its request id can be found in
  * its ends; a line that is not JSON-RPC is skipped. Both are reported (`report`, one line each).
+ * Past {@link MAX_REQUESTS_HANDED_OVER} unanswered tool calls and resource reads, later ones are
+ * held here until answers go out (every other message, answers to the server's own requests and
+ * cancellations included, is handed over at once: nothing the running calls wait for is held).
  * A send to an output nobody reads resolves at once: the server never waits on it.
  */
 export class StdioLineTransport implements Transport {
