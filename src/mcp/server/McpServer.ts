@@ -345,11 +345,8 @@ export class McpServer extends Context.Tag("tool-map/McpServer")<McpServer, {
    */
   readonly connect: (transport: Transport, id: string) => Effect.Effect<McpConnection, never, Scope.Scope>
 }>() {
-  /** The server over the providers of {@link McpProviders}, running at most `toolCallsAtOnce` tool calls of a connection at once. */
-  static readonly layerWith = (toolCallsAtOnce: number) =>
-    Layer.effect(this, Effect.flatMap(McpProviders, (set) => make(Effect.succeed(set), SERVER_INSTRUCTIONS, toolCallsAtOnce)))
   /** The server over the providers of {@link McpProviders}. */
-  static readonly layer = this.layerWith(TOOL_CALLS_AT_ONCE)
+  static readonly layer = Layer.effect(this, Effect.flatMap(McpProviders, (set) => make(Effect.succeed(set), SERVER_INSTRUCTIONS, TOOL_CALLS_AT_ONCE)))
   /**
    * The server over providers still being built (`providerSet` completes once they are): a
    * client's `initialize` is answered without waiting for them (with `instructions`), its other
