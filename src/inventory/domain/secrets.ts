@@ -118,6 +118,13 @@ const SECRET_RULES: ReadonlyArray<SecretRule> = [
     replace: (_match, [name, value], before) => `${name}=${redactValue(value ?? "", before)}`
   },
   {
+    name: "secret-config-line",
+    // A line of a credentials or config file (`aws_secret_access_key = X`, `password = "X"`): the
+    // blanks around `=` that prose would also have are taken at the start of a line only.
+    pattern: new RegExp(`^([ \\t]*${SECRET_NAME})([ \\t]*=[ \\t]*)(?![=>])(${LABELLED_VALUE})`, "im"),
+    replace: (_match, [name, separator, value], before) => `${name}${separator}${redactValue(value ?? "", before)}`
+  },
+  {
     name: "secret-label",
     // `Authorization: Bearer X`, `X-Auth-Key: X`, `"password": "X"`, `password:X`: the scheme word stays.
     // A value that opens an object or an array is structure (`"token":{"type":"string"}` in a

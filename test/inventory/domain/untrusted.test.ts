@@ -42,7 +42,9 @@ describe("the one text rule: the shapes of issue 11", () => {
     ["login with password: X1 or api_key=X2", "login with password: [redacted] or api_key=[redacted]"],
     // 9. token-shaped names
     [`/home/u/${ghpA}/bin`, "/home/u/[redacted]/bin"],
-    ["/home/u/.claude/commands/x--api-key=X1.md", "/home/u/.claude/commands/x--api-key=[redacted]"]
+    ["/home/u/.claude/commands/x--api-key=X1.md", "/home/u/.claude/commands/x--api-key=[redacted]"],
+    // A credentials file's lines: blanks around `=` at the start of a line.
+    ["[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n  password = \"X1\"", "[default]\naws_secret_access_key = [redacted]\n  password = [redacted]"]
   ])("%s", (input, expected) => {
     expect(redactSecrets(input)).toBe(expected)
     expect(redactSecrets(expected)).toBe(expected)
@@ -62,6 +64,10 @@ describe("the one text rule: the shapes of issue 11", () => {
     "Uses Bearer authentication for the API",
     "Primary key: the id column",
     "keyboard: us",
+    "the primary key = id",
+    "token == null",
+    "token => token.trim()",
+    "password = ${DB_PASSWORD}",
     // A JSON schema's property named like a secret is structure, not a value.
     "{\"type\":\"object\",\"properties\":{\"token\":{\"type\":\"string\"},\"api_key\":{\"type\":\"string\"},\"cookies\":[1]}}"
   ])("keeps %s", (text) => {
