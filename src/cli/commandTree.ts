@@ -51,6 +51,8 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   query: "WORDS",
   keyword: "TEXT",
   "print-config": "HOST",
+  "session-idle": "MINUTES",
+  "max-sessions": "N",
   since: "GENERATION"
 }
 

@@ -16,20 +16,20 @@ const http = Options.integer("http").pipe(
   Options.optional
 )
 const sessionIdle = Options.integer("session-idle").pipe(
-  Options.withDescription("With --http: close a session no request has used for MINUTES (default 30)."),
+  Options.withDescription("With --http: close a session unused for MINUTES (default 30)."),
   Options.withSchema(Schema.Int.pipe(Schema.between(1, 10_080, { message: () => "--session-idle needs a number of minutes from 1 to 10080" }))),
   Options.optional
 )
 const maxSessions = Options.integer("max-sessions").pipe(
   Options.withDescription(
-    "With --http: keep at most N sessions open (default 64). A new one then closes the one idle the longest, or is refused with 503 while every one has a request in progress."
+    "With --http: at most N open sessions (default 64); a new one closes the one idle the longest."
   ),
   Options.withSchema(Schema.Int.pipe(Schema.between(1, 10_000, { message: () => "--max-sessions needs a number from 1 to 10000" }))),
   Options.optional
 )
 const gateway = Options.boolean("gateway").pipe(
   Options.withDescription(
-    "Act as a gateway in front of the MCP servers an agent host would load in this directory (--host, default claude-code) or those of --servers FILE: the client sees the entry tools tools_ls, tools_load and tools_unload, and loads the downstream tools it needs. --host, --servers and --agent imply it."
+    "Act as a gateway in front of the MCP servers an agent host would load here (--host, default claude-code) or those of --servers FILE: the client sees entry tools (tools_ls, tools_load, tools_call …) and loads the tools it needs. --host, --servers and --agent imply it."
   )
 )
 const host = Options.choice("host", AGENT_HOSTS).pipe(

@@ -183,11 +183,10 @@ describe("tool-map mcp driven by the official SDK client", () => {
     expect((everyHost.structuredContent as { items: Array<{ host: string }> }).items.map((skill) => skill.host)).toEqual(cliHosts)
     const skills = await client.callTool({ name: "inventory_query", arguments: { kind: "skills", keyword: "PULL", host: "claude-code" } })
     expect(text(skills)).toBe("1 skills: review-helper")
-    // Tag characters (invisible ASCII for a model) leave a description as they leave a tool's in the catalog.
+    // Tag characters (invisible ASCII for a model) are shown, not passed on: the reader's boundary makes each a U+FFFD.
     const cliSkills = JSON.parse(runCli(["query", "skills", "--host", "claude-code", "--json"], machine.env).stdout) as Array<{ description: string }>
-    // The CLI's JSON shows each (the one boundary: invisible characters as U+FFFD); the model's answer drops them.
     expect(cliSkills.map((skill) => skill.description)).toEqual(["Helps review\uFFFD\uFFFD pull requests"])
-    expect((skills.structuredContent as { items: Array<{ description: string }> }).items.map((skill) => skill.description)).toEqual(["Helps review pull requests"])
+    expect((skills.structuredContent as { items: Array<{ description: string }> }).items.map((skill) => skill.description)).toEqual(["Helps review\uFFFD\uFFFD pull requests"])
   })
 
   it("inventory_query: a filter of another kind is an error the model can read", async () => {
