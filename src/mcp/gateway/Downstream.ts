@@ -204,6 +204,32 @@ const reasonText = (config: ServerConfig, reason: string): string => {
  */
 const errorAnswer = (error: McpError): string => error.message.replace(/^(?:MCP error -?\d+: )+/, "")
 
+/**
+ * About how many bytes `value` takes as JSON (strings by their UTF-16 length, each value and key
+ * a few bytes of punctuation), by a walk with its own stack: a listed tool may nest far deeper
+ * than JSON.stringify can recurse (the catalog leaves such a tool out; its listing must not fail).
+ */
+const jsonBytesAbout = (value: unknown): number => {
+  let bytes = 0
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    bytes += 2
+    if (typeof item === "string") bytes += item.length
+    else if (typeof item === "object" && item !== null) {
+      if (Array.isArray(item)) {
+        for (const element of item) stack.push(element)
+      } else {
+        for (const [key, member] of Object.entries(item)) {
+          bytes += key.length + 2
+          stack.push(member)
+        }
+      }
+    } else bytes += 6
+  }
+  return bytes
+}
+
 /** Too far to follow a server's listing: the reason is the failure's. */
 class ListingStopped extends Error {}
 
@@ -411,7 +437,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
         pages += 1
         tools.push(...page.tools)
         cursor = page.nextCursor
-        bytes += Buffer.byteLength(JSON.stringify(page.tools)) + (cursor?.length ?? 0)
+        bytes += jsonBytesAbout(page.tools) + (cursor?.length ?? 0)
         if (tools.length > limits.maxTools) throw stopped(`listed more than ${limits.maxTools} tools`)
         if (bytes > limits.maxBytes) throw stopped(`listed more than ${limits.maxBytes} bytes of tools`)
         if (cursor !== undefined) {
