@@ -17,6 +17,7 @@ import * as path from "node:path"
 import { type Check, type CheckContext, type CheckOutcome, renderTable } from "./check.js"
 import { claudeCodeChecks } from "./checks/claudeCode.js"
 import { claudeCodeAgentChecks } from "./checks/claudeCodeAgents.js"
+import { claudeLedgerChecks } from "./checks/claudeLedger.js"
 import { gatewayChecks } from "./checks/gateway.js"
 import { mcpSnippetChecks } from "./checks/mcpSnippets.js"
 import { sessionsGeminiChecks } from "./checks/sessionsGemini.js"
@@ -30,7 +31,7 @@ import { HOSTS, type HostName } from "./hosts.js"
 import { ensureInstalled } from "./install.js"
 import { createSandbox, describeIsolation, detectIsolation } from "./sandbox.js"
 
-const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsGeminiChecks, ...sessionsClaudeCodeChecks, ...sessionsHighRiskChecks, ...sessionsSetupChecks]
+const CHECKS: ReadonlyArray<Check> = [...claudeCodeChecks, ...claudeCodeAgentChecks, ...mcpSnippetChecks, ...gatewayChecks, ...sharedDirChecks, ...sessionsCodexChecks, ...sessionsOpencodeChecks, ...sessionsGeminiChecks, ...sessionsClaudeCodeChecks, ...sessionsHighRiskChecks, ...sessionsSetupChecks, ...claudeLedgerChecks]
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 
