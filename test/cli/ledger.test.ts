@@ -14,6 +14,9 @@ import { inventoryLayerOver } from "../../src/layers/CoreLayer.js"
 import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
 import { runCliOver, scanServicesWith } from "./inProcess.js"
 
+/** The model the ledger assumes without a `model` setting (issue 28, point 1). */
+const MODEL = { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 8000 }
+
 /**
  * `query context` and `query changes` (issue 14) through the CLI, on a machine in a temp dir: the
  * real walker over `root/bin1:root/bin2`, the agent hosts under `root/home`, the working
@@ -80,7 +83,7 @@ describe("query context: the always-on ledger (issue 14)", () => {
         "unknown    unknown    claude-code  mcpServer     user           notion",
         "",
         "Claude Code: ~55 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers whose tools the gateway has not listed yet (tool-map mcp --gateway keeps a snapshot of them), or items of a bundle older than the ledger)",
-        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one."
+        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters."
       ])
       const byHost = yield* run(root, "query", "context", "--by", "host", "--json")
       expect(JSON.parse(byHost.stdout).rows).toEqual([{ host: "claude-code", group: "claude-code", items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }])
@@ -138,7 +141,7 @@ describe("query context: MCP servers' tool schemas from the gateway's snapshots 
           { host: "codex", kind: "mcpServer", name: "notes", scope: "user", plugin: null, alwaysOnTokens: 34, onInvokeTokens: null, id: `codex:mcpServer:user:${root}/home/.codex/config.toml#notes`, path: `${root}/home/.codex/config.toml` }
         ],
         totals: [
-          { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 93, onInvokeTokens: 0, unknown: 0 },
+          { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters", model: MODEL, items: 1, alwaysOnTokens: 93, onInvokeTokens: 0, unknown: 0 },
           { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 34, onInvokeTokens: 0, unknown: 0 }
         ]
       })
@@ -363,5 +366,5 @@ const ledgerByItem = (root: string) => ({
     row(root, "command", "ship", ".claude/commands/ship.md", 5, 6),
     row(root, "mcpServer", "notion", ".claude.json", null, null, "#notion")
   ],
-  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }]
+  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters", model: MODEL, items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }]
 })

@@ -8,6 +8,7 @@ import {
   type AgentHostItem,
   type AgentHostName,
   AgentHostReport,
+  ListingModel,
   AgentHostsInventory,
   isEffective
 } from "../domain/agentHosts.js"
@@ -92,7 +93,7 @@ export const scanAgentHosts = (scanner: HostReadContext): Effect.Effect<AgentHos
     const watched = new Set<string>()
     const skillBudget = claudeSkillBudget(envValue(ctx.env, CLAUDE_SKILL_BUDGET_VARIABLE))
     for (const result of results) {
-      const hostItems = resolvePrecedence(result.drafts, skillBudget)
+      const hostItems = resolvePrecedence(result.drafts, result.listing?.budget ?? skillBudget)
       items.push(...hostItems)
       diagnostics.push(...inPathOrder(result.diagnostics))
       for (const path of result.watched) watched.add(path)
@@ -111,7 +112,8 @@ export const scanAgentHosts = (scanner: HostReadContext): Effect.Effect<AgentHos
             instructions: count("instructions"),
             effective: hostItems.filter(isEffective).length,
             diagnostics: result.diagnostics.length
-          })
+          }),
+          ...(result.listing === undefined ? {} : { listing: new ListingModel(result.listing, true) })
         }, true)
       )
     }

@@ -193,12 +193,25 @@ export class AgentHostCounts extends Schema.Class<AgentHostCounts>("AgentHostCou
 }) {}
 
 /** One host: whether any of its locations exists, what was read, and the counts. */
+/** Claude Code: the model the ledger assumed for a session, and the skill-listing budget that follows (issue 28). */
+export class ListingModel extends Schema.Class<ListingModel>("ListingModel")({
+  model: Schema.String,
+  source: Schema.String,
+  setting: Schema.NullOr(Schema.String),
+  contextWindow: Schema.Number,
+  charsPerToken: Schema.Number,
+  budget: Schema.Number,
+  budgetVariable: Schema.Boolean
+}) {}
+
 export class AgentHostReport extends Schema.Class<AgentHostReport>("AgentHostReport")({
   host: AgentHostName,
   /** True when at least one location of the host exists. */
   detected: Schema.Boolean,
   roots: Schema.Array(AgentHostRoot),
-  counts: AgentHostCounts
+  counts: AgentHostCounts,
+  /** Claude Code: the model its ledger assumed (absent for other hosts and older bundles). */
+  listing: Schema.optional(ListingModel)
 }) {}
 
 /** A per-file problem (same shape as `Diagnostic` of tools.json). Never holds file contents. */

@@ -18,8 +18,9 @@ import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
  *   Offline (no count_tokens) it projects `round(chars / 4)` per component and per plugin.
  * - A session lists the model-invocable skills (commands included) as `- <name>: <description>`
  *   (the description, then ` - <when_to_use>` when set, cut to 1,536 characters with "…"), one a
- *   line, within a budget of `floor(200,000 × 4 × 0.01)` = 8,000 characters
- *   (`SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides it). Over the budget every skill is first listed by
+ *   line, within a budget that depends on the session's model (`claudeListingModel`:
+ *   `floor(context window × characters a token × 0.01)`, 8,000 characters for a 200k model,
+ *   30,000 for a 1M one; `SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides it). Over the budget every skill is first listed by
  *   name only and descriptions are given back in listing order while they fit: a skill left
  *   without its description costs its name line only.
  *
@@ -45,8 +46,137 @@ import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
  * the schemas cost when sent, not verified against the hosts.
  */
 
-/** Claude Code 2.1.332: the session's skill-listing budget, in characters (`Cdn` of its bundle). */
+/** Claude Code 2.1.332: the session's skill-listing budget of a 200k model, in characters (`Cdn` of its bundle). */
 export const CLAUDE_SKILL_LISTING_BUDGET = Math.floor(200_000 * 4 * 0.01)
+
+/**
+ * Claude Code 2.1.332's model registry (the `models:[…]` data of its bundle): each model id, its
+ * `context.window`, and whether a `[1m]` suffix gives it 1,000,000 (`supports_1m_suffix` or a
+ * `maximum_window` of 1e6).
+ */
+export const CLAUDE_MODELS: ReadonlyArray<{ readonly id: string; readonly window: number; readonly suffix1m: boolean }> = [
+  { id: "claude-haiku-4-5", window: 200_000, suffix1m: true },
+  { id: "claude-haiku-5-5", window: 1_000_000, suffix1m: false },
+  { id: "claude-sonnet-4-0", window: 200_000, suffix1m: true },
+  { id: "claude-sonnet-4-5", window: 200_000, suffix1m: true },
+  { id: "claude-sonnet-4-6", window: 200_000, suffix1m: true },
+  { id: "claude-sonnet-5", window: 1_000_000, suffix1m: false },
+  { id: "claude-sonnet-5-5", window: 1_000_000, suffix1m: false },
+  { id: "claude-opus-4-0", window: 200_000, suffix1m: true },
+  { id: "claude-opus-4-1", window: 200_000, suffix1m: true },
+  { id: "claude-opus-4-5", window: 200_000, suffix1m: true },
+  { id: "claude-opus-4-6", window: 200_000, suffix1m: true },
+  { id: "claude-opus-4-7", window: 1_000_000, suffix1m: true },
+  { id: "claude-opus-4-8", window: 1_000_000, suffix1m: true },
+  { id: "claude-opus-5", window: 1_000_000, suffix1m: true },
+  { id: "claude-opus-5-5", window: 1_000_000, suffix1m: true },
+  { id: "claude-fable-5", window: 1_000_000, suffix1m: false },
+  { id: "claude-fable-5-1", window: 1_000_000, suffix1m: false },
+  { id: "claude-fable-5-2", window: 1_000_000, suffix1m: false },
+  { id: "claude-mythos-5", window: 1_000_000, suffix1m: false },
+  { id: "claude-mythos-5-1", window: 1_000_000, suffix1m: false },
+  { id: "claude-mythos-5-2", window: 1_000_000, suffix1m: false }
+]
+
+/**
+ * Claude Code 2.1.332: the models whose listing budget counts 4 characters a token (`xB`, read by
+ * `Hw`); every other model counts 3.
+ */
+const FOUR_CHARS_A_TOKEN = new Set([
+  "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5-sonnet", "claude-3-5-haiku", "claude-3-7-sonnet",
+  "claude-opus-4-0", "claude-opus-4-1", "claude-opus-4-5", "claude-opus-4-6",
+  "claude-sonnet-4-0", "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-haiku-4-5"
+])
+
+/** The model the ledger assumed for Claude Code's skill listing, and the budget that follows. */
+export interface ClaudeListingModel {
+  /** The model id (`claude-opus-5-5`), or the setting as written when the registry does not know it. */
+  readonly model: string
+  /** What chose it: `ANTHROPIC_MODEL`, the settings file's path, or Claude Code's default. */
+  readonly source: string
+  /** The setting as written (`opus`), or null for the default. */
+  readonly setting: string | null
+  readonly contextWindow: number
+  readonly charsPerToken: number
+  /** The skill listing's budget, in characters. */
+  readonly budget: number
+  /** Set when `SLASH_COMMAND_TOOL_CHAR_BUDGET` fixed the budget. */
+  readonly budgetVariable: boolean
+}
+
+/**
+ * Claude Code 2.1.332's main model of a session started without `--model` (`K9n`: the flag, then
+ * `ANTHROPIC_MODEL`, then the merged settings' `model`; without any, `Ud()`'s default: `sonnet`
+ * for an API key on the first-party API, `opus` for a claude.ai plan, which tool-map cannot know
+ * offline: it assumes `sonnet`), its alias resolved (`KB`: `opus` → `ANTHROPIC_DEFAULT_OPUS_MODEL`
+ * else `claude-opus-5-5` (`kn`: `opus55`); `sonnet` and `opusplan` → `ANTHROPIC_DEFAULT_SONNET_MODEL`
+ * else `claude-sonnet-4-6` (`Od`: `sonnet46`); `haiku` → `ANTHROPIC_DEFAULT_HAIKU_MODEL` else
+ * `claude-haiku-4-5` (`U_`: `haiku45`); `best` → as `opus` (`eB`, Fable only where the account
+ * has it); a `[1m]` suffix asks for 1M), its context window (`Lm`: the registry's `context.window`,
+ * 1,000,000 with a `[1m]` suffix the model supports; a model the registry does not know: 200,000,
+ * `Ubs`), and the skill listing's budget (`Cdn(window, Hw(model))`:
+ * `floor(window × charsPerToken × 0.01)`, the fraction `skillListingBudgetFraction` of the
+ * settings when set, `SLASH_COMMAND_TOOL_CHAR_BUDGET` over all). Not modeled: a `--model` flag,
+ * `availableModels` rules, third-party providers' model ids, `CLAUDE_CODE_MAX_CONTEXT_TOKENS`, and
+ * the remote `tengu_typed_pebble` budget floor.
+ */
+export const claudeListingModel = (input: {
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** The highest-precedence settings file's `model`, with that file. */
+  readonly settingsModel: { readonly value: string; readonly file: string } | null
+  /** The highest-precedence settings file's `skillListingBudgetFraction`, when a positive number. */
+  readonly budgetFraction?: number | null
+}): ClaudeListingModel => {
+  const fromEnv = input.env["ANTHROPIC_MODEL"]
+  const chosen = fromEnv !== undefined && fromEnv.trim() !== ""
+    ? { setting: fromEnv, source: "ANTHROPIC_MODEL" }
+    : input.settingsModel !== null && input.settingsModel.value.trim() !== "" && input.settingsModel.value.trim().toLowerCase() !== "default"
+    ? { setting: input.settingsModel.value, source: input.settingsModel.file }
+    : { setting: null, source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)" }
+  const written = (chosen.setting ?? "sonnet").trim().toLowerCase()
+  const wants1m = /\[1m\]$/.test(written)
+  const bare = written.replace(/\[1m\]$/, "")
+  const aliasVariable: Record<string, string> = {
+    opus: "ANTHROPIC_DEFAULT_OPUS_MODEL",
+    best: "ANTHROPIC_DEFAULT_OPUS_MODEL",
+    sonnet: "ANTHROPIC_DEFAULT_SONNET_MODEL",
+    opusplan: "ANTHROPIC_DEFAULT_SONNET_MODEL",
+    haiku: "ANTHROPIC_DEFAULT_HAIKU_MODEL"
+  }
+  const aliasDefault: Record<string, string> = {
+    opus: "claude-opus-5-5",
+    best: "claude-opus-5-5",
+    sonnet: "claude-sonnet-4-6",
+    opusplan: "claude-sonnet-4-6",
+    haiku: "claude-haiku-4-5"
+  }
+  const variable = Object.hasOwn(aliasVariable, bare) ? input.env[aliasVariable[bare]!] : undefined
+  const resolved = Object.hasOwn(aliasDefault, bare)
+    ? (variable !== undefined && variable.trim() !== "" ? variable.trim().toLowerCase() : aliasDefault[bare]!)
+    : bare
+  // A full id may carry a date or a provider prefix (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`).
+  const id = resolved.slice(Math.max(0, resolved.lastIndexOf("/") + 1)).replace(/^(?:[a-z-]+\.)?anthropic\./, "")
+  const known = [...CLAUDE_MODELS].sort((a, b) => b.id.length - a.id.length).find((entry) => id === entry.id || id.startsWith(`${entry.id}-`) || id.startsWith(`${entry.id}@`))
+  const contextWindow = known === undefined ? 200_000 : wants1m && known.suffix1m ? 1_000_000 : known.window
+  const charsPerToken = known !== undefined && FOUR_CHARS_A_TOKEN.has(known.id) ? 4 : 3
+  const fraction = input.budgetFraction !== undefined && input.budgetFraction !== null && input.budgetFraction > 0 ? input.budgetFraction : 0.01
+  const variableBudget = claudeSkillBudgetVariable(input.env[CLAUDE_SKILL_BUDGET_VARIABLE])
+  return {
+    model: known === undefined ? resolved : known.id,
+    source: chosen.source,
+    setting: chosen.setting,
+    contextWindow,
+    charsPerToken,
+    budget: variableBudget ?? Math.max(1, Math.floor(contextWindow * charsPerToken * fraction)),
+    budgetVariable: variableBudget !== null
+  }
+}
+
+/** What the ledger says of the model it assumed, e.g. `claude-opus-5-5 (1,000,000-token context, "opus" in /u/.claude/settings.json): skill listing within 30,000 characters`. */
+export const describeListingModel = (listing: ClaudeListingModel): string =>
+  `${listing.model} (${listing.contextWindow.toLocaleString("en-US")}-token context, ${
+    listing.setting === null ? listing.source : `${JSON.stringify(listing.setting)} in ${listing.source}`
+  }): skill listing within ${listing.budget.toLocaleString("en-US")} characters${listing.budgetVariable ? ` (${CLAUDE_SKILL_BUDGET_VARIABLE})` : ""}`
 
 /** Claude Code 2.1.332: the longest description a skill-listing line keeps (`skillListingMaxDescChars`). */
 export const CLAUDE_SKILL_LISTING_MAX_DESCRIPTION = 1536
@@ -193,11 +323,14 @@ export const mcpSchemaCost = (
 /** An instructions file: its whole text in every session. */
 export const instructionsCost = (text: string): CostDraft => ({ alwaysOn: text, onInvokeTokens: 0 })
 
-/** The Claude Code skill-listing budget of an environment: the variable when it is a positive integer, else the default. */
-export const claudeSkillBudget = (variable: string | undefined): number => {
+/** `SLASH_COMMAND_TOOL_CHAR_BUDGET` when it is a positive integer, else null. */
+const claudeSkillBudgetVariable = (variable: string | undefined): number | null => {
   const parsed = variable === undefined ? Number.NaN : Number.parseInt(variable, 10)
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : CLAUDE_SKILL_LISTING_BUDGET
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : null
 }
+
+/** The Claude Code skill-listing budget of an environment: the variable when it is a positive integer, else a 200k model's. */
+export const claudeSkillBudget = (variable: string | undefined): number => claudeSkillBudgetVariable(variable) ?? CLAUDE_SKILL_LISTING_BUDGET
 
 /** What the budget pass needs of an item: its kind and whether the host loads it (enabled, not shadowed). */
 export interface CostedEntry {

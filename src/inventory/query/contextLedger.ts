@@ -1,5 +1,6 @@
 import { AGENT_HOSTS, type AgentHostItem, type AgentHostName, type AgentHostsInventory, isEffective } from "../domain/agentHosts.js"
-import { LEDGER_ESTIMATES } from "../domain/ledger.js"
+import { describeListingModel, LEDGER_ESTIMATES } from "../domain/ledger.js"
+import { cleanText } from "../domain/untrusted.js"
 
 /** How `query context` groups the ledger. */
 export const LEDGER_GROUPINGS = ["item", "plugin", "source", "host"] as const
@@ -36,6 +37,17 @@ export interface LedgerTotal {
   readonly host: AgentHostName
   /** What the host's figures are: its own published projection, or tool-map's o200k estimate. */
   readonly estimate: string
+  /**
+   * Claude Code: the model the ledger assumed for the session (its skill listing's budget follows
+   * from its context window), e.g. `claude-opus-5-5`; absent for other hosts and older bundles.
+   */
+  readonly model?: {
+    readonly model: string
+    readonly source: string
+    readonly setting: string | null
+    readonly contextWindow: number
+    readonly skillListingBudget: number
+  }
   readonly items: number
   readonly alwaysOnTokens: number
   readonly onInvokeTokens: number
@@ -107,7 +119,17 @@ export const contextLedger = (
   }
   const totalRows = AGENT_HOSTS.flatMap((host) => {
     const sums = totals.get(host)
-    return sums === undefined ? [] : [{ host, estimate: LEDGER_ESTIMATES[host], ...sums }]
+    if (sums === undefined) return []
+    const report = inventory.hosts.find((entry) => entry.host === host)?.listing
+    // The setting and the file naming it come from the user's files: cleaned before any output.
+    const listing = report === undefined ? undefined : { ...report, setting: report.setting === null ? null : cleanText(report.setting), source: cleanText(report.source) }
+    if (listing === undefined) return [{ host, estimate: LEDGER_ESTIMATES[host], ...sums }]
+    return [{
+      host,
+      estimate: `${LEDGER_ESTIMATES[host]}; model assumed: ${describeListingModel(listing)}`,
+      model: { model: listing.model, source: listing.source, setting: listing.setting, contextWindow: listing.contextWindow, skillListingBudget: listing.budget },
+      ...sums
+    }]
   })
   if (options.by === "item") return { by: "item", rows, totals: totalRows }
   const by = options.by

@@ -53,6 +53,30 @@ describe("the always-on ledger (issue 14)", () => {
       expect(skills.map((row) => [row.name, row.alwaysOnTokens])).toEqual([["a", 21], ["b", 21], ["c", 21]])
     }))
 
+  it.effect("the listing's budget follows the model of the settings (issue 28, point 1): \"opus\" is claude-opus-5-5, 1M context, 30,000 characters", () =>
+    Effect.gen(function* () {
+      // 120 skills of 100-character lines: 12,119 characters, over a 200k model's 8,000 and within a 1M model's 30,000.
+      const skills = Object.fromEntries(Array.from({ length: 120 }, (_, index) => {
+        const name = `s${String(index).padStart(3, "0")}`
+        return [`home/u/.claude/skills/${name}/SKILL.md`, markdown({ name, description: "d".repeat(92) }, "Body.\n")]
+      }))
+      const listed = (settings: string) =>
+        Effect.map(scanTree({ ...skills, "home/u/.claude/settings.json": settings }), ({ inventory }) => {
+          const ledger = contextLedger(inventory, { by: "host", host: "claude-code" })
+          return [ledger.totals[0]!.alwaysOnTokens, ledger.totals[0]!.model]
+        })
+      expect(yield* listed(JSON.stringify({ model: "opus" }))).toEqual([
+        120 * 24,
+        { model: "claude-opus-5-5", source: expect.stringMatching(/\/home\/u\/\.claude\/settings\.json$/), setting: "opus", contextWindow: 1000000, skillListingBudget: 30000 }
+      ])
+      // claude-sonnet-4-5: 8,000 characters; 120 name lines (6 characters) and 119 newlines leave 7,161 for
+      // descriptions of 94 characters: 76 keep theirs (24 tokens each), 44 their name line (2 tokens).
+      expect(yield* listed(JSON.stringify({ model: "claude-sonnet-4-5" }))).toEqual([
+        76 * 24 + 44 * 2,
+        { model: "claude-sonnet-4-5", source: expect.stringMatching(/settings\.json$/), setting: "claude-sonnet-4-5", contextWindow: 200000, skillListingBudget: 8000 }
+      ])
+    }))
+
   it.effect("Gemini CLI: its own prompt entries (<skill> with its location and activate_skill's enum, <subagent>); commands cost nothing until used", () =>
     Effect.gen(function* () {
       const { inventory } = yield* scanTree({
@@ -100,7 +124,11 @@ const ITEMS = [
   ["codex", "mcpServer", "gh", null, null]
 ]
 const TOTALS = [
-  { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 },
+  {
+    host: "claude-code",
+    estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 200 characters (SLASH_COMMAND_TOOL_CHAR_BUDGET)",
+    model: { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 200 },
+    items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 },
   { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
 ]
 const BY_SOURCE = [{ host: "claude-code", group: "user", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 }]

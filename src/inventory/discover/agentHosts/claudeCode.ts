@@ -1,6 +1,7 @@
 import type * as NodePath from "node:path"
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
+import { claudeListingModel } from "../../domain/ledger.js"
 import type { FrontmatterFields, FrontmatterValue } from "../FrontmatterParser.js"
 import {
   type AgentNaming,
@@ -291,7 +292,16 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
     // MCP servers, the plugins' ones included (managed exclusivity and deny lists apply to them too).
     const pluginServers = pluginDrafts.filter((draft) => draft.fields.kind === "mcpServer")
     yield* readMcpServers(c, { userDir, stateFile, managedDir, projects, projectClaudeDirs, settings, setting, pluginServers })
-    return c.result()
+
+    // The session's model, which sets the skill listing's budget (issue 28, point 1).
+    const model = setting("model").find((entry) => typeof entry.value === "string")
+    const fraction = setting("skillListingBudgetFraction").find((entry) => typeof entry.value === "number")
+    const listing = claudeListingModel({
+      env: ctx.env.env,
+      settingsModel: model === undefined ? null : { value: model.value as string, file: model.file.path },
+      budgetFraction: fraction === undefined ? null : (fraction.value as number)
+    })
+    return { ...c.result(), listing }
   })
 
 const readSettings = (

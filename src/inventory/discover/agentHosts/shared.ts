@@ -13,6 +13,7 @@ import {
   type AgentItemScope
 } from "../../domain/agentHosts.js"
 import { jsonErrorLine, lineAt } from "../../domain/jsonText.js"
+import type { ClaudeListingModel } from "../../domain/ledger.js"
 import { redactSecrets } from "../../domain/secrets.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import { readRegularFile } from "../../../services/fileRead.js"
@@ -69,6 +70,8 @@ export interface HostReadResult {
    * as `~/.claude/skills` for opencode, do not count); absent when the reader leaves it to the scanner.
    */
   readonly detected?: boolean
+  /** Claude Code: the model the ledger assumes for the session and its skill-listing budget (issue 28). */
+  readonly listing?: ClaudeListingModel
 }
 
 /** A file read within its cap (defined beside the memo that keeps it). */

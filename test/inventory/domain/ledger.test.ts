@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest"
+import { claudeListingModel, describeListingModel } from "../../../src/inventory/domain/ledger.js"
+
+/**
+ * Claude Code 2.1.332's model and skill-listing budget (issue 28, point 1), read in its bundle:
+ * `K9n` (ANTHROPIC_MODEL, then the settings' `model`), `KB` (aliases: `opus` → `kn` → `opus55`,
+ * `sonnet` → `Od` → `sonnet46`, `haiku` → `U_` → `haiku45`), the `models:[…]` registry
+ * (`context.window`), `Hw` (4 characters a token for the models of `xB`, else 3) and
+ * `Cdn(window, charsPerToken)` = `floor(window × charsPerToken × (skillListingBudgetFraction ?? 0.01))`,
+ * `SLASH_COMMAND_TOOL_CHAR_BUDGET` over all.
+ */
+const row = (input: Parameters<typeof claudeListingModel>[0]) => {
+  const listing = claudeListingModel(input)
+  return [listing.model, listing.contextWindow, listing.charsPerToken, listing.budget]
+}
+const settings = (value: string) => ({ value, file: "/u/.claude/settings.json" })
+
+describe("claudeListingModel (Claude Code 2.1.332)", () => {
+  it("resolves the settings' model and gives its context window and listing budget", () => {
+    expect([
+      row({ env: {}, settingsModel: settings("opus") }),
+      row({ env: {}, settingsModel: settings("sonnet") }),
+      row({ env: {}, settingsModel: settings("haiku") }),
+      row({ env: {}, settingsModel: settings("claude-sonnet-4-5") }),
+      row({ env: {}, settingsModel: settings("claude-sonnet-4-5-20250929") }),
+      row({ env: {}, settingsModel: settings("sonnet[1m]") }),
+      row({ env: {}, settingsModel: settings("claude-sonnet-5") }),
+      row({ env: {}, settingsModel: settings("us.anthropic.claude-opus-4-6-v1") }),
+      row({ env: {}, settingsModel: settings("gpt-9") }),
+      row({ env: {}, settingsModel: null })
+    ]).toEqual([
+      ["claude-opus-5-5", 1_000_000, 3, 30_000],
+      ["claude-sonnet-4-6", 200_000, 4, 8_000],
+      ["claude-haiku-4-5", 200_000, 4, 8_000],
+      ["claude-sonnet-4-5", 200_000, 4, 8_000],
+      ["claude-sonnet-4-5", 200_000, 4, 8_000],
+      ["claude-sonnet-4-6", 1_000_000, 4, 40_000],
+      ["claude-sonnet-5", 1_000_000, 3, 30_000],
+      ["claude-opus-4-6", 200_000, 4, 8_000],
+      ["gpt-9", 200_000, 3, 6_000],
+      ["claude-sonnet-4-6", 200_000, 4, 8_000]
+    ])
+  })
+
+  it("ANTHROPIC_MODEL wins over the settings; ANTHROPIC_DEFAULT_OPUS_MODEL sets what opus means; the budget variable and fraction", () => {
+    expect([
+      row({ env: { ANTHROPIC_MODEL: "claude-opus-4-5" }, settingsModel: settings("opus") }),
+      row({ env: { ANTHROPIC_DEFAULT_OPUS_MODEL: "claude-opus-4-1" }, settingsModel: settings("opus") }),
+      row({ env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "500" }, settingsModel: settings("opus") }),
+      row({ env: {}, settingsModel: settings("opus"), budgetFraction: 0.02 })
+    ]).toEqual([
+      ["claude-opus-4-5", 200_000, 4, 8_000],
+      ["claude-opus-4-1", 200_000, 4, 8_000],
+      ["claude-opus-5-5", 1_000_000, 3, 500],
+      ["claude-opus-5-5", 1_000_000, 3, 60_000]
+    ])
+  })
+
+  it("says which model it assumed and why", () => {
+    expect([
+      describeListingModel(claudeListingModel({ env: {}, settingsModel: settings("opus") })),
+      describeListingModel(claudeListingModel({ env: { ANTHROPIC_MODEL: "sonnet", SLASH_COMMAND_TOOL_CHAR_BUDGET: "900" }, settingsModel: null })),
+      describeListingModel(claudeListingModel({ env: {}, settingsModel: null }))
+    ]).toEqual([
+      "claude-opus-5-5 (1,000,000-token context, \"opus\" in /u/.claude/settings.json): skill listing within 30,000 characters",
+      "claude-sonnet-4-6 (200,000-token context, \"sonnet\" in ANTHROPIC_MODEL): skill listing within 900 characters (SLASH_COMMAND_TOOL_CHAR_BUDGET)",
+      "claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters"
+    ])
+  })
+})
