@@ -18,7 +18,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { neutralize } from "../../../src/inventory/domain/untrusted.js"
-import { type Check, type CheckContext, toolMapQuery, withSandbox } from "../check.js"
+import { type Check, type CheckContext, stripAnsi, toolMapQuery, withSandbox } from "../check.js"
 import { COUNT_TOKENS_MODEL } from "../model/protocol-anthropic.js"
 import type { ModelRequest } from "../model/script.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
@@ -162,6 +162,22 @@ interface LedgerRow {
   readonly alwaysOnTokens: number | null
 }
 
+/** `tool-map query context --json`: its rows, and per host the totals (with the model the figures assume, once it says). */
+interface LedgerJson {
+  readonly rows: ReadonlyArray<LedgerRow>
+  readonly totals: ReadonlyArray<Readonly<Record<string, unknown>>>
+}
+
+/**
+ * The model Claude Code's figures assume, as tool-map states it: a string field of the host's
+ * totals whose key names a model (`model`, `assumedModel`, …); undefined while it states none.
+ */
+const statedModel = (ledger: LedgerJson): string | undefined => {
+  const totals = ledger.totals.find((entry) => entry["host"] === "claude-code") ?? {}
+  const key = Object.keys(totals).find((name) => /model/i.test(name) && typeof totals[name] === "string")
+  return key === undefined ? undefined : (totals[key] as string)
+}
+
 interface ToolMapItem {
   readonly host: string
   readonly name: string
@@ -184,6 +200,8 @@ export interface LedgerMeasure {
   readonly measured: number
   /** tool-map's always-on tokens of the plugin's rows. */
   readonly toolMap: number
+  /** `claude plugin details`' own "Always-on" figure, for the record (not judged). */
+  readonly details: number | null
   readonly ratio: number | null
   readonly judged: boolean
   readonly agrees: boolean
@@ -194,6 +212,10 @@ export interface LedgerTable {
   /** The model id the host put in the first request. */
   readonly sentModel: string
   readonly baselineChars: number
+  /** chars/4 between two sessions on the same HOME (should be 0). */
+  readonly repeatNoise: number
+  /** The model tool-map says its figures assume, if it says. */
+  readonly assumedModel: string | null
   readonly rows: ReadonlyArray<LedgerMeasure>
 }
 
@@ -204,41 +226,57 @@ const dump = (name: string, request: ModelRequest): void => {
   fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(request.raw, null, 2)}\n`)
 }
 
-/** The first request of a session on the fixture HOME with `disabled` off, and what tool-map's ledger says there. */
-const measureOnce = (context: CheckContext, model: string, key: ModelKey, disabled?: string) =>
+/** The first request of a session on the fixture HOME with `disabled` off (kept under TOOL_MAP_LEDGER_DUMP as `label`.json). */
+const firstRequestOn = (context: CheckContext, sandbox: Sandbox, model: string, label: string, disabled?: string): ModelRequest => {
+  layOutPlugins(sandbox, { model, disabled })
+  const request = mainRequest(ledgerSession(context, sandbox, `${label}.jsonl`), label)
+  dump(label, request)
+  return request
+}
+
+/** The enabled items of one kind tool-map lists for Claude Code. */
+const loadedItems = (context: CheckContext, sandbox: Sandbox, kind: string): ReadonlyArray<ToolMapItem> =>
+  toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, [kind]).filter((item) => item.host === "claude-code" && item.enabled !== false)
+
+/** The session with every plugin on, and on the same HOME what tool-map says (ledger, loaded items) and what `claude plugin details` projects. */
+const measureAll = (context: CheckContext, model: string, key: ModelKey) =>
   withSandbox(context, (sandbox) => {
-    layOutPlugins(sandbox, { model, disabled })
-    const label = `${key}-${disabled === undefined ? "all" : `without-${disabled.slice(0, disabled.indexOf("@"))}`}`
-    const request = mainRequest(ledgerSession(context, sandbox, `${label}.jsonl`), label)
-    dump(label, request)
-    const rows = disabled === undefined ? toolMapQuery<{ readonly rows: ReadonlyArray<LedgerRow> }>(context, sandbox, ["context", "--host", "claude-code"]).rows : []
-    const listed = disabled === undefined
-      ? {
-          agents: toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, ["agents"]).filter((item) => item.host === "claude-code" && item.enabled !== false),
-          skills: toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, ["skills"]).filter((item) => item.host === "claude-code" && item.enabled !== false),
-          commands: toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, ["commands"]).filter((item) => item.host === "claude-code" && item.enabled !== false)
-        }
-      : undefined
-    return { request, rows, listed }
+    const request = firstRequestOn(context, sandbox, model, `${key}-all`)
+    const ledger = toolMapQuery<LedgerJson>(context, sandbox, ["context", "--host", "claude-code"])
+    const listed = { agents: loadedItems(context, sandbox, "agents"), skills: loadedItems(context, sandbox, "skills"), commands: loadedItems(context, sandbox, "commands") }
+    const details = new Map(ledgerPlugins().map((plugin) => [plugin.id, detailsAlwaysOn(context, sandbox, plugin.id)]))
+    return { request, rows: ledger.rows, assumedModel: statedModel(ledger), listed, details }
   })
+
+/** `claude plugin details ID`'s "Always-on: ~N tok" (2.1.332, chars/4 offline), or null when it prints none. */
+const detailsAlwaysOn = (context: CheckContext, sandbox: Sandbox, id: string): number | null => {
+  const result = context.runHost(sandbox, "claude", ["plugin", "details", id])
+  const match = /Always-on:\s+~([\d,]+) tok/.exec(stripAnsi(result.stdout))
+  return result.status !== 0 || match === null ? null : Number(match[1]!.replace(/,/g, ""))
+}
 
 /** Sessions are slow: one model's measures are made once and shared by its checks. */
 const measured = new Map<ModelKey, ReturnType<typeof measureModel>>()
 
 const measureModel = (context: CheckContext, model: string, key: ModelKey) => {
-  const all = measureOnce(context, model, key)
+  const all = measureAll(context, model, key)
   const baselineChars = requestChars(all.request)
+  // The same session again: how far two identical HOMEs' first requests differ (run paths are one length).
+  const repeatNoise = projected(Math.abs(baselineChars - requestChars(withSandbox(context, (sandbox) => firstRequestOn(context, sandbox, model, `${key}-repeat`)))))
+  process.stderr.write(`conformance: ledger ${key} (${model} sent as ${all.request.model}): first request ${projected(baselineChars)} (chars/4) with every plugin on; the same session again differs by ${repeatNoise}\n`)
   const rows = ledgerPlugins().map((plugin): LedgerMeasure => {
-    const without = measureOnce(context, model, key, plugin.id)
-    const delta = projected(baselineChars - requestChars(without.request))
+    const without = withSandbox(context, (sandbox) => firstRequestOn(context, sandbox, model, `${key}-without-${plugin.name}`, plugin.id))
+    const delta = projected(baselineChars - requestChars(without))
     const toolMap = all.rows.filter((row) => row.plugin === plugin.id).reduce((sum, row) => sum + (row.alwaysOnTokens ?? 0), 0)
     const ratio = delta === 0 ? null : toolMap / delta
     const judged = delta >= LEDGER_MIN_TOKENS
     const agrees = !judged || Math.abs(toolMap - delta) <= LEDGER_SESSION_TOLERANCE * delta
-    process.stderr.write(`conformance: ledger ${key} (${model}): ${plugin.id}: measured ${delta}, tool-map ${toolMap}${ratio === null ? "" : ` (×${ratio.toFixed(2)})`}\n`)
-    return { plugin: plugin.id, measured: delta, toolMap, ratio, judged, agrees }
+    process.stderr.write(
+      `conformance: ledger ${key} (${model}): ${plugin.id}: measured ${delta}, tool-map ${toolMap}${ratio === null ? "" : ` (×${ratio.toFixed(2)})`}, plugin details ${all.details.get(plugin.id) ?? "-"}\n`
+    )
+    return { plugin: plugin.id, measured: delta, toolMap, details: all.details.get(plugin.id) ?? null, ratio, judged, agrees }
   })
-  const table: LedgerTable = { model, sentModel: all.request.model, baselineChars, rows }
+  const table: LedgerTable = { model, sentModel: all.request.model, baselineChars, repeatNoise, assumedModel: all.assumedModel ?? null, rows }
   const out = process.env["TOOL_MAP_LEDGER_OUT"]
   if (out !== undefined && out !== "") {
     const previous: Record<string, unknown> = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, "utf8")) as Record<string, unknown>) : {}
@@ -280,16 +318,26 @@ export const hostListing = (request: ModelRequest): { readonly agents: ReadonlyA
   return { agents: [...agents].sort(), skills: [...skills].sort() }
 }
 
-const pct = (ratio: number | null) => (ratio === null ? "-" : `×${ratio.toFixed(2)}`)
+const times = (ratio: number | null) => (ratio === null ? "-" : `×${ratio.toFixed(2)}`)
 
+/**
+ * The table as one side's answer, a line per plugin. A row the verdict does not separate (agrees,
+ * or under {@link LEDGER_MIN_TOKENS}) reads the same on both sides and shows both figures; a
+ * disagreeing row shows tool-map's figure (and its ratio to the measured one) against the measured.
+ */
 const describeTable = (table: LedgerTable, side: "toolMap" | "host"): string =>
-  table.rows
-    .map((row) =>
-      side === "host"
-        ? `${row.plugin}: ${row.measured}${row.judged ? "" : " (under 50: not judged)"}`
-        : `${row.plugin}: ${row.agrees ? row.measured : `${row.toolMap} (${pct(row.ratio)})`}${row.judged ? "" : " (under 50: not judged)"}`
-    )
-    .join("\n")
+  [
+    ...table.rows.map((row) =>
+      !row.judged
+        ? `${row.plugin}: measured ${row.measured}, tool-map ${row.toolMap} (under ${LEDGER_MIN_TOKENS}: not judged)`
+        : row.agrees
+        ? `${row.plugin}: measured ${row.measured}, tool-map ${row.toolMap} (${times(row.ratio)}, within ${LEDGER_SESSION_TOLERANCE * 100}%)`
+        : side === "host"
+        ? `${row.plugin}: ${row.measured}`
+        : `${row.plugin}: ${row.toolMap} (${times(row.ratio)} of the measured)`
+    ),
+    `(the all-on session run again differed by ${table.repeatNoise})`
+  ].join("\n")
 
 const deltaCheck = (key: ModelKey, model: string): Check => ({
   id: `claude-ledger-delta-${key}`,
@@ -297,7 +345,10 @@ const deltaCheck = (key: ModelKey, model: string): Check => ({
   title: `model ${model}: each real plugin's first-request cost (chars/4 with it on minus off) = tool-map query context's always-on sum for the plugin, within 10% (plugins of at least 50 tokens)`,
   run: (context) => {
     const { table } = measure(context, model, key)
-    return { toolMap: `(${table.sentModel})\n${describeTable(table, "toolMap")}`, host: `(${table.sentModel})\n${describeTable(table, "host")}` }
+    return {
+      toolMap: `model: ${table.assumedModel ?? "(tool-map states none)"}\n${describeTable(table, "toolMap")}`,
+      host: `model: ${table.sentModel}\n${describeTable(table, "host")}`
+    }
   }
 })
 
@@ -313,7 +364,7 @@ const listingCheck = (key: ModelKey, model: string): Check => ({
   run: (context) => {
     const { all } = measure(context, model, key)
     const host = hostListing(all.request)
-    const listed = all.listed!
+    const listed = all.listed
     return {
       toolMap: `agents: ${list(listed.agents.map(hostName))}\nskills: ${list([...listed.skills, ...listed.commands].map(hostName))}`,
       host: `agents: ${list(host.agents)}\nskills: ${list(host.skills)}`
