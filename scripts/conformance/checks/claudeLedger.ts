@@ -169,13 +169,14 @@ interface LedgerJson {
 }
 
 /**
- * The model Claude Code's figures assume, as tool-map states it: a string field of the host's
- * totals whose key names a model (`model`, `assumedModel`, …); undefined while it states none.
+ * The model Claude Code's figures assume, as tool-map states it: the host's totals' `model`, a
+ * model id or `{ model: ID, … }` (contextWindow, skillListingBudget, where it was read); undefined
+ * while it states none.
  */
 const statedModel = (ledger: LedgerJson): string | undefined => {
-  const totals = ledger.totals.find((entry) => entry["host"] === "claude-code") ?? {}
-  const key = Object.keys(totals).find((name) => /model/i.test(name) && typeof totals[name] === "string")
-  return key === undefined ? undefined : (totals[key] as string)
+  const stated = ledger.totals.find((entry) => entry["host"] === "claude-code")?.["model"]
+  if (typeof stated === "string") return stated
+  return isRecord(stated) && typeof stated["model"] === "string" ? stated["model"] : undefined
 }
 
 interface ToolMapItem {
