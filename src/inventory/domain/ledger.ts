@@ -249,6 +249,27 @@ export const claudeBodyDescription = (body: string, fallback: string): string =>
 export const claudeSkillName = (name: string, pluginName: string | null): string =>
   pluginName === null ? name : `${pluginName}:${name.replace(/[^a-zA-Z0-9_-]/g, "-")}`
 
+/**
+ * Whether Claude Code 2.1.332 puts a skill or command in the session's listing (`rve` of its
+ * bundle): not with `disable-model-invocation` (`LDr`/`De`: true, or 1, "true", "yes", "on"); a plugin's skill or
+ * command (`source: "plugin"`, `loadedFrom` "plugin" or unset) only with a `description` of its
+ * own in the frontmatter (`hasUserSpecifiedDescription`: `GIe(description) !== null`) or a
+ * `when_to_use`; the user's and project's skills and commands (`loadedFrom` "skills",
+ * "commands_DEPRECATED") always. A plugin command without frontmatter is therefore not listed.
+ */
+export const claudeModelInvocable = (input: {
+  readonly description: unknown
+  readonly whenToUse: unknown
+  readonly fromPlugin?: boolean
+  readonly disableModelInvocation?: unknown
+}): boolean => {
+  const flag = input.disableModelInvocation
+  const disabled = flag === true || ((typeof flag === "string" || typeof flag === "number") && ["1", "true", "yes", "on"].includes(String(flag).trim().toLowerCase()))
+  if (disabled) return false
+  if (input.fromPlugin !== true) return true
+  return claudeDescriptionField(input.description) !== null || (input.whenToUse !== undefined && input.whenToUse !== null && String(input.whenToUse) !== "")
+}
+
 /** What a Claude Code skill, command or agent file costs, by the host's rules (see the module comment). */
 export const claudeCodeCost = (input: {
   readonly kind: "skill" | "command" | "agent"
@@ -257,12 +278,17 @@ export const claudeCodeCost = (input: {
   readonly description: unknown
   readonly whenToUse: unknown
   readonly body: string
+  /** True for a plugin's skill, command or agent. */
+  readonly fromPlugin?: boolean
+  /** The `disable-model-invocation` field as written. */
+  readonly disableModelInvocation?: unknown
 }): CostDraft => {
   const description = claudeDescriptionField(input.description) ?? claudeBodyDescription(input.body, "Skill")
   const whenToUse = input.whenToUse === undefined || input.whenToUse === null ? "" : String(input.whenToUse)
   const alwaysOn = [input.name, description, whenToUse].filter((part) => part !== "").join(" ")
   const onInvokeTokens = claudeProjection(input.body.trim())
   if (input.kind === "agent") return { alwaysOn, onInvokeTokens }
+  if (!claudeModelInvocable(input)) return { alwaysOn: "", onInvokeTokens }
   const listed = whenToUse === "" ? description : `${description} - ${whenToUse}`
   const shown = listed.length > CLAUDE_SKILL_LISTING_MAX_DESCRIPTION ? `${listed.slice(0, CLAUDE_SKILL_LISTING_MAX_DESCRIPTION - 1)}…` : listed
   const nameOnlyText = `- ${input.name}`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { claudeListingModel, describeListingModel } from "../../../src/inventory/domain/ledger.js"
+import { claudeListingModel, claudeModelInvocable, describeListingModel } from "../../../src/inventory/domain/ledger.js"
 
 /**
  * Claude Code 2.1.332's model and skill-listing budget (issue 28, point 1), read in its bundle:
@@ -66,5 +66,20 @@ describe("claudeListingModel (Claude Code 2.1.332)", () => {
       "claude-sonnet-4-6 (200,000-token context, \"sonnet\" in ANTHROPIC_MODEL): skill listing within 900 characters (SLASH_COMMAND_TOOL_CHAR_BUDGET)",
       "claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters"
     ])
+  })
+})
+
+/** Claude Code 2.1.332's `rve` (issue 28, point 5): which skills and commands the session lists. */
+describe("claudeModelInvocable (Claude Code 2.1.332)", () => {
+  it("a plugin's item needs a description of its own or a when_to_use; disable-model-invocation takes any item out", () => {
+    expect([
+      claudeModelInvocable({ description: undefined, whenToUse: undefined, fromPlugin: true }),
+      claudeModelInvocable({ description: "  ", whenToUse: undefined, fromPlugin: true }),
+      claudeModelInvocable({ description: 3, whenToUse: undefined, fromPlugin: true }),
+      claudeModelInvocable({ description: undefined, whenToUse: "after a change", fromPlugin: true }),
+      claudeModelInvocable({ description: undefined, whenToUse: undefined, fromPlugin: false }),
+      claudeModelInvocable({ description: "x", whenToUse: undefined, fromPlugin: false, disableModelInvocation: "yes" }),
+      claudeModelInvocable({ description: "x", whenToUse: undefined, fromPlugin: true, disableModelInvocation: false })
+    ]).toEqual([false, false, true, true, true, false, true])
   })
 })

@@ -77,6 +77,38 @@ describe("the always-on ledger (issue 14)", () => {
       ])
     }))
 
+  it.effect("a plugin's command or skill without a description of its own is not in Claude Code's listing (issue 28, point 5)", () =>
+    Effect.gen(function* () {
+      const plugin = "home/u/.claude/plugins/cache/mkt/kit/1.0.0"
+      const { inventory } = yield* scanTree({
+        "home/u/.claude/settings.json": JSON.stringify({ enabledPlugins: { "kit@mkt": true } }),
+        "home/u/.claude/plugins/installed_plugins.json": JSON.stringify({
+          version: 2,
+          plugins: { "kit@mkt": [{ scope: "user", installPath: `/${plugin}`, version: "1.0.0" }] }
+        }),
+        [`${plugin}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "kit" }),
+        [`${plugin}/commands/bare.md`]: "Scaffold a new Python project with uv.\n",
+        [`${plugin}/commands/described.md`]: markdown({ description: "Ship it" }, "Push.\n"),
+        [`${plugin}/commands/when.md`]: markdown({ "argument-hint": "[x]", when_to_use: "after a change" }, "# Checks the change\n"),
+        [`${plugin}/commands/hidden.md`]: markdown({ description: "Never by the model", "disable-model-invocation": true }, "Only typed.\n"),
+        [`${plugin}/skills/nodesc/SKILL.md`]: markdown({ name: "nodesc" }, "# A skill without a description\n"),
+        "home/u/.claude/commands/mine.md": "Run the user's own checks.\n"
+      })
+      const rows = rowsOf(contextLedger(inventory, { by: "item", host: "claude-code" }))
+      expect(rows.map((row) => [row.kind, row.name, row.alwaysOnTokens, row.onInvokeTokens])).toEqual([
+        // `kit:when Checks the change after a change`
+        ["command", "when", 10, 5],
+        // `mine Run the user's own checks.` (a user's command is listed, its body's first line as description)
+        ["command", "mine", 8, 7],
+        // `kit:described Ship it`
+        ["command", "described", 5, 1],
+        ["command", "bare", 0, 10],
+        ["command", "hidden", 0, 3],
+        ["plugin", "kit", 0, 0],
+        ["skill", "nodesc", 0, 8]
+      ])
+    }))
+
   it.effect("Gemini CLI: its own prompt entries (<skill> with its location and activate_skill's enum, <subagent>); commands cost nothing until used", () =>
     Effect.gen(function* () {
       const { inventory } = yield* scanTree({
@@ -134,12 +166,14 @@ const TOTALS = [
 const BY_SOURCE = [{ host: "claude-code", group: "user", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 }]
 /**
  * `claude plugin details` (2.1.332) on the same files projects pr-review-toolkit ~316, kit ~94 and
- * local-kit ~13 tokens; kit's 117 include three agents the session loads and the projection does
- * not count (k-upper.MD, sub/k-nested.md, .hidden/k-hidden.md: 20 tokens).
+ * local-kit ~13 tokens; kit's 108 include three agents the session loads and the projection does
+ * not count (k-upper.MD, sub/k-nested.md, .hidden/k-hidden.md: 20 tokens), and leave out the
+ * command k-cmd-broken.md (9 tokens): its frontmatter does not parse, so it has no description of
+ * its own and the session does not list it (issue 28, point 5; `rve` of the 2.1.332 bundle).
  */
 const FIXTURE_BY_PLUGIN = [
   { host: "claude-code", group: "pr-review-toolkit@claude-code-plugins", items: 8, alwaysOnTokens: 317, onInvokeTokens: 51, unknown: 0 },
-  { host: "claude-code", group: "kit@mkt", items: 25, alwaysOnTokens: 117, onInvokeTokens: 104, unknown: 0 },
   { host: "claude-code", group: "(no plugin)", items: 21, alwaysOnTokens: 111, onInvokeTokens: 83, unknown: 0 },
+  { host: "claude-code", group: "kit@mkt", items: 25, alwaysOnTokens: 108, onInvokeTokens: 104, unknown: 0 },
   { host: "claude-code", group: "local-kit@dev", items: 2, alwaysOnTokens: 13, onInvokeTokens: 4, unknown: 0 }
 ]

@@ -75,7 +75,9 @@ const fileCost = (
         name: kind === "agent" ? baseName(c.path, input.path) : claudeSkillName(input.name, input.plugin === null ? null : pluginNameOf(input.plugin)),
         description: input.fields["description"],
         whenToUse: input.fields["when_to_use"],
-        body: input.body
+        body: input.body,
+        fromPlugin: input.plugin !== null,
+        disableModelInvocation: input.fields["disable-model-invocation"]
       })
     : listedCost(c.host, kind, input.name, input.description, input.body, input.path)
 
