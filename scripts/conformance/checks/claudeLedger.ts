@@ -15,6 +15,7 @@
  * The measured table goes to stderr (and, with TOOL_MAP_LEDGER_OUT=FILE, as JSON to FILE) for
  * bench/results; the first requests are kept under TOOL_MAP_LEDGER_DUMP=DIR when set.
  */
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { neutralize } from "../../../src/inventory/domain/untrusted.js"
@@ -23,6 +24,7 @@ import { COUNT_TOKENS_MODEL } from "../model/protocol-anthropic.js"
 import type { ModelRequest } from "../model/script.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
 import type { Sandbox } from "../sandbox.js"
+import { cacheRoot } from "../install.js"
 
 /** The fixture: one folder per marketplace, its plugins under `plugins/NAME`, and pins.json. */
 export const LEDGER_FIXTURE = path.join(import.meta.dirname, "..", "fixtures", "ledger-plugins")
@@ -36,11 +38,15 @@ export const LEDGER_MIN_TOKENS = 50
 interface PinnedPlugin {
   readonly name: string
   readonly version: string
+  /** Its directory in the repository. */
+  readonly from: string
 }
 interface PinnedMarketplace {
   readonly marketplace: string
   readonly repo: string
   readonly commit: string
+  /** False: the repository's license does not let us copy it (see `marketplaceDir`). */
+  readonly redistributable?: boolean
   readonly plugins: ReadonlyArray<PinnedPlugin>
 }
 
@@ -51,18 +57,46 @@ export interface LedgerPlugin {
   readonly marketplace: string
   readonly repo: string
   readonly version: string
+  /** The marketplace's files: `plugins/<name>` holds the plugin. */
+  readonly dir: string
+}
+
+/**
+ * Where a marketplace's plugin files are: in the repository's fixture, or, for a repository whose
+ * license does not let us copy it ("redistributable": false), in the conformance cache,
+ * extracted there once at the pinned commit from a local git mirror of the repository
+ * (`$TOOL_MAP_LEDGER_MIRRORS/<owner>+<name>/repo`, default /work/.mirror). Throws, naming what is
+ * missing, when neither is at hand: the check is then reported as not made.
+ */
+const marketplaceDir = (market: PinnedMarketplace): string => {
+  if (market.redistributable !== false) return path.join(LEDGER_FIXTURE, market.marketplace)
+  const dir = path.join(cacheRoot(), "ledger-plugins", `${market.marketplace}@${market.commit.slice(0, 12)}`)
+  if (fs.existsSync(path.join(dir, ".extracted"))) return dir
+  const mirror = path.join(process.env["TOOL_MAP_LEDGER_MIRRORS"] || "/work/.mirror", market.repo.replace("/", "+"), "repo")
+  if (!fs.existsSync(mirror)) throw new Error(`the plugins of ${market.repo} are not redistributed with tool-map: give a git mirror of it at ${mirror} (TOOL_MAP_LEDGER_MIRRORS)`)
+  fs.rmSync(dir, { recursive: true, force: true })
+  fs.mkdirSync(dir, { recursive: true })
+  const archive = spawnSync("git", ["--git-dir", mirror, "archive", "--format=tar", market.commit, ...market.plugins.map((plugin) => plugin.from)], { maxBuffer: 256 * 1024 * 1024 })
+  if (archive.status !== 0) throw new Error(`git archive of ${market.repo}@${market.commit} failed: ${archive.stderr.toString().trim()}`)
+  const untar = spawnSync("tar", ["-x", "-C", dir], { input: archive.stdout })
+  if (untar.status !== 0) throw new Error(`extracting ${market.repo}@${market.commit} failed: ${untar.stderr.toString().trim()}`)
+  fs.writeFileSync(path.join(dir, ".extracted"), `${market.commit}\n`)
+  return dir
 }
 
 export const ledgerPlugins = (): ReadonlyArray<LedgerPlugin> =>
   (JSON.parse(fs.readFileSync(path.join(LEDGER_FIXTURE, "pins.json"), "utf8")) as { readonly marketplaces: ReadonlyArray<PinnedMarketplace> }).marketplaces.flatMap(
-    (market) =>
-      market.plugins.map((plugin) => ({
+    (market) => {
+      const dir = marketplaceDir(market)
+      return market.plugins.map((plugin) => ({
         id: `${plugin.name}@${market.marketplace}`,
         name: plugin.name,
         marketplace: market.marketplace,
         repo: market.repo,
-        version: plugin.version
+        version: plugin.version,
+        dir
       }))
+    }
   )
 
 const STAMP = "2026-01-01T00:00:00.000Z"
@@ -80,7 +114,7 @@ export const layOutPlugins = (sandbox: Sandbox, options: { readonly model: strin
     const ofMarket = plugins.filter((plugin) => plugin.marketplace === marketplace)
     const clone = path.join(sandbox.home, ".claude", "plugins", "marketplaces", marketplace)
     for (const plugin of ofMarket) {
-      const source = path.join(LEDGER_FIXTURE, marketplace, "plugins", plugin.name)
+      const source = path.join(plugin.dir, "plugins", plugin.name)
       const cache = path.join(sandbox.home, ".claude", "plugins", "cache", marketplace, plugin.name, plugin.version)
       fs.cpSync(source, cache, { recursive: true })
       fs.cpSync(source, path.join(clone, "plugins", plugin.name), { recursive: true })
