@@ -32,15 +32,25 @@ describe("the README's first lines", () => {
     expect(pkg.scripts.test).toBe("npm run typecheck && npm run lint:imports && npm run build && vitest run --project parallel && vitest run --project timed")
   })
 
-  it("name the Node.js that package.json's engines ask for, and jq, which the tests run", () => {
+  it("name the Node.js that package.json's engines ask for, and the one list of the commands the tests run", () => {
     expect(pkg.engines.node).toBe(">=20.19")
     expect(readme).toContain("Prerequisites: Node.js 20.19 or newer with npm")
-    expect(readme).toContain("The test suite also needs `jq`")
-    const runJq = testFiles()
-      .filter((file) => file !== path.join("test", "packaging", "readme.test.ts"))
-      .filter((file) => /(?:runProcess|spawnSync|execFileSync)\("jq"/.test(fs.readFileSync(path.join(ROOT, file), "utf8")))
-    expect(runJq.length).toBeGreaterThan(0)
-    expect(fs.readFileSync(path.join(ROOT, ".ci", "run"), "utf8")).toContain("apt-get install -y -qq jq")
-    expect(spawnSync("jq", ["--version"], { encoding: "utf8" }).status).toBe(0)
+    expect(readme).toContain("[`test/prerequisites.txt`](test/prerequisites.txt)")
+    const listed = new Map(
+      fs.readFileSync(path.join(ROOT, "test", "prerequisites.txt"), "utf8").split("\n")
+        .filter((line) => line.trim() !== "" && !line.startsWith("#"))
+        .map((line) => line.trim().split(/\s+/) as [string, string])
+    )
+    // Every command a test starts by name is in the list (node itself is process.execPath).
+    const spawned = new Set(testFiles().flatMap((file) =>
+      [...fs.readFileSync(path.join(ROOT, file), "utf8").matchAll(/(?:runProcess|spawnSync|execFileSync|execFile|spawn)\("([a-z][a-z0-9-]*)"/g)].map((match) => match[1]!)
+    ))
+    spawned.delete("npm")
+    expect([...spawned].filter((command) => !listed.has(command))).toEqual([])
+    expect(spawned.has("jq") && spawned.has("zsh") && spawned.has("fish") && spawned.has("tmux")).toBe(true)
+    // .ci/run installs from the same list, and this machine has every command of it.
+    expect(fs.readFileSync(path.join(ROOT, ".ci", "run"), "utf8")).toContain("test/prerequisites.txt")
+    const missing = [...listed.keys()].filter((command) => spawnSync("sh", ["-c", `command -v ${command}`]).status !== 0)
+    expect(missing).toEqual([])
   })
 })
