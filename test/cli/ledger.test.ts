@@ -78,15 +78,15 @@ describe("query context: the always-on ledger (issue 14)", () => {
         "---------  ---------  -----------  ------------  -----  ------  ---------",
         "~20 tok    ~15 tok    claude-code  skill         user           review",
         "~18 tok    ~0 tok     claude-code  instructions  user           CLAUDE.md",
-        "~12 tok    ~7 tok     claude-code  agent         user           planner",
+        "~18 tok    ~7 tok     claude-code  agent         user           planner",
         "~5 tok     ~6 tok     claude-code  command       user           ship",
         "unknown    unknown    claude-code  mcpServer     user           notion",
         "",
-        "Claude Code: ~55 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers whose tools the gateway has not listed yet (tool-map mcp --gateway keeps a snapshot of them), or items of a bundle older than the ledger)",
+        "Claude Code: ~61 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers whose tools the gateway has not listed yet (tool-map mcp --gateway keeps a snapshot of them), or items of a bundle older than the ledger)",
         "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters."
       ])
       const byHost = yield* run(root, "query", "context", "--by", "host", "--json")
-      expect(JSON.parse(byHost.stdout).rows).toEqual([{ host: "claude-code", group: "claude-code", items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }])
+      expect(JSON.parse(byHost.stdout).rows).toEqual([{ host: "claude-code", group: "claude-code", items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }])
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
@@ -362,9 +362,10 @@ const ledgerByItem = (root: string) => ({
   rows: [
     row(root, "skill", "review", ".claude/skills/review/SKILL.md", 20, 15),
     row(root, "instructions", "CLAUDE.md", ".claude/CLAUDE.md", 18, 0),
-    row(root, "agent", "planner", ".claude/agents/planner.md", 12, 7),
+    // `- planner: Plans a change before any code is written (Tools: Read, Grep)` (issue 28, point 3)
+    row(root, "agent", "planner", ".claude/agents/planner.md", 18, 7),
     row(root, "command", "ship", ".claude/commands/ship.md", 5, 6),
     row(root, "mcpServer", "notion", ".claude.json", null, null, "#notion")
   ],
-  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters", model: MODEL, items: 5, alwaysOnTokens: 55, onInvokeTokens: 28, unknown: 1 }]
+  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters", model: MODEL, items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }]
 })

@@ -16,6 +16,8 @@ import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
  *   name. The description is the `description` field (a number or boolean as its text), else the
  *   body's first non-empty line without its heading marks, cut to 100 characters (97 and "...").
  *   Offline (no count_tokens) it projects `round(chars / 4)` per component and per plugin.
+ * - A session lists each agent as `- <agentType>: <whenToUse> (Tools: <tools>)` (`claudeAgentLine`):
+ *   the ledger counts that line, not the `plugin details` text.
  * - A session lists the model-invocable skills (commands included) as `- <name>: <description>`
  *   (the description, then ` - <when_to_use>` when set, cut to 1,536 characters with "…"), one a
  *   line, within a budget that depends on the session's model (`claudeListingModel`:
@@ -270,6 +272,69 @@ export const claudeModelInvocable = (input: {
   return claudeDescriptionField(input.description) !== null || (input.whenToUse !== undefined && input.whenToUse !== null && String(input.whenToUse) !== "")
 }
 
+/**
+ * A `tools`/`disallowedTools` field as Claude Code 2.1.332 reads it (`bgn`/`yvt`): null when
+ * absent, every tool (`*`) as "all", else the names: a string or the strings of a list, each
+ * split at the commas outside parentheses (tool-map's reading of the bundle's `Qf`, whose body
+ * was not traced), trimmed, empty ones dropped.
+ */
+const claudeToolList = (value: unknown): ReadonlyArray<string> | "all" | null => {
+  if (value === undefined || value === null) return null
+  if (value === "" || value === false || value === 0) return []
+  const strings = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : []
+  const names = strings.flatMap((text) => {
+    const parts: Array<string> = []
+    let depth = 0
+    let current = ""
+    for (const char of text) {
+      if (char === "(") depth += 1
+      if (char === ")") depth = Math.max(0, depth - 1)
+      if (char === "," && depth === 0) {
+        parts.push(current)
+        current = ""
+      } else current += char
+    }
+    parts.push(current)
+    return parts.map((part) => part.trim()).filter((part) => part !== "")
+  })
+  return names.includes("*") ? "all" : names
+}
+
+/**
+ * The line Claude Code 2.1.332 lists an agent by in every session (`Y_s` of its bundle):
+ * `- <agentType>: <whenToUse> (Tools: <tools>)`, the tools as `wKi` writes them: the `tools` less
+ * the `disallowedTools` joined with ", " ("None" when nothing is left), `All tools except <…>`
+ * with only `disallowedTools`, `All tools` without either (or with `*`). A user's or project's
+ * agent's whenToUse is its `description` with each `\n` written as a line break (`aUn`); a
+ * plugin's is its `description`, else `when_to_use`, else `when-to-use`, else
+ * `Agent from <plugin> plugin` (the plugin agent loader), its agentType `<plugin>:<name>`.
+ */
+export const claudeAgentLine = (input: {
+  readonly listedName: string
+  readonly pluginName: string | null
+  readonly description: unknown
+  readonly whenToUse: unknown
+  readonly whenToUseDash?: unknown
+  readonly tools: unknown
+  readonly disallowedTools: unknown
+}): string => {
+  const whenToUse = input.pluginName === null
+    ? (typeof input.description === "string" ? input.description : String(input.description ?? "")).replaceAll("\\n", "\n")
+    : claudeDescriptionField(input.description) ?? claudeDescriptionField(input.whenToUse) ?? claudeDescriptionField(input.whenToUseDash) ?? `Agent from ${input.pluginName} plugin`
+  const tools = claudeToolList(input.tools)
+  const disallowed = claudeToolList(input.disallowedTools)
+  const allowed = tools === "all" ? null : tools
+  const denied = disallowed === "all" || disallowed === null ? [] : disallowed
+  const text = allowed !== null && allowed.length > 0 && denied.length > 0
+    ? (allowed.filter((tool) => !denied.includes(tool)).join(", ") || "None")
+    : allowed !== null && allowed.length > 0
+    ? allowed.join(", ")
+    : denied.length > 0
+    ? `All tools except ${denied.join(", ")}`
+    : "All tools"
+  return `- ${input.listedName}: ${whenToUse} (Tools: ${text})`
+}
+
 /** What a Claude Code skill, command or agent file costs, by the host's rules (see the module comment). */
 export const claudeCodeCost = (input: {
   readonly kind: "skill" | "command" | "agent"
@@ -282,12 +347,14 @@ export const claudeCodeCost = (input: {
   readonly fromPlugin?: boolean
   /** The `disable-model-invocation` field as written. */
   readonly disableModelInvocation?: unknown
+  /** An agent: the name the session lists it by (a plugin's `<plugin>:<name>`), its plugin's name, and its `tools` and `disallowedTools` fields as written. */
+  readonly agent?: { readonly listedName: string; readonly pluginName: string | null; readonly tools: unknown; readonly disallowedTools: unknown; readonly whenToUseDash?: unknown }
 }): CostDraft => {
   const description = claudeDescriptionField(input.description) ?? claudeBodyDescription(input.body, "Skill")
   const whenToUse = input.whenToUse === undefined || input.whenToUse === null ? "" : String(input.whenToUse)
   const alwaysOn = [input.name, description, whenToUse].filter((part) => part !== "").join(" ")
   const onInvokeTokens = claudeProjection(input.body.trim())
-  if (input.kind === "agent") return { alwaysOn, onInvokeTokens }
+  if (input.kind === "agent") return { alwaysOn: input.agent === undefined ? alwaysOn : claudeAgentLine({ ...input.agent, description: input.description, whenToUse: input.whenToUse }), onInvokeTokens }
   if (!claudeModelInvocable(input)) return { alwaysOn: "", onInvokeTokens }
   const listed = whenToUse === "" ? description : `${description} - ${whenToUse}`
   const shown = listed.length > CLAUDE_SKILL_LISTING_MAX_DESCRIPTION ? `${listed.slice(0, CLAUDE_SKILL_LISTING_MAX_DESCRIPTION - 1)}…` : listed

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { claudeListingModel, claudeModelInvocable, describeListingModel } from "../../../src/inventory/domain/ledger.js"
+import { claudeAgentLine, claudeListingModel, claudeModelInvocable, describeListingModel } from "../../../src/inventory/domain/ledger.js"
 
 /**
  * Claude Code 2.1.332's model and skill-listing budget (issue 28, point 1), read in its bundle:
@@ -81,5 +81,43 @@ describe("claudeModelInvocable (Claude Code 2.1.332)", () => {
       claudeModelInvocable({ description: "x", whenToUse: undefined, fromPlugin: false, disableModelInvocation: "yes" }),
       claudeModelInvocable({ description: "x", whenToUse: undefined, fromPlugin: true, disableModelInvocation: false })
     ]).toEqual([false, false, true, true, true, false, true])
+  })
+})
+
+/** Claude Code 2.1.332's agent line (`Y_s`, tools written by `wKi`; issue 28, point 3). */
+describe("claudeAgentLine (Claude Code 2.1.332)", () => {
+  const line = (fields: { description?: unknown; whenToUse?: unknown; tools?: unknown; disallowedTools?: unknown }, plugin: string | null = null) =>
+    claudeAgentLine({
+      listedName: plugin === null ? "rev" : `${plugin}:rev`,
+      pluginName: plugin,
+      description: fields.description,
+      whenToUse: fields.whenToUse,
+      tools: fields.tools,
+      disallowedTools: fields.disallowedTools
+    })
+  it("ends each line with (Tools: …)", () => {
+    expect([
+      line({ description: "Reviews code" }),
+      line({ description: "Reviews code", tools: "Read, Grep, Bash(git add, git commit)" }),
+      line({ description: "Reviews code", tools: ["Read", "Edit"], disallowedTools: "Edit" }),
+      line({ description: "Reviews code", tools: ["Edit"], disallowedTools: ["Edit"] }),
+      line({ description: "Reviews code", disallowedTools: "Write, Edit" }),
+      line({ description: "Reviews code", tools: "*" }),
+      line({ description: "Examples:\\n\\n<example>" }),
+      line({ description: "Reviews code" }, "toolkit"),
+      line({ whenToUse: "after a change" }, "toolkit"),
+      line({}, "toolkit")
+    ]).toEqual([
+      "- rev: Reviews code (Tools: All tools)",
+      "- rev: Reviews code (Tools: Read, Grep, Bash(git add, git commit))",
+      "- rev: Reviews code (Tools: Read)",
+      "- rev: Reviews code (Tools: None)",
+      "- rev: Reviews code (Tools: All tools except Write, Edit)",
+      "- rev: Reviews code (Tools: All tools)",
+      "- rev: Examples:\n\n<example> (Tools: All tools)",
+      "- toolkit:rev: Reviews code (Tools: All tools)",
+      "- toolkit:rev: after a change (Tools: All tools)",
+      "- toolkit:rev: Agent from toolkit plugin (Tools: All tools)"
+    ])
   })
 })

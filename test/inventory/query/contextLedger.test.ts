@@ -139,15 +139,16 @@ describe("the always-on ledger (issue 14)", () => {
 
 /**
  * a, b and c cost `<name> <80 x>`, 82 characters, 21 tokens; over the budget of 200 characters c
- * keeps only its name line `- c` (1 token). rev: `rev Reviews code after a change`; ship:
+ * keeps only its name line `- c` (1 token). rev: `- rev: Reviews code (Tools: All tools)` (the session's
+ * agent line, issue 28 point 3: an agent's when_to_use is not in it); ship:
  * `ship Ship it`; CLAUDE.md its whole text. Codex: o200k. nodesc has an empty description:
  * Claude Code does not load it. MCP servers: unknown.
  */
 const ITEMS = [
   ["claude-code", "skill", "a", 21, 3],
   ["claude-code", "skill", "b", 21, 3],
+  ["claude-code", "agent", "rev", 10, 10],
   ["claude-code", "instructions", "CLAUDE.md", 8, 0],
-  ["claude-code", "agent", "rev", 8, 10],
   ["codex", "instructions", "AGENTS.md", 6, 0],
   ["codex", "skill", "lint", 5, 4],
   ["claude-code", "command", "ship", 3, 9],
@@ -160,20 +161,23 @@ const TOTALS = [
     host: "claude-code",
     estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 200 characters (SLASH_COMMAND_TOOL_CHAR_BUDGET)",
     model: { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 200 },
-    items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 },
+    items: 7, alwaysOnTokens: 64, onInvokeTokens: 28, unknown: 1 },
   { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
 ]
-const BY_SOURCE = [{ host: "claude-code", group: "user", items: 7, alwaysOnTokens: 62, onInvokeTokens: 28, unknown: 1 }]
+const BY_SOURCE = [{ host: "claude-code", group: "user", items: 7, alwaysOnTokens: 64, onInvokeTokens: 28, unknown: 1 }]
 /**
  * `claude plugin details` (2.1.332) on the same files projects pr-review-toolkit ~316, kit ~94 and
  * local-kit ~13 tokens; kit's 108 include three agents the session loads and the projection does
  * not count (k-upper.MD, sub/k-nested.md, .hidden/k-hidden.md: 20 tokens), and leave out the
  * command k-cmd-broken.md (9 tokens): its frontmatter does not parse, so it has no description of
  * its own and the session does not list it (issue 28, point 5; `rve` of the 2.1.332 bundle).
+ * Agents cost the session's line `- <plugin>:<name>: <description> (Tools: …)` (issue 28, point
+ * 3), not the `plugin details` text: pr-review-toolkit 381 (317 before), kit 248 (108), the user's
+ * and project's items 208 (111), local-kit 21 (13).
  */
 const FIXTURE_BY_PLUGIN = [
-  { host: "claude-code", group: "pr-review-toolkit@claude-code-plugins", items: 8, alwaysOnTokens: 317, onInvokeTokens: 51, unknown: 0 },
-  { host: "claude-code", group: "(no plugin)", items: 21, alwaysOnTokens: 111, onInvokeTokens: 83, unknown: 0 },
-  { host: "claude-code", group: "kit@mkt", items: 25, alwaysOnTokens: 108, onInvokeTokens: 104, unknown: 0 },
-  { host: "claude-code", group: "local-kit@dev", items: 2, alwaysOnTokens: 13, onInvokeTokens: 4, unknown: 0 }
+  { host: "claude-code", group: "pr-review-toolkit@claude-code-plugins", items: 8, alwaysOnTokens: 381, onInvokeTokens: 51, unknown: 0 },
+  { host: "claude-code", group: "kit@mkt", items: 25, alwaysOnTokens: 248, onInvokeTokens: 104, unknown: 0 },
+  { host: "claude-code", group: "(no plugin)", items: 21, alwaysOnTokens: 208, onInvokeTokens: 83, unknown: 0 },
+  { host: "claude-code", group: "local-kit@dev", items: 2, alwaysOnTokens: 21, onInvokeTokens: 4, unknown: 0 }
 ]

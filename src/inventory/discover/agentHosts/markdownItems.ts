@@ -77,7 +77,18 @@ const fileCost = (
         whenToUse: input.fields["when_to_use"],
         body: input.body,
         fromPlugin: input.plugin !== null,
-        disableModelInvocation: input.fields["disable-model-invocation"]
+        disableModelInvocation: input.fields["disable-model-invocation"],
+        ...(kind === "agent"
+          ? {
+              agent: {
+                listedName: input.plugin === null ? input.name : `${pluginNameOf(input.plugin)}:${input.name}`,
+                pluginName: input.plugin === null ? null : pluginNameOf(input.plugin),
+                tools: input.fields["tools"],
+                disallowedTools: input.fields["disallowedTools"],
+                whenToUseDash: input.fields["when-to-use"]
+              }
+            }
+          : {})
       })
     : listedCost(c.host, kind, input.name, input.description, input.body, input.path)
 
