@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import type { ScanSkipped } from "../inventory/bundle/ifStale.js"
 import { InventoryReader, whichFromIndex } from "../inventory/query/InventoryReader.js"
-import { describeOutcome, outcomeJson } from "../inventory/query/scanReport.js"
+import { describeOutcome, outcomeJson } from "../inventory/scanReport.js"
 import { ToolNotFound, type WhichAnswer, whichTool } from "../inventory/query/toolQueries.js"
 import type { ScanOutcome } from "../inventory/ScanProgram.js"
 import { printJson, printLines, printResult, printTable } from "./output.js"

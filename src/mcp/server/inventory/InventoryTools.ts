@@ -13,7 +13,7 @@ import {
   filterSkills
 } from "../../../inventory/query/agentQueries.js"
 import { InventoryReader } from "../../../inventory/query/InventoryReader.js"
-import { describeOutcome, outcomeJson } from "../../../inventory/query/scanReport.js"
+import { describeOutcome, outcomeJson } from "../../../inventory/scanReport.js"
 import { listTools, ToolNotFound, whichTool } from "../../../inventory/query/toolQueries.js"
 import { fitNames } from "../../../inventory/render/text.js"
 import { ScanProgram } from "../../../inventory/ScanProgram.js"

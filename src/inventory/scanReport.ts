@@ -1,4 +1,4 @@
-import type { ScanOutcome } from "../ScanProgram.js"
+import type { ScanOutcome } from "./ScanProgram.js"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
