@@ -2,9 +2,10 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Schema } from "effect"
 import * as NodePath from "node:path"
 import { AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
-import { hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
+import { hostConfigJson, hostConfigSnippet, type McpInvocation } from "../mcp/hostConfig.js"
 import type { McpGatewayOptions, McpServeOptions } from "../mcp/server/options.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { printJson } from "./output.js"
 import { ConflictingFlags } from "./scanCommand.js"
 import { UsageError } from "./usage.js"
 
@@ -51,6 +52,10 @@ const printConfig = Options.choice("print-config", AGENT_HOSTS).pipe(
   Options.optional
 )
 
+const json = Options.boolean("json").pipe(
+  Options.withDescription("With --print-config: print the entry as one JSON value (host, name, entry, where, snippet) instead of the snippet.")
+)
+
 /**
  * How a host starts this install: this Node (`execPath`) and the absolute path of the CLI, then
  * `mcp` and the gateway flags (a relative `--servers` file resolved against `cwd`).
@@ -73,7 +78,7 @@ export const mcpInvocation = (options: McpGatewayOptions, execPath: string, cwd:
  */
 export const mcpCommand = Command.make(
   "mcp",
-  { http, sessionIdle, maxSessions, gateway, host, servers, agent, printConfig },
+  { http, sessionIdle, maxSessions, gateway, host, servers, agent, printConfig, json },
   (flags) =>
     Effect.gen(function* () {
       const options: McpServeOptions = {
@@ -95,10 +100,14 @@ export const mcpCommand = Command.make(
         // A host starts the server it is configured with as its child, over stdio.
         return yield* new ConflictingFlags({ flags: ["--print-config", "--http"] })
       }
+      if (flags.json && Option.isNone(flags.printConfig)) {
+        return yield* new UsageError({ command: "tool-map mcp", problem: "--json applies to --print-config only (the server itself speaks JSON-RPC)", choices: [], suggestion: null })
+      }
       if (Option.isSome(flags.printConfig)) {
         const machine = yield* MachineEnvironment
         const invocation = mcpInvocation(options.gateway, machine.execPath, machine.cwd)
-        yield* Console.log(hostConfigSnippet(flags.printConfig.value, invocation, machine.os).trimEnd())
+        if (flags.json) yield* printJson(hostConfigJson(flags.printConfig.value, invocation, machine.os))
+        else yield* Console.log(hostConfigSnippet(flags.printConfig.value, invocation, machine.os).trimEnd())
         // An entry added by hand leaves the host's servers in its config: it would load each twice.
         if (options.gateway.gateway || Option.isSome(options.gateway.host)) {
           yield* Console.error(

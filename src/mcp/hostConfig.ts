@@ -75,3 +75,28 @@ export const hostConfigSnippet = (host: AgentHostName, invocation: McpInvocation
   return `${comment}\n${body}\n`
 }
 
+
+/** What `tool-map mcp --print-config HOST --json` prints: the same entry as data. */
+export interface HostConfigJson {
+  readonly host: AgentHostName
+  /** The name the entry is registered under. */
+  readonly name: string
+  /** The entry in the host's own dialect (what `tool-map gateway setup` writes too). */
+  readonly entry: Readonly<Record<string, unknown>>
+  /** Where the snippet goes, in words. */
+  readonly where: string
+  /** The snippet as `--print-config` prints it without `--json`, its first line the comment. */
+  readonly snippet: string
+}
+
+/** The `--print-config --json` value of `host` (see {@link HostConfigJson}). */
+export const hostConfigJson = (host: AgentHostName, invocation: McpInvocation, os: OsFamily): HostConfigJson => {
+  const [comment] = snippets[host](invocation, os)
+  return {
+    host,
+    name: MCP_SERVER_NAME,
+    entry: hostServerEntry(host, invocation),
+    where: comment.replace(/^(?:#|\/\/) /, ""),
+    snippet: hostConfigSnippet(host, invocation, os)
+  }
+}

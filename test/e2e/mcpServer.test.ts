@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import type { JsonSchemaType } from "@modelcontextprotocol/sdk/validation/types.js"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
@@ -302,6 +302,26 @@ describe("tool-map mcp's flags", () => {
         `args = [ "${BIN}", "mcp", "--host", "codex", "--agent", "me" ]\n`,
       // The snippet alone would leave the host loading each of its servers twice.
       stderr: "tool-map: with this entry codex still loads its own servers directly too; `tool-map gateway setup codex` moves them behind the gateway in one step.\n"
+    })
+  })
+
+  it("--print-config HOST --json prints the entry as one JSON value jq can read; --json alone is a usage error", () => {
+    const run = runCli(["mcp", "--print-config", "gemini", "--json"], env)
+    const entry = { command: process.execPath, args: [BIN, "mcp"] }
+    expect([run.status, run.stderr]).toEqual([0, ""])
+    expect(JSON.parse(run.stdout)).toEqual({
+      host: "gemini",
+      name: "tool-map",
+      entry,
+      where: "Gemini CLI: merge into ~/.gemini/settings.json (or .gemini/settings.json in a project)",
+      snippet: `// Gemini CLI: merge into ~/.gemini/settings.json (or .gemini/settings.json in a project)\n${JSON.stringify({ mcpServers: { "tool-map": entry } }, null, 2)}\n`
+    })
+    const jq = spawnSync("jq", ["-c", ".entry.args"], { input: run.stdout, encoding: "utf8" })
+    expect(jq.stdout).toBe(`${JSON.stringify([BIN, "mcp"])}\n`)
+    expect(runCli(["mcp", "--json"], env)).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: "tool-map: --json applies to --print-config only (the server itself speaks JSON-RPC). See `tool-map mcp --help`.\n"
     })
   })
 
