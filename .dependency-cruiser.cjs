@@ -93,11 +93,6 @@ const UPWARD_EXCEPTIONS = [
     reason: "the stores publish the catalog's events, a service above them: not moved yet (issue 28)."
   },
   {
-    from: "src/catalog/stores/RouterIndexStore.ts",
-    to: "src/catalog/services/slicedSteps.ts",
-    reason: "the event-loop slicing helper lives with the catalog services: not moved yet (issue 28)."
-  },
-  {
     from: "src/services/ToolSnapshots.ts",
     to: "src/catalog/stores/jsonFile.ts",
     reason: "the atomic file write lives with the catalog's JSON files: not moved yet (issue 28)."

@@ -38,7 +38,7 @@ import { CatalogRegistry } from "./CatalogRegistry.js"
 import { Embedder } from "./Embedder.js"
 import { noRouterIndexStore, RouterIndexStore, type RouterIndexUnreadable } from "../stores/RouterIndexStore.js"
 import type { Agent } from "./HostPort.js"
-import { runStepsSliced } from "./slicedSteps.js"
+import { runStepsSliced } from "../../services/slicedSteps.js"
 
 /** Skills cannot be ranked: no inventory in this graph, or its bundle cannot be read. */
 export class SkillsUnavailable extends Schema.TaggedError<SkillsUnavailable>()("SkillsUnavailable", {

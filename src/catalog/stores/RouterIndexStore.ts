@@ -6,7 +6,7 @@ import { encodeIndexSteps, INDEX_PREAMBLE_BYTES, indexDigest, indexHeadBytes, op
 import type { RouterIndex } from "../core/router/invertedIndex.js"
 import type { Needs } from "../core/router/rankIndex.js"
 import { CatalogEvents } from "../services/CatalogEvents.js"
-import { runStepsSliced } from "../services/slicedSteps.js"
+import { runStepsSliced } from "../../services/slicedSteps.js"
 import { fileVersion, type FileRefused, openRegularFile, readExactlyAt } from "../../services/fileRead.js"
 import { writeFileAtomic } from "./jsonFile.js"
 

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import type { Steps } from "../core/router/steps.js"
-import { turnIsDue, yieldToEventLoop } from "../../services/eventLoop.js"
+import type { Steps } from "../catalog/core/router/steps.js"
+import { turnIsDue, yieldToEventLoop } from "./eventLoop.js"
 
 /**
  * Runs `steps` (a long pure computation of the router) to their end, letting the event loop run
