@@ -3,7 +3,6 @@ import { Effect, Option } from "effect"
 import { AGENT_HOSTS, type AgentHostItem, type AgentHostsInventory, type AgentItemScope, type AgentSource, loadedBy } from "../inventory/domain/agentHosts.js"
 import {
   type CommonFilters,
-  effectiveToolNames,
   filterAgents,
   filterCommands,
   filterMcpServers,
@@ -11,7 +10,7 @@ import {
   filterSkills
 } from "../inventory/query/agentQueries.js"
 import { exportClaudeV1 } from "../inventory/query/claudeV1.js"
-import { itemState } from "../inventory/render/agentHosts.js"
+import { AGENT_QUERY_COLUMNS, agentQueryCells, itemState } from "../inventory/render/agentHosts.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { readinessOf } from "../inventory/query/readiness.js"
@@ -84,17 +83,8 @@ export const queryAgentsCommand = Command.make(
           background: flags.background,
           source: Option.getOrUndefined(flags.source)
         }),
-      ["name", "host", "scope", "model", "tools", "bg", "source", "state"],
-      (agent, state) => [
-        agent.name,
-        agent.host,
-        agent.scope,
-        agent.model ?? "",
-        agent.tools === null ? "(all)" : effectiveToolNames(agent).join(","),
-        agent.background ? "yes" : "",
-        agent.source,
-        state
-      ],
+      AGENT_QUERY_COLUMNS,
+      agentQueryCells,
       "No agents match."
     )
 ).pipe(Command.withDescription("List the subagents the agent hosts load, with their tools and models."))

@@ -14,6 +14,31 @@ import { effectiveToolNames } from "../query/agentQueries.js"
 import { hostLedgerLine } from "../query/contextLedger.js"
 import { byteLength, mdCell, mdCellFit, mdCode, truncateChars, utf16Length } from "./text.js"
 
+/**
+ * An agent's name as its host calls it (issue 28, point 6): Claude Code calls a plugin's agent
+ * `<plugin>:<name>` (the `agentType` its plugin agent loader builds from the plugin's name, the
+ * subfolders and the name, 2.1.332), so two plugins' `code-reviewer` can be told apart; every
+ * other agent keeps its name.
+ */
+export const hostAgentName = (agent: AgentItem): string => {
+  if (agent.host !== "claude-code" || agent.plugin === null || agent.source !== "plugin-root") return agent.name
+  const at = agent.plugin.lastIndexOf("@")
+  return `${at > 0 ? agent.plugin.slice(0, at) : agent.plugin}:${agent.name}`
+}
+
+/** The cells of `query agents`' table: name (as the host calls it), host, scope, model, tools, bg, source, state. */
+export const AGENT_QUERY_COLUMNS = ["name", "host", "scope", "model", "tools", "bg", "source", "state"] as const
+export const agentQueryCells = (agent: AgentItem, state: string): ReadonlyArray<string> => [
+  hostAgentName(agent),
+  agent.host,
+  agent.scope,
+  agent.model ?? "",
+  agent.tools === null ? "(all)" : effectiveToolNames(agent).join(","),
+  agent.background ? "yes" : "",
+  agent.source,
+  state
+]
+
 /** The state of an item in words: loaded, shadowed by whom, or why it is off. */
 export const itemState = (item: AgentHostItem, byId: ReadonlyMap<string, AgentHostItem>): string => {
   if (!item.enabled) return `off: ${item.disabledReason ?? "disabled"}`
