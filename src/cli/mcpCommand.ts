@@ -11,7 +11,7 @@ import { UsageError } from "./usage.js"
 
 const http = Options.integer("http").pipe(
   Options.withDescription(
-    "Serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (0 picks a free port; the address is printed on stderr). Only this machine can connect: a request whose Origin or Host header is not localhost gets 403."
+    "Serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (0: a free port, printed on stderr). A request whose Origin or Host is not localhost gets 403."
   ),
   Options.withSchema(Schema.Int.pipe(Schema.between(0, 65535, { message: () => "--http needs a port from 0 to 65535" }))),
   Options.optional
@@ -47,13 +47,13 @@ const agent = Options.text("agent").pipe(
 )
 const printConfig = Options.choice("print-config", AGENT_HOSTS).pipe(
   Options.withDescription(
-    "Print the configuration snippet HOST needs to start this install's server over stdio (with the gateway flags given here) and exit, instead of serving."
+    "Print the snippet HOST needs to start this install's server over stdio (with the gateway flags given here), and exit."
   ),
   Options.optional
 )
 
 const json = Options.boolean("json").pipe(
-  Options.withDescription("With --print-config: print the entry as one JSON value (host, name, entry, where, snippet) instead of the snippet.")
+  Options.withDescription("With --print-config: the entry as one JSON value.")
 )
 
 /**
