@@ -16,7 +16,7 @@ export {
   ToolAutoLoaded,
   ToolsLoaded,
   ToolsUnloaded
-} from "../catalog/services/CatalogEvents.js"
+} from "../catalog/stores/CatalogEvents.js"
 export { CatalogBuilder } from "../catalog/services/CatalogBuilder.js"
 export type { ConfigSnapshot, ToolMetaSnapshot } from "../catalog/services/CatalogConfig.js"
 export type { CallDecision, LoadOptions, LoadResult, UnloadOptions, UnloadResult } from "../catalog/services/CatalogLoads.js"

@@ -5,7 +5,7 @@ import { DEFAULT_PINNED, ENTRY_TOOLS } from "../core/visibility.js"
 import { CatalogSettings } from "../stores/CatalogSettings.js"
 import { AgentSessions, type BuildInputs, type BuildMemo, BuildScope, sameInputs } from "./AgentSessions.js"
 import { CatalogBuilder } from "./CatalogBuilder.js"
-import { CatalogEvents } from "./CatalogEvents.js"
+import { CatalogEvents } from "../stores/CatalogEvents.js"
 import { annotationsIn, CatalogRegistry } from "./CatalogRegistry.js"
 import { type Agent, HostPort } from "./HostPort.js"
 

@@ -6,7 +6,7 @@ import { CatalogSettings, type SettingsPatch } from "../stores/CatalogSettings.j
 import type { CatalogFileError } from "../stores/jsonFile.js"
 import { AgentRestrictions } from "./AgentRestrictions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
-import { CatalogEvents } from "./CatalogEvents.js"
+import { CatalogEvents } from "../stores/CatalogEvents.js"
 import { annotationsIn, CatalogRegistry } from "./CatalogRegistry.js"
 
 /** The configuration as one object, for UIs. */

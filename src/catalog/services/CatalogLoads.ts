@@ -25,7 +25,7 @@ import { CatalogSettings } from "../stores/CatalogSettings.js"
 import { type AgentRecord, VisibilityStore } from "../stores/VisibilityStore.js"
 import { type AgentContext, AgentRestrictions, changeState, naturalAllow } from "./AgentRestrictions.js"
 import { AgentSessions } from "./AgentSessions.js"
-import { CatalogEvents } from "./CatalogEvents.js"
+import { CatalogEvents } from "../stores/CatalogEvents.js"
 import { CatalogRegistry, type LoadVetoed, type RiskGate } from "./CatalogRegistry.js"
 import type { Agent } from "./HostPort.js"
 

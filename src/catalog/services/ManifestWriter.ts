@@ -5,7 +5,7 @@ import { jsonFileText, writeFileAtomic } from "../stores/jsonFile.js"
 import { readHead } from "../../services/fileRead.js"
 import { AgentSessions } from "./AgentSessions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
-import { CatalogEvents } from "./CatalogEvents.js"
+import { CatalogEvents } from "../stores/CatalogEvents.js"
 
 /** The build key in the head of the manifest file; `None` when there is no file or no key in it. */
 const writtenBuildKey = (path: string) =>

@@ -32,7 +32,7 @@ import { AgentRestrictions } from "./AgentRestrictions.js"
 import { AgentSessions } from "./AgentSessions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogConfig, type CatalogConfigShape } from "./CatalogConfig.js"
-import { type CatalogEvent, CatalogEvents, type CatalogWarning } from "./CatalogEvents.js"
+import { type CatalogEvent, CatalogEvents, type CatalogWarning } from "../stores/CatalogEvents.js"
 import { type CallDecision, CatalogLoads, type LoadOptions, type LoadResult, type UnloadOptions, type UnloadResult } from "./CatalogLoads.js"
 import {
   type BeforeLoadHook,

@@ -1,7 +1,7 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema, SynchronizedRef } from "effect"
 import { type ToolMeta, ToolMetaSchema } from "../core/model.js"
-import { CatalogEvents } from "../services/CatalogEvents.js"
+import { CatalogEvents } from "./CatalogEvents.js"
 import { FileLock } from "../../services/FileLock.js"
 import { type CatalogFileError, catalogFileLock, type CorruptFile, modifyJsonFile, readJsonFile } from "./jsonFile.js"
 import { OwnRecord } from "../../inventory/domain/ownRecord.js"

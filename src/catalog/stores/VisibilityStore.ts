@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { createHash } from "node:crypto"
 import { Context, Effect, Either, HashMap, Layer, Option, Ref, Schema } from "effect"
-import { CatalogEvents } from "../services/CatalogEvents.js"
+import { CatalogEvents } from "./CatalogEvents.js"
 import { FileLock } from "../../services/FileLock.js"
 import { fileVersion } from "../../services/fileRead.js"
 import { catalogFileLock, modifyJsonFile, readJsonFile, writeJsonAtomic } from "./jsonFile.js"

@@ -3,7 +3,7 @@ import { Chunk, Effect, Option, Queue } from "effect"
 import { BuildScope } from "../../../src/catalog/services/AgentSessions.js"
 import { CatalogBuilder } from "../../../src/catalog/services/CatalogBuilder.js"
 import { CatalogBuilds } from "../../../src/catalog/services/CatalogBuilds.js"
-import { CatalogEvents } from "../../../src/catalog/services/CatalogEvents.js"
+import { CatalogEvents } from "../../../src/catalog/stores/CatalogEvents.js"
 import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
 import { tool, withEmbedded } from "./embedded.js"
 

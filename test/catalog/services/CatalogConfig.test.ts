@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Option, Queue } from "effect"
 import { DEFAULT_PINNED, ENTRY_TOOLS } from "../../../src/catalog/core/visibility.js"
 import { CatalogConfig } from "../../../src/catalog/services/CatalogConfig.js"
-import { CatalogEvents } from "../../../src/catalog/services/CatalogEvents.js"
+import { CatalogEvents } from "../../../src/catalog/stores/CatalogEvents.js"
 import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
 import { withEmbedded } from "./embedded.js"
 

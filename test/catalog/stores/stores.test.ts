@@ -5,7 +5,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs"
-import { CatalogEvents } from "../../../src/catalog/services/CatalogEvents.js"
+import { CatalogEvents } from "../../../src/catalog/stores/CatalogEvents.js"
 import {
   CATALOG_FILE_MAX_BYTES,
   CatalogFileError,
