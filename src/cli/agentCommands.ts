@@ -164,7 +164,7 @@ export const queryMcpCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "List the MCP servers the agent hosts configure, and where (env var names only, never values), with whether each can start without connecting to it: ready is ok, missing command, missing env NAME, not cached (an npx package not yet downloaded), bad url or insecure url."
+    "List the MCP servers the agent hosts configure, and where (env var names only, never values), with whether each can start without connecting to it: ready is ok, first start downloads PACKAGE (an npx or uvx package the host downloads on its first start), missing command, missing env NAME, bad url or insecure url."
   )
 )
 

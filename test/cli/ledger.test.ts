@@ -321,7 +321,7 @@ describe("query mcp: readiness without connecting (issue 14)", () => {
         absent: { ready: "missing command", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
         git: { ready: "ok", resolvedCommand: `${root}/bin2/uvx`, version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-git", cached: true },
         fetch: { ready: "ok", resolvedCommand: `${root}/bin2/uvx`, version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-fetch", cached: true },
-        time: { ready: "not cached", resolvedCommand: `${root}/bin2/uvx`, version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-time", cached: false },
+        time: { ready: "first start downloads mcp-server-time", resolvedCommand: `${root}/bin2/uvx`, version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-time", cached: false },
         script: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
         noscript: { ready: "missing script ./srv/gone.js", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
         shadowed: { ready: "ok", resolvedCommand: `${root}/bin1/node`, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
@@ -335,7 +335,7 @@ describe("query mcp: readiness without connecting (issue 14)", () => {
       expect(table.find((line) => line.startsWith("nokey"))).toMatch(/ missing env API_KEY +loaded /)
       const summary = yield* fs.readFileString(NodePath.join(root, "data", "tools.summary.md"))
       expect(summary.split("\n").find((line) => line.startsWith("- MCP servers that will not start"))).toBe(
-        "- MCP servers that will not start: 5 of 11: absent (claude-code: missing command), time (claude-code: not cached), noscript (claude-code: missing script ./srv/gone.js), nokey (claude-code: missing env API_KEY), plain (claude-code: insecure url). Ask: `tool-map query mcp`."
+        "- MCP servers that will not start: 4 of 11: absent (claude-code: missing command), noscript (claude-code: missing script ./srv/gone.js), nokey (claude-code: missing env API_KEY), plain (claude-code: insecure url). Ask: `tool-map query mcp`."
       )
     }).pipe(Effect.provide(NodeContext.layer)))
 })

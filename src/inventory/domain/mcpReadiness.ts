@@ -31,7 +31,11 @@ export interface ReadinessLookup {
 
 /** A server's readiness: the `ready` column, and the facts behind it. */
 export interface McpReadiness {
-  /** `ok`, `missing command`, `missing script PATH`, `missing env NAME, …`, `not cached`, `bad url` or `insecure url`. */
+  /**
+   * `ok`, `first start downloads PKG` (an npx or uvx package not on this machine yet: the host
+   * starts it, downloading it first), `missing command`, `missing script PATH`,
+   * `missing env NAME, …`, `bad url` or `insecure url`. See {@link startsAsConfigured}.
+   */
   readonly ready: string
   /** The file the command runs, null when it does not resolve (or the server is remote). */
   readonly resolvedCommand: string | null
@@ -151,6 +155,11 @@ export const mcpReadiness = (server: McpServerItem, lookup: ReadinessLookup): Mc
   const script = scriptArgument(command, server.args)
   if (script !== null && !lookup.exists(script)) return { ...found, ready: `missing script ${script}` }
   if (missingEnv.length > 0) return { ...found, ready: `missing env ${missingEnv.join(", ")}` }
-  if (cached === false) return { ...found, ready: "not cached" }
+  if (cached === false) return { ...found, ready: `${FIRST_START_DOWNLOADS} ${npx ?? uvx}` }
   return { ...found, ready: "ok" }
 }
+
+const FIRST_START_DOWNLOADS = "first start downloads"
+
+/** True when a server of this readiness starts as configured: ready, or only its package to download first. */
+export const startsAsConfigured = (ready: string): boolean => ready === "ok" || ready.startsWith(`${FIRST_START_DOWNLOADS} `)

@@ -5,7 +5,7 @@ import { renderAgentHostsMarkdown, summarizeAgentHosts } from "./agentHosts.js"
 import { generationMarker } from "../bundle/format.js"
 import { isEffective } from "../domain/agentHosts.js"
 import { changesBetween, describeChangeCounts, digestOf } from "../domain/drift.js"
-import type { McpReadiness } from "../domain/mcpReadiness.js"
+import { type McpReadiness, startsAsConfigured } from "../domain/mcpReadiness.js"
 import { byteLength, fitLines, fitNames, mdCell, mdCellFit, mdCode, mdInlineCodeFit, mdTextFit, truncateBytes } from "./text.js"
 
 /** The hard cap of `tools.summary.md`. */
@@ -157,7 +157,7 @@ const notReadyLines = (inventory: Inventory, readiness: ReadonlyMap<string, McpR
   const servers = inventory.agentHosts.items.filter((item) => item.kind === "mcpServer" && isEffective(item))
   const failing = servers.flatMap((server) => {
     const ready = readiness.get(server.id)?.ready
-    return ready === undefined || ready === "ok" ? [] : [`${mdCellFit(server.name, 40, "middle")} (${server.host}: ${mdCellFit(ready, 80)})`]
+    return ready === undefined || startsAsConfigured(ready) ? [] : [`${mdCellFit(server.name, 40, "middle")} (${server.host}: ${mdCellFit(ready, 80)})`]
   })
   if (failing.length === 0) return []
   return [`- MCP servers that will not start: ${failing.length} of ${servers.length}: ${fitNames(failing, 400)}. Ask: \`tool-map query mcp\`.`]

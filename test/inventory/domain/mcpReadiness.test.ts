@@ -76,7 +76,7 @@ describe("MCP readiness without connecting (issue 14)", () => {
 
   it("an npx package: in npm's cache or not", () => {
     expect(ready({ command: "npx", args: ["-y", "cached-pkg@1.2.0", "--port", "1"] })).toMatchObject({ ready: "ok", npxPackage: "cached-pkg", cached: true })
-    expect(ready({ command: "npx", args: ["-y", "@scope/fresh@latest"] })).toMatchObject({ ready: "not cached", npxPackage: "@scope/fresh", cached: false })
+    expect(ready({ command: "npx", args: ["-y", "@scope/fresh@latest"] })).toMatchObject({ ready: "first start downloads @scope/fresh", npxPackage: "@scope/fresh", cached: false })
     expect(npxPackage(["--package=@a/b@2", "b"])).toBe("@a/b")
     expect(npxPackage(["-p", "x@1", "x-cli"])).toBe("x")
     expect(npxPackage(["--yes"])).toBeNull()
@@ -88,7 +88,7 @@ describe("MCP readiness without connecting (issue 14)", () => {
     })
     expect(ready({ command: "uvx", args: ["--from", "mcp_server.Git[cli]==0.6", "git-mcp"] })).toMatchObject({ ready: "ok", uvxPackage: "mcp-server-git", cached: true })
     expect(ready({ command: "uv", args: ["tool", "run", "--python", "3.12", "mcp-server-fetch@latest"] })).toMatchObject({
-      ready: "not cached", uvxPackage: "mcp-server-fetch", cached: false
+      ready: "first start downloads mcp-server-fetch", uvxPackage: "mcp-server-fetch", cached: false
     })
     expect(ready({ command: "uv", args: ["run", "server.py"] })).toMatchObject({ ready: "ok", uvxPackage: null, cached: null })
     expect(uvxPackage(["-w", "extra", "--from=Some_Pkg>=1", "cmd"])).toBe("some-pkg")
