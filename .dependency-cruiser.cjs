@@ -73,11 +73,6 @@ const UPWARD_EXCEPTIONS = [
     reason: "the agent-host scan needs the default data directory, a pure rule kept with the bundle's location: not moved yet (issue 28)."
   },
   {
-    from: "src/inventory/bundle/whichIndex.ts",
-    to: "src/inventory/query/toolQueries.ts",
-    reason: "the which index is built from the which answers, a pure rule kept in query: not moved yet (issue 28)."
-  },
-  {
     from: "src/services/ToolSnapshots.ts",
     to: "src/catalog/stores/jsonFile.ts",
     reason: "the atomic file write lives with the catalog's JSON files: not moved yet (issue 28)."

@@ -6,7 +6,7 @@ import { Option } from "effect"
 import { decodeInventoryJson } from "../src/inventory/bundle/inventoryDecode.js"
 import { fromPathBytes, hasEscapedBytes, toPathBytes } from "../src/inventory/discover/WalkerFs.js"
 import { normalizeDirectory } from "../src/inventory/domain/toolNames.js"
-import { whichTool } from "../src/inventory/query/toolQueries.js"
+import { whichTool } from "../src/inventory/domain/which.js"
 import { installedBin } from "./harness.js"
 
 /**

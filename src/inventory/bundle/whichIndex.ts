@@ -6,7 +6,7 @@ import type { Inventory } from "../domain/inventory.js"
 import { toOsFamily } from "../domain/machine.js"
 import { pathLookup } from "../domain/toolNames.js"
 import { WatchSet } from "../domain/watch.js"
-import { whichAnswers, type WhichCopies } from "../query/toolQueries.js"
+import { whichAnswers, type WhichCopies } from "../domain/which.js"
 import { parseJson, type RecordedBundle } from "./format.js"
 
 // The bundle's which index (`<stem>.which.jsonl`): a header line, then one line per name as the

@@ -6,7 +6,7 @@ import { BundleReadError } from "../bundle/errors.js"
 import { type BundlePaths, previousDigestPath } from "../bundle/location.js"
 import type { Inventory } from "../domain/inventory.js"
 import { FirstScan } from "./FirstScan.js"
-import type { WhichAnswer } from "./toolQueries.js"
+import type { WhichAnswer } from "../domain/which.js"
 
 /**
  * What a read found: the inventory, an interrupted commit it could not repair (it cannot write

@@ -6,7 +6,7 @@ import { jsonDigest, readWhichIndex, renderWhichIndexOf } from "../../../src/inv
 import { cleanInventory } from "../../../src/inventory/domain/cleanInventory.js"
 import { HostInfo, Inventory, RootReport, VersionReport, WatchedInput, WatchSet } from "../../../src/inventory/domain/inventory.js"
 import { renderInventoryJson } from "../../../src/inventory/render/inventoryJson.js"
-import { whichTool } from "../../../src/inventory/query/toolQueries.js"
+import { whichTool } from "../../../src/inventory/domain/which.js"
 import { TOOL_MAP_VERSION } from "../../../src/version.js"
 import { inventoryOf, toolNamed } from "../../support/inventory.js"
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { whichTool } from "../../../src/inventory/query/toolQueries.js"
+import { whichTool } from "../../../src/inventory/domain/which.js"
 import { Walker } from "../../../src/inventory/discover/Walker.js"
 import { HostInfo, Inventory, Root, RootReport, Tool } from "../../../src/inventory/domain/inventory.js"
 import { copiesNamed, namedCopies, pathLookup, pathWinner, runsBefore, winningCopy } from "../../../src/inventory/domain/toolNames.js"

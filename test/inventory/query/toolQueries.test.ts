@@ -3,7 +3,8 @@ import { Effect, Exit, Fiber, Option } from "effect"
 import { decodeInventoryJson } from "../../../src/inventory/bundle/inventoryDecode.js"
 import { Inventory, RootReport } from "../../../src/inventory/domain/inventory.js"
 import { renderInventoryJson } from "../../../src/inventory/render/inventoryJson.js"
-import { filterTools, filterToolsInterruptibly, whichTool } from "../../../src/inventory/query/toolQueries.js"
+import { whichTool } from "../../../src/inventory/domain/which.js"
+import { filterTools, filterToolsInterruptibly } from "../../../src/inventory/query/toolQueries.js"
 import { inventoryOf, toolNamed } from "../../support/inventory.js"
 
 describe("filterTools", () => {
