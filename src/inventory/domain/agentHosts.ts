@@ -141,7 +141,13 @@ export class PluginItem extends Schema.Class<PluginItem>("PluginItem")({
   kind: Schema.Literal("plugin"),
   ...itemFields,
   marketplace: Schema.NullOr(Schema.String),
-  version: Schema.NullOr(Schema.String)
+  version: Schema.NullOr(Schema.String),
+  /**
+   * Claude Code: how many `SessionStart` hooks of the plugin can add to the context (command and
+   * http hooks: their output becomes context at every session start); absent when none (issue 28).
+   * tool-map never runs them, so what they add is not counted.
+   */
+  sessionStartHooks: Schema.optional(Schema.Number)
 }) {}
 
 /** A memory / instructions file the host puts in context (CLAUDE.md, AGENTS.md, GEMINI.md, rules). */

@@ -18,7 +18,12 @@ export interface LedgerItemRow {
   readonly id: string
   /** The file (or plugin folder) that defines it. */
   readonly path: string
+  /** A Claude Code plugin with context-adding `SessionStart` hooks: {@link SESSION_START_NOTE} (issue 28, point 2). */
+  readonly note?: string
 }
+
+/** What the ledger says of a plugin whose `SessionStart` hooks add to the context: tool-map never runs them. */
+export const SESSION_START_NOTE = "adds context at session start (not counted)"
 
 /** A group of the ledger (a plugin, a source, a host): the sums of its items' known figures. */
 export interface LedgerGroupRow {
@@ -52,6 +57,8 @@ export interface LedgerTotal {
   readonly alwaysOnTokens: number
   readonly onInvokeTokens: number
   readonly unknown: number
+  /** Claude Code: the plugins whose `SessionStart` hooks add context, not counted (absent when none). */
+  readonly sessionStartContext?: ReadonlyArray<string>
 }
 
 /** The answer of `query context`. */
@@ -70,7 +77,8 @@ const itemRow = (item: AgentHostItem): LedgerItemRow => ({
   alwaysOnTokens: item.alwaysOnTokens ?? null,
   onInvokeTokens: item.onInvokeTokens ?? null,
   id: item.id,
-  path: item.path
+  path: item.path,
+  ...(item.kind === "plugin" && (item.sessionStartHooks ?? 0) > 0 ? { note: SESSION_START_NOTE } : {})
 })
 
 /** Largest known always-on first, unknown last; then by host order, name and id, so the order is stable. */
@@ -120,15 +128,21 @@ export const contextLedger = (
   const totalRows = AGENT_HOSTS.flatMap((host) => {
     const sums = totals.get(host)
     if (sums === undefined) return []
+    const hooked = rows.filter((row) => row.host === host && row.note !== undefined).map((row) => cleanText(row.plugin ?? row.name)).sort()
+    const hooks = hooked.length === 0
+      ? {}
+      : { sessionStartContext: hooked, note: `; ${hooked.join(", ")}: SessionStart hooks that add context at session start (not counted: tool-map does not run hooks)` }
     const report = inventory.hosts.find((entry) => entry.host === host)?.listing
     // The setting and the file naming it come from the user's files: cleaned before any output.
     const listing = report === undefined ? undefined : { ...report, setting: report.setting === null ? null : cleanText(report.setting), source: cleanText(report.source) }
-    if (listing === undefined) return [{ host, estimate: LEDGER_ESTIMATES[host], ...sums }]
+    const extra = hooks.sessionStartContext === undefined ? {} : { sessionStartContext: hooks.sessionStartContext }
+    if (listing === undefined) return [{ host, estimate: `${LEDGER_ESTIMATES[host]}${hooks.note ?? ""}`, ...sums, ...extra }]
     return [{
       host,
-      estimate: `${LEDGER_ESTIMATES[host]}; model assumed: ${describeListingModel(listing)}`,
+      estimate: `${LEDGER_ESTIMATES[host]}; model assumed: ${describeListingModel(listing)}${hooks.note ?? ""}`,
       model: { model: listing.model, source: listing.source, setting: listing.setting, contextWindow: listing.contextWindow, skillListingBudget: listing.budget },
-      ...sums
+      ...sums,
+      ...extra
     }]
   })
   if (options.by === "item") return { by: "item", rows, totals: totalRows }

@@ -109,6 +109,33 @@ describe("the always-on ledger (issue 14)", () => {
       ])
     }))
 
+  it.effect("a plugin with SessionStart hooks that add context is said to, never run (issue 28, point 2)", () =>
+    Effect.gen(function* () {
+      const root = (name: string) => `home/u/.claude/plugins/cache/mkt/${name}/1.0.0`
+      const sessionStart = (type: string) => ({ SessionStart: [{ matcher: "startup|resume", hooks: [{ type, command: "cat ${CLAUDE_PLUGIN_ROOT}/intro.md" }] }] })
+      const { inventory } = yield* scanTree({
+        "home/u/.claude/settings.json": JSON.stringify({ enabledPlugins: { "superpowers@mkt": true, "inline@mkt": true, "quiet@mkt": true } }),
+        "home/u/.claude/plugins/installed_plugins.json": JSON.stringify({
+          version: 2,
+          plugins: Object.fromEntries(["superpowers", "inline", "quiet"].map((name) => [`${name}@mkt`, [{ scope: "user", installPath: `/${root(name)}`, version: "1.0.0" }]]))
+        }),
+        [`${root("superpowers")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "superpowers" }),
+        [`${root("superpowers")}/hooks/hooks.json`]: JSON.stringify({ description: "intro", hooks: sessionStart("command") }),
+        [`${root("inline")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "inline", hooks: sessionStart("command") }),
+        // Only a PreToolUse hook: nothing at session start.
+        [`${root("quiet")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "quiet" }),
+        [`${root("quiet")}/hooks/hooks.json`]: JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "true" }] }] } })
+      })
+      const ledger = contextLedger(inventory, { by: "item", host: "claude-code" })
+      expect(rowsOf(ledger).map((row) => [row.name, row.alwaysOnTokens, row.note ?? null])).toEqual([
+        ["inline", 0, "adds context at session start (not counted)"],
+        ["quiet", 0, null],
+        ["superpowers", 0, "adds context at session start (not counted)"]
+      ])
+      expect(ledger.totals[0]!.sessionStartContext).toEqual(["inline@mkt", "superpowers@mkt"])
+      expect(ledger.totals[0]!.estimate.endsWith("; inline@mkt, superpowers@mkt: SessionStart hooks that add context at session start (not counted: tool-map does not run hooks)")).toBe(true)
+    }))
+
   it.effect("Gemini CLI: its own prompt entries (<skill> with its location and activate_skill's enum, <subagent>); commands cost nothing until used", () =>
     Effect.gen(function* () {
       const { inventory } = yield* scanTree({

@@ -437,6 +437,7 @@ const readPlugins = (
       )
       if (probe._tag === "missing") c.diagnostic(installedFile, null, `plugin ${entry.id} is installed at ${entry.installPath}, which does not exist`)
       const slot = plugin(entry.id, entry.scope === "local" ? 0 : entry.scope === "project" ? 1 : 2)
+      const sessionStartHooks = probe._tag === "directory" ? yield* pluginSessionStartHooks(c, entry.installPath, manifestPath) : 0
       drafts.push({
         fields: {
           kind: "plugin",
@@ -450,7 +451,8 @@ const readPlugins = (
           mtime: null,
           plugin: entry.id,
           marketplace: entry.marketplace,
-          version: entry.version
+          version: entry.version,
+          ...(sessionStartHooks > 0 ? { sessionStartHooks } : {})
         },
         entry: `${entry.id}/${index}`,
         namespace: slot.namespace,
@@ -515,6 +517,56 @@ const directoryMarketplaceFolder = (
     if (relative === null) return null
     const folder = c.path.resolve(directory, relative)
     return (yield* c.probe(folder))._tag === "directory" ? folder : null
+  })
+
+/**
+ * The `SessionStart` hooks of a hooks configuration (`{ hooks: { SessionStart: [...] } }`, or the
+ * events at the top level) whose output Claude Code 2.1.332 adds to the context: a command hook's
+ * stdout (plain text, or the `hookSpecificOutput.additionalContext` of its JSON; the bundle's
+ * `isPlainOutput` responses and `hook_additional_context` attachments), an http hook's answer.
+ */
+export const sessionStartHookCount = (config: unknown): number => {
+  const record = asRecord(config)
+  const events = asRecord(own(record, "hooks")) ?? record
+  const matchers = own(events, "SessionStart")
+  if (!Array.isArray(matchers)) return 0
+  let count = 0
+  for (const matcher of matchers) {
+    const hooks = own(asRecord(matcher), "hooks")
+    for (const hook of Array.isArray(hooks) ? hooks : []) {
+      const type = asString(own(asRecord(hook), "type"))
+      if (type === "command" || type === "http") count += 1
+    }
+  }
+  return count
+}
+
+/**
+ * A plugin's `SessionStart` hooks that add context (issue 28, point 2), read where Claude Code
+ * 2.1.332 reads a plugin's hooks (`cre` of its bundle: `hooks/hooks.json`, and the manifest's
+ * `hooks`, paths or inline objects). Never run: tool-map only says they are there.
+ */
+const pluginSessionStartHooks = (c: HostCollector, root: string, manifestPath: string): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    let count = 0
+    const fromFile = (file: string) =>
+      Effect.gen(function* () {
+        if (!(yield* c.exists(file))) return 0
+        const json = yield* c.readJson(file, null, { jsonc: false })
+        return Option.match(json, { onNone: () => 0, onSome: (read) => sessionStartHookCount(read.value) })
+      })
+    const hooksFile = c.path.join(root, "hooks", "hooks.json")
+    count += yield* fromFile(hooksFile)
+    if (yield* c.exists(manifestPath)) {
+      const manifest = yield* c.readJson(manifestPath, null, { jsonc: false })
+      const declared = Option.match(manifest, { onNone: () => undefined, onSome: (read) => own(asRecord(read.value), "hooks") })
+      for (const entry of [declared ?? []].flat()) {
+        if (typeof entry === "string") {
+          for (const file of manifestPaths(c, root, entry, manifestPath)) if (file !== hooksFile) count += yield* fromFile(file)
+        } else count += sessionStartHookCount(entry)
+      }
+    }
+    return count
   })
 
 /** Paths named by a plugin manifest field (a string or a list), kept inside the plugin root. */
