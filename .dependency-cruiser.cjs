@@ -68,11 +68,6 @@ const UPWARD_EXCEPTIONS = [
     reason: "the gateway's composed graph is a layer kept in mcp/gateway: not moved to src/layers yet (issue 28)."
   },
   {
-    from: "src/inventory/discover/AgentHostScanner.ts",
-    to: "src/inventory/bundle/location.ts",
-    reason: "the agent-host scan needs the default data directory, a pure rule kept with the bundle's location: not moved yet (issue 28)."
-  },
-  {
     from: "src/services/ToolSnapshots.ts",
     to: "src/catalog/stores/jsonFile.ts",
     reason: "the atomic file write lives with the catalog's JSON files: not moved yet (issue 28)."

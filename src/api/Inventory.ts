@@ -6,7 +6,8 @@
 export { Bundle, type Staleness } from "../inventory/bundle/Bundle.js"
 export { BundleWriter, type BundleFiles, RecoveryReport } from "../inventory/bundle/BundleWriter.js"
 export { generationMarker, readGeneration } from "../inventory/bundle/format.js"
-export { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect, defaultDataDir } from "../inventory/bundle/location.js"
+export { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect } from "../inventory/bundle/location.js"
+export { defaultDataDir } from "../inventory/domain/dataDir.js"
 export {
   AgentHostsInventory,
   AgentItem,

@@ -1,7 +1,7 @@
 import { Cause, Effect, Either, Layer, Option, Ref } from "effect"
 import { Bundle } from "../inventory/bundle/Bundle.js"
 import { checkIfStale } from "../inventory/bundle/ifStale.js"
-import { defaultDataDirProblem } from "../inventory/bundle/location.js"
+import { defaultDataDirProblem } from "../inventory/domain/dataDir.js"
 import { FirstScan } from "../inventory/query/FirstScan.js"
 import { ReadLayer } from "../layers/ReadLayer.js"
 import { SyncNodeFileSystemLayer } from "../platform/SyncNodeFileSystem.js"

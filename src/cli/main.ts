@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { defaultDataDirProblem } from "../inventory/bundle/location.js"
+import { defaultDataDirProblem } from "../inventory/domain/dataDir.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { TOOL_MAP_VERSION } from "../version.js"
 import { agentQueryCommands, exportCommand } from "./agentCommands.js"

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { defaultDataDirProblem } from "../inventory/bundle/location.js"
+import { defaultDataDirProblem } from "../inventory/domain/dataDir.js"
 import { InventoryProvidersLayer, serveMcp } from "../layers/McpLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { runToExitCode } from "./exitReport.js"

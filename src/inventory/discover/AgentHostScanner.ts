@@ -12,7 +12,7 @@ import {
   AgentHostsInventory,
   isEffective
 } from "../domain/agentHosts.js"
-import { defaultDataDir } from "../bundle/location.js"
+import { defaultDataDir } from "../domain/dataDir.js"
 import { CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget, mcpSchemaCost } from "../domain/ledger.js"
 import { envValue } from "../domain/machine.js"
 import { readClaudeCode } from "./agentHosts/claudeCode.js"

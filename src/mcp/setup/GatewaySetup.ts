@@ -11,7 +11,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Either, Exit, Layer, Option, Schema } from "effect"
 import * as NodePath from "node:path"
-import { defaultDataDir } from "../../inventory/bundle/location.js"
+import { defaultDataDir } from "../../inventory/domain/dataDir.js"
 import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
 import { HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
 import { entryRunsToolMap } from "../../inventory/discover/agentHosts/mcpLaunch.js"

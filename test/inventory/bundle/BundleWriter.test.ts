@@ -4,12 +4,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Either, Exit, Fiber, Logger, LogLevel, Option, type Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import * as NodePath from "node:path"
-import {
-  type BundlePaths,
-  bundlePathsForDir,
-  bundlePathsForRedirect,
-  defaultDataDir
-} from "../../../src/inventory/bundle/location.js"
+import { type BundlePaths, bundlePathsForDir, bundlePathsForRedirect } from "../../../src/inventory/bundle/location.js"
+import { defaultDataDir } from "../../../src/inventory/domain/dataDir.js"
 import { Fault, type FsCall, makeFaultyFileSystem } from "../../../src/layers/FaultyFileSystem.js"
 import {
   type BundleFiles,
