@@ -1,7 +1,7 @@
 import { FastCheck as fc } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { hasEscapedBytes, toPathBytes } from "../src/inventory/discover/WalkerFs.js"
+import { hasEscapedBytes, toPathBytes } from "../src/platform/WalkerFs.js"
 
 /**
  * Synthetic PATH trees: a model (plain data, so fast-check can generate and shrink it), a

@@ -3,5 +3,5 @@
  * memory, an injected machine environment and lock owner, and silent scan progress.
  */
 export { type Fault, type FaultController, FaultyFileSystem, type FsCall, makeFaultyFileSystem } from "../layers/FaultyFileSystem.js"
-export { type FsFault, type MemoryNode, type MemoryTree, WalkerFs } from "../inventory/discover/WalkerFs.js"
+export { type FsFault, type MemoryNode, type MemoryTree, WalkerFs } from "../platform/WalkerFs.js"
 export { LockOwner, type LockOwnerShape } from "../services/FileLock.js"

@@ -17,7 +17,7 @@ import {
   WalkerFs,
   WalkerFsError,
   type WalkerFsShape
-} from "../inventory/discover/WalkerFs.js"
+} from "./WalkerFs.js"
 import { withoutStackTraces } from "../inventory/domain/stackTraces.js"
 
 /**

@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { materializePathTree, pathTreeArbitrary } from "../../bench/generators.js"
-import { fromPathBytes, toPathBytes } from "../../src/inventory/discover/WalkerFs.js"
+import { fromPathBytes, toPathBytes } from "../../src/platform/WalkerFs.js"
 import { neutralize } from "../../src/inventory/domain/untrusted.js"
 import { makeTempDir, requireBuiltCli, runCli, writeExecutable } from "../support/cli.js"
 

@@ -15,7 +15,7 @@ import {
   toPathBytes,
   WalkerFs,
   type WalkerFsError
-} from "../../src/inventory/discover/WalkerFs.js"
+} from "../../src/platform/WalkerFs.js"
 import * as NodeWalkerFs from "../../src/platform/NodeWalkerFs.js"
 
 const tempDir = Effect.acquireRelease(

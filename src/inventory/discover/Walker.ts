@@ -13,7 +13,7 @@ import {
   WalkerFs,
   type WalkerFsError,
   type WalkerFsShape
-} from "./WalkerFs.js"
+} from "../../platform/WalkerFs.js"
 
 export {
   type DirEntry,
@@ -26,7 +26,7 @@ export {
   WalkerFs,
   WalkerFsError,
   type WalkerFsShape
-} from "./WalkerFs.js"
+} from "../../platform/WalkerFs.js"
 
 /**
  * One command name found by the walk (a `Tool` of tools.json before its category is known): a

@@ -5,7 +5,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { Root, type RootDepth } from "../../../src/inventory/domain/inventory.js"
-import type { InspectRequest, Inspected } from "../../../src/inventory/discover/WalkerFs.js"
+import type { InspectRequest, Inspected } from "../../../src/platform/WalkerFs.js"
 import * as NodeWalkerFs from "../../../src/platform/NodeWalkerFs.js"
 import {
   type FileStat,

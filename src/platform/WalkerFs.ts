@@ -136,8 +136,9 @@ export interface MemoryTree {
 export const DEFAULT_INSPECT_CONCURRENCY = 64
 
 /**
- * The file system port of the `Walker`. The live implementation over `node:fs` is a platform
- * shim, `platform/NodeWalkerFs.ts` (`NodeWalkerFs.layer`), so the port imports no platform code.
+ * The file system port of the `Walker` (inventory/discover). It lives on the platform floor with
+ * its live implementation over `node:fs`, the shim `NodeWalkerFs.ts` (`NodeWalkerFs.layer`),
+ * below the walker that uses it (docs/layout.md, "The floors").
  */
 export class WalkerFs extends Context.Tag("tool-map/WalkerFs")<WalkerFs, WalkerFsShape>() {
   /** Over a tree held in memory (any OS style), faults included. */
