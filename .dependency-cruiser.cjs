@@ -58,11 +58,6 @@ const UPWARD_EXCEPTIONS = [
   },
   // Not moved yet (this list shrinks with each move):
   {
-    from: "src/mcp/gateway/GatewayLayer.ts",
-    to: "src/layers/HostLayer.ts",
-    reason: "the gateway's composed graph is a layer kept in mcp/gateway: not moved to src/layers yet (issue 28)."
-  },
-  {
     from: "src/services/ToolSnapshots.ts",
     to: "src/catalog/stores/jsonFile.ts",
     reason: "the atomic file write lives with the catalog's JSON files: not moved yet (issue 28)."
@@ -138,9 +133,9 @@ module.exports = {
         "src/mcp is a front end on the graph, like the CLI: it may import services and layers, but no " +
         "pure module, service, store or platform shim may import it (they would carry the MCP SDK into " +
         "every other front end and close a cycle through the server that uses them). Only the MCP " +
-        "layer, the CLI's mcp and gateway commands and src/mcp itself import it.",
+        "layer and the gateway's (src/layers/McpLayer.ts, GatewayLayer.ts), the CLI's mcp and gateway commands and src/mcp itself import it.",
       severity: "error",
-      from: { path: "^src/", pathNot: ["^src/mcp/", "^src/layers/McpLayer[.]ts$", "^src/cli/mcpCommand[.]ts$", "^src/cli/gatewayCommands[.]ts$"] },
+      from: { path: "^src/", pathNot: ["^src/mcp/", "^src/layers/(McpLayer|GatewayLayer)[.]ts$", "^src/cli/mcpCommand[.]ts$", "^src/cli/gatewayCommands[.]ts$"] },
       to: { path: "^src/mcp/" }
     },
     {

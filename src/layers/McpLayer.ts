@@ -76,7 +76,7 @@ export const serveGateway = <E, R>(transport: McpTransportChoice, options: McpGa
   serveMcp(
     transport,
     Layer.unwrapEffect(
-      Effect.map(Effect.promise(() => import("../mcp/gateway/GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options))
+      Effect.map(Effect.promise(() => import("./GatewayLayer.js")), ({ GatewayFromOptions }) => GatewayFromOptions(options))
     ).pipe(Layer.provide(inventory)),
     GATEWAY_INSTRUCTIONS
   )
