@@ -15,6 +15,12 @@ import { MachineEnvironment } from "../../src/services/MachineEnvironment.js"
 import { runCliOver, scanServicesWith } from "./inProcess.js"
 
 /** The model the ledger assumes without a `model` setting (issue 28, point 1). */
+const HOST_OWN = {
+  version: "2.1.332",
+  agents: ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"],
+  skills: ["claude-api", "code-review", "dataviz", "fewer-permission-prompts", "init", "keybindings-help", "loop", "plugin-authoring", "run", "security-review", "simplify", "update-config", "workflow-authoring"],
+  alwaysOnTokens: 1683
+}
 const MODEL = { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 8000 }
 
 /**
@@ -83,7 +89,7 @@ describe("query context: the always-on ledger (issue 14)", () => {
         "unknown    unknown    claude-code  mcpServer     user           notion",
         "",
         "Claude Code: ~61 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers whose tools the gateway has not listed yet (tool-map mcp --gateway keeps a snapshot of them), or items of a bundle older than the ledger)",
-        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters."
+        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total."
       ])
       const byHost = yield* run(root, "query", "context", "--by", "host", "--json")
       expect(JSON.parse(byHost.stdout).rows).toEqual([{ host: "claude-code", group: "claude-code", items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }])
@@ -141,7 +147,7 @@ describe("query context: MCP servers' tool schemas from the gateway's snapshots 
           { host: "codex", kind: "mcpServer", name: "notes", scope: "user", plugin: null, alwaysOnTokens: 34, onInvokeTokens: null, id: `codex:mcpServer:user:${root}/home/.codex/config.toml#notes`, path: `${root}/home/.codex/config.toml` }
         ],
         totals: [
-          { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters", model: MODEL, items: 1, alwaysOnTokens: 93, onInvokeTokens: 0, unknown: 0 },
+          { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total", model: MODEL, hostOwn: HOST_OWN, items: 1, alwaysOnTokens: 93, onInvokeTokens: 0, unknown: 0 },
           { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 34, onInvokeTokens: 0, unknown: 0 }
         ]
       })
@@ -367,5 +373,5 @@ const ledgerByItem = (root: string) => ({
     row(root, "command", "ship", ".claude/commands/ship.md", 5, 6),
     row(root, "mcpServer", "notion", ".claude.json", null, null, "#notion")
   ],
-  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters", model: MODEL, items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }]
+  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total", model: MODEL, hostOwn: HOST_OWN, items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }]
 })

@@ -93,7 +93,8 @@ export const scanAgentHosts = (scanner: HostReadContext): Effect.Effect<AgentHos
     const watched = new Set<string>()
     const skillBudget = claudeSkillBudget(envValue(ctx.env, CLAUDE_SKILL_BUDGET_VARIABLE))
     for (const result of results) {
-      const hostItems = resolvePrecedence(result.drafts, result.listing?.budget ?? skillBudget)
+      // Claude Code's own skills take their part of the listing's budget first (issue 28, point 4).
+      const hostItems = resolvePrecedence(result.drafts, result.listing === undefined ? skillBudget : result.listing.budget - (result.listing.builtins?.budgetChars ?? 0))
       items.push(...hostItems)
       diagnostics.push(...inPathOrder(result.diagnostics))
       for (const path of result.watched) watched.add(path)

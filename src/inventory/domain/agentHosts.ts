@@ -207,7 +207,15 @@ export class ListingModel extends Schema.Class<ListingModel>("ListingModel")({
   contextWindow: Schema.Number,
   charsPerToken: Schema.Number,
   budget: Schema.Number,
-  budgetVariable: Schema.Boolean
+  budgetVariable: Schema.Boolean,
+  /** The host's own agents and skills of its version (issue 28, point 4), when tool-map knows them. */
+  builtins: Schema.optional(Schema.Struct({
+    version: Schema.String,
+    agents: Schema.Array(Schema.String),
+    skills: Schema.Array(Schema.String),
+    chars: Schema.Number,
+    budgetChars: Schema.Number
+  }))
 }) {}
 
 export class AgentHostReport extends Schema.Class<AgentHostReport>("AgentHostReport")({

@@ -104,6 +104,14 @@ export interface ClaudeListingModel {
   readonly budget: number
   /** Set when `SLASH_COMMAND_TOOL_CHAR_BUDGET` fixed the budget. */
   readonly budgetVariable: boolean
+  /** The host's own agents and skills (issue 28, point 4): their lines' characters, and what they take of the budget. */
+  readonly builtins?: {
+    readonly version: string
+    readonly agents: ReadonlyArray<string>
+    readonly skills: ReadonlyArray<string>
+    readonly chars: number
+    readonly budgetChars: number
+  } | undefined
 }
 
 /**

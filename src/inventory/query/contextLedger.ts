@@ -57,6 +57,11 @@ export interface LedgerTotal {
   readonly alwaysOnTokens: number
   readonly onInvokeTokens: number
   readonly unknown: number
+  /**
+   * Claude Code: its own agents and skills (of the version tool-map knows), listed in every
+   * session before the user's: their projected tokens, not in `alwaysOnTokens` (issue 28, point 4).
+   */
+  readonly hostOwn?: { readonly version: string; readonly agents: ReadonlyArray<string>; readonly skills: ReadonlyArray<string>; readonly alwaysOnTokens: number }
   /** Claude Code: the plugins whose `SessionStart` hooks add context, not counted (absent when none). */
   readonly sessionStartContext?: ReadonlyArray<string>
 }
@@ -135,11 +140,19 @@ export const contextLedger = (
     const report = inventory.hosts.find((entry) => entry.host === host)?.listing
     // The setting and the file naming it come from the user's files: cleaned before any output.
     const listing = report === undefined ? undefined : { ...report, setting: report.setting === null ? null : cleanText(report.setting), source: cleanText(report.source) }
-    const extra = hooks.sessionStartContext === undefined ? {} : { sessionStartContext: hooks.sessionStartContext }
+    const own = report?.builtins
+    const hostOwn = own === undefined ? undefined : { version: own.version, agents: own.agents, skills: own.skills, alwaysOnTokens: Math.round(own.chars / 4) }
+    const ownNote = hostOwn === undefined
+      ? ""
+      : `; Claude Code's own items (${hostOwn.version}: ${hostOwn.agents.length} built-in agents, ${hostOwn.skills.length} skills) add ~${hostOwn.alwaysOnTokens} tok, not in the total`
+    const extra = {
+      ...(hostOwn === undefined ? {} : { hostOwn }),
+      ...(hooks.sessionStartContext === undefined ? {} : { sessionStartContext: hooks.sessionStartContext })
+    }
     if (listing === undefined) return [{ host, estimate: `${LEDGER_ESTIMATES[host]}${hooks.note ?? ""}`, ...sums, ...extra }]
     return [{
       host,
-      estimate: `${LEDGER_ESTIMATES[host]}; model assumed: ${describeListingModel(listing)}${hooks.note ?? ""}`,
+      estimate: `${LEDGER_ESTIMATES[host]}; model assumed: ${describeListingModel(listing)}${ownNote}${hooks.note ?? ""}`,
       model: { model: listing.model, source: listing.source, setting: listing.setting, contextWindow: listing.contextWindow, skillListingBudget: listing.budget },
       ...sums,
       ...extra

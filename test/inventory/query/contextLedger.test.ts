@@ -36,10 +36,21 @@ const GEMINI_ITEMS = [
 
 const rowsOf = (by: ReturnType<typeof contextLedger>) => by.rows as ReadonlyArray<LedgerItemRow>
 
+/**
+ * Claude Code 2.1.332's own agents and skills (issue 28, point 4), with a 200k model: their lines
+ * (the longer Explore line) and newlines, 6,732 characters, ~1,683 tokens.
+ */
+const HOST_OWN = {
+  version: "2.1.332",
+  agents: ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"],
+  skills: ["claude-api", "code-review", "dataviz", "fewer-permission-prompts", "init", "keybindings-help", "loop", "plugin-authoring", "run", "security-review", "simplify", "update-config", "workflow-authoring"],
+  alwaysOnTokens: 1683
+}
+
 describe("the always-on ledger (issue 14)", () => {
   it.effect("each item's figures by its host's rules; Claude Code's listing budget leaves the last skill its name only", () =>
     Effect.gen(function* () {
-      const { inventory } = yield* scanTree(TREE, { env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "200" } })
+      const { inventory } = yield* scanTree(TREE, { env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "5270" } })
       const ledger = contextLedger(inventory, { by: "item" })
       expect(rowsOf(ledger).map((row) => [row.host, row.kind, row.name, row.alwaysOnTokens, row.onInvokeTokens])).toEqual(ITEMS)
       expect(ledger.totals).toEqual(TOTALS)
@@ -69,10 +80,12 @@ describe("the always-on ledger (issue 14)", () => {
         120 * 24,
         { model: "claude-opus-5-5", source: expect.stringMatching(/\/home\/u\/\.claude\/settings\.json$/), setting: "opus", contextWindow: 1000000, skillListingBudget: 30000 }
       ])
-      // claude-sonnet-4-5: 8,000 characters; 120 name lines (6 characters) and 119 newlines leave 7,161 for
-      // descriptions of 94 characters: 76 keep theirs (24 tokens each), 44 their name line (2 tokens).
+      // claude-sonnet-4-5: 8,000 characters, less the 5,070 Claude Code's own skills take (11 bundled
+      // skills in full, init and security-review by name, 13 newlines); 120 name lines (6 characters)
+      // and 119 newlines leave 2,091 for descriptions of 94 characters: 22 keep theirs (24 tokens
+      // each), 98 their name line (2 tokens).
       expect(yield* listed(JSON.stringify({ model: "claude-sonnet-4-5" }))).toEqual([
-        76 * 24 + 44 * 2,
+        22 * 24 + 98 * 2,
         { model: "claude-sonnet-4-5", source: expect.stringMatching(/settings\.json$/), setting: "claude-sonnet-4-5", contextWindow: 200000, skillListingBudget: 8000 }
       ])
     }))
@@ -165,8 +178,8 @@ describe("the always-on ledger (issue 14)", () => {
 })
 
 /**
- * a, b and c cost `<name> <80 x>`, 82 characters, 21 tokens; over the budget of 200 characters c
- * keeps only its name line `- c` (1 token). rev: `- rev: Reviews code (Tools: All tools)` (the session's
+ * a, b and c cost `<name> <80 x>`, 82 characters, 21 tokens; over the budget of 5,270 characters,
+ * 200 once Claude Code's own skills took their 5,070, c keeps only its name line `- c` (1 token). rev: `- rev: Reviews code (Tools: All tools)` (the session's
  * agent line, issue 28 point 3: an agent's when_to_use is not in it); ship:
  * `ship Ship it`; CLAUDE.md its whole text. Codex: o200k. nodesc has an empty description:
  * Claude Code does not load it. MCP servers: unknown.
@@ -186,8 +199,9 @@ const ITEMS = [
 const TOTALS = [
   {
     host: "claude-code",
-    estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 200 characters (SLASH_COMMAND_TOOL_CHAR_BUDGET)",
-    model: { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 200 },
+    estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 5,270 characters (SLASH_COMMAND_TOOL_CHAR_BUDGET); Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total",
+    hostOwn: HOST_OWN,
+    model: { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 5270 },
     items: 7, alwaysOnTokens: 64, onInvokeTokens: 28, unknown: 1 },
   { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
 ]

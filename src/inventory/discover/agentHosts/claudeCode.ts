@@ -15,6 +15,7 @@ import {
   skillsIn,
   standalone
 } from "./markdownItems.js"
+import { builtinCost } from "./claudeBuiltins.js"
 import { looksLikeServer, mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
 import {
@@ -301,7 +302,8 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
       settingsModel: model === undefined ? null : { value: model.value as string, file: model.file.path },
       budgetFraction: fraction === undefined ? null : (fraction.value as number)
     })
-    return { ...c.result(), listing }
+    // The host's own agents and skills come first in the listing and take their part of the budget (point 4).
+    return { ...c.result(), listing: { ...listing, builtins: builtinCost(listing.charsPerToken) } }
   })
 
 const readSettings = (
