@@ -9,8 +9,8 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import * as NodePath from "node:path"
-import { writeFileAtomic } from "../catalog/stores/jsonFile.js"
 import { readRegularFile } from "./fileRead.js"
+import { writeFileAtomically } from "./fileWrite.js"
 
 /** The largest snapshot read back: a server of 10,000 tools with large schemas fits well within it. */
 export const SNAPSHOT_MAX_BYTES = 64 * 1024 * 1024
@@ -110,8 +110,8 @@ export class Snapshots extends Context.Tag("tool-map/Snapshots")<Snapshots, {
 
         const write = Effect.fn("Snapshots.write")(function*(snapshot: Snapshot) {
           const file = pathOf(snapshot.configHash)
-          yield* writeFileAtomic(file, `${JSON.stringify({ version: 1, ...snapshot })}\n`).pipe(
-            Effect.mapError((error) => new SnapshotUnusable({ path: file, reason: error.reason })),
+          yield* writeFileAtomically(file, `${JSON.stringify({ version: 1, ...snapshot })}\n`).pipe(
+            Effect.mapError((error) => new SnapshotUnusable({ path: file, reason: error.message })),
             Effect.provideService(FileSystem.FileSystem, fs),
             Effect.provideService(Path.Path, path)
           )

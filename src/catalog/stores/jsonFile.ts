@@ -1,11 +1,12 @@
 import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Clock, Duration, Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import { createHash, randomUUID } from "node:crypto"
+import { createHash } from "node:crypto"
 import { compileEncoder, type Encoder, UNDECIDED } from "../../platform/schemaFastPath.js"
 import { FileLock, type FileLocked, type FileLockError, type FileLockOptions, lockPathOf, LockOwner } from "../../services/FileLock.js"
 import { notJsonReason } from "../../inventory/domain/jsonText.js"
 import { type FileRefused, openRegularFile, readRegularFile } from "../../services/fileRead.js"
+import { writeFileAtomically } from "../../services/fileWrite.js"
 import { nestsDeeperText, nestsDeeperThan } from "../core/nesting.js"
 import { firstIssue } from "../core/schemasFile.js"
 
@@ -69,75 +70,17 @@ export const jsonFileText = (encoded: unknown): string => {
   return compact.length > COMPACT_THRESHOLD ? `${compact}\n` : `${JSON.stringify(encoded, null, 2)}\n`
 }
 
-// A temp file of a writer that is gone (killed before it renamed or removed it) is removed by
-// the next write of the same target once it is this old: its pid says the writer is dead, but
-// a pid of another PID namespace sharing the directory would say so too, and no writer keeps
-// its temp file for a minute. A temp of an earlier version names no pid: an hour.
-const DEAD_TEMP_AGE = Duration.minutes(1)
-const UNOWNED_TEMP_AGE = Duration.hours(1)
-
-/** The temp file names of `base`'s writers: `.<base>.tmp-<pid>-<uuid>` (earlier: `.<base>.tmp-<uuid>`). */
-const tempPrefix = (base: string) => `.${base}.tmp-`
-
 /**
- * Removes the temp files beside `path` that writers killed mid-write left (a 50,000-tool router
- * index leaves 30 MB each): those of a dead pid older than a minute, those naming no pid older
- * than an hour. A failure only leaves them for the next write.
+ * {@link writeFileAtomically} (services/fileWrite.ts) failing with the catalog's own error: a
+ * reader sees the complete old or the complete new file.
  */
-const removeDeadTemps = (dir: string, base: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const paths = yield* Path.Path
-    const owner = LockOwner.live
-    const now = yield* Clock.currentTimeMillis
-    const prefix = tempPrefix(base)
-    for (const name of yield* fs.readDirectory(dir)) {
-      if (!name.startsWith(prefix)) continue
-      const pid = /^(\d+)-/.exec(name.slice(prefix.length))?.[1]
-      if (pid !== undefined && (Number(pid) === owner.pid || (yield* owner.isAlive(Number(pid), null)))) continue
-      const file = paths.join(dir, name)
-      const modified = Option.getOrElse((yield* fs.stat(file)).mtime, () => new Date(now)).getTime()
-      const age = Duration.toMillis(pid === undefined ? UNOWNED_TEMP_AGE : DEAD_TEMP_AGE)
-      if (now - modified >= age) yield* fs.remove(file)
-    }
-  }).pipe(Effect.ignore)
-
-/**
- * Writes `content` to `path` so that a reader sees the complete old or the complete new file:
- * a temp file next to the target (never the OS temp dir: a rename across file systems fails),
- * fsync, rename, then fsync of the directory where the OS allows it. Temp files that killed
- * writers of the same target left are removed (`removeDeadTemps`).
- */
-export const writeFileAtomic = Effect.fn("writeFileAtomic")(function*(
+export const writeFileAtomic = (
   path: string,
   content: string | Uint8Array,
   /** The file's mode (e.g. 0o600 for a file with secrets), set on the temp file before it is renamed: never readable by others, not even for a moment. */
   options: { readonly mode?: number | undefined } = {}
-) {
-  const fs = yield* FileSystem.FileSystem
-  const paths = yield* Path.Path
-  const dir = paths.dirname(path)
-  const temp = paths.join(dir, `${tempPrefix(paths.basename(path))}${process.pid}-${randomUUID()}`)
-  const failed = fileError(path, "write")
-  yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(failed))
-  yield* Effect.scoped(
-    Effect.gen(function*() {
-      const file = yield* fs.open(temp, { flag: "w", ...(options.mode === undefined ? {} : { mode: options.mode }) })
-      // The umask may have taken bits the mode asked for.
-      if (options.mode !== undefined) yield* fs.chmod(temp, options.mode)
-      yield* file.writeAll(typeof content === "string" ? new TextEncoder().encode(content) : content)
-      yield* file.sync
-    })
-  ).pipe(
-    Effect.zipRight(fs.rename(temp, path)),
-    Effect.mapError(failed),
-    // Failed or interrupted (SIGTERM between two calls): the target keeps its old content, no temp file stays.
-    Effect.onError(() => fs.remove(temp).pipe(Effect.ignore))
-  )
-  // A directory fsync makes the rename durable; Windows cannot open a directory for it.
-  yield* Effect.scoped(Effect.flatMap(fs.open(dir, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
-  yield* removeDeadTemps(dir, paths.basename(path))
-})
+): Effect.Effect<void, CatalogFileError, FileSystem.FileSystem | Path.Path> =>
+  writeFileAtomically(path, content, options).pipe(Effect.mapError(fileError(path, "write")))
 
 const encoders = new WeakMap<SchemaAST.AST, Encoder>()
 
