@@ -1,7 +1,9 @@
 /**
  * The import rules of tool-map's source, checked by `npm run lint:imports` (part of `npm test`).
  * They keep the folders meaning what they say: the data flows from pure rules through services
- * to the composed layers and the CLI on top, never back. Only `src/` is checked: tests, benches
+ * to the composed layers and the CLI on top, never back. The folders are floors in one order
+ * (FLOORS below, docs/layout.md): no module imports a floor above its own, so no two folders
+ * form a cycle either. Only `src/` is checked: tests, benches
  * and examples may import anything.
  */
 
