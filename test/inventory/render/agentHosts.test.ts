@@ -102,7 +102,7 @@ Not found (looked in 6 locations).
       const { inventory } = yield* scanTree(fixture)
       expect(summarizeAgentHosts(inventory, 6144)).toEqual([
         "- Claude Code: 1/2 agents, 1 skill, 1/2 MCP servers loaded; 1 diagnostic; 1 MCP entry the host ignores",
-        "  - always-on: ~5 tok + 1 item unknown in every session; largest: rev ~3 tok, s ~2 tok",
+        "  - always-on: ~10 tok + 1 item unknown in every session; largest: rev ~8 tok, s ~2 tok",
         "  - agents: rev",
         "  - skills: s",
         "  - MCP servers: notion",
@@ -132,7 +132,7 @@ Not found (looked in 6 locations).
         expect(lines[0]).toBe("- Claude Code: 1000 agents, 2000 skills (1000 from commands/) loaded")
       }
       expect(summarizeAgentHosts(inventory, 1536).slice(1, 3)).toEqual([
-        "  - always-on: ~15.9k tok in every session; largest: agent-1002 ~12 tok, agent-1014 ~12 tok, agent-1029 ~12 tok",
+        "  - always-on: ~24.3k tok in every session; largest: agent-1611 ~29 tok, agent-2154 ~29 tok, agent-1284 ~28 tok",
         "  - agents: agent-0, agent-1002, agent-1005, agent-1008, agent-1011, agent-1014, agent-1017, agent-102 … and 992 more"
       ])
     }))
@@ -171,7 +171,7 @@ Not found (looked in 6 locations).
       const md = renderAgentHostsMarkdown(inventory)
       expect(md).toContain("| evil \\| \\`x\\` &lt;b>\uFFFD[31m | user | loaded |")
       // The summary escapes names as tools.md does (it used to strip these characters instead).
-      expect(summarizeAgentHosts(inventory, 6144)[1]).toBe("  - always-on: ~2 tok in every session; largest: evil \\| \\`x\\` &lt;b>\uFFFD[31m ~2 tok")
+      expect(summarizeAgentHosts(inventory, 6144)[1]).toBe("  - always-on: ~11 tok in every session; largest: evil \\| \\`x\\` &lt;b>\uFFFD[31m ~11 tok")
       expect(summarizeAgentHosts(inventory, 6144)[2]).toBe("  - agents: evil \\| \\`x\\` &lt;b>\uFFFD[31m")
     }))
 })

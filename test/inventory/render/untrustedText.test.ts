@@ -214,7 +214,7 @@ describe("agent host names in the summary", () => {
       })
       const lines = summarizeAgentHosts(inventory, 6144)
       expect(lines.slice(1, 4)).toEqual([
-        `  - always-on: ~41 tok in every session; largest: s${FFFD}## Owned &lt;!-- x --> ~37 tok, b${FFFD}evil${FFFD} ~2 tok, ${"a".repeat(24)}…${"a".repeat(19)}-one ~1 tok`,
+        `  - always-on: ~85 tok in every session; largest: s${FFFD}## Owned &lt;!-- x --> ~37 tok, ${"a".repeat(24)}…${"a".repeat(19)}-one ~20 tok, ${"a".repeat(24)}…${"a".repeat(19)}-two ~20 tok`,
         `  - agents: ${"a".repeat(24)}…${"a".repeat(19)}-one, ${"a".repeat(24)}…${"a".repeat(19)}-two, b${FFFD}evil${FFFD}`,
         `  - skills: s${FFFD}## Owned &lt;!-- x -->`
       ])
