@@ -23,8 +23,10 @@ import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
  *   line, within a budget that depends on the session's model (`claudeListingModel`:
  *   `floor(context window × characters a token × 0.01)`, 8,000 characters for a 200k model,
  *   30,000 for a 1M one; `SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides it). Over the budget every skill is first listed by
- *   name only and descriptions are given back in listing order while they fit: a skill left
- *   without its description costs its name line only.
+ *   name only (the bundled skills always in full: `q3n`) and descriptions are given back while
+ *   they fit, in the order of `K1e` (the skill's past use, `Dmo`, and remote flags; 0 on a
+ *   machine without history, so listing order, which tool-map assumes): a skill left without its
+ *   description costs its name line only.
  *
  * Other hosts publish no projection; their figures are o200k estimates of the text each puts in
  * its prompt. Gemini CLI's is read in its 0.61.0 bundle (`renderAgentSkills`,
