@@ -87,9 +87,12 @@ describe("npm run lint:imports (part of npm test)", () => {
       copyWith("cli-domain", [{ append: "src/inventory/domain/roots.ts", line: `import "../../services/fileRead.js"` }])
     )
     expect(result).toEqual({
-      status: 1,
-      violations: ["error pure-imports-only-pure: src/inventory/domain/roots.ts → src/services/fileRead.ts"],
-      summary: "x 1 dependency violations (1 errors, 0 warnings)."
+      status: 2,
+      violations: [
+        "error pure-imports-only-pure: src/inventory/domain/roots.ts → src/services/fileRead.ts",
+        "error floor-inventory/domain: src/inventory/domain/roots.ts → src/services/fileRead.ts"
+      ],
+      summary: "x 2 dependency violations (2 errors, 0 warnings)."
     })
   }, TIMEOUT)
 
@@ -97,19 +100,26 @@ describe("npm run lint:imports (part of npm test)", () => {
     {
       title: "a domain file importing a service's types",
       plants: [{ append: "src/inventory/domain/secrets.ts", line: `import type { MachineEnvironment } from "../../services/MachineEnvironment.js"` }],
-      violations: ["error pure-imports-only-pure: src/inventory/domain/secrets.ts → src/services/MachineEnvironment.ts"]
+      violations: [
+        "error pure-imports-only-pure: src/inventory/domain/secrets.ts → src/services/MachineEnvironment.ts",
+        "error floor-inventory/domain: src/inventory/domain/secrets.ts → src/services/MachineEnvironment.ts"
+      ]
     },
     {
       title: "a catalog core file importing a store",
       plants: [leaf("src/catalog/stores/Planted.ts"), { append: "src/catalog/core/risk.ts", line: `import "../stores/Planted.js"` }],
-      violations: ["error pure-imports-only-pure: src/catalog/core/risk.ts → src/catalog/stores/Planted.ts"]
+      violations: [
+        "error pure-imports-only-pure: src/catalog/core/risk.ts → src/catalog/stores/Planted.ts",
+        "error floor-catalog/core: src/catalog/core/risk.ts → src/catalog/stores/Planted.ts"
+      ]
     },
     {
       title: "a core file importing the CLI",
       plants: [leaf("src/cli/planted.ts"), { append: "src/catalog/core/tokens.ts", line: `import { planted } from "../../cli/planted.js"` }],
       violations: [
         "error pure-imports-only-pure: src/catalog/core/tokens.ts → src/cli/planted.ts",
-        "error only-cli-imports-cli: src/catalog/core/tokens.ts → src/cli/planted.ts"
+        "error only-cli-imports-cli: src/catalog/core/tokens.ts → src/cli/planted.ts",
+        "error floor-catalog/core: src/catalog/core/tokens.ts → src/cli/planted.ts"
       ]
     },
     {
@@ -126,25 +136,35 @@ describe("npm run lint:imports (part of npm test)", () => {
     {
       title: "a service importing a layer",
       plants: [leaf("src/layers/Planted.ts"), { append: "src/inventory/discover/IdentityReader.ts", line: `import "../../layers/Planted.js"` }],
-      violations: ["error services-import-no-layers: src/inventory/discover/IdentityReader.ts → src/layers/Planted.ts"]
+      violations: [
+        "error services-import-no-layers: src/inventory/discover/IdentityReader.ts → src/layers/Planted.ts",
+        "error floor-inventory/discover: src/inventory/discover/IdentityReader.ts → src/layers/Planted.ts"
+      ]
     },
     {
       title: "a service importing the public index",
       plants: [{ create: "src/services/planted.ts", text: `import type * as Api from "../index.js"\nexport type Planted = typeof Api\n` }],
-      violations: ["error services-import-no-layers: src/services/planted.ts → src/index.ts"]
+      violations: [
+        "error services-import-no-layers: src/services/planted.ts → src/index.ts",
+        "error floor-services: src/services/planted.ts → src/index.ts"
+      ]
     },
     {
       title: "a store importing the CLI",
       plants: [leaf("src/cli/planted.ts"), { append: "src/catalog/stores/jsonFile.ts", line: `import "../../cli/planted.js"` }],
       violations: [
         "error services-import-no-layers: src/catalog/stores/jsonFile.ts → src/cli/planted.ts",
-        "error only-cli-imports-cli: src/catalog/stores/jsonFile.ts → src/cli/planted.ts"
+        "error only-cli-imports-cli: src/catalog/stores/jsonFile.ts → src/cli/planted.ts",
+        "error floor-catalog/stores: src/catalog/stores/jsonFile.ts → src/cli/planted.ts"
       ]
     },
     {
       title: "a layer importing the CLI",
       plants: [leaf("src/cli/planted.ts"), { append: "src/layers/HostLayer.ts", line: `import "../cli/planted.js"` }],
-      violations: ["error only-cli-imports-cli: src/layers/HostLayer.ts → src/cli/planted.ts"]
+      violations: [
+        "error only-cli-imports-cli: src/layers/HostLayer.ts → src/cli/planted.ts",
+        "error floor-layers: src/layers/HostLayer.ts → src/cli/planted.ts"
+      ]
     },
     {
       title: "source importing test, bench and examples files",
@@ -161,6 +181,36 @@ describe("npm run lint:imports (part of npm test)", () => {
         "error src-imports-no-tests: src/layers/CoreLayer.ts → bench/planted.ts",
         "error src-imports-no-tests: src/cli/main.ts → examples/planted.ts"
       ]
+    },
+    {
+      title: "the bundle importing query, a floor above it (issue 28: the lumped services rule passed it)",
+      plants: [{ append: "src/inventory/bundle/whichIndex.ts", line: `import "../query/toolQueries.js"` }],
+      violations: ["error floor-inventory/bundle: src/inventory/bundle/whichIndex.ts → src/inventory/query/toolQueries.ts"]
+    },
+    {
+      title: "a folder cycle with no module cycle: services importing a catalog store that imports services",
+      plants: [{ append: "src/services/ToolSnapshots.ts", line: `import "../catalog/stores/jsonFile.js"` }],
+      violations: ["error floor-services: src/services/ToolSnapshots.ts → src/catalog/stores/jsonFile.ts"]
+    },
+    {
+      title: "a platform shim importing discover",
+      plants: [leaf("src/inventory/discover/planted.ts"), { append: "src/platform/SyncNodeFileSystem.ts", line: `import "../inventory/discover/planted.js"` }],
+      violations: ["error floor-platform: src/platform/SyncNodeFileSystem.ts → src/inventory/discover/planted.ts"]
+    },
+    {
+      title: "the gateway importing a layer",
+      plants: [leaf("src/layers/Planted.ts"), { append: "src/mcp/gateway/Downstream.ts", line: `import "../../layers/Planted.js"` }],
+      violations: ["error floor-mcp/gateway: src/mcp/gateway/Downstream.ts → src/layers/Planted.ts"]
+    },
+    {
+      title: "a module on no floor",
+      plants: [{ create: "src/planted/thing.ts", text: `import { TOOL_MAP_VERSION } from "../version.js"\nexport const planted = TOOL_MAP_VERSION\n` }],
+      violations: ["error placed-on-a-floor: src/planted/thing.ts → src/version.ts"]
+    },
+    {
+      title: "a module with an excepted upward import importing another module above its floor",
+      plants: [{ append: "src/inventory/domain/ledger.ts", line: `import "../../catalog/core/risk.js"` }],
+      violations: ["error floor-inventory/domain-except: src/inventory/domain/ledger.ts → src/catalog/core/risk.ts"]
     },
     {
       title: "a cycle between two domain files",
