@@ -28,7 +28,7 @@ import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import { buildCatalog, searchCatalog } from "../src/catalog/core/catalog.js"
 import { type AgentView, renderListing } from "../src/catalog/core/entryTools.js"
 import type { Catalog, GroupNode, ToolSchema } from "../src/catalog/core/model.js"
-import { wireJson } from "../src/catalog/core/tokens.js"
+import { wireJson } from "../src/inventory/domain/tokens.js"
 import { benchOptions, generateTools } from "./catalogGenerators.js"
 
 setFlagsFromString("--expose-gc")

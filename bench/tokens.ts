@@ -13,7 +13,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import type { ToolSchema } from "../src/catalog/core/model.js"
-import { estimateTokens, wireJson } from "../src/catalog/core/tokens.js"
+import { estimateTokens, wireJson } from "../src/inventory/domain/tokens.js"
 import { generateTools } from "./catalogGenerators.js"
 
 /** One tool of the corpus, with the npm package it came from. */

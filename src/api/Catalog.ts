@@ -52,6 +52,6 @@ export { addDocuments, buildIndex, type RouterIndex } from "../catalog/core/rout
 export { type RouterDocument, toolDocument } from "../catalog/core/router/document.js"
 export { routerDocuments, skillDocument } from "../catalog/core/router/router.js"
 export { sanitizeDescription } from "../catalog/core/sanitize.js"
-export { estimateTokens } from "../catalog/core/tokens.js"
+export { estimateTokens } from "../inventory/domain/tokens.js"
 export { AGENT_WORDING, CLI_WORDING, type Wording } from "../catalog/core/wording.js"
 export { AgentState, DEFAULT_PINNED, emptyAgentState, ENTRY_TOOLS, type VisibilityNote } from "../catalog/core/visibility.js"

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
-import { formatTokens } from "../catalog/core/tokens.js"
+import { formatTokens } from "../inventory/domain/tokens.js"
 import { AGENT_HOST_TITLES, AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
 import { contextLedger, LEDGER_GROUPINGS, type LedgerGroupRow, type LedgerItemRow } from "../inventory/query/contextLedger.js"
 import type { ChangedItem, Changes } from "../inventory/domain/drift.js"

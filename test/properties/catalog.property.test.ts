@@ -27,7 +27,7 @@ import {
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../../src/catalog/core/model.js"
 import { nameWords } from "../../src/catalog/core/risk.js"
 import { sanitizeDescription } from "../../src/catalog/core/sanitize.js"
-import { countFeatures, estimateTokensFromJson, jsonStringWithFeatures, noFeatures } from "../../src/catalog/core/tokens.js"
+import { countFeatures, estimateTokensFromJson, jsonStringWithFeatures, noFeatures } from "../../src/inventory/domain/tokens.js"
 
 const RUNS = { fastCheck: { numRuns: 300 } }
 

@@ -31,7 +31,7 @@ import {
   noFeatures,
   type TokenFeatures,
   tokensFromFeatures
-} from "./tokens.js"
+} from "../../inventory/domain/tokens.js"
 
 // Beyond this depth the path is checked for cycles (JSON from a server has none; host objects might).
 const CYCLE_CHECK_DEPTH = 32

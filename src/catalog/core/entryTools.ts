@@ -10,7 +10,7 @@ import type { AliasNode, Catalog, CatalogNode, SanitizeFlag, ToolDefinitionOf, T
 import { terms } from "./router/analyze.js"
 import { fitText, MAX_NAME_WIDTH } from "./sanitize.js"
 import { AGENT_WORDING, type Wording } from "./wording.js"
-import { formatTokens } from "./tokens.js"
+import { formatTokens } from "../../inventory/domain/tokens.js"
 import type { VisibilityNote } from "./visibility.js"
 
 /** The definition of one of these three entry tools. */

@@ -10,7 +10,7 @@ import {
 } from "../core/entryTools.js"
 import type { Wording } from "../core/wording.js"
 import type { Catalog, Resolution, ToolEntry } from "../core/model.js"
-import { formatTokens } from "../core/tokens.js"
+import { formatTokens } from "../../inventory/domain/tokens.js"
 import {
   type AgentState,
   applyLoad,

@@ -4,7 +4,7 @@ import { ENTRY_TOOL_DEFINITIONS, renderListing, renderMissingPath, renderSearch,
 import type { Wording } from "../core/wording.js"
 import type { Catalog, CatalogNode, ToolEntry } from "../core/model.js"
 import { ROUTER_TOOL_DEFINITIONS } from "../core/router/routerTools.js"
-import { estimateTokens } from "../core/tokens.js"
+import { estimateTokens } from "../../inventory/domain/tokens.js"
 import { ENTRY_TOOLS } from "../core/visibility.js"
 import { AgentRestrictions } from "./AgentRestrictions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"

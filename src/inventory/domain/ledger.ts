@@ -1,4 +1,4 @@
-import { estimateTextTokens, estimateTokens } from "../../catalog/core/tokens.js"
+import { estimateTextTokens, estimateTokens } from "./tokens.js"
 import type { AgentHostItem, AgentHostName } from "./agentHosts.js"
 
 /**

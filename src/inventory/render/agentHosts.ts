@@ -9,7 +9,7 @@ import {
   isEffective
 } from "../domain/agentHosts.js"
 import { cleanAgentHosts } from "../domain/cleanInventory.js"
-import { formatTokens } from "../../catalog/core/tokens.js"
+import { formatTokens } from "../domain/tokens.js"
 import { effectiveToolNames } from "../query/agentQueries.js"
 import { hostLedgerLine } from "../query/contextLedger.js"
 import { byteLength, mdCell, mdCellFit, mdCode, truncateChars, utf16Length } from "./text.js"

@@ -13,7 +13,7 @@ import {
   sha256
 } from "../../../src/catalog/core/definitions.js"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
-import { estimateTokens, estimateTokensFromJson } from "../../../src/catalog/core/tokens.js"
+import { estimateTokens, estimateTokensFromJson } from "../../../src/inventory/domain/tokens.js"
 
 const schema: ToolSchema = {
   name: "read",

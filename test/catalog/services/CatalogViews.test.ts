@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { estimateTokens } from "../../../src/catalog/core/tokens.js"
+import { estimateTokens } from "../../../src/inventory/domain/tokens.js"
 import { CatalogLoads } from "../../../src/catalog/services/CatalogLoads.js"
 import { CatalogViews } from "../../../src/catalog/services/CatalogViews.js"
 import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"

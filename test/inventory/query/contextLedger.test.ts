@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { markdown, scanTree } from "../../../bench/hostGenerators.js"
 import { claudeCodeFixture } from "../../../scripts/conformance/fixtures/claudeCode.js"
-import { estimateTextTokens } from "../../../src/catalog/core/tokens.js"
+import { estimateTextTokens } from "../../../src/inventory/domain/tokens.js"
 import { contextLedger, type LedgerItemRow } from "../../../src/inventory/query/contextLedger.js"
 
 const x80 = "x".repeat(80)

@@ -10,7 +10,7 @@ import { neutralize } from "../../../inventory/domain/untrusted.js"
 import type { Field } from "./document.js"
 import type { MatchedFields } from "./rank.js"
 import { fitText, MAX_NAME_WIDTH } from "../sanitize.js"
-import { formatTokens } from "../tokens.js"
+import { formatTokens } from "../../../inventory/domain/tokens.js"
 import { AGENT_WORDING, type Wording } from "../wording.js"
 
 /** The names of the router's entry tools. */

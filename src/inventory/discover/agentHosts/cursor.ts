@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { estimateTextTokens } from "../../../catalog/core/tokens.js"
+import { estimateTextTokens } from "../../domain/tokens.js"
 import { instructionsCost } from "../../domain/ledger.js"
 import { instructionsFile, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"

@@ -8,7 +8,7 @@ import {
   jsonStringWithFeatures,
   noFeatures,
   wireJson
-} from "../../../src/catalog/core/tokens.js"
+} from "../../../src/inventory/domain/tokens.js"
 
 describe("estimateTokens", () => {
   it("stays within 10% median error of o200k over the committed corpus of real MCP tools", () => {

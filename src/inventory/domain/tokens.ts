@@ -21,7 +21,13 @@
  * median error of 12% and overestimates the total by 10%. Cost: one character loop, no
  * allocation beyond the JSON text.
  */
-import type { ToolSchema } from "./model.js"
+
+/** What the estimate reads of a tool definition (a catalog `ToolSchema` is one). */
+export interface TokenCountable {
+  readonly name: string
+  readonly description?: string | undefined
+  readonly inputSchema: unknown
+}
 
 /** The fitted coefficients of the estimate (see the module comment). */
 export const TOKEN_MODEL = {
@@ -188,7 +194,7 @@ export const estimateTextTokens = (text: string): number => {
 }
 
 /** Estimated o200k tokens of a tool schema (see the module comment for the method). */
-export const estimateTokens = (schema: ToolSchema): number =>
+export const estimateTokens = (schema: TokenCountable): number =>
   estimateTokensFromJson(
     JSON.stringify(schema.name),
     JSON.stringify(schema.description ?? ""),
@@ -197,7 +203,7 @@ export const estimateTokens = (schema: ToolSchema): number =>
   )
 
 /** The text the estimate stands for: what `bench/tokens.ts` feeds the real tokenizer. */
-export const wireJson = (schema: ToolSchema): string =>
+export const wireJson = (schema: TokenCountable): string =>
   JSON.stringify({ name: schema.name, description: schema.description ?? "", input_schema: schema.inputSchema })
 
 /** Short token count for listings: `~850 tok`, `~1.2k tok`. */
