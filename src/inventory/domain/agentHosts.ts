@@ -147,7 +147,7 @@ export class PluginItem extends Schema.Class<PluginItem>("PluginItem")({
    * http hooks: their output becomes context at every session start); absent when none (issue 28).
    * tool-map never runs them, so what they add is not counted.
    */
-  sessionStartHooks: Schema.optional(Schema.Number)
+  sessionStartHooks: Schema.optionalWith(Schema.Number, { exact: true })
 }) {}
 
 /** A memory / instructions file the host puts in context (CLAUDE.md, AGENTS.md, GEMINI.md, rules). */
@@ -209,13 +209,13 @@ export class ListingModel extends Schema.Class<ListingModel>("ListingModel")({
   budget: Schema.Number,
   budgetVariable: Schema.Boolean,
   /** The host's own agents and skills of its version (issue 28, point 4), when tool-map knows them. */
-  builtins: Schema.optional(Schema.Struct({
+  builtins: Schema.optionalWith(Schema.Struct({
     version: Schema.String,
     agents: Schema.Array(Schema.String),
     skills: Schema.Array(Schema.String),
     chars: Schema.Number,
     budgetChars: Schema.Number
-  }))
+  }), { exact: true })
 }) {}
 
 export class AgentHostReport extends Schema.Class<AgentHostReport>("AgentHostReport")({
@@ -225,7 +225,7 @@ export class AgentHostReport extends Schema.Class<AgentHostReport>("AgentHostRep
   roots: Schema.Array(AgentHostRoot),
   counts: AgentHostCounts,
   /** Claude Code: the model its ledger assumed (absent for other hosts and older bundles). */
-  listing: Schema.optional(ListingModel)
+  listing: Schema.optionalWith(ListingModel, { exact: true })
 }) {}
 
 /** A per-file problem (same shape as `Diagnostic` of tools.json). Never holds file contents. */

@@ -113,7 +113,7 @@ export interface ClaudeListingModel {
     readonly skills: ReadonlyArray<string>
     readonly chars: number
     readonly budgetChars: number
-  } | undefined
+  }
 }
 
 /**
