@@ -41,11 +41,17 @@ const removeDeadTemps = (dir: string, base: string) =>
     }
   }).pipe(Effect.ignore)
 
+// The targets this process has swept: temps are left by writers killed before this process
+// began (or by rare kills since), so one sweep a target a process is enough, and the writes that
+// follow (a gateway's snapshots, an agent's state on every load) do not list the directory again.
+const swept = new Set<string>()
+
 /**
  * Writes `content` to `path` so that a reader sees the complete old or the complete new file:
  * a temp file next to the target (never the OS temp dir: a rename across file systems fails),
  * fsync, rename, then fsync of the directory where the OS allows it. Temp files that killed
- * writers of the same target left are removed (`removeDeadTemps`). Fails with the platform's
+ * writers of the same target left are removed (`removeDeadTemps`, on the first write of the
+ * target in this process). Fails with the platform's
  * error; the target keeps its old content then, and no temp file of this write stays.
  */
 export const writeFileAtomically = Effect.fn("writeFileAtomically")(function*(
@@ -74,5 +80,8 @@ export const writeFileAtomically = Effect.fn("writeFileAtomically")(function*(
   )
   // A directory fsync makes the rename durable; Windows cannot open a directory for it.
   yield* Effect.scoped(Effect.flatMap(fs.open(dir, { flag: "r" }), (handle) => handle.sync)).pipe(Effect.ignore)
-  yield* removeDeadTemps(dir, paths.basename(path))
+  if (!swept.has(path)) {
+    swept.add(path)
+    yield* removeDeadTemps(dir, paths.basename(path))
+  }
 })
