@@ -45,6 +45,7 @@ import {
 } from "../catalog/stores/jsonFile.js"
 import { forEachSliced, yieldIfDue } from "../services/eventLoop.js"
 import { readHead } from "../services/fileRead.js"
+import { printFitted } from "./output.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
@@ -654,7 +655,8 @@ export const ls = (flags: CatalogFlags & { readonly path: string; readonly query
     }
     yield* recordBuild
     if (!flags.json) {
-      yield* Console.log(yield* catalog.list(agent, { path: flags.path, query: Option.getOrUndefined(flags.query), wording: CLI_WORDING }))
+      // On a terminal each line fits its width (the summaries are cut with `…`); a pipe gets them whole.
+      yield* printFitted(yield* catalog.list(agent, { path: flags.path, query: Option.getOrUndefined(flags.query), wording: CLI_WORDING }))
       return
     }
     const built = yield* catalog.get(agent)

@@ -7,7 +7,7 @@ import type { ChangedItem, Changes } from "../inventory/domain/drift.js"
 import { changesSince } from "../inventory/query/changes.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { fromOption, jsonOption } from "./options.js"
-import { printJson, printLines, renderTable } from "./output.js"
+import { fittedTable, printJson, printLines, wrappedLines } from "./output.js"
 import { typedWord, UsageError } from "./usage.js"
 
 const tokens = (value: number | null): string => (value === null ? "unknown" : formatTokens(value))
@@ -29,9 +29,10 @@ export const queryContextCommand = Command.make(
       const inventory = yield* (yield* InventoryReader).load(flags.from)
       const ledger = contextLedger(inventory.agentHosts, { host: Option.getOrUndefined(flags.host), by: flags.by })
       if (flags.json) return yield* printJson(ledger)
-      const table = ledger.by === "item"
-        ? renderTable(
-            ["always-on", "on-invoke", "host", "kind", "scope", "plugin", "name"],
+      // On a terminal the table fits its width: the plugin gives way first, the name last.
+      const table = yield* (ledger.by === "item"
+        ? fittedTable(
+            [...["always-on", "on-invoke", "host", "kind", "scope"], { title: "plugin", shrink: "text" as const }, { title: "name", shrink: "key" as const }],
             (ledger.rows as ReadonlyArray<LedgerItemRow>).map((row) => [
               tokens(row.alwaysOnTokens),
               tokens(row.onInvokeTokens),
@@ -42,26 +43,28 @@ export const queryContextCommand = Command.make(
               row.name
             ])
           )
-        : renderTable(
-            ["always-on", "on-invoke", "items", "unknown", "host", ledger.by],
+        : fittedTable(
+            // Grouped by host, the group is the host: one column of it.
+            ["always-on", "on-invoke", "items", "unknown", "host", ...(ledger.by === "host" ? [] : [{ title: ledger.by, shrink: "key" as const }])],
             (ledger.rows as ReadonlyArray<LedgerGroupRow>).map((row) => [
               formatTokens(row.alwaysOnTokens),
               formatTokens(row.onInvokeTokens),
               String(row.items),
               String(row.unknown),
               row.host,
-              row.group
+              ...(ledger.by === "host" ? [] : [row.group])
             ])
-          )
+          ))
       const totals = ledger.totals.map((total) =>
         `${AGENT_HOST_TITLES[total.host]}: ${formatTokens(total.alwaysOnTokens)} in every session, ${formatTokens(total.onInvokeTokens)} more when all ${total.items} items are used${
           total.unknown === 0 ? "" : ` (${total.unknown} unknown: MCP servers whose tools the gateway has not listed yet (tool-map mcp --gateway keeps a snapshot of them), or items of a bundle older than the ledger)`
         }`
       )
       if (ledger.totals.length === 0) return yield* printLines(["No agent-host item is loaded."])
-      // The table's cells are neutralized by renderTable; the totals hold no untrusted text.
+      // The table's cells are neutralized by renderTable; the totals hold no untrusted text. On a
+      // terminal they wrap to its width.
       const estimates = ledger.totals.map((total) => `${AGENT_HOST_TITLES[total.host]} figures: ${total.estimate}.`)
-      yield* Console.log([table, "", ...totals, ...estimates].join("\n"))
+      yield* Console.log([table, "", ...(yield* wrappedLines([...totals, ...estimates]))].join("\n"))
     })
 ).pipe(Command.withDescription("What the agent hosts put into every session before you type (always-on) and what each item costs when used (on-invoke), largest first, with each host's totals."))
 

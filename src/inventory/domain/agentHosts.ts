@@ -66,7 +66,13 @@ const itemFields = {
    */
   alwaysOnTokens: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }),
   /** Estimated o200k tokens of using the item (its body), null when unknown; absent in older bundles. */
-  onInvokeTokens: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true })
+  onInvokeTokens: Schema.optionalWith(Schema.NullOr(Schema.Number), { exact: true }),
+  /**
+   * Claude Code: the lengths of the item's line in the session's skill listing, full and name-only
+   * (`ledger.ts`, `skillListing`), when the host lists it; what switching a plugin off saves is
+   * worked out from them. Absent otherwise and in older bundles.
+   */
+  listingLine: Schema.optionalWith(Schema.Struct({ full: Schema.Number, nameOnly: Schema.Number }), { exact: true })
 }
 
 /** A subagent definition. */
@@ -147,7 +153,12 @@ export class PluginItem extends Schema.Class<PluginItem>("PluginItem")({
    * http hooks: their output becomes context at every session start); absent when none (issue 28).
    * tool-map never runs them, so what they add is not counted.
    */
-  sessionStartHooks: Schema.optionalWith(Schema.Number, { exact: true })
+  sessionStartHooks: Schema.optionalWith(Schema.Number, { exact: true }),
+  /**
+   * Claude Code: characters of the plugin's text files that its `SessionStart` hooks' scripts name
+   * (read, never run): the known part of what the hooks add; present with `sessionStartHooks`.
+   */
+  sessionStartKnownChars: Schema.optionalWith(Schema.Number, { exact: true })
 }) {}
 
 /** A memory / instructions file the host puts in context (CLAUDE.md, AGENTS.md, GEMINI.md, rules). */

@@ -116,6 +116,9 @@ export interface ClaudeListingModel {
   }
 }
 
+/** What the user's skills and commands have of the listing's budget: what the host's own items leave. */
+export const userSkillBudget = (listing: ClaudeListingModel): number => listing.budget - (listing.builtins?.budgetChars ?? 0)
+
 /**
  * Claude Code 2.1.332's main model of a session started without `--model` (`K9n`: the flag, then
  * `ANTHROPIC_MODEL`, then the merged settings' `model`; without any, `Ud()`'s default: `sonnet`
@@ -233,10 +236,11 @@ export interface CostDraft {
   readonly measuredTokens?: number
 }
 
-/** The two ledger figures of an item. */
+/** The two ledger figures of an item, and a Claude Code skill listing line's lengths. */
 export interface ItemCost {
   readonly alwaysOnTokens: number | null
   readonly onInvokeTokens: number | null
+  readonly listingLine?: ListingLine
 }
 
 /** A frontmatter value as Claude Code takes a description: a trimmed string, a number or boolean as text. */
@@ -423,6 +427,13 @@ export const mcpSchemaCost = (
   return { alwaysOn: "", onInvokeTokens: null, measuredTokens }
 }
 
+/**
+ * A Claude Code plugin's `SessionStart` hooks: the known part of what they add to every session,
+ * the characters of the plugin's text files their scripts name (`claudeHooks.ts`), by the host's
+ * projection; what the scripts print around them is not known without running them.
+ */
+export const sessionStartCost = (knownChars: number): CostDraft => ({ alwaysOn: "", onInvokeTokens: 0, measuredTokens: Math.round(knownChars / 4) })
+
 /** An instructions file: its whole text in every session. */
 export const instructionsCost = (text: string): CostDraft => ({ alwaysOn: text, onInvokeTokens: 0 })
 
@@ -442,34 +453,55 @@ export interface CostedEntry {
   readonly cost: CostDraft | undefined
 }
 
+/** A line of Claude Code's skill listing: the length of its full text and of its name-only text. */
+export interface ListingLine {
+  readonly full: number
+  readonly nameOnly: number
+}
+
+/**
+ * Claude Code's skill listing of `lines` (in listing order) within `budget` characters: the lines
+ * cut to their name (over the budget every line is first listed by name, and descriptions are
+ * given back in order while they fit), and the listing's characters, newlines between lines included.
+ */
+export const skillListing = (lines: ReadonlyArray<ListingLine>, budget: number): { readonly cut: ReadonlySet<number>; readonly chars: number } => {
+  const separators = Math.max(0, lines.length - 1)
+  const full = lines.reduce((sum, line) => sum + line.full, 0) + separators
+  const cut = new Set<number>()
+  if (full <= budget) return { cut, chars: full }
+  const names = lines.reduce((sum, line) => sum + line.nameOnly, 0) + separators
+  let left = budget - names
+  lines.forEach((line, index) => {
+    const extra = line.full - line.nameOnly
+    if (extra <= left) left -= extra
+    else cut.add(index)
+  })
+  return { cut, chars: budget - left }
+}
+
 /**
  * The ledger figures of a host's items, in their order. An item without a cost draft costs
  * nothing of its own (a plugin) or is unknown (an MCP server). Only items the host loads cost
  * anything always-on; Claude Code's listing budget is applied over its loaded skills and
- * commands in their order.
+ * commands in their order, and each listed item keeps its line's lengths (`listingLine`) so
+ * that what switching a plugin off saves can be worked out from the bundle.
  */
 export const applyCosts = (host: AgentHostName, entries: ReadonlyArray<CostedEntry>, skillBudget: number): ReadonlyArray<ItemCost> => {
   const count = tokenCounterOf(host)
-  const nameOnly = new Set<number>()
-  if (host === "claude-code") {
-    const listed = entries.flatMap((entry, index) => {
+  const listed = host !== "claude-code"
+    ? []
+    : entries.flatMap((entry, index) => {
       const listing = entry.cost?.listing
-      return listing !== undefined && entry.effective ? [{ index, listing }] : []
+      return listing !== undefined && entry.effective ? [{ index, line: { full: listing.full, nameOnly: listing.nameOnly } }] : []
     })
-    const full = listed.reduce((sum, entry) => sum + entry.listing.full, 0) + Math.max(0, listed.length - 1)
-    if (full > skillBudget) {
-      let left = skillBudget - (listed.reduce((sum, entry) => sum + entry.listing.nameOnly, 0) + Math.max(0, listed.length - 1))
-      for (const entry of listed) {
-        const extra = entry.listing.full - entry.listing.nameOnly
-        if (extra <= left) left -= extra
-        else nameOnly.add(entry.index)
-      }
-    }
-  }
+  const { cut } = skillListing(listed.map((entry) => entry.line), skillBudget)
+  const nameOnly = new Set(listed.flatMap((entry, position) => (cut.has(position) ? [entry.index] : [])))
+  const lineOf = new Map(listed.map((entry) => [entry.index, entry.line]))
   return entries.map((entry, index) => {
     const cost = entry.cost
     if (cost === undefined) return { alwaysOnTokens: entry.kind === "mcpServer" ? null : 0, onInvokeTokens: entry.kind === "mcpServer" ? null : 0 }
     const text = nameOnly.has(index) && cost.listing !== undefined ? cost.listing.nameOnlyText : cost.alwaysOn
-    return { alwaysOnTokens: entry.effective ? (cost.measuredTokens ?? count(text)) : 0, onInvokeTokens: cost.onInvokeTokens }
+    const line = lineOf.get(index)
+    return { alwaysOnTokens: entry.effective ? (cost.measuredTokens ?? count(text)) : 0, onInvokeTokens: cost.onInvokeTokens, ...(line === undefined ? {} : { listingLine: line }) }
   })
 }

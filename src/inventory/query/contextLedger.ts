@@ -1,5 +1,5 @@
 import { AGENT_HOSTS, type AgentHostItem, type AgentHostName, type AgentHostsInventory, isEffective } from "../domain/agentHosts.js"
-import { describeListingModel, LEDGER_ESTIMATES } from "../domain/ledger.js"
+import { describeListingModel, LEDGER_ESTIMATES, type ListingLine, skillListing, userSkillBudget } from "../domain/ledger.js"
 import { cleanText } from "../domain/untrusted.js"
 
 /** How `query context` groups the ledger. */
@@ -25,6 +25,9 @@ export interface LedgerItemRow {
 /** What the ledger says of a plugin whose `SessionStart` hooks add to the context: tool-map never runs them. */
 export const SESSION_START_NOTE = "adds context at session start (not counted)"
 
+/** The same, when the hooks' scripts name some of the plugin's text files: those are counted. */
+export const SESSION_START_PARTLY_NOTE = "adds context at session start (counted: the plugin files its hook scripts name; not: what they print besides)"
+
 /** A group of the ledger (a plugin, a source, a host): the sums of its items' known figures. */
 export interface LedgerGroupRow {
   readonly host: AgentHostName
@@ -35,6 +38,12 @@ export interface LedgerGroupRow {
   readonly onInvokeTokens: number
   /** Items whose always-on cost is unknown (MCP servers without a tool snapshot, items of an older bundle). */
   readonly unknown: number
+  /**
+   * A Claude Code plugin: what switching it off saves in a session's first request. It differs
+   * from `alwaysOnTokens` when the skill listing is over its budget: without the plugin's skills
+   * the others get their descriptions back, so its skills save about nothing. Absent for other groups.
+   */
+  readonly offSavesTokens?: number
 }
 
 /** A host's totals. */
@@ -83,7 +92,9 @@ const itemRow = (item: AgentHostItem): LedgerItemRow => ({
   onInvokeTokens: item.onInvokeTokens ?? null,
   id: item.id,
   path: item.path,
-  ...(item.kind === "plugin" && (item.sessionStartHooks ?? 0) > 0 ? { note: SESSION_START_NOTE } : {})
+  ...(item.kind === "plugin" && (item.sessionStartHooks ?? 0) > 0
+    ? { note: (item.sessionStartKnownChars ?? 0) > 0 ? SESSION_START_PARTLY_NOTE : SESSION_START_NOTE }
+    : {})
 })
 
 /** Largest known always-on first, unknown last; then by host order, name and id, so the order is stable. */
@@ -136,7 +147,7 @@ export const contextLedger = (
     const hooked = rows.filter((row) => row.host === host && row.note !== undefined).map((row) => cleanText(row.plugin ?? row.name)).sort()
     const hooks = hooked.length === 0
       ? {}
-      : { sessionStartContext: hooked, note: `; ${hooked.join(", ")}: SessionStart hooks that add context at session start (not counted: tool-map does not run hooks)` }
+      : { sessionStartContext: hooked, note: `; ${hooked.join(", ")}: SessionStart hooks that add context at session start (tool-map does not run hooks: only the plugin files their scripts name are counted)` }
     const report = inventory.hosts.find((entry) => entry.host === host)?.listing
     // The setting and the file naming it come from the user's files: cleaned before any output.
     const listing = report === undefined ? undefined : { ...report, setting: report.setting === null ? null : cleanText(report.setting), source: cleanText(report.source) }
@@ -168,11 +179,38 @@ export const contextLedger = (
     add(entry.sums, row)
     groups.set(key, entry)
   }
+  const offSaves = by === "plugin" ? claudeOffSaves(inventory) : new Map<string, number>()
   const groupRows: ReadonlyArray<LedgerGroupRow> = [...groups.values()]
-    .map((entry) => ({ host: entry.host, group: entry.group, ...entry.sums }))
+    .map((entry) => {
+      const saves = entry.host === "claude-code" ? offSaves.get(entry.group) : undefined
+      return { host: entry.host, group: entry.group, ...entry.sums, ...(saves === undefined ? {} : { offSavesTokens: saves }) }
+    })
     .sort((a, b) =>
       b.alwaysOnTokens - a.alwaysOnTokens || AGENT_HOSTS.indexOf(a.host) - AGENT_HOSTS.indexOf(b.host) || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0))
   return { by, rows: groupRows, totals: totalRows }
+}
+
+/**
+ * What switching each Claude Code plugin off saves, by plugin: its items' figures, the share of
+ * its skills in the skill listing replaced by how much shorter the listing gets without them
+ * (`skillListing` over the lines of the loaded items, in the bundle's order). Empty when the
+ * bundle holds no listing model (another host, an older bundle).
+ */
+const claudeOffSaves = (inventory: AgentHostsInventory): ReadonlyMap<string, number> => {
+  const listing = inventory.hosts.find((entry) => entry.host === "claude-code")?.listing
+  if (listing === undefined) return new Map()
+  const budget = userSkillBudget(listing)
+  const loaded = inventory.items.filter((item) => item.host === "claude-code" && isEffective(item))
+  const listed = loaded.filter((item): item is AgentHostItem & { readonly listingLine: ListingLine } => item.listingLine !== undefined)
+  const all = skillListing(listed.map((item) => item.listingLine), budget).chars
+  const saves = new Map<string, number>()
+  for (const plugin of new Set(loaded.flatMap((item) => (item.plugin === null ? [] : [item.plugin])))) {
+    const own = loaded.filter((item) => item.plugin === plugin)
+    const items = own.reduce((sum, item) => sum + (item.listingLine === undefined ? item.alwaysOnTokens ?? 0 : 0), 0)
+    const without = skillListing(listed.filter((item) => item.plugin !== plugin).map((item) => item.listingLine), budget).chars
+    saves.set(plugin, items + Math.round((all - without) / 4))
+  }
+  return saves
 }
 
 /** A host's always-on total and its largest items, for the summary; none when the host loads nothing. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { claudeAgentLine, claudeListingModel, claudeModelInvocable, describeListingModel } from "../../../src/inventory/domain/ledger.js"
+import { FastCheck } from "effect"
+import { claudeAgentLine, claudeListingModel, claudeModelInvocable, describeListingModel, skillListing } from "../../../src/inventory/domain/ledger.js"
 
 /**
  * Claude Code 2.1.332's model and skill-listing budget (issue 28, point 1), read in its bundle:
@@ -119,5 +120,35 @@ describe("claudeAgentLine (Claude Code 2.1.332)", () => {
       "- toolkit:rev: after a change (Tools: All tools)",
       "- toolkit:rev: Agent from toolkit plugin (Tools: All tools)"
     ])
+  })
+})
+
+describe("skillListing (Claude Code 2.1.332's budget pass)", () => {
+  const lines = [{ full: 40, nameOnly: 10 }, { full: 30, nameOnly: 8 }, { full: 50, nameOnly: 12 }]
+
+  it("keeps every line whole within the budget: the lines and the newlines between them", () => {
+    expect(skillListing(lines, 200)).toEqual({ cut: new Set(), chars: 40 + 30 + 50 + 2 })
+    expect(skillListing([], 100)).toEqual({ cut: new Set(), chars: 0 })
+  })
+
+  it("over the budget, lists every line by name and gives descriptions back in order while they fit", () => {
+    // Names 10 + 8 + 12 + 2 newlines = 32; 100 leaves 68: the first's 30 fits (38 left), the second's 22 (16 left), the third's 38 does not.
+    expect(skillListing(lines, 100)).toEqual({ cut: new Set([2]), chars: 84 })
+    // Without the first line, the third gets its description back: the listing shrinks by far less than the first line's 40.
+    expect(skillListing(lines.slice(1), 100)).toEqual({ cut: new Set(), chars: 81 })
+  })
+
+  it("never goes over the budget unless the names alone do, and never lists more than every line whole", () => {
+    const line = FastCheck.record({ nameOnly: FastCheck.integer({ min: 1, max: 60 }), extra: FastCheck.integer({ min: 0, max: 400 }) })
+      .map(({ nameOnly, extra }) => ({ nameOnly, full: nameOnly + extra }))
+    FastCheck.assert(FastCheck.property(FastCheck.array(line, { maxLength: 30 }), FastCheck.integer({ min: 0, max: 4000 }), (all, budget) => {
+      const { cut, chars } = skillListing(all, budget)
+      const separators = Math.max(0, all.length - 1)
+      const whole = all.reduce((sum, entry) => sum + entry.full, 0) + separators
+      const names = all.reduce((sum, entry) => sum + entry.nameOnly, 0) + separators
+      expect(chars).toBeLessThanOrEqual(Math.max(budget, names))
+      expect(chars).toBeLessThanOrEqual(whole)
+      expect(chars).toBe(all.reduce((sum, entry, index) => sum + (cut.has(index) ? entry.nameOnly : entry.full), 0) + separators)
+    }))
   })
 })
