@@ -5,8 +5,8 @@
  * known_marketplaces.json, settings.json `enabledPlugins`). For a model, one scripted `claude -p`
  * session runs with every plugin on and one with each plugin switched off; a plugin's measured
  * cost is how much the first request shrinks without it (chars/4 of its system, messages and
- * tools: the host's own projection). tool-map's figure is the sum of the plugin's always-on
- * rows of `tool-map query context --json` on the same HOME. Agreement: within 10% for every
+ * tools: the host's own projection). tool-map's figure is what `tool-map query context --by plugin
+ * --json` says switching the plugin off saves (`offSavesTokens`) on the same HOME. Agreement: within 10% for every
  * plugin of at least 50 measured tokens.
  *
  * A second check per model compares the agents and skills the first request lists (parsed from
@@ -196,6 +196,21 @@ interface LedgerRow {
   readonly alwaysOnTokens: number | null
 }
 
+/** A row of `tool-map query context --by plugin --json`: a plugin's sums, and what switching it off saves. */
+interface PluginRow {
+  readonly group: string
+  readonly alwaysOnTokens: number
+  readonly offSavesTokens?: number
+}
+
+/**
+ * tool-map's figure for a plugin, the one a session's delta is compared with: what switching it
+ * off saves (`--by plugin`'s `offSavesTokens`), or, from a build that does not say, the sum of
+ * its items' always-on figures.
+ */
+const pluginFigure = (plugins: ReadonlyArray<PluginRow>, rows: ReadonlyArray<LedgerRow>, id: string): number =>
+  plugins.find((row) => row.group === id)?.offSavesTokens ?? rows.filter((row) => row.plugin === id).reduce((sum, row) => sum + (row.alwaysOnTokens ?? 0), 0)
+
 /** `tool-map query context --json`: its rows, and per host the totals (with the model the figures assume, once it says). */
 interface LedgerJson {
   readonly rows: ReadonlyArray<LedgerRow>
@@ -278,9 +293,10 @@ const measureAll = (context: CheckContext, model: string, key: ModelKey) =>
   withSandbox(context, (sandbox) => {
     const request = firstRequestOn(context, sandbox, model, `${key}-all`)
     const ledger = toolMapQuery<LedgerJson>(context, sandbox, ["context", "--host", "claude-code"])
+    const byPlugin = toolMapQuery<{ readonly rows: ReadonlyArray<PluginRow> }>(context, sandbox, ["context", "--host", "claude-code", "--by", "plugin"])
     const listed = { agents: loadedItems(context, sandbox, "agents"), skills: loadedItems(context, sandbox, "skills"), commands: loadedItems(context, sandbox, "commands") }
     const details = new Map(ledgerPlugins().map((plugin) => [plugin.id, detailsAlwaysOn(context, sandbox, plugin.id)]))
-    return { request, rows: ledger.rows, assumedModel: statedModel(ledger), listed, details }
+    return { request, rows: ledger.rows, plugins: byPlugin.rows, assumedModel: statedModel(ledger), listed, details }
   })
 
 /** `claude plugin details ID`'s "Always-on: ~N tok" (2.1.332, chars/4 offline), or null when it prints none. */
@@ -302,7 +318,7 @@ const measureModel = (context: CheckContext, model: string, key: ModelKey) => {
   const rows = ledgerPlugins().map((plugin): LedgerMeasure => {
     const without = withSandbox(context, (sandbox) => firstRequestOn(context, sandbox, model, `${key}-without-${plugin.name}`, plugin.id))
     const delta = projected(baselineChars - requestChars(without))
-    const toolMap = all.rows.filter((row) => row.plugin === plugin.id).reduce((sum, row) => sum + (row.alwaysOnTokens ?? 0), 0)
+    const toolMap = pluginFigure(all.plugins, all.rows, plugin.id)
     const ratio = delta === 0 ? null : toolMap / delta
     const judged = delta >= LEDGER_MIN_TOKENS
     const agrees = !judged || Math.abs(toolMap - delta) <= LEDGER_SESSION_TOLERANCE * delta
@@ -377,7 +393,7 @@ const describeTable = (table: LedgerTable, side: "toolMap" | "host"): string =>
 const deltaCheck = (key: ModelKey, model: string): Check => ({
   id: `claude-ledger-delta-${key}`,
   host: "claude",
-  title: `model ${model}: each real plugin's first-request cost (chars/4 with it on minus off) = tool-map query context's always-on sum for the plugin, within 10% (plugins of at least 50 tokens)`,
+  title: `model ${model}: each real plugin's first-request cost (chars/4 with it on minus off) = what tool-map query context --by plugin says switching it off saves, within 10% (plugins of at least 50 tokens)`,
   run: (context) => {
     const { table } = measure(context, model, key)
     return {
