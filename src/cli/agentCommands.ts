@@ -15,7 +15,7 @@ import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { readinessOf } from "../inventory/query/readiness.js"
 import { fromOption, jsonOption } from "./options.js"
-import { printJson, printResult, printTable } from "./output.js"
+import { type Column, printJson, printResult, printTable } from "./output.js"
 
 const SCOPES: ReadonlyArray<AgentItemScope> = ["user", "project", "local", "managed", "plugin"]
 const SOURCES: ReadonlyArray<AgentSource> = ["local", "plugin-root", "plugin-nested"]
@@ -28,6 +28,13 @@ const scopeOption = Options.choice("scope", SCOPES).pipe(Options.withDescription
 const allOption = Options.boolean("all").pipe(
   Options.withDescription("Also list what the host will not load (disabled, shadowed, ignored).")
 )
+
+/**
+ * The columns of a listing: the first is the key (what the row is about), those named in `text`
+ * (descriptions, paths, commands, lists) give way first on a narrow terminal, the rest after them.
+ */
+const columnsOf = (titles: ReadonlyArray<string>, text: ReadonlyArray<string>): ReadonlyArray<Column> =>
+  titles.map((title, index) => ({ title, shrink: index === 0 ? "key" : text.includes(title) ? "text" : "normal" }))
 
 const common = (flags: { readonly host: Option.Option<AgentHostItem["host"]>; readonly scope: Option.Option<AgentItemScope>; readonly all: boolean }): CommonFilters => ({
   host: Option.getOrUndefined(flags.host),
@@ -42,7 +49,7 @@ const common = (flags: { readonly host: Option.Option<AgentHostItem["host"]>; re
 const printItems = <A extends AgentHostItem>(
   flags: { readonly from: Option.Option<string>; readonly json: boolean },
   select: (inventory: AgentHostsInventory) => ReadonlyArray<A>,
-  headers: ReadonlyArray<string>,
+  headers: ReadonlyArray<Column>,
   row: (item: A, state: string, byId: ReadonlyMap<string, AgentHostItem>) => ReadonlyArray<string>,
   emptyNote: string
 ) =>
@@ -83,7 +90,7 @@ export const queryAgentsCommand = Command.make(
           background: flags.background,
           source: Option.getOrUndefined(flags.source)
         }),
-      AGENT_QUERY_COLUMNS,
+      columnsOf(AGENT_QUERY_COLUMNS, ["tools"]),
       agentQueryCells,
       "No agents match."
     )
@@ -104,7 +111,7 @@ export const querySkillsCommand = Command.make(
     printItems(
       flags,
       (inventory) => filterSkills(inventory, { ...common(flags), keyword: Option.getOrUndefined(flags.keyword) }),
-      ["name", "host", "scope", "plugin", "scripts", "state", "also loaded by", "description"],
+      columnsOf(["name", "host", "scope", "plugin", "scripts", "state", "also loaded by", "description"], ["plugin", "also loaded by", "description"]),
       (skill, state, byId) => [
         skill.name,
         skill.host,
@@ -127,7 +134,7 @@ export const queryCommandsCommand = Command.make(
     printItems(
       flags,
       (inventory) => filterCommands(inventory, common(flags)),
-      ["name", "host", "scope", "plugin", "arguments", "state", "description"],
+      columnsOf(["name", "host", "scope", "plugin", "arguments", "state", "description"], ["plugin", "arguments", "description"]),
       (command, state) => [command.name, command.host, command.scope, command.plugin ?? "", command.argumentHint ?? "", state, oneLine(command.description)],
       "No commands match."
     )
@@ -147,7 +154,7 @@ export const queryMcpCommand = Command.make(
       const rows = servers.map((server) => ({ ...server, readiness: readiness.get(server.id) ?? null }))
       yield* printResult(flags.json, rows, (list) =>
         printTable(
-          ["name", "host", "scope", "transport", "command / url", "env vars", "ready", "state", "file"],
+          columnsOf(["name", "host", "scope", "transport", "command / url", "env vars", "ready", "state", "file"], ["command / url", "env vars", "file"]),
           list.map((server) => [
             server.name,
             server.host,
@@ -176,16 +183,14 @@ export const queryPluginsCommand = Command.make(
     printItems(
       flags,
       (inventory) => filterPlugins(inventory, common(flags)),
-      ["plugin", "host", "version", "scope", "state", "path"],
+      columnsOf(["plugin", "host", "version", "scope", "state", "path"], ["path"]),
       (plugin, state) => [plugin.plugin ?? plugin.name, plugin.host, plugin.version ?? "", plugin.scope, state, plugin.path],
       "No plugins match."
     )
 ).pipe(Command.withDescription("List the installed plugins (Claude Code) and extensions (Gemini CLI)."))
 
-const oneLine = (text: string | null): string => {
-  const line = (text ?? "").replace(/\s+/g, " ").trim()
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line
-}
+/** A description as one line of words: a terminal's table cuts it to fit, a pipe gets it whole. */
+const oneLine = (text: string | null): string => (text ?? "").replace(/\s+/g, " ").trim()
 
 /** The agent-host subcommands of `tool-map query`. */
 export const agentQueryCommands = [

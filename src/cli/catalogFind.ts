@@ -7,6 +7,7 @@ import { Router } from "../catalog/services/Router.js"
 import { cleanText } from "../inventory/domain/untrusted.js"
 import { readRegularFile } from "../services/fileRead.js"
 import { CatalogCliSession, CatalogUsageError, type CatalogFlags, printCatalogJson, reportingWarnings } from "./catalogHandlers.js"
+import { printFitted } from "./output.js"
 
 /** The `--queries` file cannot be used. */
 export class QueriesFileInvalid extends Schema.TaggedError<QueriesFileInvalid>()("QueriesFileInvalid", {
@@ -72,5 +73,5 @@ export const find = (flags: CatalogFlags & {
     const query = flags.query.value
     const hits = yield* router.findTools({ query, k: flags.k }, agent)
     if (flags.json) yield* printCatalogJson({ query, k: flags.k, tools: hits })
-    else yield* Console.log(renderToolsFind(query, hits, CLI_WORDING))
+    else yield* printFitted(renderToolsFind(query, hits, CLI_WORDING))
   }))

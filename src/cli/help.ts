@@ -2,7 +2,7 @@
 // path, what the command does, its arguments and options, an example or two, wrapped to the
 // terminal's width (80 columns when stdout is no terminal). Only the top-level screen lists the
 // global options and the exit codes; the others point to it in one line.
-import { displayWidth, padEndDisplay } from "../inventory/domain/displayWidth.js"
+import { displayWidth, padEndDisplay, wrapDisplay } from "../inventory/domain/displayWidth.js"
 import { type ArgSpec, type CommandSpec, type OptionSpec } from "./commandTree.js"
 import { EXIT_CODE_MEANINGS } from "./exitCodes.js"
 import { GLOBAL_OPTIONS } from "./usage.js"
@@ -93,38 +93,9 @@ const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`$])/
 export const summaryOf = (command: CommandSpec): string =>
   SUMMARIES[command.path.slice(1).join(" ")] ?? command.description.split(SENTENCE_END)[0] ?? command.description
 
-/** Splits a word wider than `width` into pieces that fit. */
-const hardBreak = (word: string, width: number): ReadonlyArray<string> => {
-  const pieces: Array<string> = []
-  let piece = ""
-  for (const char of word) {
-    if (displayWidth(piece + char) > width && piece !== "") {
-      pieces.push(piece)
-      piece = ""
-    }
-    piece += char
-  }
-  return piece === "" ? pieces : [...pieces, piece]
-}
-
-/** Word-wraps `text` to lines of at most `width` display columns. */
-export const wrap = (text: string, width: number): ReadonlyArray<string> => {
-  const lines: Array<string> = []
-  let line = ""
-  for (const word of text.split(/\s+/).filter((part) => part !== "").flatMap((part) => hardBreak(part, width))) {
-    const candidate = line === "" ? word : `${line} ${word}`
-    if (displayWidth(candidate) <= width) line = candidate
-    else {
-      lines.push(line)
-      line = word
-    }
-  }
-  return line === "" ? lines : [...lines, line]
-}
-
 /** `text` wrapped to `width`, each line after `indent`; the first line after `first` instead when given. */
 const indented = (text: string, width: number, indent: string, first: string = indent): ReadonlyArray<string> =>
-  wrap(text, Math.max(20, width - displayWidth(indent))).map((line, index) => `${index === 0 ? first : indent}${line}`)
+  wrapDisplay(text, Math.max(20, width - displayWidth(indent))).map((line, index) => `${index === 0 ? first : indent}${line}`)
 
 /** The widest label a description stands beside. */
 const LABEL_MAX = 20
@@ -187,7 +158,7 @@ export const renderHelp = (command: CommandSpec, style: HelpStyle, version: stri
   const isRoot = command.path.length === 1
   const sections: Array<ReadonlyArray<string>> = []
   sections.push(indented(usageLine(command), style.width, "    ", `${heading("Usage:")} `))
-  sections.push(wrap(isRoot ? `tool-map ${version}: ${command.description}` : command.description, style.width))
+  sections.push(wrapDisplay(isRoot ? `tool-map ${version}: ${command.description}` : command.description, style.width))
   if (command.subcommands.length > 0) {
     const rows = (isRoot ? leaves(command) : command.subcommands).map((sub): readonly [string, string] => [
       sub.path.slice(command.path.length).join(" "),
@@ -208,7 +179,7 @@ export const renderHelp = (command: CommandSpec, style: HelpStyle, version: stri
   if (isRoot) {
     sections.push([heading("Exit codes:"), ...definitionList(EXIT_CODE_MEANINGS.map(([code, meaning]) => [String(code), meaning]), style.width)])
   } else {
-    sections.push(wrap("Global options (--help, --version, --completions SHELL, --log-level LEVEL) and exit codes: tool-map --help.", style.width))
+    sections.push(wrapDisplay("Global options (--help, --version, --completions SHELL, --log-level LEVEL) and exit codes: tool-map --help.", style.width))
   }
   return sections.map((lines) => lines.join("\n")).join("\n\n")
 }

@@ -1,42 +1,163 @@
 import { Console, Effect } from "effect"
-import { displayWidth, padEndDisplay } from "../inventory/domain/displayWidth.js"
-import { neutralize } from "../inventory/render/text.js"
+import { displayWidth, padEndDisplay, truncateDisplay, wrapDisplay } from "../inventory/domain/displayWidth.js"
+import { neutralizeLine } from "../inventory/render/text.js"
 import { ExitCode } from "./exitCodes.js"
+import { TerminalFacts } from "./terminal.js"
 
 /** Prints a value as pretty JSON on stdout. */
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
 /**
- * Renders rows as an aligned plain-text table (no colours, stable for tests). Cells hold untrusted
- * text (file names, versions, frontmatter): every control character (ESC, tab and newline
- * included), line separator and bidi control in a cell or header is shown as U+FFFD, as in the
- * markdown files (`neutralize` of `render/text.ts`), so no cell can move the cursor, recolour or
- * clear the terminal, or break the table's lines. Columns are measured in display columns
- * (`displayWidth`: CJK and emoji 2, combining marks 0). `--json` output is never touched.
+ * How a column gives way when its table is wider than the terminal: `text` columns
+ * (descriptions, paths, commands, lists) first, down to {@link TEXT_MIN} display columns; then
+ * the others, the widest first, `normal` ones down to {@link NORMAL_MIN} and the `key` (the name
+ * a row is about) never below {@link KEY_MIN}. No column is cut below its title.
  */
-export const renderTable = (
-  rawHeaders: ReadonlyArray<string>,
-  rawRows: ReadonlyArray<ReadonlyArray<string>>
-): string => {
-  const headers = rawHeaders.map(neutralize)
-  const rows = rawRows.map((row) => row.map(neutralize))
-  const widths = headers.map((header, column) =>
-    rows.reduce((width, row) => Math.max(width, displayWidth(row[column] ?? "")), displayWidth(header))
-  )
-  const line = (cells: ReadonlyArray<string>) =>
-    cells.map((cell, column) => (column === cells.length - 1 ? cell : padEndDisplay(cell, widths[column] ?? 0))).join("  ").trimEnd()
-  return [line(headers), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n")
+export type Shrink = "text" | "normal" | "key"
+
+/** A column of a text table: its title and how it gives way (a plain title: the first column is the key, the others normal). */
+export interface Column {
+  readonly title: string
+  readonly shrink: Shrink
 }
 
-/** Prints lines of text that may hold untrusted names or paths, neutralized as table cells are. */
-export const printLines = (lines: ReadonlyArray<string>) => Console.log(lines.map(neutralize).join("\n"))
+/** The narrowest a column of each kind is cut to (or its whole width, when narrower). */
+export const TEXT_MIN = 12
+export const NORMAL_MIN = 8
+export const KEY_MIN = 16
 
-/** Prints a table, or a one-line note when there are no rows. */
+const MINIMUM: Readonly<Record<Shrink, number>> = { text: TEXT_MIN, normal: NORMAL_MIN, key: KEY_MIN }
+/** The kinds that give way together, stage by stage. */
+const STAGES: ReadonlyArray<ReadonlyArray<Shrink>> = [["text"], ["normal", "key"]]
+const GAP = 2
+
+const columnOf = (header: string | Column, index: number): Column =>
+  typeof header === "string" ? { title: header, shrink: index === 0 ? "key" : "normal" } : header
+
+/**
+ * Narrows the columns at `indexes` by up to `excess` display columns: the widest are cut to a
+ * common level (never below their minimum), the leftmost of those cut keeping one more column
+ * each while the level leaves some over. Returns what is still to take.
+ */
+const narrow = (widths: Array<number>, minimums: ReadonlyArray<number>, indexes: ReadonlyArray<number>, excess: number): number => {
+  const natural = indexes.map((index) => widths[index]!)
+  const at = (level: number) => indexes.reduce((sum, index, i) => sum + Math.max(minimums[index]!, Math.min(natural[i]!, level)), 0)
+  const now = at(Infinity)
+  const floor = at(0)
+  if (now - floor <= excess) {
+    indexes.forEach((index) => void (widths[index] = Math.min(widths[index]!, minimums[index]!)))
+    return excess - (now - floor)
+  }
+  const target = now - excess
+  let low = 0
+  let high = Math.max(...natural)
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2)
+    if (at(middle) <= target) low = middle
+    else high = middle - 1
+  }
+  let spare = target - at(low)
+  indexes.forEach((index, i) => {
+    const cut = Math.max(minimums[index]!, Math.min(natural[i]!, low))
+    const grown = spare > 0 && cut < natural[i]! ? cut + 1 : cut
+    spare -= grown - cut
+    widths[index] = grown
+  })
+  return 0
+}
+
+/**
+ * The width of each column when the table is drawn within `width` display columns: each column's
+ * widest cell, narrowed stage by stage ({@link Shrink}) until the table fits or every column is at
+ * its minimum (then the table stays wider than `width`: a name is not cut to nothing).
+ */
+export const fitColumns = (columns: ReadonlyArray<Column>, natural: ReadonlyArray<number>, width: number | undefined): ReadonlyArray<number> => {
+  const widths = [...natural]
+  if (width === undefined) return widths
+  let excess = widths.reduce((sum, columnWidth) => sum + columnWidth, 0) + GAP * (widths.length - 1) - width
+  const minimums = columns.map((column, index) => Math.min(natural[index]!, Math.max(displayWidth(column.title), MINIMUM[column.shrink])))
+  for (const kinds of STAGES) {
+    if (excess <= 0) break
+    excess = narrow(widths, minimums, columns.flatMap((column, index) => (kinds.includes(column.shrink) ? [index] : [])), excess)
+  }
+  return widths
+}
+
+/**
+ * Renders rows as an aligned plain-text table (no colours, stable for tests). Cells hold untrusted
+ * text (file names, versions, frontmatter, an MCP server's error): each is one line, its line
+ * breaks shown as ` ⏎ ` and every other control character (ESC and tab included), line separator
+ * and bidi control as U+FFFD (`neutralizeLine` of `render/text.ts`), so no cell can move the
+ * cursor, recolour or clear the terminal, or break the table's lines. Columns are measured in
+ * display columns (`displayWidth`: CJK and emoji 2, combining marks 0). Given a `width` (a
+ * terminal's), the table is drawn within it ({@link fitColumns}): a longer cell is cut with `…`
+ * between grapheme clusters. Without one, every cell is whole. `--json` output is never touched.
+ */
+export const renderTable = (
+  headers: ReadonlyArray<string | Column>,
+  rawRows: ReadonlyArray<ReadonlyArray<string>>,
+  width?: number | undefined
+): string => {
+  const columns = headers.map(columnOf)
+  const titles = columns.map((column) => neutralizeLine(column.title))
+  const rows = rawRows.map((row) => row.map(neutralizeLine))
+  const natural = titles.map((title, column) =>
+    rows.reduce((widest, row) => Math.max(widest, displayWidth(row[column] ?? "")), displayWidth(title))
+  )
+  const widths = fitColumns(columns, natural, width)
+  const line = (cells: ReadonlyArray<string>) =>
+    cells
+      .map((cell, column) => {
+        const fitted = truncateDisplay(cell, widths[column] ?? 0)
+        return column === cells.length - 1 ? fitted : padEndDisplay(fitted, widths[column] ?? 0)
+      })
+      .join(" ".repeat(GAP))
+      .trimEnd()
+  return [line(titles), line(widths.map((columnWidth) => "-".repeat(columnWidth))), ...rows.map(line)].join("\n")
+}
+
+/** The width text is drawn at: the terminal's (`COLUMNS` honoured) when stdout is one; undefined in a pipe or a file, which get whole lines. */
+export const outputWidth: Effect.Effect<number | undefined> = Effect.map(TerminalFacts, (terminal) =>
+  terminal.stdoutIsTty ? terminal.columns : undefined)
+
+/** {@link renderTable} drawn within the terminal's width ({@link outputWidth}). */
+export const fittedTable = (headers: ReadonlyArray<string | Column>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
+  Effect.map(outputWidth, (width) => renderTable(headers, rows, width))
+
+/** Prints lines of text that may hold untrusted names or paths, each kept on one line as table cells are. */
+export const printLines = (lines: ReadonlyArray<string>) => Console.log(lines.map(neutralizeLine).join("\n"))
+
+/**
+ * Lines of prose (a table's footer) made to fit the terminal: a line wider than it is wrapped at
+ * word boundaries, its later lines indented by two spaces; in a pipe the lines are as given.
+ */
+export const wrappedLines = (lines: ReadonlyArray<string>) =>
+  Effect.map(outputWidth, (width) =>
+    width === undefined
+      ? lines
+      : lines.flatMap((line) =>
+        displayWidth(line) <= width
+          ? [line]
+          : wrapDisplay(line, Math.max(1, width - 2)).map((part, index) => (index === 0 ? part : `  ${part}`))
+      ))
+
+/**
+ * Prints a listing already laid out in columns whose last column is free text (the catalog's
+ * listings): on a terminal each line wider than it is cut with `…`; in a pipe every line whole.
+ * Each line is kept on one line as table cells are.
+ */
+export const printFitted = (text: string) =>
+  Effect.flatMap(outputWidth, (width) => {
+    const lines = text.split("\n").map(neutralizeLine)
+    return Console.log((width === undefined ? lines : lines.map((line) => truncateDisplay(line, width))).join("\n"))
+  })
+
+/** Prints a table drawn within the terminal's width, or a one-line note when there are no rows. */
 export const printTable = (
-  headers: ReadonlyArray<string>,
+  headers: ReadonlyArray<string | Column>,
   rows: ReadonlyArray<ReadonlyArray<string>>,
   emptyNote: string
-) => rows.length === 0 ? printLines([emptyNote]) : Console.log(renderTable(headers, rows))
+) => rows.length === 0 ? printLines([emptyNote]) : Effect.flatMap(fittedTable(headers, rows), (table) => Console.log(table))
 
 /** Prints either the JSON value or the table, by the `--json` flag. */
 export const printResult = <A>(

@@ -66,3 +66,59 @@ export const padEndDisplay = (text: string, width: number): string => {
   const missing = width - displayWidth(text)
   return missing > 0 ? text + " ".repeat(missing) : text
 }
+
+/** The grapheme clusters of `text`, each with its display width; ASCII without segmenting. */
+const clustersOf = (text: string): ReadonlyArray<readonly [string, number]> =>
+  /^[\x20-\x7e]*$/.test(text)
+    ? Array.from(text, (char) => [char, 1] as const)
+    : Array.from((graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" })).segment(text), ({ segment }) => [segment, clusterWidth(segment)] as const)
+
+/**
+ * `text` within `width` display columns: as it is when it fits, else the grapheme clusters that
+ * fit before a `…` (one column) that takes the place of the rest. Never cut inside a cluster,
+ * so neither a surrogate pair, a wide character nor an accented letter is split.
+ */
+export const truncateDisplay = (text: string, width: number): string => {
+  if (displayWidth(text) <= width) return text
+  if (width < 1) return ""
+  let kept = ""
+  let used = 0
+  for (const [cluster, columns] of clustersOf(text)) {
+    if (used + columns > width - 1) break
+    kept += cluster
+    used += columns
+  }
+  return `${kept}…`
+}
+
+/** Splits a word wider than `width` into pieces that fit, between grapheme clusters. */
+const hardBreak = (word: string, width: number): ReadonlyArray<string> => {
+  const pieces: Array<string> = []
+  let piece = ""
+  let used = 0
+  for (const [cluster, columns] of clustersOf(word)) {
+    if (used + columns > width && piece !== "") {
+      pieces.push(piece)
+      piece = ""
+      used = 0
+    }
+    piece += cluster
+    used += columns
+  }
+  return piece === "" ? pieces : [...pieces, piece]
+}
+
+/** Word-wraps `text` to lines of at most `width` display columns (a word wider than that is broken between clusters). */
+export const wrapDisplay = (text: string, width: number): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  let line = ""
+  for (const word of text.split(/\s+/).filter((part) => part !== "").flatMap((part) => hardBreak(part, width))) {
+    const candidate = line === "" ? word : `${line} ${word}`
+    if (displayWidth(candidate) <= width) line = candidate
+    else {
+      lines.push(line)
+      line = word
+    }
+  }
+  return line === "" ? lines : [...lines, line]
+}

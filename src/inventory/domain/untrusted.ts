@@ -39,11 +39,28 @@ export const wellFormed = (text: string): string => (/[\ud800-\udfff]/.test(text
 /** Untrusted text with every unsafe character (see {@link UNSAFE}) shown as U+FFFD REPLACEMENT CHARACTER; nothing else changes. */
 export const neutralize = (text: string): string => (MAY_BE_UNSAFE.test(text) ? text.replace(UNSAFE, "\uFFFD") : text)
 
+/** How a line break of untrusted text is shown where the text must stay on one line (a table cell, a status line). */
+export const LINE_BREAK_MARK = " \u23ce "
+
+// A run of line breaks (CR LF, CR, LF, NEL, U+2028, U+2029) with the blanks around it.
+const LINE_BREAKS = /[ \t]*[\n\r\u0085\u2028\u2029][ \t\n\r\u0085\u2028\u2029]*/g
+
+/**
+ * Untrusted text that may hold several lines (an MCP server's error, a description) as one line:
+ * each run of line breaks shown as {@link LINE_BREAK_MARK} (` ⏎ `), those at either end dropped,
+ * then {@link neutralize}d, so every other control character is still U+FFFD.
+ */
+export const neutralizeLine = (text: string): string =>
+  neutralize(/[\n\r\u0085\u2028\u2029]/.test(text) ? text.replace(/^[ \t\n\r\u0085\u2028\u2029]+|[ \t\n\r\u0085\u2028\u2029]+$/g, "").replace(LINE_BREAKS, LINE_BREAK_MARK) : text)
+
 // A quick first look (any surrogate passes it): most text holds nothing unsafe.
 const MAY_BE_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\ud800-\udfff]/
 
 /** Untrusted text through the one rule: secrets redacted (before neutralizing, which could split one), then neutralized. */
 export const cleanText = (text: string): string => neutralize(redactSecrets(text))
+
+/** Untrusted text that may hold several lines (an MCP server's error) through the one rule, as one line: secrets redacted, then {@link neutralizeLine}. */
+export const cleanLine = (text: string): string => neutralizeLine(redactSecrets(text))
 
 /** An argument vector through the one rule: {@link redactArgv} (a secret flag's value is the next argument), then neutralized. */
 export const cleanArgv = (args: ReadonlyArray<string>): ReadonlyArray<string> => {

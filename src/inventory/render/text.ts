@@ -1,9 +1,12 @@
 /** Helpers for putting untrusted text (file names, paths, descriptions) into markdown and text tables. */
 
-import { neutralize } from "../domain/untrusted.js"
+import { neutralize, neutralizeLine } from "../domain/untrusted.js"
 
-/** Untrusted text with every unsafe character shown as U+FFFD (the rule lives with the bundle's boundary, `domain/untrusted.ts`). */
-export { neutralize }
+/**
+ * Untrusted text with every unsafe character shown as U+FFFD, and the same on one line with its
+ * line breaks as ` ⏎ ` (the rules live with the bundle's boundary, `domain/untrusted.ts`).
+ */
+export { neutralize, neutralizeLine }
 
 /** One line of untrusted text, safe inside a markdown table cell. */
 export const mdCell = (text: string): string =>

@@ -19,7 +19,7 @@ import {
 import { Clock, Duration, Effect, Option, Ref, Schema } from "effect"
 import { MAX_NESTING } from "../../catalog/core/nesting.js"
 import { looksSecret, redactSecrets } from "../../inventory/domain/secrets.js"
-import { cleanText } from "../../inventory/domain/untrusted.js"
+import { cleanLine, cleanText } from "../../inventory/domain/untrusted.js"
 import { neutralize } from "../../inventory/render/text.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { ChildTransport } from "./ChildTransport.js"
@@ -181,8 +181,9 @@ const errorText = (error: unknown): string => {
 }
 
 /**
- * A failure's reason through the one boundary of untrusted text (`cleanText`: secrets redacted,
- * controls neutralized), the server's URL or command first replaced by its described form
+ * A failure's reason through the one boundary of untrusted text, on one line (`cleanLine`:
+ * secrets redacted, a line break shown as ` ⏎ `, other controls neutralized: it is shown in
+ * status lines and tables), the server's URL or command first replaced by its described form
  * (credentials gone, every query value redacted; a command's secret flags redacted) wherever a
  * library quoted it.
  */
@@ -190,12 +191,12 @@ const reasonText = (config: ServerConfig, reason: string): string => {
   if (config._tag !== "Http") {
     // Node's spawn error quotes the command as written: as described, its words are redacted as arguments.
     const command = describeServer({ ...config, args: [] })
-    return cleanText(command === config.command ? reason : reason.split(config.command).join(command))
+    return cleanLine(command === config.command ? reason : reason.split(config.command).join(command))
   }
   const described = describeServer(config)
   // As written, as parsed, and as requested (without its userinfo).
   const forms = [config.url, ...(URL.canParse(config.url) ? [new URL(config.url).href, httpTarget(config.url, {}).url.href] : [])]
-  return cleanText(forms.reduce((text, form) => text.split(form).join(described), reason))
+  return cleanLine(forms.reduce((text, form) => text.split(form).join(described), reason))
 }
 
 /**

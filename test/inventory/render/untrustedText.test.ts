@@ -226,7 +226,7 @@ describe("agent host names in the summary", () => {
 })
 
 describe("text tables of `tool-map query`", () => {
-  it("shows controls, tabs, newlines and bidi controls in cells as U+FFFD, keeping the columns aligned", () => {
+  it("shows controls, tabs and bidi controls in cells as U+FFFD and line breaks as ⏎, keeping the columns aligned", () => {
     const table = renderTable(
       ["name", "version", "path"],
       [
@@ -237,11 +237,11 @@ describe("text tables of `tool-map query`", () => {
     )
     expect(table).toBe(
       [
-        "name                                  version        path",
-        "------------------------------------  -------------  ---------------",
-        `aa${FFFD}${FFFD}## Core versions${FFFD}| git | 9.9.9 |  1.0${FFFD}]0;title${FFFD}  /bin/x`,
-        `${FFFD}[2J${FFFD}[Hclear                          2${FFFD}3            /bin/ab${FFFD}gnp.exe`,
-        "node                                  22.0.0         /usr/bin/node"
+        "name                                     version        path",
+        "---------------------------------------  -------------  ---------------",
+        `aa ⏎ ## Core versions ⏎ | git | 9.9.9 |  1.0${FFFD}]0;title${FFFD}  /bin/x`,
+        `${FFFD}[2J${FFFD}[Hclear                             2${FFFD}3            /bin/ab${FFFD}gnp.exe`,
+        "node                                     22.0.0         /usr/bin/node"
       ].join("\n")
     )
   })
@@ -264,7 +264,7 @@ describe("text tables of `tool-map query`", () => {
     Effect.gen(function* () {
       const value = [{ name: CLEAR_SCREEN, version: "1\n2" }]
       const table = (list: typeof value) => printTable(["name", "version"], list.map((row) => [row.name, row.version]), "none")
-      expect(yield* capture(printResult(false, value, table))).toEqual([`name          version\n------------  -------\n${FFFD}[2J${FFFD}[Hclear  1${FFFD}2`])
+      expect(yield* capture(printResult(false, value, table))).toEqual([`name          version\n------------  -------\n${FFFD}[2J${FFFD}[Hclear  1 ⏎ 2`])
       const [json] = yield* capture(printResult(true, value, table))
       expect(JSON.parse(json!)).toEqual(value)
       expect(json).toBe(JSON.stringify(value, null, 2))
