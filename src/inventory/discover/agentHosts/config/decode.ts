@@ -117,7 +117,8 @@ const misfits = (issue: ParseResult.ParseIssue, path: Path): ReadonlyArray<Misfi
       }
       return issues.flatMap((inner) => {
         const found = misfits(inner, path)
-        if (inner._tag !== "Pointer" || Array.isArray(inner.path) || !isRequiredKey(issue.ast, inner.path)) return found
+        const key = inner._tag === "Pointer" ? inner.path : undefined
+        if (typeof key !== "string" || !isRequiredKey(issue.ast, key)) return found
         return found.map((misfit) => (misfit.path.length === path.length + 1 && !misfit.missing ? { ...misfit, required: true } : misfit))
       })
     }
