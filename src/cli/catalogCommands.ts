@@ -1,5 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Layer, type Option } from "effect"
+import { AGENT_HOSTS, type AgentHostName } from "../inventory/domain/agentHosts.js"
 import { jsonOption } from "./options.js"
 
 /**
@@ -11,6 +12,9 @@ const handlers = Effect.promise(() => import("./catalogHandlers.js"))
 /** `catalog find`'s handler, loaded like the others only when it runs. */
 const findHandler = Effect.promise(() => import("./catalogFind.js"))
 
+/** `catalog snapshot`'s handler (and the gateway's parts it drives), loaded like the others only when it runs. */
+const snapshotHandler = Effect.promise(() => import("./catalogHost.js"))
+
 /** `catalog approve`'s handler, loaded like the others only when it runs. */
 const approveHandler = Effect.promise(() => import("./catalogApprove.js"))
 
@@ -18,8 +22,8 @@ const approveHandler = Effect.promise(() => import("./catalogApprove.js"))
  * The catalog graph of one run, built once per command from its --agent and --schemas (the
  * handlers' module, and so the catalog stack, still loads only when a catalog command runs).
  */
-const session = (flags: { readonly agent: string; readonly schemas: Option.Option<string> }) =>
-  Layer.unwrapEffect(Effect.map(handlers, (run) => run.catalogCliLayer(flags.agent, flags.schemas)))
+const session = (flags: { readonly agent: string; readonly schemas: Option.Option<string>; readonly host: Option.Option<AgentHostName> }) =>
+  Layer.unwrapEffect(Effect.map(handlers, (run) => run.catalogCliLayer(flags.agent, flags.schemas, flags.host)))
 
 const agentOption = Options.text("agent").pipe(
   Options.withDescription("The agent whose loaded tools to use; its state is kept in the data dir."),
@@ -33,6 +37,13 @@ const schemasOption = Options.file("schemas").pipe(
   Options.optional
 )
 
+const hostOption = Options.choice("host", AGENT_HOSTS).pipe(
+  Options.withDescription(
+    "Build the catalog from the MCP servers this agent host loads in this directory (as `tool-map mcp --gateway --host HOST` fronts them), their tools taken from the gateway's snapshots; starts no server. A server without a snapshot is named in a warning: `tool-map catalog snapshot --host HOST` takes one. Not with --schemas (a usage error): one source per run; later runs without either reuse these tools."
+  ),
+  Options.optional
+)
+
 const lsCommand = Command.make(
   "ls",
   {
@@ -40,6 +51,7 @@ const lsCommand = Command.make(
     query: Options.text("query").pipe(Options.withDescription("Search words, ranked (names above descriptions)."), Options.optional),
     agent: agentOption,
     schemas: schemasOption,
+    host: hostOption,
     json: jsonOption
   },
   (flags) => Effect.flatMap(handlers, (run) => run.ls(flags))
@@ -58,6 +70,7 @@ const loadCommand = Command.make(
     forSubagents: Options.boolean("for-subagents").pipe(Options.withDescription("Also hand these targets to subagents started afterwards.")),
     agent: agentOption,
     schemas: schemasOption,
+    host: hostOption,
     json: jsonOption
   },
   (flags) => Effect.flatMap(handlers, (run) => run.load(flags))
@@ -72,6 +85,7 @@ const unloadCommand = Command.make(
     targets: Args.text({ name: "TARGET" }).pipe(Args.withDescription("What load takes, or all."), Args.atLeast(1)),
     agent: agentOption,
     schemas: schemasOption,
+    host: hostOption,
     json: jsonOption
   },
   (flags) => Effect.flatMap(handlers, (run) => run.unload(flags))
@@ -91,6 +105,7 @@ const findCommand = Command.make(
     k: Options.integer("k").pipe(Options.withDescription("How many tools (-k N, default 10)."), Options.withDefault(10)),
     agent: agentOption,
     schemas: schemasOption,
+    host: hostOption,
     json: jsonOption
   },
   (flags) => Effect.flatMap(findHandler, (run) => run.find(flags))
@@ -103,7 +118,7 @@ const findCommand = Command.make(
 
 const diffCommand = Command.make(
   "diff",
-  { agent: agentOption, schemas: schemasOption, json: jsonOption },
+  { agent: agentOption, schemas: schemasOption, host: hostOption, json: jsonOption },
   (flags) => Effect.flatMap(handlers, (run) => run.diff(flags))
 ).pipe(
   Command.withDescription(
@@ -135,10 +150,23 @@ const approveCommand = Command.make(
   Command.provide(Layer.unwrapEffect(Effect.map(approveHandler, (run) => run.approvalsCliLayer)))
 )
 
+const snapshotCommand = Command.make(
+  "snapshot",
+  {
+    host: Options.choice("host", AGENT_HOSTS).pipe(Options.withDescription("The agent host whose MCP servers to list (those it loads in this directory).")),
+    json: jsonOption
+  },
+  (flags) => Effect.flatMap(snapshotHandler, (run) => run.snapshot(flags))
+).pipe(
+  Command.withDescription(
+    "Start each MCP server HOST loads in this directory once (all at a time), list its tools (tools/list, with the gateway's bounds and timeouts) and keep them as its snapshot where the gateway keeps them; then every server is stopped and the inventory refreshed (as `scan --if-stale`), so that `catalog ... --host HOST` has their tools and `query context` their tokens. It runs the servers' commands: only when you ask for it. A server that fails or hangs costs only its own line (and exit 1); progress on stderr."
+  )
+)
+
 /** `tool-map catalog`: browse, find, load, unload and diff the tool catalog. */
 export const catalogCommand = Command.make("catalog").pipe(
   Command.withDescription(
     "The tool catalog: every tool in /category/group/tool, loaded per agent on demand. State lives in the data dir under catalog/."
   ),
-  Command.withSubcommands([lsCommand, findCommand, loadCommand, unloadCommand, diffCommand, approveCommand])
+  Command.withSubcommands([lsCommand, findCommand, loadCommand, unloadCommand, diffCommand, snapshotCommand, approveCommand])
 )

@@ -9,6 +9,7 @@ import { renderNote } from "../catalog/core/entryTools.js"
 import { CLI_WORDING } from "../catalog/core/wording.js"
 import type { Catalog, CatalogNode, ToolEntry, ToolSchema } from "../catalog/core/model.js"
 import { displayName, MAX_NAME_WIDTH } from "../catalog/core/sanitize.js"
+import type { AgentHostName } from "../inventory/domain/agentHosts.js"
 import { cleanText, neutralize, wellFormed } from "../inventory/domain/untrusted.js"
 import { factsOf, primeToolSetKey, toolSetKey } from "../catalog/core/catalog.js"
 import {
@@ -412,6 +413,24 @@ const loadSchemas = (schemasFile: Option.Option<string>, files: SchemasFiles, wa
     }
   })
 
+/**
+ * The schemas of `--host H`: the tools of the MCP servers H loads, from the gateway's snapshots
+ * (see catalogHost.ts), kept as the snapshot of the last schemas like a `--schemas` file's, so
+ * that a later run without either, the recorded build and `catalog diff` see the same tools.
+ */
+const hostSchemas = (host: AgentHostName, files: SchemasFiles, warnings: Ref.Ref<ReadonlyArray<CliWarning>>) =>
+  Effect.gen(function*() {
+    const { hostCatalogSource } = yield* Effect.promise(() => import("./catalogHost.js"))
+    const found = yield* hostCatalogSource(host)
+    yield* Ref.update(warnings, (all) => [...all, ...found.warnings])
+    const head = Option.flatMap(yield* headOf(files.schemasFacts, FACTS_HEAD_BYTES), factsHead)
+    const decoded: DecodedSchemas = { schemas: found.schemas, textKey: sha256(JSON.stringify(found.schemas)) }
+    yield* keepSchemas(files, decoded, head, Option.none(), "check").pipe(
+      Effect.catchAll((error) => Ref.update(warnings, (all) => [...all, fileWarning(error)]))
+    )
+    return { schemas: found.schemas, source: found.source, category: found.category }
+  })
+
 /** The port of the CLI: one agent, the given schemas, nothing else restricting it. */
 const cliPort = (schemas: ReadonlyArray<ToolSchema>) =>
   Layer.succeed(HostPort, {
@@ -429,9 +448,12 @@ const cliPort = (schemas: ReadonlyArray<ToolSchema>) =>
  * schemas, its files in the data dir (the root of the CLI provides the inventory). The catalog
  * commands provide it with `Command.provide`, so it is built once per run.
  */
-export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<string>) =>
+export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<string>, host: Option.Option<AgentHostName> = Option.none()) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
+      if (Option.isSome(host) && Option.isSome(schemasFile)) {
+        return yield* new CatalogUsageError({ command: "", reason: "give --host HOST or --schemas FILE, not both (one source of tools per run)" })
+      }
       const environment = yield* MachineEnvironment
       const dir = defaultCatalogDir(environment.env, environment.homedir)
       const path = yield* Path.Path
@@ -442,14 +464,20 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
         recordedSchemas: path.join(dir, "schemas.recorded.json")
       }
       const warnings = yield* Ref.make<ReadonlyArray<CliWarning>>([])
-      const { schemas, source } = yield* loadSchemas(schemasFile, files, warnings)
+      const fromHost = Option.isSome(host) ? Option.some(yield* hostSchemas(host.value, files, warnings)) : Option.none()
+      const { schemas, source } = Option.isSome(fromHost) ? fromHost.value : yield* loadSchemas(schemasFile, files, warnings)
       const session = Layer.succeed(CatalogCliSession, { agent: { id: agentId, provider: "cli" }, schemas, source, files, warnings })
+      // The servers' tools sit in the gateway's category, one group per server, as the gateway shows them.
+      const category = Option.match(fromHost, {
+        onNone: () => Layer.empty,
+        onSome: (found) => Layer.scopedDiscard(Effect.flatMap(ToolCatalog, (catalog) => catalog.defineCategory(found.category)))
+      })
       // A person typing `catalog load NAME` confirms that single load: the command line is the
       // risk gate. Group loads still leave high-risk tools out.
       const gate = Layer.scopedDiscard(
         Effect.flatMap(ToolCatalog, (catalog) => catalog.registerRiskGate({ name: "command line" }))
       )
-      return Layer.mergeAll(gate.pipe(Layer.provideMerge(CatalogLayer({ dir }).pipe(Layer.provide(cliPort(schemas))))), session, RecordedBuilds.layer)
+      return Layer.mergeAll(Layer.merge(gate, category).pipe(Layer.provideMerge(CatalogLayer({ dir }).pipe(Layer.provide(cliPort(schemas))))), session, RecordedBuilds.layer)
     })
   )
 

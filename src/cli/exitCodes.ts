@@ -34,6 +34,9 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   CatalogPathNotFound: ExitCode.notFound,
   CatalogTargetNotFound: ExitCode.notFound,
   ApprovalCodeNotFound: ExitCode.notFound,
+  NoHostSnapshots: ExitCode.notFound,
+  ServersNotListed: ExitCode.notFound,
+  HostServersUnreadable: ExitCode.cannotRead,
   CatalogFileError: ExitCode.cannotWrite,
   CatalogStateNotSaved: ExitCode.cannotWrite,
   HostHasNoServers: ExitCode.refused,
@@ -62,10 +65,10 @@ export const exitCodeOf = (error: unknown): number => {
 /** What each exit code means, for `tool-map --help`. */
 export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.ok, "success"],
-  [ExitCode.notFound, "nothing found (query which, a catalog path or target)"],
+  [ExitCode.notFound, "nothing found (query which, a catalog path or target, a tool snapshot of a host's servers), or a server catalog snapshot could not list"],
   [ExitCode.usage, "usage error (an unknown command or flag, a missing or bad value), or a data dir that would be relative"],
   [ExitCode.cannotWrite, "the bundle cannot be written (output dir not writable), or a catalog load/unload cannot be saved"],
-  [ExitCode.cannotRead, "the bundle cannot be read (missing with --from, or corrupt)"],
+  [ExitCode.cannotRead, "the bundle cannot be read (missing with --from, or corrupt), or a host's MCP config (catalog --host)"],
   [ExitCode.locked, "another scan holds the bundle's lock"],
   [ExitCode.badInput, "an input file is invalid (catalog --schemas, mcp --servers, a gateway setup's record)"],
   [ExitCode.refused, "gateway setup or restore refused: the host has no server to move, it is not set up, or its config cannot be edited safely (nothing written)"],

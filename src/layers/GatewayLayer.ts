@@ -20,7 +20,7 @@ import { McpProviders } from "../mcp/server/McpProviders.js"
 import type { McpGatewayOptions } from "../mcp/server/options.js"
 import type { DownstreamTimings } from "../mcp/gateway/Downstream.js"
 import { followServers, GatewayPort, GatewayRestrictions } from "../mcp/gateway/GatewayHost.js"
-import { GATEWAY_CATEGORY, makeGatewayProvider } from "../mcp/gateway/GatewayProvider.js"
+import { gatewayCategory, makeGatewayProvider } from "../mcp/gateway/GatewayProvider.js"
 import { GatewayServers } from "../mcp/gateway/GatewayServers.js"
 import { LoadedDefinitions } from "../mcp/gateway/LoadedDefinitions.js"
 import { hostServers } from "../mcp/gateway/hostServers.js"
@@ -93,11 +93,7 @@ export const GatewayLayer = (
         McpProviders,
         Effect.gen(function*() {
           const toolCatalog = yield* ToolCatalog
-          yield* toolCatalog.defineCategory({
-            name: GATEWAY_CATEGORY,
-            description: "Tools of the MCP servers behind the gateway, one group per server",
-            groups: (yield* GatewayServers).servers.map((server) => server.segment)
-          })
+          yield* toolCatalog.defineCategory(gatewayCategory((yield* GatewayServers).servers))
           yield* followServers(toolCatalog.refresh)
           yield* reportDefinitionChanges(toolCatalog)
           const provider = yield* makeGatewayProvider({ agent: options.agent, relistHold: options.relistHold })
@@ -112,7 +108,7 @@ export const GatewayLayer = (
 export const DEFAULT_GATEWAY_HOST: AgentHostName = "claude-code"
 
 /** The paths of the running CLI (as started, and its real path), so that an entry running it is known as tool-map itself. */
-const ownCliPaths = Effect.gen(function*() {
+export const ownCliPaths = Effect.gen(function*() {
   const started = process.argv[1]
   if (started === undefined) return []
   const fs = yield* FileSystem.FileSystem

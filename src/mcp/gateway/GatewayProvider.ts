@@ -12,7 +12,7 @@ import { Clock, Deferred, type Duration, Effect, Option, Ref, Runtime, Schema, t
 import { renderLoadRefused, TOOLS_LOAD, TOOLS_LS } from "../../catalog/core/entryTools.js"
 import { TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
 import type { DefinitionPart } from "../../catalog/core/definitions.js"
-import type { ToolEntry } from "../../catalog/core/model.js"
+import type { CategoryDefinition, ToolEntry } from "../../catalog/core/model.js"
 import { sanitizeDescription } from "../../catalog/core/sanitize.js"
 import { ENTRY_TOOLS, isEmptyState } from "../../catalog/core/visibility.js"
 import { type Agent, ToolCatalog } from "../../catalog/services/ToolCatalog.js"
@@ -21,7 +21,7 @@ import { neutralize } from "../../inventory/render/text.js"
 import type { McpCallContext, McpSession } from "../server/McpSession.js"
 import type { McpToolCall, McpToolProvider } from "../server/McpToolProvider.js"
 import { GatewayRestrictions } from "./GatewayHost.js"
-import { type GatewayTool, GatewayServers, type ServerStatus } from "./GatewayServers.js"
+import { type GatewayTool, GatewayServers, type ServerEntry, type ServerStatus } from "./GatewayServers.js"
 import { LoadedDefinitions } from "./LoadedDefinitions.js"
 import { registerGatewayRiskGate } from "./RiskGate.js"
 import { ALWAYS_LOAD, GATEWAY_ENTRY_TOOLS, loadedToolLines, type Relisting, TOOLS_CALL_NAME, ToolsCallArgs } from "./gatewayTools.js"
@@ -31,6 +31,13 @@ const entryByName = new Map(GATEWAY_ENTRY_TOOLS.map((tool) => [tool.name, tool])
 
 /** The category the downstream servers' groups are placed in. */
 export const GATEWAY_CATEGORY = "mcp"
+
+/** The gateway's category of its servers' tools, one group per server (its segment): the gateway's catalog and `catalog --host`'s. */
+export const gatewayCategory = (servers: ReadonlyArray<ServerEntry>): CategoryDefinition => ({
+  name: GATEWAY_CATEGORY,
+  description: "Tools of the MCP servers behind the gateway, one group per server",
+  groups: servers.map((server) => server.segment)
+})
 
 /** The risk gate's name, as the catalog's notes show it. */
 export const ELICITATION_GATE = "MCP elicitation"

@@ -62,6 +62,12 @@ export interface GatewayServersOptions {
   /** `<data dir>/gateway`: snapshots and logs live under it. */
   readonly dir: string
   readonly timings?: Partial<DownstreamTimings> | undefined
+  /**
+   * Whether servers without a snapshot are listed (started) at start-up, as the gateway does
+   * (default true); false for a reader of the snapshots that must start nothing (`catalog
+   * --host`), or one that lists each server itself ({@link GatewayServers} `list`).
+   */
+  readonly listAtStart?: boolean | undefined
 }
 
 /** The catalog's view of one downstream tool: the gateway's name and the server's definition. */
@@ -126,6 +132,8 @@ export class GatewayServers extends Context.Tag("tool-map/gateway/GatewayServers
   /** Every downstream tool as the catalog gets it (the same array while nothing changed). */
   readonly schemas: Effect.Effect<ReadonlyArray<ToolSchema>>
   readonly lookup: (name: string) => Effect.Effect<Option.Option<GatewayTool>>
+  /** Takes the tool list of one server again (starting it) and keeps it as its snapshot when it changed. */
+  readonly list: (server: ServerEntry) => Effect.Effect<void, DownstreamFailed>
   /** Takes the tool list of every server again (starting each); the failures, one per server. */
   readonly refreshAll: Effect.Effect<ReadonlyArray<DownstreamFailed>>
   /** Waits until every server without a snapshot at start-up was listed once (or failed to be). */
@@ -205,7 +213,7 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
       concurrency: "unbounded"
     }).pipe(Effect.map((results) => results.flatMap((result) => Option.toArray(result))))
 
-    yield* Effect.forEach(missing, (entry) => Effect.ignore(refresh(entry, false)), { concurrency: "unbounded", discard: true }).pipe(
+    yield* Effect.forEach(options.listAtStart === false ? [] : missing, (entry) => Effect.ignore(refresh(entry, false)), { concurrency: "unbounded", discard: true }).pipe(
       Effect.zipRight(Deferred.succeed(ready, undefined)),
       Effect.forkScoped
     )
@@ -231,6 +239,7 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
       servers: entries,
       schemas: Effect.map(Ref.get(set), (current) => current.schemas),
       lookup: (name) => Effect.map(Ref.get(set), (current) => Option.fromNullable(current.byName.get(name))),
+      list: (server) => refresh(server, true),
       refreshAll: refreshAll.pipe(Effect.withSpan("GatewayServers.refreshAll")),
       initialized: Deferred.await(ready),
       isInitialized: Deferred.isDone(ready),
