@@ -5,7 +5,8 @@ import { describeOutcome, outcomeJson } from "../inventory/scanReport.js"
 import { type WhichAnswer, whichTool } from "../inventory/domain/which.js"
 import { ToolNotFound } from "../inventory/query/toolQueries.js"
 import type { ScanOutcome } from "../inventory/ScanProgram.js"
-import { printJson, printLines, printResult, printTable } from "./output.js"
+import { printAnswer } from "./answerFreshness.js"
+import { printJson, printLines, printTable } from "./output.js"
 
 /*
  * The handlers of the everyday commands, shared by the command tree (queryCommands.ts,
@@ -19,7 +20,7 @@ export const answerWhich = (flags: { readonly name: string; readonly json: boole
     const indexed = Option.isNone(flags.from) ? yield* whichFromIndex(flags.name) : Option.none<WhichAnswer>()
     const answer = Option.isSome(indexed) ? indexed.value : whichTool(yield* (yield* InventoryReader).load(flags.from), flags.name)
     if (answer.copies.length === 0) return yield* new ToolNotFound({ name: flags.name })
-    yield* printResult(flags.json, answer, (value) =>
+    yield* printAnswer(flags.json, answer, (value) =>
       printTable(
         ["", "path", "version", "PATH #", "note"],
         value.copies.map((copy) => [

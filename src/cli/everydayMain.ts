@@ -6,6 +6,7 @@ import { FirstScan } from "../inventory/query/FirstScan.js"
 import { ReadLayer } from "../layers/ReadLayer.js"
 import { SyncNodeFileSystemLayer } from "../platform/SyncNodeFileSystem.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
+import { AnswerFreshness, freshnessOf, noteIfStale } from "./answerFreshness.js"
 import { answerWhich, printScanOutcome } from "./everydayHandlers.js"
 import { runToExitCode } from "./exitReport.js"
 import { runCliProgram } from "./runtime.js"
@@ -69,10 +70,18 @@ const skipIfUpToDate = (flags: { readonly json: boolean; readonly quiet: boolean
     yield* printScanOutcome(checked.left, flags)
   })
 
-type Answer = ReturnType<typeof skipIfUpToDate> | ReturnType<typeof answerWhich>
+/** `query which NAME [--json]` as the whole CLI answers it (freshQueries.ts), `--fresh` aside: a stale answer says so. */
+const which = (request: Extract<EverydayRequest, { readonly _tag: "Which" }>) =>
+  Effect.gen(function* () {
+    const freshness = yield* freshnessOf(Option.none())
+    yield* noteIfStale(freshness)
+    yield* answerWhich({ name: request.name, json: request.json, from: Option.none() }).pipe(Effect.provideService(AnswerFreshness, freshness))
+  })
+
+type Answer = ReturnType<typeof skipIfUpToDate> | ReturnType<typeof which>
 
 const answer = (request: EverydayRequest): Effect.Effect<void, Effect.Effect.Error<Answer>, Effect.Effect.Context<Answer>> =>
-  request._tag === "Which" ? answerWhich({ name: request.name, json: request.json, from: Option.none() }) : skipIfUpToDate(request)
+  request._tag === "Which" ? which(request) : skipIfUpToDate(request)
 
 /** The exit code of the answer, or null when the line was handed over. */
 const program = (request: EverydayRequest) =>

@@ -4,7 +4,9 @@ import { Bundle } from "../inventory/bundle/Bundle.js"
 import { InventoryReader, pendingRepairOf } from "../inventory/query/InventoryReader.js"
 import { MAX_NAME_GLOB_LENGTH } from "../inventory/query/nameGlob.js"
 import { listTools } from "../inventory/query/toolQueries.js"
+import { printAnswer } from "./answerFreshness.js"
 import { answerWhich } from "./everydayHandlers.js"
+import { answersFromBundle, freshOption } from "./freshQueries.js"
 import { ledgerQueryCommands } from "./ledgerCommands.js"
 import { fromOption, jsonOption } from "./options.js"
 import { printJson, printResult, printTable } from "./output.js"
@@ -23,11 +25,11 @@ const nameGlob = Options.text("name").pipe(
   Options.optional
 )
 
-const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jsonOption, from: fromOption }, (flags) =>
+const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jsonOption, from: fromOption, fresh: freshOption }, (flags) =>
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryReader).load(flags.from)
     const listed = yield* listTools(inventory, flags)
-    yield* printResult(flags.json, listed, (list) =>
+    yield* printAnswer(flags.json, { tools: listed }, ({ tools: list }) =>
       printTable(
         ["name", "category", "path", "shadowed by"],
         list.map((tool) => [
@@ -40,15 +42,23 @@ const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jso
       )
     )
   })
-).pipe(Command.withDescription("List the tools of the cached inventory, optionally by category and name glob."))
+).pipe(Command.withDescription("List the tools of the cached inventory, optionally by category and name glob."), answersFromBundle)
 
-const whichCommand = Command.make("which", { name: Args.text({ name: "NAME" }).pipe(Args.withDescription("A command name as the shell calls it (git, python3).")), json: jsonOption, from: fromOption }, answerWhich)
-  .pipe(Command.withDescription("Every copy of NAME in PATH order, the one that wins, and its version when probed."))
+const whichCommand = Command.make(
+  "which",
+  {
+    name: Args.text({ name: "NAME" }).pipe(Args.withDescription("A command name as the shell calls it (git, python3).")),
+    json: jsonOption,
+    from: fromOption,
+    fresh: freshOption
+  },
+  answerWhich
+).pipe(Command.withDescription("Every copy of NAME in PATH order, the one that wins, and its version when probed."), answersFromBundle)
 
-const versionsCommand = Command.make("versions", { json: jsonOption, from: fromOption }, (flags) =>
+const versionsCommand = Command.make("versions", { json: jsonOption, from: fromOption, fresh: freshOption }, (flags) =>
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryReader).load(flags.from)
-    yield* printResult(flags.json, inventory.versions, (versions) =>
+    yield* printAnswer(flags.json, { versions: inventory.versions }, ({ versions }) =>
       printTable(
         ["tool", "version", "status", "ms", "path"],
         versions.map((report) => [report.name, report.version ?? "", report.status, String(Math.round(report.durationMs)), report.path ?? ""]),
@@ -56,7 +66,7 @@ const versionsCommand = Command.make("versions", { json: jsonOption, from: fromO
       )
     )
   })
-).pipe(Command.withDescription("The versions of the allow-listed tools from the last scan, with each probe's status."))
+).pipe(Command.withDescription("The versions of the allow-listed tools from the last scan, with each probe's status."), answersFromBundle)
 
 const staleCommand = Command.make("stale", { json: jsonOption, from: fromOption }, (flags) =>
   Effect.gen(function* () {

@@ -1,7 +1,7 @@
 import { FileSystem } from "@effect/platform"
 import { Clock, Context, Effect, Either, Fiber, Layer, Option } from "effect"
-import { randomBytes } from "node:crypto"
-import type { BundlePaths } from "./bundle/location.js"
+import { type BundlePaths, refreshCommand } from "./bundle/location.js"
+import { newGeneration } from "./bundle/format.js"
 import { categorize } from "./domain/categories.js"
 import {
   HostInfo,
@@ -14,7 +14,6 @@ import {
 import { isEffective } from "./domain/agentHosts.js"
 import { changesBetween, describeChangeCounts, digestOf } from "./domain/drift.js"
 import { probeNames } from "./domain/probeTable.js"
-import { shellQuote } from "./domain/shellQuote.js"
 import { copiesNamed, namedCopies, winningCopy } from "./domain/toolNames.js"
 import { computeRoots, pathExtensions, RECURSIVE_DEPTH_CAP } from "./domain/roots.js"
 import { cleanInventory, cleanTools } from "./domain/cleanInventory.js"
@@ -94,10 +93,6 @@ export type ScanError = RedirectPathInvalid | BundleWriteError | BundleLocked
 /** Every value below is built from typed parts: skip the run-time validation of the Schema classes. */
 const TYPED = { disableValidation: true } as const
 
-/** A new generation id: sortable by time, unique by its random tail. */
-const newGeneration = (now: Date): string =>
-  `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(4).toString("hex")}`
-
 /** Attaches categories, in walk order, letting the event loop run every 50 ms (a PATH of 150,000 files takes a second). */
 const toTools = (walked: ReadonlyArray<Omit<Tool, "category">>): Effect.Effect<ReadonlyArray<Tool>> =>
   Effect.suspend(() => {
@@ -124,13 +119,6 @@ interface PreparedFiles {
 
 /** Probes started before the walk, by name: the path each ran, and its report to come. */
 type EarlyProbes = ReadonlyMap<string, { readonly path: string; readonly fiber: Fiber.Fiber<ReadonlyArray<VersionReport>> }>
-
-/** The refresh command printed in the summary, its path quoted for the host's shell when it needs to be. */
-const refreshCommand = (target: Option.Option<string>, os: MachineEnvironmentShape["os"]): string =>
-  Option.match(target, {
-    onNone: () => "tool-map scan --if-stale",
-    onSome: (path) => `tool-map scan --if-stale ${shellQuote(path, os)}`
-  })
 
 const make = Effect.gen(function* () {
   const host = yield* MachineEnvironment

@@ -1,4 +1,5 @@
 import { Option, Schema } from "effect"
+import { randomBytes } from "node:crypto"
 import { WatchSet } from "../domain/watch.js"
 
 // What the three files of a bundle look like to a reader: tools.json is an `Inventory` (its
@@ -12,6 +13,20 @@ export const generationMarker = (generation: string): string => `<!-- tool-map g
 
 /** The generation ids a bundle accepts: they become part of file names. */
 export const GENERATION_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
+
+/** A new generation id: the scan's time to the second (UTC, sortable), then a random tail that makes it unique. */
+export const newGeneration = (now: Date): string =>
+  `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(4).toString("hex")}`
+
+const GENERATION_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-/
+
+/** The scan time a {@link newGeneration} id starts with, or null for an id made otherwise. */
+export const generationTime = (generation: string): Date | null => {
+  const parts = GENERATION_TIME.exec(generation)
+  if (parts === null) return null
+  const time = new Date(`${parts[1]}-${parts[2]}-${parts[3]}T${parts[4]}:${parts[5]}:${parts[6]}Z`)
+  return Number.isNaN(time.getTime()) ? null : time
+}
 
 /** The first bytes of a markdown file of a bundle: enough for its generation marker line. */
 export const MARKER_BYTES = 256

@@ -34,3 +34,25 @@ export const checkIfStale = (paths: BundlePaths, started: number) =>
       reason: "no watched input changed since the last scan"
     })
   })
+
+/** How a query's answer from a bundle stands against the machine now (issue 29). */
+export interface AnswerStaleness {
+  /** The generation the answer comes from; none when there is no readable bundle (the query's first scan, or its read error, answers). */
+  readonly generation: Option.Option<string>
+  /** What changed since that generation was scanned, or none when nothing did. */
+  readonly reason: Option.Option<string>
+}
+
+/**
+ * The check of {@link checkIfStale}, for a query about to answer from the bundle at `paths`: the
+ * same watched inputs, compared the same way, so that a query calls stale what `scan --if-stale`
+ * would rescan. With `repair`, an interrupted commit is finished or undone first, as the query's
+ * read will do (a failed repair is the read's to report); without it (`--from`) nothing is written.
+ */
+export const answerStaleness = (paths: BundlePaths, repair: boolean): Effect.Effect<AnswerStaleness, never, Bundle | BundleWriter> =>
+  Effect.gen(function* () {
+    if (repair) yield* Effect.ignore((yield* BundleWriter).recover(paths))
+    const stale = yield* (yield* Bundle).staleness(paths)
+    // No generation recorded: there is no bundle to be stale (see `Bundle.staleness`).
+    return Option.isNone(stale.generation) ? { generation: Option.none(), reason: Option.none() } : stale
+  })

@@ -1,5 +1,7 @@
-import { Either } from "effect"
+import { Either, Option } from "effect"
 import * as NodePath from "node:path"
+import type { OsFamily } from "../domain/machine.js"
+import { shellQuote } from "../domain/shellQuote.js"
 
 /** Where the three files of one bundle live, as absolute paths, plus the stem they share. */
 export interface BundlePaths {
@@ -21,6 +23,17 @@ export interface BundlePaths {
  * query and `--if-stale` reads: only `query changes` reads it.
  */
 export const previousDigestPath = (paths: BundlePaths): string => NodePath.join(paths.dir, `${paths.stem}.previous.json`)
+
+/**
+ * The command that refreshes a bundle, for the user to paste (the summary's refresh line, a stale
+ * query's notice): `tool-map scan --if-stale`, with the redirect `target` quoted for the host's
+ * shell when there is one.
+ */
+export const refreshCommand = (target: Option.Option<string>, os: OsFamily): string =>
+  Option.match(target, {
+    onNone: () => "tool-map scan --if-stale",
+    onSome: (path) => `tool-map scan --if-stale ${shellQuote(path, os)}`
+  })
 
 /** The stem of the bundle in the default data directory. */
 export const DEFAULT_STEM = "tools"
