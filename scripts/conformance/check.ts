@@ -75,9 +75,9 @@ export const succeeded = (what: string, result: CommandResult): CommandResult =>
 }
 
 /** The JSON a `tool-map query KIND [flags] --json` prints for the sandbox, the type the caller expects of it. */
-export const toolMapQuery = <A>(context: CheckContext, sandbox: Sandbox, args: ReadonlyArray<string>): A => {
+export const toolMapQuery = <A>(context: CheckContext, sandbox: Sandbox, args: ReadonlyArray<string>, options?: RunOptions): A => {
   const argv = ["query", ...args, "--json"]
-  return JSON.parse(succeeded(`tool-map ${argv.join(" ")}`, context.runToolMap(sandbox, argv)).stdout) as A
+  return JSON.parse(succeeded(`tool-map ${argv.join(" ")}`, context.runToolMap(sandbox, argv, options)).stdout) as A
 }
 
 /**

@@ -231,8 +231,10 @@ const statedModel = (ledger: LedgerJson): string | undefined => {
 interface ToolMapItem {
   readonly host: string
   readonly name: string
+  readonly scope: string
   readonly plugin: string | null
   readonly enabled?: boolean
+  readonly listingLine?: unknown
 }
 
 /** The models of the check: a 200k-context model by id, and the alias `opus` (1M context in 2.1.332). */
@@ -284,16 +286,23 @@ const firstRequestOn = (context: CheckContext, sandbox: Sandbox, model: string, 
   return request
 }
 
-/** The enabled items of one kind tool-map lists for Claude Code. */
+/** tool-map run as the user would: the pinned `claude` on PATH, so the scan finds the installed version (its own agents and skills). */
+const withClaude = (context: CheckContext) => ({ path: [path.dirname(context.hostBin("claude"))] })
+
+/**
+ * The items of one kind tool-map says a Claude Code session lists: the enabled ones, and of the
+ * skills and commands those in the skill listing (`listingLine`) or the host's own (scope `builtin`).
+ */
 const loadedItems = (context: CheckContext, sandbox: Sandbox, kind: string): ReadonlyArray<ToolMapItem> =>
-  toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, [kind]).filter((item) => item.host === "claude-code" && item.enabled !== false)
+  toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, [kind], withClaude(context))
+    .filter((item) => item.host === "claude-code" && item.enabled !== false && (kind === "agents" || item.listingLine !== undefined || item.scope === "builtin"))
 
 /** The session with every plugin on, and on the same HOME what tool-map says (ledger, loaded items) and what `claude plugin details` projects. */
 const measureAll = (context: CheckContext, model: string, key: ModelKey) =>
   withSandbox(context, (sandbox) => {
     const request = firstRequestOn(context, sandbox, model, `${key}-all`)
-    const ledger = toolMapQuery<LedgerJson>(context, sandbox, ["context", "--host", "claude-code"])
-    const byPlugin = toolMapQuery<{ readonly rows: ReadonlyArray<PluginRow> }>(context, sandbox, ["context", "--host", "claude-code", "--by", "plugin"])
+    const ledger = toolMapQuery<LedgerJson>(context, sandbox, ["context", "--host", "claude-code"], withClaude(context))
+    const byPlugin = toolMapQuery<{ readonly rows: ReadonlyArray<PluginRow> }>(context, sandbox, ["context", "--host", "claude-code", "--by", "plugin"], withClaude(context))
     const listed = { agents: loadedItems(context, sandbox, "agents"), skills: loadedItems(context, sandbox, "skills"), commands: loadedItems(context, sandbox, "commands") }
     const details = new Map(ledgerPlugins().map((plugin) => [plugin.id, detailsAlwaysOn(context, sandbox, plugin.id)]))
     return { request, rows: ledger.rows, plugins: byPlugin.rows, assumedModel: statedModel(ledger), listed, details }
@@ -411,7 +420,7 @@ const list = (names: ReadonlyArray<string>): string => (names.length === 0 ? "(n
 const listingCheck = (key: ModelKey, model: string): Check => ({
   id: `claude-ledger-listing-${key}`,
   host: "claude",
-  title: `model ${model}: the agents and skills the first request lists (builtins included) = tool-map query agents / skills + commands as loaded`,
+  title: `model ${model}: the agents and skills the first request lists (builtins included) = tool-map query agents / the skills and commands tool-map says the session lists (listingLine, or scope builtin), claude on PATH`,
   run: (context) => {
     const { all } = measure(context, model, key)
     const host = hostListing(all.request)
