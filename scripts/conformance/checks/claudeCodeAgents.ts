@@ -1,9 +1,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type Check, type CheckContext, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
+import { type Check, type CheckContext, succeeded, toolMapQuery, withSandbox } from "../check.js"
 import { claudeCodeFixture, FIXTURE_PLUGINS } from "../fixtures/claudeCode.js"
 import type { Sandbox } from "../sandbox.js"
 import { claudeSession, detailsNames } from "./claudeCode.js"
+import { ledgerSession, mainRequest, projected, requestChars, withClaude } from "./claudeLedger.js"
 
 /**
  * Issue 12, findings 2 and 3: the agents, skills and plugins Claude Code loads from a HOME full of
@@ -24,16 +25,8 @@ const withFixture = <A>(context: CheckContext, body: (sandbox: Sandbox) => A): A
     return body(sandbox)
   })
 
-/** How far tool-map's always-on figure of a plugin may be from Claude Code's own projection (issue 14). */
+/** How far tool-map's figure of a plugin may be from what a session measures (issue 14's tolerance). */
 const LEDGER_TOLERANCE = 0.15
-
-/** A row of `tool-map query context --json` (by item). */
-interface LedgerRow {
-  readonly kind: string
-  readonly plugin: string | null
-  readonly path: string
-  readonly alwaysOnTokens: number | null
-}
 
 interface ToolMapItem {
   readonly host: string
@@ -179,31 +172,25 @@ export const claudeCodeAgentChecks: ReadonlyArray<Check> = [
   ...[...FIXTURE_PLUGINS.map((plugin) => plugin.id), "local-kit@dev"].map((id): Check => ({
     id: `ledger-${id.slice(0, id.indexOf("@"))}`,
     host: "claude",
-    title: `claude plugin details ${id}: "Projected token cost, Always-on" = tool-map query context over the same components, within ${LEDGER_TOLERANCE * 100}% (issue 14)`,
+    title: `a claude -p session on the fixture HOME: how much the first request shrinks with ${id} switched off (chars/4) = what tool-map query context --by plugin says switching it off saves, within ${LEDGER_TOLERANCE * 100}% (issue 28: the session, not plugin details' projection, is the measure)`,
     run: (context) =>
       withFixture(context, (sandbox) => {
-        const details = succeeded(`claude plugin details ${id}`, context.runHost(sandbox, "claude", ["plugin", "details", id]))
-        // 2.1.332: `  Always-on:   ~1,234 tok   added to every session` (chars / 4 offline: no count_tokens).
-        const match = /Always-on:\s+~([\d,]+) tok/.exec(stripAnsi(details.stdout))
-        if (match === null) throw new Error(`claude plugin details ${id} printed no "Always-on" line`)
-        const host = Number(match[1]!.replace(/,/g, ""))
-        const rows = toolMapQuery<{ readonly rows: ReadonlyArray<LedgerRow> }>(context, sandbox, ["context", "--host", "claude-code"]).rows
-          .filter((row) => row.plugin === id)
-        const root = rows.find((row) => row.kind === "plugin")?.path ?? "(no plugin row)"
-        // `plugin details` counts the plugin's skills, commands and the files agents/*.md (not in
-        // subfolders, not through links, lower-case .md); a session also loads the other agents.
-        const counted = rows.filter((row) =>
-          row.kind === "skill" || row.kind === "command" ||
-          (row.kind === "agent" && path.dirname(row.path) === path.join(root, "agents") && row.path.endsWith(".md") && !fs.lstatSync(row.path).isSymbolicLink()))
-        const sum = (list: ReadonlyArray<LedgerRow>) => list.reduce((total, row) => total + (row.alwaysOnTokens ?? 0), 0)
-        const mine = sum(counted)
-        const off = host === 0 ? (mine === 0 ? 0 : 1) : (mine - host) / host
-        process.stderr.write(
-          `conformance: ${id}: always-on tool-map ~${mine} tok over the ${counted.length} components the host counts (~${sum(rows)} tok over all ${rows.length - 1} the session loads), claude plugin details ~${host} tok (${off >= 0 ? "+" : ""}${(off * 100).toFixed(1)}%)\n`
-        )
+        const figure = toolMapQuery<{ readonly rows: ReadonlyArray<{ readonly group: string; readonly alwaysOnTokens: number; readonly offSavesTokens?: number }> }>(
+          context, sandbox, ["context", "--host", "claude-code", "--by", "plugin"], withClaude(context)
+        ).rows.find((row) => row.group === id)
+        const mine = figure?.offSavesTokens ?? figure?.alwaysOnTokens ?? 0
+        const short = id.slice(0, id.indexOf("@"))
+        const all = requestChars(mainRequest(ledgerSession(context, sandbox, `ledger-${short}-all.jsonl`), `${id} on`))
+        const settingsFile = path.join(sandbox.home, ".claude", "settings.json")
+        const settings = JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { enabledPlugins?: Record<string, boolean> }
+        fs.writeFileSync(settingsFile, `${JSON.stringify({ ...settings, enabledPlugins: { ...settings.enabledPlugins, [id]: false } }, null, 2)}\n`)
+        const without = requestChars(mainRequest(ledgerSession(context, sandbox, `ledger-${short}-off.jsonl`), `${id} off`))
+        const measured = projected(all - without)
+        const off = measured === 0 ? (mine === 0 ? 0 : 1) : (mine - measured) / measured
+        process.stderr.write(`conformance: ${id}: the first request shrinks by ${measured} (chars/4) with it off; tool-map says ${mine} (${off >= 0 ? "+" : ""}${(off * 100).toFixed(1)}%)\n`)
         return {
-          toolMap: Math.abs(off) <= LEDGER_TOLERANCE ? `always-on ~${host} tok` : `always-on ~${mine} tok (${(off * 100).toFixed(1)}% off)`,
-          host: `always-on ~${host} tok`
+          toolMap: Math.abs(off) <= LEDGER_TOLERANCE ? `saves ~${measured} tok` : `saves ~${mine} tok (${(off * 100).toFixed(1)}% off)`,
+          host: `saves ~${measured} tok`
         }
       })
   })),

@@ -144,7 +144,7 @@ export const layOutPlugins = (sandbox: Sandbox, options: { readonly model: strin
 const PROMPT = "hello"
 
 /** One `claude -p` session answered by the `firstRequest` script (a text to every request). */
-const ledgerSession = (context: CheckContext, sandbox: Sandbox, logName: string): SessionResult =>
+export const ledgerSession = (context: CheckContext, sandbox: Sandbox, logName: string): SessionResult =>
   runScriptedSession(context, sandbox, {
     host: "claude",
     args: ["-p", PROMPT, "--output-format", "json"],
@@ -186,7 +186,7 @@ export const requestChars = (request: ModelRequest): number =>
   requestTexts(request).reduce((sum, text) => sum + text.length, 0) + request.tools.reduce((sum, tool) => sum + JSON.stringify(tool.raw).length, 0)
 
 /** The host's projection: characters / 4, rounded. */
-const projected = (chars: number): number => Math.round(chars / 4)
+export const projected = (chars: number): number => Math.round(chars / 4)
 
 /** A row of `tool-map query context --json` (by item). */
 interface LedgerRow {
@@ -287,7 +287,7 @@ const firstRequestOn = (context: CheckContext, sandbox: Sandbox, model: string, 
 }
 
 /** tool-map run as the user would: the pinned `claude` on PATH, so the scan finds the installed version (its own agents and skills). */
-const withClaude = (context: CheckContext) => ({ path: [path.dirname(context.hostBin("claude"))] })
+export const withClaude = (context: CheckContext) => ({ path: [path.dirname(context.hostBin("claude"))] })
 
 /**
  * The items of one kind tool-map says a Claude Code session lists: the enabled ones, and of the
