@@ -83,6 +83,37 @@ export const fitColumns = (columns: ReadonlyArray<Column>, natural: ReadonlyArra
   return widths
 }
 
+/** What a table shows within a width: the columns kept, their widths, and the columns with values that were left out. */
+interface Layout {
+  readonly shown: ReadonlyArray<number>
+  readonly widths: ReadonlyArray<number>
+  readonly leftOut: ReadonlyArray<number>
+}
+
+const total = (widths: ReadonlyArray<number>) => widths.reduce((sum, columnWidth) => sum + columnWidth, 0) + GAP * Math.max(0, widths.length - 1)
+
+/**
+ * Which columns a table shows within `width`, and how wide: all of them, whole, when they fit (or
+ * no width is given). Otherwise a column empty in every row is left out, the rest narrowed by
+ * {@link fitColumns}; while even their minimums do not fit, one more column is left out (the
+ * rightmost `text` column, then the rightmost `normal` one; never the key) and the rest fitted again.
+ */
+const layoutOf = (columns: ReadonlyArray<Column>, natural: ReadonlyArray<number>, empty: ReadonlyArray<boolean>, width: number | undefined): Layout => {
+  const all = columns.map((_, index) => index)
+  if (width === undefined || total(natural) <= width) return { shown: all, widths: natural, leftOut: [] }
+  let shown = all.filter((index) => !empty[index] || columns[index]!.shrink === "key")
+  if (shown.length === 0) shown = all
+  const leftOut: Array<number> = []
+  for (;;) {
+    const widths = fitColumns(shown.map((index) => columns[index]!), shown.map((index) => natural[index]!), width)
+    const droppable = (["text", "normal"] as const).flatMap((shrink) => shown.filter((index) => columns[index]!.shrink === shrink).slice(-1))
+    if (total(widths) <= width || droppable.length === 0 || shown.length === 1) return { shown, widths, leftOut }
+    leftOut.push(droppable[0]!)
+    leftOut.sort((a, b) => a - b)
+    shown = shown.filter((index) => index !== droppable[0])
+  }
+}
+
 /**
  * Renders rows as an aligned plain-text table (no colours, stable for tests). Cells hold untrusted
  * text (file names, versions, frontmatter, an MCP server's error): each is one line, its line
@@ -91,7 +122,9 @@ export const fitColumns = (columns: ReadonlyArray<Column>, natural: ReadonlyArra
  * cursor, recolour or clear the terminal, or break the table's lines. Columns are measured in
  * display columns (`displayWidth`: CJK and emoji 2, combining marks 0). Given a `width` (a
  * terminal's), the table is drawn within it ({@link fitColumns}): a longer cell is cut with `…`
- * between grapheme clusters. Without one, every cell is whole. `--json` output is never touched.
+ * between grapheme clusters, and when even the narrowest columns do not fit, whole columns are
+ * left out and named in a last line. Without one, every cell is whole. `--json` output is never
+ * touched.
  */
 export const renderTable = (
   headers: ReadonlyArray<string | Column>,
@@ -104,16 +137,21 @@ export const renderTable = (
   const natural = titles.map((title, column) =>
     rows.reduce((widest, row) => Math.max(widest, displayWidth(row[column] ?? "")), displayWidth(title))
   )
-  const widths = fitColumns(columns, natural, width)
+  const empty = columns.map((_, column) => rows.length > 0 && rows.every((row) => (row[column] ?? "") === ""))
+  const { leftOut, shown, widths } = layoutOf(columns, natural, empty, width)
   const line = (cells: ReadonlyArray<string>) =>
-    cells
-      .map((cell, column) => {
-        const fitted = truncateDisplay(cell, widths[column] ?? 0)
-        return column === cells.length - 1 ? fitted : padEndDisplay(fitted, widths[column] ?? 0)
+    shown
+      .map((column, index) => {
+        const fitted = truncateDisplay(cells[column] ?? "", widths[index] ?? 0)
+        return index === shown.length - 1 ? fitted : padEndDisplay(fitted, widths[index] ?? 0)
       })
       .join(" ".repeat(GAP))
       .trimEnd()
-  return [line(titles), line(widths.map((columnWidth) => "-".repeat(columnWidth))), ...rows.map(line)].join("\n")
+  const dashes = titles.map((_, column) => "-".repeat(widths[shown.indexOf(column)] ?? 0))
+  const note = leftOut.length === 0
+    ? []
+    : wrapDisplay(`(not shown at this width: ${leftOut.map((column) => titles[column]).join(", ")}; a pipe or --json has every column)`, width ?? Infinity)
+  return [line(titles), line(dashes), ...rows.map(line), ...note].join("\n")
 }
 
 /** The width text is drawn at: the terminal's (`COLUMNS` honoured) when stdout is one; undefined in a pipe or a file, which get whole lines. */

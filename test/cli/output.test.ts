@@ -61,10 +61,33 @@ describe("renderTable within a width", () => {
     )
   })
 
-  it("never cuts the name below 16 columns nor a column below its title: a very narrow terminal gets a wider table", () => {
-    const table = renderTable(MCP_COLUMNS, MCP_ROWS, 40)
-    expect(table.split("\n")[3]).toBe("a-server-with-a…  codex     uvx mcp-serv…  ok        /home/user/…")
-    expect(widest(table)).toBe(65)
+  it("when even the narrowest columns do not fit, text columns are left out from the right, then others, never the key, and named", () => {
+    expect(renderTable(MCP_COLUMNS, MCP_ROWS, 50)).toBe(
+      [
+        "name                host         ready",
+        "------------------  -----------  -----------------",
+        "github              claude-code  first start down…",
+        "a-server-with-a-r…  codex        ok",
+        "(not shown at this width: command / url, file; a",
+        "pipe or --json has every column)"
+      ].join("\n")
+    )
+    const narrowest = renderTable(MCP_COLUMNS, MCP_ROWS, 20)
+    expect(narrowest.split("\n").slice(0, 4)).toEqual(["name", "--------------------", "github", "a-server-with-a-rat…"])
+    expect(narrowest.split("\n").slice(4).join(" ")).toBe("(not shown at this width: host, command / url, ready, file; a pipe or --json has every column)")
+  })
+
+  it("a column empty in every row is left out first when the table does not fit, without a note", () => {
+    const columns: ReadonlyArray<Column> = [
+      { title: "name", shrink: "key" },
+      { title: "plugin", shrink: "text" },
+      { title: "also loaded by", shrink: "text" },
+      { title: "description", shrink: "text" }
+    ]
+    const rows = [["long-skill", "", "", "Reviews pull requests for correctness, security and style"]]
+    expect(renderTable(columns, rows, 40)).toBe("name        description\n----------  ----------------------------\nlong-skill  Reviews pull requests for c…")
+    // It fits whole: every column is kept.
+    expect(renderTable(columns, rows, 120).split("\n")[0]).toBe("name        plugin  also loaded by  description")
   })
 
   it("plain titles: the first column is the key, the others give way widest first", () => {
