@@ -55,7 +55,7 @@ const toolMapAnswer = (cwd: string, program: string): { version: string; read: b
     const env = { PATH: `${SHIMS}:/usr/bin:/bin`, HOME: os.homedir(), LANG: "C.UTF-8", PLUGIN_DATA: data }
     const run = spawnSync(process.execPath, [BIN, "query", "versions", "--json"], { cwd, env, encoding: "utf8" })
     if (run.status !== 0) throw new Error(`tool-map exited ${run.status}: ${run.stderr}`)
-    const reports = JSON.parse(run.stdout) as ReadonlyArray<{ name: string; version: string | null; detail: string | null }>
+    const { versions: reports } = JSON.parse(run.stdout) as { versions: ReadonlyArray<{ name: string; version: string | null; detail: string | null }> }
     const report = reports.find((entry) => entry.name === program)
     return { version: report?.version ?? "none", read: report?.detail?.includes("run without the shim") === true }
   } finally {

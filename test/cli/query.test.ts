@@ -44,7 +44,7 @@ describe("a query's exit code comes from the real cause", () => {
   it.scopedLive("no bundle yet: the first scan runs, and the query answers from it", () =>
     Effect.gen(function*() {
       const { data, fs, root } = yield* machine
-      expect(yield* run(root, "query", "tools", "--json")).toEqual({ code: 0, stdout: "[]", stderr: "" })
+      expect(yield* run(root, "query", "tools", "--json")).toEqual({ code: 0, stdout: JSON.stringify({ stale: false, staleReason: null, tools: [] }, null, 2), stderr: "" })
       expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
       const stale = yield* run(root, "query", "stale", "--json")
       expect([stale.code, JSON.parse(stale.stdout).stale, JSON.parse(stale.stdout).reason]).toEqual([0, false, null])
@@ -163,6 +163,6 @@ describe("a query's exit code comes from the real cause", () => {
       const { fs, root } = yield* machine
       expect(yield* run(root, "scan", "out/inv.md", "--quiet", "--no-probes")).toEqual({ code: 0, stdout: "", stderr: "" })
       expect((yield* fs.readDirectory(NodePath.join(root, "out"))).sort()).toEqual(["inv.json", "inv.md", "inv.summary.md", "inv.which.jsonl"])
-      expect(yield* run(root, "query", "tools", "--json", "--from", "out/inv.md")).toEqual({ code: 0, stdout: "[]", stderr: "" })
+      expect(yield* run(root, "query", "tools", "--json", "--from", "out/inv.md")).toEqual({ code: 0, stdout: JSON.stringify({ stale: false, staleReason: null, tools: [] }, null, 2), stderr: "" })
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -112,12 +112,12 @@ describe("the built CLI on a fake machine", () => {
     ])
     const tools = runCli(["query", "tools", "--name", "python*", "--json"], machine.env)
     expect(tools.status).toBe(0)
-    expect(JSON.parse(tools.stdout).map((tool: { path: string; sameFileAs: ReadonlyArray<string> }) => [tool.path, tool.sameFileAs])).toEqual([
+    expect(JSON.parse(tools.stdout).tools.map((tool: { path: string; sameFileAs: ReadonlyArray<string> }) => [tool.path, tool.sameFileAs])).toEqual([
       [path.join(machine.dirs[0]!, "python3.12"), [path.join(machine.dirs[1]!, "python3")]],
       [path.join(machine.dirs[1]!, "python3"), [path.join(machine.dirs[0]!, "python3.12")]]
     ])
     const byName = runCli(["query", "tools", "--name", "python3", "--json"], machine.env)
-    expect(JSON.parse(byName.stdout).map((tool: { path: string }) => tool.path)).toEqual([path.join(machine.dirs[1]!, "python3")])
+    expect(JSON.parse(byName.stdout).tools.map((tool: { path: string }) => tool.path)).toEqual([path.join(machine.dirs[1]!, "python3")])
     const missing = runCli(["query", "which", "no-such-tool"], machine.env)
     expect(missing.status).toBe(1)
     expect(missing.stdout).toBe("")
@@ -207,7 +207,7 @@ describe("the built CLI on a fake machine", () => {
     expect(fs.readdirSync(path.dirname(target)).sort()).toEqual(["inv.json", "inv.md", "inv.summary.md", "inv.which.jsonl"])
     const versions = runCli(["query", "versions", "--json", "--from", target], machine.env)
     expect(versions.status).toBe(0)
-    expect(JSON.parse(versions.stdout)).toEqual([])
+    expect(JSON.parse(versions.stdout)).toEqual({ stale: false, staleReason: null, versions: [] })
   })
 
   it("never writes a planted secret anywhere", () => {

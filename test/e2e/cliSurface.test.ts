@@ -250,9 +250,9 @@ describe("the CLI surface (issue 15)", () => {
     const table = runCli(["query", "tools", "--name", "g*", "--from", target], env)
     expect(table.status).toBe(0)
     expect(table.stdout.split("\n").slice(2, 4).map((line) => line.split("  ")[0])).toEqual(["agetty (matched as getty)", "gitk"])
-    const listed = JSON.parse(runCli(["query", "tools", "--name", "g*", "--from", target, "--json"], env).stdout)
+    const listed = JSON.parse(runCli(["query", "tools", "--name", "g*", "--from", target, "--json"], env).stdout).tools
     expect(listed.map((tool: { name: string; matchedName: string }) => [tool.name, tool.matchedName])).toEqual([["agetty", "getty"], ["gitk", "gitk"]])
-    const unfiltered = JSON.parse(runCli(["query", "tools", "--from", target, "--json"], env).stdout)
+    const unfiltered = JSON.parse(runCli(["query", "tools", "--from", target, "--json"], env).stdout).tools
     expect(unfiltered.map((tool: object) => "matchedName" in tool)).toEqual([false, false])
   })
 

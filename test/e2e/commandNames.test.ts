@@ -53,7 +53,7 @@ const scanPathTools = (env: Record<string, string>): ReadonlyArray<ToolRow> => {
   expect([scan.status, scan.stderr]).toEqual([0, ""])
   const tools = runCli(["query", "tools", "--json"], env)
   expect(tools.status).toBe(0)
-  return (JSON.parse(tools.stdout) as ReadonlyArray<ToolRow>).filter((tool) => tool.pathIndex !== null)
+  return (JSON.parse(tools.stdout) as { readonly tools: ReadonlyArray<ToolRow> }).tools.filter((tool) => tool.pathIndex !== null)
 }
 
 describe("command names through the built CLI, against sh's command -v", () => {

@@ -25,7 +25,7 @@ const runAsync = (args: ReadonlyArray<string>, env: Record<string, string>, term
 
 /** The names of the tools in a `query tools --json` answer that the fake PATH dir holds (the well-known roots add the machine's). */
 const onPath = (stdout: string, bin: string): ReadonlyArray<string> =>
-  (JSON.parse(stdout) as ReadonlyArray<{ readonly name: string; readonly path: string }>)
+  (JSON.parse(stdout) as { readonly tools: ReadonlyArray<{ readonly name: string; readonly path: string }> }).tools
     .filter((tool) => path.dirname(tool.path) === bin)
     .map((tool) => tool.name)
 
@@ -112,7 +112,7 @@ describe("hostile inputs to the queries and the scan (issue 11)", () => {
     const scan = await runAsync(["scan", "--json"], m.env)
     expect(scan.code).toBe(0)
     const versions = runCli(["query", "versions", "--json"], m.env)
-    expect(JSON.parse(versions.stdout).map((report: { readonly status: string }) => report.status)).toEqual(PROBE_TABLE.map(() => "timeout"))
+    expect(JSON.parse(versions.stdout).versions.map((report: { readonly status: string }) => report.status)).toEqual(PROBE_TABLE.map(() => "timeout"))
     // The probe timeout is 5 s; in waves of 4 the 27 took 7 of them (35 s). One wave is one
     // timeout plus the start-up and walk, which a loaded machine stretches by seconds.
     expect(scan.ms).toBeLessThan(2 * 5_000 + 5_000)

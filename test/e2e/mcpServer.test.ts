@@ -123,7 +123,9 @@ describe("tool-map mcp driven by the official SDK client", () => {
       [`shared-name runs ${path.join(machine.binA, "shared-name")}.`, `also ${path.join(machine.binB, "shared-name")} (shadowed)`, `also ${path.join(machine.binC, "shared-name")} (shadowed)`].join("\n")
     )
     const cli = runCli(["query", "which", "shared-name", "--json"], machine.env)
-    expect({ ...JSON.parse(cli.stdout), version: null }).toEqual(result.structuredContent)
+    const { stale, staleReason, ...answer } = JSON.parse(cli.stdout)
+    expect([stale, staleReason]).toEqual([false, null])
+    expect({ ...answer, version: null }).toEqual(result.structuredContent)
   })
 
   it("which: the winner's probed version", async () => {
@@ -159,7 +161,7 @@ describe("tool-map mcp driven by the official SDK client", () => {
 
   it("inventory_query: the tools of query tools --json, and the agents of query agents --read-only --json", async () => {
     const tools = await client.callTool({ name: "inventory_query", arguments: { kind: "tools", name: "shared-name" } })
-    const cliTools = JSON.parse(runCli(["query", "tools", "--name", "shared-name", "--json"], machine.env).stdout)
+    const cliTools = JSON.parse(runCli(["query", "tools", "--name", "shared-name", "--json"], machine.env).stdout).tools
     const generation = JSON.parse(fs.readFileSync(path.join(machine.env.PLUGIN_DATA!, "tools.json"), "utf8")).generation
     expect(tools.structuredContent).toEqual({ kind: "tools", generation, count: 3, items: cliTools })
     expect(text(tools)).toBe("3 tools: shared-name, shared-name, shared-name")
