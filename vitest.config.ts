@@ -9,6 +9,7 @@ const TIMED = [
   "test/e2e/kill.test.ts",
   "test/e2e/hardening.test.ts",
   "test/e2e/catalogHardening.test.ts",
+  "test/e2e/catalogHostSignals.test.ts",
   "test/hostile/signals.test.ts",
   "test/cli/signals.test.ts",
   "test/inventory/probe/VersionProbe.test.ts"

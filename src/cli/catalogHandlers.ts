@@ -47,6 +47,7 @@ import {
 import { forEachSliced, yieldIfDue } from "../services/eventLoop.js"
 import { readHead } from "../services/fileRead.js"
 import { printFitted } from "./output.js"
+import { ConflictingFlags } from "./scanCommand.js"
 import { type CatalogFiles, catalogFilesIn, CatalogLayer, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
@@ -452,7 +453,8 @@ export const catalogCliLayer = (agentId: string, schemasFile: Option.Option<stri
   Layer.unwrapEffect(
     Effect.gen(function*() {
       if (Option.isSome(host) && Option.isSome(schemasFile)) {
-        return yield* new CatalogUsageError({ command: "", reason: "give --host HOST or --schemas FILE, not both (one source of tools per run)" })
+        // One source of tools per run.
+        return yield* new ConflictingFlags({ flags: ["--host", "--schemas"] })
       }
       const environment = yield* MachineEnvironment
       const dir = defaultCatalogDir(environment.env, environment.homedir)

@@ -41,7 +41,7 @@ export class ServersNotListed extends Schema.TaggedError<ServersNotListed>()("Se
   of: Schema.Number
 }) {
   get message() {
-    return cleanText(`${this.servers.length} of the ${this.of} MCP server(s) of ${this.host} could not be listed: ${this.servers.join(", ")} (see above).`)
+    return cleanText(`${this.servers.length} of the ${this.of} MCP server(s) of ${this.host} could not be listed: ${this.servers.join(", ")}.`)
   }
 }
 

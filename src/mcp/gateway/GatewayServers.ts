@@ -14,6 +14,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Context, Deferred, Effect, Layer, Option, PubSub, Ref, Runtime, type Scope, Stream } from "effect"
 import * as NodePath from "node:path"
 import type { ToolSchema } from "../../catalog/core/model.js"
+import { canonicalJson } from "../../catalog/core/definitions.js"
 import { nestsDeeperText, nestsDeeperThan } from "../../catalog/core/nesting.js"
 import { displayName, MAX_NAME_WIDTH } from "../../catalog/core/sanitize.js"
 import { DEFAULT_TIMINGS, type Downstream, type DownstreamFailed, type DownstreamTimings, makeDownstream } from "./Downstream.js"
@@ -198,7 +199,8 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
       Effect.gen(function*() {
         const tools = yield* Effect.flatMap(server.downstream.listTools, (listed) => withinNesting(server.downstream.name, listed))
         const before = (yield* Ref.get(set)).bySegment.get(server.segment)
-        if (before !== undefined && JSON.stringify(before) === JSON.stringify(tools)) return
+        // By canonical JSON: a snapshot read back has its keys in the decoder's order, not the server's.
+        if (before !== undefined && canonicalJson(before) === canonicalJson(tools)) return
         const takenAt = new Date(yield* Clock.currentTimeMillis).toISOString()
         yield* snapshots.write({ server: server.downstream.name, configHash: server.configHash, takenAt, tools }).pipe(
           Effect.tapError((error) => Effect.logWarning(error.message)),
