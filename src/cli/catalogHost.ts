@@ -11,7 +11,6 @@ import { ScanProgram } from "../inventory/ScanProgram.js"
 import { hostTools, listHostServers, type ListedServer, type ListingProgress } from "../mcp/gateway/hostSnapshots.js"
 import { ownCliPaths } from "../layers/GatewayLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
-import type { CliWarning } from "./catalogHandlers.js"
 import { printJson } from "./output.js"
 
 /** The command that takes the snapshots of a host's servers. */
@@ -50,7 +49,16 @@ export interface HostCatalogSource {
   readonly schemas: ReadonlyArray<ToolSchema>
   readonly category: CategoryDefinition
   readonly source: string
-  readonly warnings: ReadonlyArray<CliWarning>
+  /** Warnings of the run, in the shape of catalogHandlers' `CliWarning` (not imported: that module imports this one). */
+  readonly warnings: ReadonlyArray<HostWarning>
+}
+
+/** A server of the host not in the catalog: `no-snapshot`, or `server-left-out` by the gateway. */
+interface HostWarning {
+  readonly kind: "no-snapshot" | "server-left-out"
+  readonly subject: string
+  readonly message: string
+  readonly names: ReadonlyArray<string>
 }
 
 /** A server's name in a line of text: neutralized, cut when very long. */
@@ -66,7 +74,7 @@ export const hostCatalogSource = (host: AgentHostName) =>
     const { cwd } = yield* MachineEnvironment
     const unlisted = tools.servers.filter((server) => Option.isNone(server.tools)).map((server) => server.name)
     if (unlisted.length === tools.servers.length) return yield* new NoHostSnapshots({ host, servers: unlisted.map(shown), cwd })
-    const warnings: Array<CliWarning> = []
+    const warnings: Array<HostWarning> = []
     if (unlisted.length > 0) {
       warnings.push({
         kind: "no-snapshot",

@@ -1,10 +1,10 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Either, Option } from "effect"
+import { Clock, Console, Effect, Either, Option } from "effect"
 import { formatTokens } from "../inventory/domain/tokens.js"
 import { AGENT_HOST_TITLES, AGENT_HOSTS } from "../inventory/domain/agentHosts.js"
 import { contextLedger, LEDGER_GROUPINGS, type LedgerGroupRow, type LedgerItemRow } from "../inventory/query/contextLedger.js"
-import type { ChangedItem, Changes } from "../inventory/domain/drift.js"
-import { changesSince } from "../inventory/query/changes.js"
+import type { ChangedItem } from "../inventory/domain/drift.js"
+import { type ChangesAnswer, changesSince } from "../inventory/query/changes.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { fromOption, jsonOption } from "./options.js"
 import { fittedTable, printJson, printLines, wrappedLines } from "./output.js"
@@ -73,12 +73,16 @@ const itemLine = (mark: string, item: ChangedItem) => `  ${mark} ${item.host} ${
 const mcpLine = (facts: { readonly command: string | null; readonly url: string | null; readonly envVars: ReadonlyArray<string> }) =>
   `${facts.command ?? facts.url ?? "(no command or url)"}${facts.envVars.length === 0 ? "" : ` [env: ${facts.envVars.join(", ")}]`}`
 
-/** The lines of `query changes` without --json: MCP servers first, then tools, then the other items. */
-const changeLines = (changes: Changes): ReadonlyArray<string> => {
+/** The lines of `query changes` without --json: which generation was compared with, then MCP servers, tools and the other items. */
+const changeLines = (changes: ChangesAnswer): ReadonlyArray<string> => {
   const section = <A>(title: string, list: ReadonlyArray<A>, line: (entry: A) => string): ReadonlyArray<string> =>
     list.length === 0 ? [] : [`${title} (${list.length}):`, ...list.map(line)]
+  const asked = changes.asked
   return [
-    `${changes.count} ${changes.count === 1 ? "change" : "changes"} since generation ${changes.since.generation} (${changes.since.generatedAt}); now ${changes.current.generation} (${changes.current.generatedAt}).`,
+    `${changes.count} ${changes.count === 1 ? "change" : "changes"} since generation ${changes.since.number} (${changes.since.committedAt}); now generation ${changes.current.number} (${changes.current.committedAt}).`,
+    ...(asked === null
+      ? []
+      : [`Generation ${changes.since.number} is the newest kept at or before --since ${asked.since}${"at" in asked ? ` (${asked.at})` : ""}.`]),
     ...section("MCP servers added", changes.mcpServers.added, (item) => `${itemLine("+", item)}: ${mcpLine(item)}`),
     ...section("MCP servers changed", changes.mcpServers.changed, (item) => `${itemLine("~", item)}: ${item.fields.join(", ")}: ${mcpLine(item.before)} -> ${mcpLine(item.after)}`),
     ...section("MCP servers removed", changes.mcpServers.removed, (item) => itemLine("-", item)),
@@ -94,12 +98,14 @@ const changeLines = (changes: Changes): ReadonlyArray<string> => {
   ]
 }
 
-/** `query changes [--since GENERATION]`: what changed since the previous scan (issue 14). */
+/** `query changes [--since GENERATION|DURATION|DATE]`: what changed since a kept generation (issues 14, 29). */
 export const queryChangesCommand = Command.make(
   "changes",
   {
     since: Options.text("since").pipe(
-      Options.withDescription("The generation to compare with: the one before the bundle's (the default; the bundle keeps its digest), or the bundle's own."),
+      Options.withDescription(
+        "Compare with the newest kept generation at or before this point: a generation number (3), a duration back from now (30m, 12h, 1d, 2w), a date (2026-12-01, its local midnight), a time (2026-12-01T08:00, 2026-12-01T08:00:00Z) or a generation id. Without it: the last kept generation that differs from the bundle's."
+      ),
       Options.optional
     ),
     json: jsonOption,
@@ -107,21 +113,17 @@ export const queryChangesCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function* () {
-      const inventory = yield* (yield* InventoryReader).loadWithPrevious(flags.from)
-      const answer = changesSince(inventory, Option.getOrUndefined(flags.since))
+      const { inventory, history } = yield* (yield* InventoryReader).loadWithHistory(flags.from)
+      const since = Option.map(flags.since, (text) => ({ text, typed: typedWord(text) }))
+      const answer = changesSince(inventory, history, since, new Date(yield* Clock.currentTimeMillis))
       if (Either.isLeft(answer)) {
-        return yield* new UsageError({
-          command: "tool-map query changes",
-          problem: `--since ${typedWord(Option.getOrElse(flags.since, () => ""))}: the bundle keeps the digest of one earlier generation only`,
-          choices: answer.left,
-          suggestion: null
-        })
+        return yield* new UsageError({ command: "tool-map query changes", problem: answer.left.problem, choices: answer.left.choices, suggestion: null })
       }
       const changes = answer.right
       if (flags.json) return yield* printJson(changes)
       yield* printLines(changes.since === null ? [`No changes to show: ${changes.note}.`] : changeLines(changes))
     })
-).pipe(Command.withDescription("What changed since the previous scan: MCP servers added or changed first, then tools added, removed, moved or of another version, then agent-host items added, removed, enabled, disabled or edited."))
+).pipe(Command.withDescription("What changed since an earlier scan (the last one that differs, or the one --since names): MCP servers added or changed first, then tools added, removed, moved or of another version, then agent-host items added, removed, enabled, disabled or edited."))
 
 /** The ledger subcommands of `tool-map query` (issue 14). */
 export const ledgerQueryCommands = [queryContextCommand, queryChangesCommand] as const

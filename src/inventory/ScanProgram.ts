@@ -23,7 +23,7 @@ import { type PreparedToolRows, prepareToolRows, renderSummary, renderToolsMarkd
 import { TOOL_MAP_VERSION } from "../version.js"
 import { AgentHostScanner } from "./discover/AgentHostScanner.js"
 import { Bundle } from "./bundle/Bundle.js"
-import { previousDigest, renderPreviousDigest } from "./bundle/previousDigest.js"
+import { historyOfCommit, priorGeneration, removeLegacyDigest } from "./bundle/history.js"
 import { BundleWriter, type BundleLocked, type BundleWriteError } from "./bundle/BundleWriter.js"
 import { checkIfStale, type ScanSkipped } from "./bundle/ifStale.js"
 import type { RedirectPathInvalid } from "./bundle/errors.js"
@@ -233,22 +233,24 @@ const make = Effect.gen(function* () {
     }
     const now = new Date()
     const generation = newGeneration(now)
-    // The generation being replaced is read while the machine is scanned: its digest is committed with the new one.
-    const [scanned, previous] = yield* Effect.all([Effect.scoped(scanInventory(options, generation, now)), previousDigest(paths)], {
+    // The generation being replaced is read while the machine is scanned: the summary's changes are counted from its digest.
+    const [scanned, prior] = yield* Effect.all([Effect.scoped(scanInventory(options, generation, now)), priorGeneration(paths)], {
       concurrency: "unbounded"
     }).pipe(Effect.provideService(FileSystem.FileSystem, fs))
     const { prepared } = scanned
+    const previous = prior.digest
+    const digest = digestOf(scanned.inventory)
     const inventory = Option.match(previous, {
       onNone: () => scanned.inventory,
       onSome: (digest) => new Inventory({ ...scanned.inventory, previous: digest }, TYPED)
     })
     const changes = Option.getOrNull(Option.map(previous, (before): ScanChanges => {
-      const found = changesBetween(before, digestOf(inventory))
+      const found = changesBetween(before, digest)
       return { since: before.generation, count: found.count, summary: describeChangeCounts(found) }
     }))
     if (options.progress) yield* progress.step("writing the bundle")
     yield* yieldToEventLoop
-    // The previous generation's digest goes to a file of its own, which only `query changes` reads.
+    // The history goes to a file of its own, which only `query changes` and the next scan read.
     const json = renderInventoryJson(scanned.inventory, prepared.toolsJson)
     yield* yieldToEventLoop
     const markdown = renderToolsMarkdown(inventory, prepared.toolRows)
@@ -266,10 +268,9 @@ const make = Effect.gen(function* () {
     )
     // tools.json encodes the cleaned scanned inventory: its which index is rendered from it, not parsed back.
     const which = renderWhichIndexOf(json, scanned.inventory)
-    yield* writer.commit(paths, generation, Option.match(previous, {
-      onNone: () => ({ json, markdown, summary, which }),
-      onSome: (digest) => ({ json, markdown, summary, which, previous: renderPreviousDigest(generation, digest) })
-    }))
+    // The history is extended under the bundle's lock, from the one in place.
+    yield* writer.commit(paths, generation, { json, markdown, summary, which, history: historyOfCommit(paths, prior, digest) })
+    yield* removeLegacyDigest(paths).pipe(Effect.provideService(FileSystem.FileSystem, fs))
     if (options.progress) yield* progress.done
     const counts: ScanCounts = {
       tools: inventory.tools.length,

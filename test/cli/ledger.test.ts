@@ -163,14 +163,14 @@ describe("query changes: drift between two scans (issue 14)", () => {
       const first = yield* run(root, "scan", "--no-probes")
       expect(first.stdout.split("\n")[1]).toBe("No earlier scan to compare with.")
       const firstGeneration = JSON.parse(yield* fs.readFileString(NodePath.join(root, "data", "tools.json"))).generation as string
-      // A first scan has no earlier generation: no digest file.
-      expect((yield* fs.readDirectory(NodePath.join(root, "data"))).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
+      // A first scan starts the history, with its own generation only.
+      expect((yield* fs.readDirectory(NodePath.join(root, "data"))).sort()).toEqual(["tools.history.json", "tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
       const none = yield* run(root, "query", "changes", "--json")
       expect(JSON.parse(none.stdout)).toEqual({
         since: null,
-        current: { generation: firstGeneration, generatedAt: expect.any(String) },
+        current: { number: 1, generation: firstGeneration, generatedAt: expect.any(String), committedAt: expect.any(String) },
         count: 0,
-        note: "this bundle keeps no earlier generation (it is the first scan here, or it was written before tool-map kept one); the next scan will be compared with it"
+        note: "the history keeps no generation that differs from this one (it is the first scan here, every scan since found the same, or the bundle was written before tool-map kept a history); the next scan that finds a change will be compared with it"
       })
 
       // A new MCP server in the project, an env name more for one of the user's, a node earlier
@@ -201,6 +201,7 @@ describe("query changes: drift between two scans (issue 14)", () => {
       expect({ ...answer, since: answer.since.generation, current: answer.current.generation }).toEqual({
         since: firstGeneration,
         current: scanned.generation,
+        asked: null,
         mcpServers: {
           added: [{ host: "claude-code", kind: "mcpServer", name: "exfil", id: `claude-code:mcpServer:project:${root}/proj/.mcp.json#exfil`, command: "curl https://example.invalid", url: null, envVars: [] }],
           changed: [{
@@ -246,46 +247,52 @@ describe("query changes: drift between two scans (issue 14)", () => {
         "Content changed (1):",
         `  ~ claude-code skill review (claude-code:skill:user:${root}/home/.claude/skills/review/SKILL.md)`
       ])
-      // The previous generation named: the same answer as the default.
-      expect(JSON.parse((yield* run(root, "query", "changes", "--since", firstGeneration, "--json")).stdout)).toEqual(answer)
-      // Its own generation: nothing changed since; any other: a usage error naming the two kept.
+      // The previous generation named, by id or number: the same answer as the default, and what was asked.
+      const byId = JSON.parse((yield* run(root, "query", "changes", "--since", firstGeneration, "--json")).stdout)
+      expect([{ ...byId, asked: null }, byId.asked]).toEqual([answer, { since: firstGeneration, generation: 1 }])
+      expect(JSON.parse((yield* run(root, "query", "changes", "--since", "1", "--json")).stdout)).toEqual({ ...answer, asked: { since: "1", generation: 1 } })
+      // Its own generation: nothing changed since; an id not kept: a usage error naming the oldest kept.
       expect(JSON.parse((yield* run(root, "query", "changes", "--since", scanned.generation, "--json")).stdout).count).toBe(0)
       const unknown = yield* run(root, "query", "changes", "--since", "20200101T000000Z-00000000")
       expect(unknown.code).toBe(2)
-      expect(unknown.stderr).toContain(`Valid: ${firstGeneration}, ${scanned.generation}.`)
-      expect(unknown.stderr).toContain("--since 20200101T000000Z-00000000: the bundle keeps the digest of one earlier generation only")
+      expect(unknown.stderr).toContain(`--since 20200101T000000Z-00000000: no kept generation has this id; the oldest kept is generation 1 (committed ${answer.since.committedAt}).`)
       // The typed word is cleaned on its own: a path ending in "passwd" does not redact the message's next word,
       // and a secret typed there is still redacted.
       const passwd = yield* run(root, "query", "changes", "--since", "../../etc/passwd")
-      expect(passwd.stderr).toContain("--since ../../etc/passwd: the bundle keeps the digest of one earlier generation only")
+      expect(passwd.stderr).toContain("--since ../../etc/passwd: not a generation number, a duration, a date, a time or a generation id.")
       const secret = yield* run(root, "query", "changes", "--since", "--api-key=X1SECRET")
       expect([secret.code, secret.stderr.includes("X1SECRET"), secret.stderr.includes("--api-key=[redacted]")]).toEqual([2, false, true])
-      // A third scan with nothing changed compares with the second only.
+      // A third scan with nothing changed: its summary compares with the second, and it pushes
+      // nothing out of the history: `query changes` still shows the last change, since the first.
       const third = JSON.parse((yield* run(root, "scan", "--no-probes", "--json")).stdout)
       expect(third.changes).toEqual({ since: scanned.generation, count: 0, summary: null })
-      // One earlier generation is kept: the first can no longer be named.
-      const gone = yield* run(root, "query", "changes", "--since", firstGeneration)
-      expect(gone.code).toBe(2)
-      expect(gone.stderr).toContain(`Valid: ${scanned.generation}, ${third.generation}.`)
+      const after = JSON.parse((yield* run(root, "query", "changes", "--json")).stdout)
+      expect({ ...after, current: after.current.generation }).toEqual({ ...answer, current: third.generation })
+      expect(after.current.number).toBe(3)
 
-      // The digest is the bundle's fourth file, tagged with the generation it belongs to; tools.json,
+      // The history is a file of the bundle's own, tagged with the generation it belongs to; tools.json,
       // which every query and --if-stale reads, does not carry it.
       const data = NodePath.join(root, "data")
-      expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.json", "tools.md", "tools.previous.json", "tools.summary.md", "tools.which.jsonl"])
+      expect((yield* fs.readDirectory(data)).sort()).toEqual(["tools.history.json", "tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
       expect(Object.keys(JSON.parse(yield* fs.readFileString(NodePath.join(data, "tools.json"))))).not.toContain("previous")
-      const digestFile = NodePath.join(data, "tools.previous.json")
-      const digest = JSON.parse(yield* fs.readFileString(digestFile))
-      expect([Object.keys(digest), digest.generation, digest.previous.generation]).toEqual([["generation", "previous"], third.generation, scanned.generation])
-      // A digest file of another generation (left by an earlier commit) is not this bundle's.
-      yield* fs.writeFileString(digestFile, JSON.stringify({ ...digest, generation: firstGeneration }))
-      expect(JSON.parse((yield* run(root, "query", "changes", "--json")).stdout)).toMatchObject({ since: null, current: { generation: third.generation }, count: 0 })
-      // One that is no digest at all is an error naming it (exit 4), and no other query reads it.
-      yield* fs.writeFileString(digestFile, "{\"generation\": 1}")
+      const historyFile = NodePath.join(data, "tools.history.json")
+      const history = JSON.parse(yield* fs.readFileString(historyFile))
+      expect([Object.keys(history), history.generation, history.number, history.entries.map((entry: { number: number }) => entry.number)]).toEqual([
+        ["format", "generation", "generatedAt", "number", "committedAt", "entries"],
+        third.generation,
+        3,
+        [2, 1]
+      ])
+      // A history of another generation (an older tool-map wrote the bundle since) is not this bundle's.
+      yield* fs.writeFileString(historyFile, JSON.stringify({ ...history, generation: firstGeneration }))
+      expect(JSON.parse((yield* run(root, "query", "changes", "--json")).stdout)).toMatchObject({ since: null, current: { number: 1, generation: third.generation }, count: 0 })
+      // One that is no history at all is an error naming it (exit 4), and no other query reads it.
+      yield* fs.writeFileString(historyFile, "{\"generation\": 1}")
       const corrupt = yield* run(root, "query", "changes", "--json")
       expect([corrupt.code, corrupt.stdout, corrupt.stderr.trim()]).toEqual([
         4,
         "",
-        `tool-map: Cannot read the tool-map bundle at ${digestFile}: it is not the digest of a tool-map generation (corrupt or from an incompatible version); the next \`tool-map scan\` replaces it`
+        `tool-map: Cannot read the tool-map bundle at ${historyFile}: it is not the history of a tool-map bundle (corrupt or from an incompatible version); the next \`tool-map scan\` starts a new one`
       ])
       expect((yield* run(root, "query", "tools", "--json")).code).toBe(0)
     }).pipe(Effect.provide(NodeContext.layer)))

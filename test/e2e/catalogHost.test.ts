@@ -20,6 +20,9 @@ const write = (file: string, text: string) => {
 const NO_SNAPSHOT_WARNING =
   "tool-map: warning: 1 MCP server(s) of claude-code have no tool snapshot, so their tools are not in this catalog: broken; run `tool-map catalog snapshot --host claude-code` to list them (it starts them)\n"
 
+/** The notes server's tools under the gateway's names, as load and unload list them. */
+const NOTES_TOOLS = ["  mcp__notes__add_note", "  mcp__notes__list_notes", "  mcp__notes__search_notes"]
+
 describe("the catalog over Claude Code's MCP servers, through the built CLI", () => {
   let temp: ReturnType<typeof makeTempDir>
   let env: Record<string, string>
@@ -174,9 +177,7 @@ describe("the catalog over Claude Code's MCP servers, through the built CLI", ()
     const load = run("catalog", "load", "--host", "claude-code", "notes")
     expect(load.stdout).toBe([
       "Loaded 3 tool(s), ~122 tok; callable from the agent's next step:",
-      "  mcp__notes__add_note",
-      "  mcp__notes__list_notes",
-      "  mcp__notes__search_notes",
+      ...NOTES_TOOLS,
       ""
     ].join("\n"))
     expect(load.status).toBe(0)
@@ -188,9 +189,7 @@ describe("the catalog over Claude Code's MCP servers, through the built CLI", ()
     const unload = run("catalog", "unload", "--host", "claude-code", "all")
     expect(unload.stdout).toBe([
       "Unloaded 3 tool(s):",
-      "  mcp__notes__add_note",
-      "  mcp__notes__list_notes",
-      "  mcp__notes__search_notes",
+      ...NOTES_TOOLS,
       ""
     ].join("\n"))
     expect(unload.status).toBe(0)

@@ -10,8 +10,8 @@ const KILLS = 100
 /** Scans killed side by side, each on its own output dir. */
 const WORKERS = 3
 const BUNDLE = ["inv.json", "inv.md", "inv.summary.md", "inv.which.jsonl"] as const
-/** The fourth file of a bundle written over an earlier one: the earlier generation's digest, tagged with the bundle's generation. */
-const DIGEST = "inv.previous.json"
+/** The bundle's history (every scan writes it), tagged with the bundle's generation. */
+const DIGEST = "inv.history.json"
 
 interface Exited {
   readonly code: number | null
@@ -92,7 +92,7 @@ const makeMachine = (root: string) => {
 
 /**
  * What an output dir holds: nothing of the bundle, or all three files with one generation (and
- * the digest file, when there is one, tagged with that generation), and nothing else. Returns the generation (or null for no bundle) or a description of the fault.
+ * the history, when there is one, tagged with that generation), and nothing else. Returns the generation (or null for no bundle) or a description of the fault.
  */
 const inspect = (dir: string): { readonly ok: true; readonly generation: string | null } | { readonly ok: false; readonly why: string } => {
   const names = fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []

@@ -285,9 +285,9 @@ const outputsOf = (family: Family, plant: Planter) =>
     const run = (args: ReadonlyArray<string>) =>
       Effect.map(runCliOver(layer, args), ({ code, stdout, stderr }) => [args.join(" "), `exit ${code}\n${stdout}\n${stderr}`] as const)
     const scan = yield* run(["scan", "--no-probes"])
-    // A second scan: its bundle has the fourth file, the digest of the first generation.
+    // A second scan: its bundle has the history, the digests of both generations.
     const rescan = yield* run(["scan", "--no-probes", "--force"])
-    const files = yield* Effect.forEach(["tools.json", "tools.md", "tools.summary.md", "tools.previous.json"], (file) =>
+    const files = yield* Effect.forEach(["tools.json", "tools.md", "tools.summary.md", "tools.history.json"], (file) =>
       Effect.map(fs.readFileString(NodePath.join(root, "data", file)), (text) => [file, text] as const))
     const queries = yield* Effect.forEach(QUERIES, run)
     return [scan, rescan, ...files, ...queries]

@@ -1,8 +1,8 @@
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Context, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option, Schema, type Scope } from "effect"
 import * as NodePath from "node:path"
-import { type BundlePaths, previousDigestPath, whichIndexPath } from "./location.js"
+import { type BundlePaths, historyPath, previousDigestPath, whichIndexPath } from "./location.js"
 import { GENERATION_PATTERN } from "./format.js"
 import { readRegularFile } from "../../services/fileRead.js"
 
@@ -113,26 +113,44 @@ export interface ReadView {
    * concurrent repair moved the first away. Empty: the consistent generation is no bundle.
    */
   readonly json: ReadonlyArray<string>
-  /** The same for the file of the previous generation's digest (`query changes` reads it). */
+  /** The same for the digest file of a bundle written before the history (`query changes` reads it). */
   readonly previous: ReadonlyArray<string>
+  /** The same for the bundle's history (`query changes` reads it). */
+  readonly history: ReadonlyArray<string>
   /** The repair that is pending, when a commit was interrupted. */
   readonly pending: Option.Option<PendingRepair>
 }
 
 /**
  * The new content of the bundle's files; each must carry the generation id. `previous` (the
- * digest of the generation this commit replaces, see previousDigest.ts) is committed with the
- * others when given; a commit without it leaves an earlier digest file, tagged with its own
- * generation, in place. The which index (whichIndex.ts) is derived from `json` and committed
- * with them when `json` is a valid bundle; an earlier one left in place names another tools.json.
+ * digest of the generation this commit replaces, see previousDigest.ts; bundles before the
+ * history) is committed with the others when given; a commit without it leaves an earlier digest
+ * file, tagged with its own generation, in place. The which index (whichIndex.ts) is derived from
+ * `json` and committed with them when `json` is a valid bundle; an earlier one left in place
+ * names another tools.json. `history` derives the history file (history.ts) from the one in
+ * place, read under the lock, so two commits never lose each other's entry.
  */
 export interface BundleFiles {
   readonly json: string
   readonly markdown: string
   readonly summary: string
   readonly previous?: string
+  /** The history file (history.ts), derived from the one in place. */
+  readonly history?: DerivedFile
   /** The which index of `json` when the caller rendered it (`renderWhichIndexOf`); else derived here from `json`. */
   readonly which?: string
+}
+
+/** A file as a commit found it under the lock: its text, none, or why it could not be read. */
+export type PriorFile = Either.Either<Option.Option<string>, string>
+
+/**
+ * A file a commit derives from the one in place: read under the lock (at most `maxBytes`), so
+ * that two commits never lose each other's part, and given the commit's time.
+ */
+export interface DerivedFile {
+  readonly maxBytes: number
+  readonly next: (prior: PriorFile, committedAt: Date) => Effect.Effect<string>
 }
 
 /** The lock's timing (see `FileLockOptions`); its temp files are removed by the recovery, not the lock. */
@@ -141,8 +159,8 @@ export type BundleWriterOptions = FileLockOptions
 /** The defaults: wait up to 2 s for a live holder. */
 export const defaultBundleWriterOptions: BundleWriterOptions = { ...defaultFileLockOptions, removeStaleTemps: false }
 
-type Role = "json" | "markdown" | "summary" | "previous" | "which"
-const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary", "previous", "which"]
+type Role = "json" | "markdown" | "summary" | "previous" | "which" | "history"
+const ROLES: ReadonlyArray<Role> = ["json", "markdown", "summary", "previous", "which", "history"]
 
 /** The names of a bundle's auxiliary files: dotfiles derived from its stem. */
 export interface AuxNames {
@@ -178,7 +196,8 @@ const targetNames = (paths: BundlePaths): Record<Role, string> => ({
   markdown: NodePath.basename(paths.markdown),
   summary: NodePath.basename(paths.summary),
   previous: NodePath.basename(previousDigestPath(paths)),
-  which: NodePath.basename(whichIndexPath(paths))
+  which: NodePath.basename(whichIndexPath(paths)),
+  history: NodePath.basename(historyPath(paths))
 })
 
 const auxClassifier = (paths: BundlePaths) => {
@@ -466,8 +485,9 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
       const found = yield* list(paths, "recover")
       const names = auxNames(paths)
       const previous = previousDigestPath(paths)
+      const history = historyPath(paths)
       if (Option.isNone(found) || !found.value.names.has(names.journal)) {
-        return { json: [paths.json], previous: [previous], pending: Option.none() } satisfies ReadView
+        return { json: [paths.json], previous: [previous], history: [history], pending: Option.none() } satisfies ReadView
       }
       const journal = yield* readJournal(paths)
       const present = found.value.names
@@ -485,7 +505,7 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
           : [at(paths.dir, entry.backup), target]
       }
       const pending = PendingRepair.make({ dir: paths.dir, interruptedGeneration: journal.generation, action: forward ? "roll-forward" : "roll-back" })
-      return { json: view("json", paths.json), previous: view("previous", previous), pending: Option.some(pending) } satisfies ReadView
+      return { json: view("json", paths.json), previous: view("previous", previous), history: view("history", history), pending: Option.some(pending) } satisfies ReadView
     })
 
     // == commit
@@ -548,6 +568,14 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
         Effect.mapError(fail("backup", source))
       )
 
+    /** A file a commit derives from its content in place: its text, none, or why it could not be read. */
+    const readPrior = (path: string, maxBytes: number): Effect.Effect<PriorFile> =>
+      readRegularFile(path, maxBytes).pipe(
+        Effect.provideService(FileSystem.FileSystem, fs),
+        Effect.map((bytes): PriorFile => Either.right(Option.map(bytes, (found) => new TextDecoder().decode(found)))),
+        Effect.catchAll((error) => Effect.succeed<PriorFile>(Either.left(error._tag === "FileRefused" ? error.reason : describe(error))))
+      )
+
     const commit = Effect.fn("BundleWriter.commit")(function* (
       paths: BundlePaths,
       generation: string,
@@ -576,7 +604,18 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
           const which = files.which ?? Option.getOrUndefined(
             (yield* Effect.promise(() => import("./inventoryDecode.js"))).renderWhichIndex(files.json)
           )
-          const contents: Readonly<Record<Role, string | undefined>> = { previous: undefined, ...files, which }
+          const derived = files.history
+          const history = derived === undefined
+            ? undefined
+            : yield* derived.next(yield* readPrior(historyPath(paths), derived.maxBytes), new Date(yield* Clock.currentTimeMillis))
+          const contents: Readonly<Record<Role, string | undefined>> = {
+            json: files.json,
+            markdown: files.markdown,
+            summary: files.summary,
+            previous: files.previous,
+            which,
+            history
+          }
           const entries = ROLES.flatMap((role) => {
             const content = contents[role]
             return content === undefined ? [] : [{

@@ -18,11 +18,18 @@ export interface BundlePaths {
 }
 
 /**
- * The bundle's fourth file, `tools.previous.json` or `<stem>.previous.json`: the digest of the
- * generation the last commit replaced (issue 14, drift). Kept out of tools.json, which every
- * query and `--if-stale` reads: only `query changes` reads it.
+ * The digest file of bundles written before the history (`tools.previous.json` or
+ * `<stem>.previous.json`): the digest of the generation the last commit replaced (issue 14,
+ * drift). Read to start the history of such a bundle, and removed once the history is written.
  */
 export const previousDigestPath = (paths: BundlePaths): string => NodePath.join(paths.dir, `${paths.stem}.previous.json`)
+
+/**
+ * The bundle's history, `tools.history.json` or `<stem>.history.json` (history.ts): the digests of
+ * its last generations (issue 29). Kept out of tools.json, which every query and `--if-stale`
+ * reads: only `query changes` and the next scan read it.
+ */
+export const historyPath = (paths: BundlePaths): string => NodePath.join(paths.dir, `${paths.stem}.history.json`)
 
 /**
  * The command that refreshes a bundle, for the user to paste (the summary's refresh line, a stale

@@ -1,9 +1,8 @@
 import type { FileSystem } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
 import { readRegularFile } from "../../services/fileRead.js"
-import { compileDecoder, type Decoder, fastEncodeSync, UNDECIDED } from "../../platform/schemaFastPath.js"
+import { compileDecoder, type Decoder, UNDECIDED } from "../../platform/schemaFastPath.js"
 import { digestOfParsed, GenerationDigest } from "../domain/drift.js"
-import { cleanerFor } from "../domain/untrusted.js"
 import { BundleReadError } from "./errors.js"
 import { parseJson } from "./format.js"
 import type { BundlePaths } from "./location.js"
@@ -13,9 +12,9 @@ const PREVIOUS_JSON_MAX_BYTES = 256 * 1024 * 1024
 
 /**
  * The digest of the generation a commit to `paths` replaces (issue 14, drift): read from its
- * tools.json before the commit, so the new bundle carries it atomically with the rest. None when
- * there is no bundle yet, or its tools.json cannot be read or is not a tool-map bundle (the first
- * scan after that has nothing to compare with; nothing fails because of it).
+ * tools.json while the scan runs, for the summary's changes and to start the history of a bundle
+ * written before tool-map kept one (history.ts). None when there is no bundle yet, or its
+ * tools.json cannot be read or is not a tool-map bundle (nothing fails because of it).
  */
 export const previousDigest = (paths: BundlePaths): Effect.Effect<Option.Option<GenerationDigest>, never, FileSystem.FileSystem> =>
   readRegularFile(paths.json, PREVIOUS_JSON_MAX_BYTES).pipe(
@@ -26,10 +25,10 @@ export const previousDigest = (paths: BundlePaths): Effect.Effect<Option.Option<
   )
 
 /**
- * The bundle's digest file (`tools.previous.json`, see previousDigestPath): the digest of the
- * generation `generation` replaced. Tagged with the generation it belongs to, so that a digest
- * file left by an earlier commit (one that had no previous generation to record) is never taken
- * for this bundle's.
+ * The digest file of a bundle written before the history (`tools.previous.json`, see
+ * previousDigestPath): the digest of the generation `generation` replaced. Tagged with the
+ * generation it belongs to, so that a digest file left by an earlier commit is never taken for
+ * this bundle's. Read only: the history (history.ts) replaced it.
  */
 export const PreviousDigestFile = Schema.Struct({
   generation: Schema.String,
@@ -37,26 +36,25 @@ export const PreviousDigestFile = Schema.Struct({
 })
 export type PreviousDigestFile = typeof PreviousDigestFile.Type
 
-const encodeFile = fastEncodeSync(PreviousDigestFile)
-const cleanDigest = cleanerFor(GenerationDigest)
-
-/** The text of the digest file of the bundle of `generation`, every string through the bundle's one cleaning rule. */
-export const renderPreviousDigest = (generation: string, previous: GenerationDigest): string =>
-  `${JSON.stringify(encodeFile({ generation, previous: cleanDigest(previous) }), null, 1)}\n`
-
 /** A digest file is small (a name, a path and a version per tool): anything larger is not one of tool-map's. */
-const PREVIOUS_DIGEST_MAX_BYTES = 64 * 1024 * 1024
+export const PREVIOUS_DIGEST_MAX_BYTES = 64 * 1024 * 1024
 
-// Built on first use: only `query changes` reads a digest file.
-let decodeQuickly: Decoder | undefined
-let decodeWithEffect: ((parsed: unknown) => Either.Either<PreviousDigestFile, unknown>) | undefined
-
-/** The digest file a parsed text holds, or none when it is not one (the fast decoder first, Effect's when it cannot vouch). */
-const decodeParsed = (parsed: unknown): Option.Option<PreviousDigestFile> => {
-  const quick = Option.liftThrowable(() => (decodeQuickly ??= compileDecoder(PreviousDigestFile.ast))(parsed))()
-  if (Option.isSome(quick) && quick.value !== UNDECIDED) return Option.some(quick.value as PreviousDigestFile)
-  return Either.getRight((decodeWithEffect ??= Schema.decodeUnknownEither(PreviousDigestFile))(parsed))
+/**
+ * The decoder of a bundle file's parsed JSON: the fast decoder first, Effect's when it cannot
+ * vouch; none when the value is not one. Built on first use: only `query changes` and a commit
+ * read these files.
+ */
+export const lazyDecoder = <A, I>(schema: Schema.Schema<A, I>): ((parsed: unknown) => Option.Option<A>) => {
+  let decodeQuickly: Decoder | undefined
+  let decodeWithEffect: ((parsed: unknown) => Either.Either<A, unknown>) | undefined
+  return (parsed) => {
+    const quick = Option.liftThrowable(() => (decodeQuickly ??= compileDecoder(schema.ast))(parsed))()
+    if (Option.isSome(quick) && quick.value !== UNDECIDED) return Option.some(quick.value as A)
+    return Either.getRight((decodeWithEffect ??= Schema.decodeUnknownEither(schema))(parsed))
+  }
 }
+
+const decodeParsed = lazyDecoder(PreviousDigestFile)
 
 /** The digest file a text holds, or none when it is not one. */
 export const decodePreviousDigest = (text: string): Option.Option<PreviousDigestFile> => Option.flatMap(parseJson(text), decodeParsed)

@@ -3,19 +3,21 @@ import { Context, Effect, Layer, Option } from "effect"
 import { Bundle } from "../bundle/Bundle.js"
 import { BundleWriter, type PendingRepair } from "../bundle/BundleWriter.js"
 import { BundleReadError } from "../bundle/errors.js"
-import { type BundlePaths, previousDigestPath } from "../bundle/location.js"
+import type { HistoryFile } from "../bundle/history.js"
+import { type BundlePaths, historyPath, previousDigestPath } from "../bundle/location.js"
 import type { Inventory } from "../domain/inventory.js"
 import { FirstScan } from "./FirstScan.js"
 import type { WhichAnswer } from "../domain/which.js"
 
 /**
  * What a read found: the inventory, an interrupted commit it could not repair (it cannot write
- * there, or `--from`), and where the digest file of the same generation may be.
+ * there, or `--from`), and where the history and the older digest file of the same generation may be.
  */
 interface LoadedInventory {
   readonly inventory: Inventory
   readonly pendingRepair: Option.Option<PendingRepair>
   readonly previousFiles: ReadonlyArray<string>
+  readonly historyFiles: ReadonlyArray<string>
 }
 
 /**
@@ -65,10 +67,11 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
    */
   readonly load: (from: Option.Option<string>) => Effect.Effect<Inventory, BundleReadError>
   /**
-   * {@link load}, with `previous` set to the digest of the generation the bundle replaced, read
-   * from the bundle's digest file (`query changes`); absent when the bundle keeps none.
+   * {@link load}, with the bundle's history (`query changes`): its history file, or for a bundle
+   * written before tool-map kept one, its own digest and the one its digest file kept. A history
+   * file that is not one is an error; one of another generation is not this bundle's.
    */
-  readonly loadWithPrevious: (from: Option.Option<string>) => Effect.Effect<Inventory, BundleReadError>
+  readonly loadWithHistory: (from: Option.Option<string>) => Effect.Effect<{ readonly inventory: Inventory; readonly history: HistoryFile }, BundleReadError>
 }>() {
   /** Over {@link Bundle}, the writer's recovery and the {@link FirstScan} port. */
   static readonly layer = Layer.effect(
@@ -85,7 +88,7 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
           const view = yield* writer.readView(paths).pipe(Effect.mapError((error) => failed(error.message)))
           for (const json of view.json) {
             const found = yield* bundle.read({ ...paths, json })
-            if (Option.isSome(found)) return Option.some({ inventory: found.value, pendingRepair: view.pending, previousFiles: view.previous })
+            if (Option.isSome(found)) return Option.some({ inventory: found.value, pendingRepair: view.pending, previousFiles: view.previous, historyFiles: view.history })
           }
           return Option.none<LoadedInventory>()
         })
@@ -124,14 +127,15 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
           if (Option.isSome(found)) return found.value
         }
         const previousFiles = [previousDigestPath(paths)]
+        const historyFiles = [historyPath(paths)]
         const found = yield* bundle.read(paths)
-        if (Option.isSome(found)) return { inventory: found.value, pendingRepair: Option.none(), previousFiles }
+        if (Option.isSome(found)) return { inventory: found.value, pendingRepair: Option.none(), previousFiles, historyFiles }
         yield* firstScan.run(Option.none()).pipe(
           Effect.mapError((error) => failed(`no bundle existed and the first scan failed: ${error.message}`, error))
         )
         const scanned = yield* bundle.read(paths)
         if (Option.isNone(scanned)) return yield* failed("the first scan wrote no tools.json")
-        return { inventory: scanned.value, pendingRepair: Option.none(), previousFiles }
+        return { inventory: scanned.value, pendingRepair: Option.none(), previousFiles, historyFiles }
       })
 
       const loaded = (from: Option.Option<string>) =>
@@ -144,20 +148,20 @@ export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<Inv
         return (yield* loaded(from)).inventory
       })
 
-      const loadWithPrevious = Effect.fn("InventoryReader.loadWithPrevious")(function* (from: Option.Option<string>) {
-        const { inventory, previousFiles } = yield* loaded(from)
-        // Loaded here, not at every start: the everyday commands never read the previous digest.
-        const [{ readPreviousDigest }, { Inventory }] = yield* Effect.promise(() =>
-          Promise.all([import("../bundle/previousDigest.js"), import("../domain/inventory.js")])
+      const loadWithHistory = Effect.fn("InventoryReader.loadWithHistory")(function* (from: Option.Option<string>) {
+        const { inventory, previousFiles, historyFiles } = yield* loaded(from)
+        // Loaded here, not at every start: the everyday commands never read the history.
+        const [{ historyFromLegacy, readHistory }, { readPreviousDigest }, { digestOf }] = yield* Effect.promise(() =>
+          Promise.all([import("../bundle/history.js"), import("../bundle/previousDigest.js"), import("../domain/drift.js")])
         )
+        const kept = yield* readHistory(historyFiles, inventory.generation).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+        if (Option.isSome(kept)) return { inventory, history: kept.value }
+        // A bundle written before the history: its digest file, or before that, tools.json, keeps the one before.
         const previous = yield* readPreviousDigest(previousFiles, inventory.generation).pipe(Effect.provideService(FileSystem.FileSystem, fs))
-        // A bundle written before the digest had a file of its own keeps it in tools.json.
-        return Option.match(previous, {
-          onNone: () => inventory,
-          onSome: (digest) => new Inventory({ ...inventory, previous: digest }, { disableValidation: true })
-        })
+        const legacy = Option.orElse(previous, () => Option.fromNullable(inventory.previous))
+        return { inventory, history: historyFromLegacy(digestOf(inventory), legacy) }
       })
-      return InventoryReader.of({ load, loadWithPrevious })
+      return InventoryReader.of({ load, loadWithHistory })
     })
   )
 }

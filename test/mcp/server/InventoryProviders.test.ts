@@ -39,7 +39,7 @@ const providersOver = (dir: string, next: Ref.Ref<"Written" | "Skipped">, scans:
       Layer.mergeAll(
         Layer.succeed(InventoryReader, InventoryReader.of({
           load: () => (Effect.isEffect(read) ? read : Effect.succeed(read)),
-          loadWithPrevious: () => (Effect.isEffect(read) ? read : Effect.succeed(read))
+          loadWithHistory: () => Effect.die("the MCP providers never read the history")
         })),
         Layer.succeed(ScanProgram, ScanProgram.of({
           run: (options) =>
