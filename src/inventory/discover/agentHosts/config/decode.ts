@@ -276,3 +276,7 @@ export const StringList = Schema.Array(Schema.String)
 
 /** An optional key, exact (absent, never `undefined`). */
 export const optional = <A, I>(schema: Schema.Schema<A, I, never>) => Schema.optionalWith(schema, { exact: true })
+
+/** The value of {@link decodeConfig}, or null when the document is refused as a whole (the reader says so in its own words, if at all). */
+export const decodedOrNull = <A, I>(schema: Schema.Schema<A, I, never>, file: string, input: unknown): A | null =>
+  Either.match(decodeConfig(schema, file)(input), { onLeft: () => null, onRight: (decoded) => decoded.value })

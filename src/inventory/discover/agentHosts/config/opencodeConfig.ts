@@ -34,3 +34,18 @@ export const OpencodeCommand = Schema.Struct({
   template: optional(Schema.String)
 })
 export type OpencodeCommand = typeof OpencodeCommand.Type
+
+/** An agent's keys as written, whatever their type: its hash changes when one does. */
+export const OpencodeAgentWritten = Schema.Struct({
+  description: optional(Schema.Unknown),
+  model: optional(Schema.Unknown),
+  tools: optional(Schema.Unknown),
+  mode: optional(Schema.Unknown)
+})
+
+/** A command's keys as written, whatever their type: its hash changes when one does. */
+export const OpencodeCommandWritten = Schema.Struct({
+  description: optional(Schema.Unknown),
+  model: optional(Schema.Unknown),
+  agent: optional(Schema.Unknown)
+})
