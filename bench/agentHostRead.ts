@@ -16,6 +16,7 @@ import * as os from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { parse } from "yaml"
+import { AgentHostFiles } from "../src/inventory/discover/agentHosts/AgentHostFiles.js"
 import { AgentHostScanner } from "../src/inventory/discover/AgentHostScanner.js"
 import { FrontmatterParser } from "../src/inventory/discover/FrontmatterParser.js"
 import { SyncNodeFileSystemLayer } from "../src/platform/SyncNodeFileSystem.js"
@@ -89,6 +90,7 @@ const sizeRow = (items: number, rounds: number) =>
     yield* writeTree(home, { ...claudeHome(items).tree, "work/README.md": "bench\n" })
     // The scan's own services over the CLI's file system (synchronous calls, as the CLI runs them).
     const layer = AgentHostScanner.layer.pipe(
+      Layer.provide(AgentHostFiles.layerSync),
       Layer.provide(Layer.mergeAll(SyncNodeFileSystemLayer, MachineEnvironment.layerTest({ homedir: home, cwd: NodePath.join(home, "work"), env: {} }), FrontmatterParser.layer))
     )
     const scanner = yield* Effect.provide(AgentHostScanner, layer)

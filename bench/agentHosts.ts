@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url"
 import { AgentHostsInventory } from "../src/inventory/domain/agentHosts.js"
 import { filterAgents } from "../src/inventory/query/agentQueries.js"
 import { exportClaudeV1 } from "../src/inventory/query/claudeV1.js"
+import { AgentHostFiles } from "../src/inventory/discover/agentHosts/AgentHostFiles.js"
 import { AgentHostScanner } from "../src/inventory/discover/AgentHostScanner.js"
 import { FrontmatterParser } from "../src/inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../src/services/MachineEnvironment.js"
@@ -66,6 +67,7 @@ const benchSize = (items: number, runs: number) =>
     const cwd = NodePath.join(home, "work")
     yield* writeTree(home, { ...claudeHome(items).tree, "work/README.md": "bench\n" })
     const layer = AgentHostScanner.layer.pipe(
+      Layer.provide(AgentHostFiles.layer),
       Layer.provide(Layer.mergeAll(NodeFileSystem.layer, MachineEnvironment.layerTest({ homedir: home, cwd, env: {} }), FrontmatterParser.layer))
     )
     const scan = Effect.flatMap(AgentHostScanner, (scanner) => scanner.scan).pipe(Effect.provide(layer))

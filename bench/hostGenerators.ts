@@ -3,6 +3,7 @@ import { SystemError } from "@effect/platform/Error"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect, FastCheck as fc, Layer } from "effect"
 import * as NodePath from "node:path"
+import { AgentHostFiles } from "../src/inventory/discover/agentHosts/AgentHostFiles.js"
 import { type AgentHostScanResult, AgentHostScanner } from "../src/inventory/discover/AgentHostScanner.js"
 import { FrontmatterParser } from "../src/inventory/discover/FrontmatterParser.js"
 import type { MachineEnvironmentShape } from "../src/inventory/domain/machine.js"
@@ -153,6 +154,7 @@ export const scanTree = (
       yield* fs.symlink(target, NodePath.join(root, link))
     }
     const layers = AgentHostScanner.layer.pipe(
+      Layer.provide(AgentHostFiles.layer),
       Layer.provide(Layer.mergeAll(rootedFileSystem(root, fault), MachineEnvironment.layerTest({ ...FIXTURE_ENV, ...env }), FrontmatterParser.layer))
     )
     return yield* Effect.flatMap(AgentHostScanner, (scanner) => scanner.scan).pipe(Effect.provide(layers))

@@ -1,6 +1,7 @@
 import type { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { AgentHostScanner } from "../inventory/discover/AgentHostScanner.js"
+import type { AgentHostFiles } from "../inventory/discover/agentHosts/AgentHostFiles.js"
 import { FrontmatterParser } from "../inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { IdentityReader } from "../inventory/discover/IdentityReader.js"
@@ -22,7 +23,8 @@ const WalkServicesLayer = Layer.mergeAll(
 
 /**
  * The services of the scan over their live layers, needing only the platform (FileSystem,
- * Path, CommandExecutor), the MachineEnvironment and the progress sink. Built once per front end.
+ * Path, CommandExecutor, and the agent-host readers' `AgentHostFiles` chosen with the file
+ * system), the MachineEnvironment and the progress sink. Built once per front end.
  */
 export const ScanServicesLayer = Layer.merge(WalkServicesLayer, BundleServicesLayer)
 
@@ -44,7 +46,7 @@ export const InventoryLayer = inventoryLayerOver(ScanServicesLayer)
 const LazyWalkServicesLayer = Layer.scopedContext(
   Effect.gen(function* () {
     const scope = yield* Effect.scope
-    const requirements = yield* Effect.context<MachineEnvironment | FileSystem.FileSystem>()
+    const requirements = yield* Effect.context<MachineEnvironment | FileSystem.FileSystem | AgentHostFiles>()
     const built = yield* Effect.cached(Layer.buildWithScope(WalkServicesLayer, scope).pipe(Effect.provide(requirements)))
     const walker = Effect.map(built, Context.get(Walker))
     const probe = Effect.map(built, Context.get(VersionProbe))

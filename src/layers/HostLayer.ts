@@ -21,6 +21,7 @@ import { defaultDataDir } from "../inventory/domain/dataDir.js"
 import { FileLock } from "../services/FileLock.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { ScanProgress } from "../inventory/ScanProgress.js"
+import { AgentHostFiles } from "../inventory/discover/agentHosts/AgentHostFiles.js"
 import { LazyInventoryLayer } from "./CoreLayer.js"
 import { PlatformLayer } from "./PlatformLayer.js"
 
@@ -135,7 +136,7 @@ export const CatalogLayer = (options: HostLayerOptions = {}) =>
  * subagents from that inventory; an `Embedder` the host provides is fused into its rankings.
  */
 export const HostLayer = (options: HostLayerOptions = {}) =>
-  CatalogLayer(options).pipe(Layer.provideMerge(LazyInventoryLayer.pipe(Layer.provideMerge(ScanProgress.silent))))
+  CatalogLayer(options).pipe(Layer.provideMerge(LazyInventoryLayer.pipe(Layer.provideMerge(ScanProgress.silent), Layer.provide(AgentHostFiles.layer))))
 
 /** `HostLayer` over Node's file system and the live environment: needs only the `HostPort`. */
 export const HostLayerNode = (options: HostLayerOptions = {}) =>

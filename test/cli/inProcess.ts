@@ -1,6 +1,7 @@
 import { type Console, Effect, Layer } from "effect"
 import { runCli, runToExitCode } from "../../src/cli/main.js"
 import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
+import { AgentHostFiles } from "../../src/inventory/discover/agentHosts/AgentHostFiles.js"
 import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
 import { IdentityReader } from "../../src/inventory/discover/IdentityReader.js"
 import type { Walker } from "../../src/inventory/discover/Walker.js"
@@ -14,7 +15,7 @@ export const scanServicesWith = (walker: Layer.Layer<Walker>) =>
     walker,
     VersionProbe.layer,
     IdentityReader.layer,
-    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
+    AgentHostScanner.layer.pipe(Layer.provide(Layer.merge(FrontmatterParser.layer, AgentHostFiles.layer))),
     Bundle.layer,
     BundleWriter.layer
   )

@@ -8,6 +8,7 @@ import { runCliOver } from "../cli/inProcess.js"
 import { Bundle } from "../../src/inventory/bundle/Bundle.js"
 import { BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
 import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
+import { AgentHostFiles } from "../../src/inventory/discover/agentHosts/AgentHostFiles.js"
 import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
 import { IdentityReader } from "../../src/inventory/discover/IdentityReader.js"
 import { Walker } from "../../src/inventory/discover/Walker.js"
@@ -248,7 +249,7 @@ const machineIn = (root: string, plant: Planter) =>
     }),
     VersionProbe.layer,
     IdentityReader.layer,
-    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
+    AgentHostScanner.layer.pipe(Layer.provide(Layer.merge(FrontmatterParser.layer, AgentHostFiles.layer))),
     Bundle.layer,
     BundleWriter.layer
   )).pipe(

@@ -5,6 +5,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { AgentHostScanner } from "../../src/inventory/discover/AgentHostScanner.js"
+import { AgentHostFiles } from "../../src/inventory/discover/agentHosts/AgentHostFiles.js"
 import { Bundle } from "../../src/inventory/bundle/Bundle.js"
 import { BundleWriter } from "../../src/inventory/bundle/BundleWriter.js"
 import { FrontmatterParser } from "../../src/inventory/discover/FrontmatterParser.js"
@@ -65,7 +66,7 @@ const scanLayer = (
     walker,
     VersionProbe.layerWithSpawner({ timeout: 5000 }).pipe(Layer.provide(ProcessSpawner.layerRecording(calls))),
     IdentityReader.layer,
-    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer)),
+    AgentHostScanner.layer.pipe(Layer.provide(Layer.merge(FrontmatterParser.layer, AgentHostFiles.layer))),
     Bundle.layer,
     BundleWriter.layer,
     ScanProgress.silent

@@ -13,7 +13,7 @@ import {
   isEffective
 } from "../domain/agentHosts.js"
 import { defaultDataDir } from "../domain/dataDir.js"
-import { CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget, mcpSchemaCost } from "../domain/ledger.js"
+import { CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget, mcpSchemaCost, userSkillBudget } from "../domain/ledger.js"
 import { envValue } from "../domain/machine.js"
 import { readClaudeCode } from "./agentHosts/claudeCode.js"
 import { readCodex } from "./agentHosts/codex.js"
@@ -21,7 +21,8 @@ import { readCursor } from "./agentHosts/cursor.js"
 import { readGemini } from "./agentHosts/gemini.js"
 import { readOpencode } from "./agentHosts/opencode.js"
 import { linkSameFiles, resolvePrecedence } from "./agentHosts/precedence.js"
-import { defaultHostFileLimits, type HostFileLimits, type HostReadContext, type HostReadResult } from "./agentHosts/shared.js"
+import { AgentHostFiles, defaultHostFileLimits, type HostFileLimits, makeAgentHostFiles } from "./agentHosts/AgentHostFiles.js"
+import type { HostReadContext, HostReadResult } from "./agentHosts/hostReading.js"
 import { FrontmatterParser } from "./FrontmatterParser.js"
 import { ScanMemo } from "./agentHosts/scanMemo.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
@@ -44,6 +45,22 @@ export const HOST_READERS: Readonly<Record<AgentHostName, (ctx: HostReadContext)
 }
 
 /**
+ * The context of a host reader run outside a scan (the gateway's servers, `gateway setup`): over
+ * the graph's `AgentHostFiles` when it has one, else over its FileSystem, reading concurrently.
+ */
+export const agentHostReadContext: Effect.Effect<HostReadContext, never, FileSystem.FileSystem | MachineEnvironment | FrontmatterParser> = Effect.gen(function* () {
+  const env = yield* MachineEnvironment
+  const fs = yield* FileSystem.FileSystem
+  return {
+    files: Option.getOrElse(yield* Effect.serviceOption(AgentHostFiles), () => makeAgentHostFiles(fs, "concurrent")),
+    env,
+    parser: yield* FrontmatterParser,
+    limits: defaultHostFileLimits,
+    path: env.os === "win32" ? NodePath.win32 : NodePath.posix
+  }
+})
+
+/**
  * Reads the configuration of every agent host (Claude Code, Codex, Cursor, Gemini CLI,
  * opencode) and records what each will really load. Never fails: a malformed or unreadable
  * file is a diagnostic, a host whose reader breaks is a diagnostic.
@@ -57,10 +74,16 @@ export class AgentHostScanner extends Context.Tag("tool-map/AgentHostScanner")<A
     Layer.effect(this, Effect.map(makeScanContext({ ...defaultHostFileLimits, ...limits }), (ctx) => ({ scan: scanAgentHosts(ctx) })))
 }
 
-function makeScanContext(limits: HostFileLimits): Effect.Effect<HostReadContext, never, FileSystem.FileSystem | MachineEnvironment | FrontmatterParser> {
+/** What a scan reads with: the readers' context, and the FileSystem of the gateway's snapshots. */
+interface ScanContext extends HostReadContext {
+  readonly fs: FileSystem.FileSystem
+}
+
+function makeScanContext(limits: HostFileLimits): Effect.Effect<ScanContext, never, AgentHostFiles | FileSystem.FileSystem | MachineEnvironment | FrontmatterParser> {
   return Effect.gen(function* () {
     const env = yield* MachineEnvironment
     return {
+      files: yield* AgentHostFiles,
       fs: yield* FileSystem.FileSystem,
       env,
       parser: yield* FrontmatterParser,
@@ -82,10 +105,10 @@ const inPathOrder = (diagnostics: ReadonlyArray<AgentHostDiagnostic>): ReadonlyA
   })
 
 /** Runs every host reader and applies each host's precedence. */
-export const scanAgentHosts = (scanner: HostReadContext): Effect.Effect<AgentHostScanResult> =>
+export const scanAgentHosts = (scanner: ScanContext): Effect.Effect<AgentHostScanResult> =>
   Effect.gen(function* () {
     // Hosts share folders: what one reader has read, the next takes from this scan's memo.
-    const ctx: HostReadContext = { ...scanner, memo: new ScanMemo() }
+    const ctx: ScanContext = { ...scanner, memo: new ScanMemo() }
     const results = yield* withSnapshotCosts(yield* Effect.forEach(AGENT_HOSTS, (host) => readHost(host, ctx), { concurrency: "unbounded" }), ctx)
     const items: Array<AgentHostItem> = []
     const diagnostics: Array<AgentHostDiagnostic> = []
@@ -94,7 +117,7 @@ export const scanAgentHosts = (scanner: HostReadContext): Effect.Effect<AgentHos
     const skillBudget = claudeSkillBudget(envValue(ctx.env, CLAUDE_SKILL_BUDGET_VARIABLE))
     for (const result of results) {
       // Claude Code's own skills take their part of the listing's budget first (issue 28, point 4).
-      const hostItems = resolvePrecedence(result.drafts, result.listing === undefined ? skillBudget : result.listing.budget - (result.listing.builtins?.budgetChars ?? 0))
+      const hostItems = resolvePrecedence(result.drafts, result.listing === undefined ? skillBudget : userSkillBudget(result.listing))
       items.push(...hostItems)
       diagnostics.push(...inPathOrder(result.diagnostics))
       for (const path of result.watched) watched.add(path)
@@ -131,7 +154,7 @@ export const scanAgentHosts = (scanner: HostReadContext): Effect.Effect<AgentHos
  * snapshot makes `--if-stale` scan again; a snapshot that cannot be used is a diagnostic and
  * leaves its server unknown.
  */
-const withSnapshotCosts = (results: ReadonlyArray<HostReadResult>, ctx: HostReadContext): Effect.Effect<ReadonlyArray<HostReadResult>> =>
+const withSnapshotCosts = (results: ReadonlyArray<HostReadResult>, ctx: ScanContext): Effect.Effect<ReadonlyArray<HostReadResult>> =>
   Effect.gen(function* () {
     if (!results.some((result) => result.drafts.some((draft) => draft.snapshotKey !== undefined))) return results
     const dataDir = defaultDataDir(ctx.env.env, ctx.env.homedir)

@@ -7,11 +7,9 @@
  * started is the very one the inventory judged enabled. An entry that runs tool-map itself is
  * left out (the gateway would front itself), and Claude Code's deny rules filter its servers.
  */
-import { FileSystem } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
-import * as NodePath from "node:path"
 import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
-import { HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
+import { agentHostReadContext, HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
 import { normalizeMcpEntry } from "../../inventory/discover/agentHosts/mcp.js"
 import {
   configOfEntry,
@@ -23,8 +21,7 @@ import {
   TOOL_MAP_ITSELF
 } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedence.js"
-import { asRecord, defaultHostFileLimits, parseJsoncText, parseTomlText } from "../../inventory/discover/agentHosts/shared.js"
-import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
+import { asRecord, parseJsoncText, parseTomlText } from "../../inventory/discover/agentHosts/configText.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readBoundedFile } from "./boundedFile.js"
 import { claudeServerName, readClaudeDenyRules, withClaudeDeny } from "./claudeDenyRules.js"
@@ -55,16 +52,8 @@ const candidatesIn = (root: unknown, name: string): ReadonlyArray<unknown> => {
  * the paths of the running tool-map CLI (see `runsToolMap`).
  */
 export const hostServers = Effect.fn("hostServers")(function*(host: AgentHostName, ownCli: ReadonlyArray<string> = []) {
-  const fs = yield* FileSystem.FileSystem
   const env = yield* MachineEnvironment
-  const parser = yield* FrontmatterParser
-  const result = yield* HOST_READERS[host]({
-    fs,
-    env,
-    parser,
-    limits: defaultHostFileLimits,
-    path: env.os === "win32" ? NodePath.win32 : NodePath.posix
-  })
+  const result = yield* HOST_READERS[host](yield* agentHostReadContext)
   const items = resolvePrecedence(result.drafts).filter((item): item is McpServerItem => item.kind === "mcpServer" && isEffective(item))
   const dialect = MCP_DIALECT[host]
   const servers: Array<ServerConfig> = []

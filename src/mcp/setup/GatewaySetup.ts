@@ -13,11 +13,12 @@ import { Context, Effect, Either, Exit, Layer, Option, Schema } from "effect"
 import * as NodePath from "node:path"
 import { defaultDataDir } from "../../inventory/domain/dataDir.js"
 import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
-import { HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
+import { agentHostReadContext, HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
 import { entryRunsToolMap } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedence.js"
 import { localProjectKey } from "../../inventory/discover/agentHosts/claudeCode.js"
-import { asRecord, defaultHostFileLimits, sha256 } from "../../inventory/discover/agentHosts/shared.js"
+import { defaultHostFileLimits, sha256 } from "../../inventory/discover/agentHosts/AgentHostFiles.js"
+import { asRecord } from "../../inventory/discover/agentHosts/configText.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
 import { writeFileAtomic } from "../../catalog/stores/jsonFile.js"
 import { readBoundedFile } from "../gateway/boundedFile.js"
@@ -157,7 +158,7 @@ function make(launch: (serversFile: string) => McpInvocation) {
   return Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const machine = yield* MachineEnvironment
-    const parser = yield* FrontmatterParser
+    const hostContext = yield* agentHostReadContext
     const dir = setupsDirOf(defaultDataDir(machine.env, machine.homedir))
 
     const exists = (path: string) => fs.exists(path).pipe(Effect.orElseSucceed(() => false))
@@ -266,8 +267,7 @@ function make(launch: (serversFile: string) => McpInvocation) {
         return { target, config, files }
       })
 
-    const readHost = (host: AgentHostName) =>
-      HOST_READERS[host]({ fs, env: machine, parser, limits: defaultHostFileLimits, path: machine.os === "win32" ? NodePath.win32 : NodePath.posix })
+    const readHost = (host: AgentHostName) => HOST_READERS[host](hostContext)
 
     /** The servers of `config` the host's reader finds not loaded for a reason outside their entry (a settings list, folder trust). */
     const notLoadedIn = (host: AgentHostName, scope: SetupScope, config: string) =>

@@ -8,7 +8,7 @@
 import { Either } from "effect"
 import { normalizeMcpEntry } from "../../inventory/discover/agentHosts/mcp.js"
 import { entryRunsToolMap, type McpDialect } from "../../inventory/discover/agentHosts/mcpLaunch.js"
-import { asRecord } from "../../inventory/discover/agentHosts/shared.js"
+import { asRecord } from "../../inventory/discover/agentHosts/configText.js"
 import { MCP_SERVER_NAME } from "../hostConfig.js"
 import { canonical, editorFor } from "./configEdit.js"
 import { HostConfigEditUnsafe, HostConfigUnreadable, HostHasNoServers } from "./errors.js"

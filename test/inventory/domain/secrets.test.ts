@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { looksSecret, namesSecret, redactSecrets, unclosedPemHeader } from "../../../src/inventory/domain/secrets.js"
 import { normalizeMcpEntry, redactArgs } from "../../../src/inventory/discover/agentHosts/mcp.js"
-import { describe as describeItem } from "../../../src/inventory/discover/agentHosts/shared.js"
+import { describe as describeItem } from "../../../src/inventory/discover/agentHosts/frontmatterFields.js"
 
 // Built by concatenation so no scanner mistakes this file for a leak.
 const ghp = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -18,19 +18,10 @@ import {
 import { builtinCost } from "./claudeBuiltins.js"
 import { looksLikeServer, mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
-import {
-  ancestors,
-  asRecord,
-  asString,
-  asStringArray,
-  type FileWalk,
-  HostCollector,
-  type HostReadContext,
-  type HostReadResult,
-  own,
-  projectDirs,
-  sha256
-} from "./shared.js"
+import { type FileWalk, sha256 } from "./AgentHostFiles.js"
+import { asRecord, asString, asStringArray, own } from "./configText.js"
+import { ancestors, projectDirs } from "./hostPaths.js"
+import { type HostReadContext, hostReading, type HostReading, type HostReadResult } from "./hostReading.js"
 
 /**
  * Claude Code's own precedence (code.claude.com docs):
@@ -69,7 +60,7 @@ const skipped = (reason: string): AgentNaming => ({ _tag: "Skipped", reason })
  * agent's name is the field as written, never the file name. (Not modeled: an agent whose
  * `hooks` the host finds unloadable.)
  */
-export const claudeSettingsAgentNaming = (_c: HostCollector, fields: FrontmatterFields): AgentNaming => {
+export const claudeSettingsAgentNaming = (_c: HostReading, fields: FrontmatterFields): AgentNaming => {
   const name = fields["name"]
   if (typeof name !== "string" || name === "") {
     return skipped("no `name` string in the frontmatter: Claude Code reads the file as a reference document, not an agent")
@@ -101,7 +92,7 @@ const asJsString = (value: FrontmatterValue): string =>
  * `.md` suffix; an agent in a subfolder of `agentsDir` gets the folder names before its own
  * (`sub:name`). The host calls it `<plugin>:<that name>`.
  */
-export const claudePluginAgentNaming = (agentsDir: string) => (c: HostCollector, fields: FrontmatterFields, path: string): AgentNaming => {
+export const claudePluginAgentNaming = (agentsDir: string) => (c: HostReading, fields: FrontmatterFields, path: string): AgentNaming => {
   const declared = fields["name"]
   const written = declared === undefined || declared === null ? "" : asJsString(declared)
   const fileName = c.path.basename(path).replace(/\.md$/, "")
@@ -146,7 +137,7 @@ export const claudeProjectDirs = <E, R>(
  * and the last one read wins (a symbolic link too). The others are ranked after it, so they are
  * shadowed by it.
  */
-const lastPathWins = (c: HostCollector, drafts: ReadonlyArray<ItemDraft>): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+const lastPathWins = (c: HostReading, drafts: ReadonlyArray<ItemDraft>): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const byName = new Map<string, Array<ItemDraft>>()
     for (const draft of drafts) byName.set(draft.fields.name, [...(byName.get(draft.fields.name) ?? []), draft])
@@ -157,9 +148,7 @@ const lastPathWins = (c: HostCollector, drafts: ReadonlyArray<ItemDraft>): Effec
       const kept: Array<ItemDraft> = []
       for (const draft of [...group].sort((a, b) => (a.fields.path < b.fields.path ? -1 : a.fields.path > b.fields.path ? 1 : 0))) {
         // The host takes the inode of the entry itself (lstat): a link is a file of its own, a hard link is not.
-        const isLink = Option.isSome(yield* Effect.option(c.ctx.fs.readLink(draft.fields.path)))
-        const info = isLink ? Option.none() : yield* Effect.option(c.ctx.fs.stat(draft.fields.path))
-        const inode = Option.flatMap(info, (stat) => Option.map(stat.ino, (ino) => `${stat.dev}:${ino}`))
+        const inode = yield* c.entryIdentity(draft.fields.path)
         if (Option.isSome(inode) && read.has(inode.value)) continue
         if (Option.isSome(inode)) read.add(inode.value)
         kept.push(draft)
@@ -214,7 +203,7 @@ interface InstalledPlugin {
 /** Reads everything Claude Code loads from disk: agents, skills, commands, MCP servers, plugins, memory files. */
 export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
   Effect.gen(function* () {
-    const c = new HostCollector("claude-code", ctx)
+    const c = hostReading("claude-code", ctx)
     const path = ctx.path
     const configDir = ctx.env.env["CLAUDE_CONFIG_DIR"]
     const userDir = configDir !== undefined && configDir.length > 0 ? path.resolve(configDir) : path.join(ctx.env.homedir, ".claude")
@@ -307,7 +296,7 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
   })
 
 const readSettings = (
-  c: HostCollector,
+  c: HostReading,
   userDir: string,
   managedDir: string,
   projectClaudeDirs: ReadonlyArray<{ readonly claude: string }>
@@ -348,7 +337,7 @@ const pluginSwitch = (
   return null
 }
 
-const readInstalled = (value: unknown, pluginsDir: string, c: HostCollector, file: string): ReadonlyArray<InstalledPlugin> => {
+const readInstalled = (value: unknown, pluginsDir: string, c: HostReading, file: string): ReadonlyArray<InstalledPlugin> => {
   const plugins = asRecord(own(asRecord(value), "plugins"))
   if (plugins === null) {
     c.diagnostic(file, null, "no `plugins` object; no plugin is installed")
@@ -384,7 +373,7 @@ const readInstalled = (value: unknown, pluginsDir: string, c: HostCollector, fil
 }
 
 const readPlugins = (
-  c: HostCollector,
+  c: HostReading,
   userDir: string,
   enabledPlugins: ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }>
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
@@ -501,7 +490,7 @@ const readPlugins = (
  * other marketplace, or when the folder is not there.
  */
 const directoryMarketplaceFolder = (
-  c: HostCollector,
+  c: HostReading,
   marketplaces: Readonly<Record<string, unknown>> | null,
   entry: InstalledPlugin
 ): Effect.Effect<string | null> =>
@@ -548,7 +537,7 @@ export const sessionStartHookCount = (config: unknown): number => {
  * 2.1.332 reads a plugin's hooks (`cre` of its bundle: `hooks/hooks.json`, and the manifest's
  * `hooks`, paths or inline objects). Never run: tool-map only says they are there.
  */
-const pluginSessionStartHooks = (c: HostCollector, root: string, manifestPath: string): Effect.Effect<number> =>
+const pluginSessionStartHooks = (c: HostReading, root: string, manifestPath: string): Effect.Effect<number> =>
   Effect.gen(function* () {
     let count = 0
     const fromFile = (file: string) =>
@@ -572,7 +561,7 @@ const pluginSessionStartHooks = (c: HostCollector, root: string, manifestPath: s
   })
 
 /** Paths named by a plugin manifest field (a string or a list), kept inside the plugin root. */
-const manifestPaths = (c: HostCollector, root: string, value: unknown, manifest: string): ReadonlyArray<string> => {
+const manifestPaths = (c: HostReading, root: string, value: unknown, manifest: string): ReadonlyArray<string> => {
   const list = typeof value === "string" ? [value] : asStringArray(value) ?? []
   return list.flatMap((relative) => {
     const full = c.path.resolve(root, relative)
@@ -586,7 +575,7 @@ const manifestPaths = (c: HostCollector, root: string, value: unknown, manifest:
 }
 
 const readPluginContents = (
-  c: HostCollector,
+  c: HostReading,
   entry: InstalledPlugin,
   manifestPath: string,
   enabled: boolean,
@@ -662,7 +651,7 @@ const readPluginContents = (
   })
 
 const agentsInFile = (
-  c: HostCollector,
+  c: HostReading,
   file: string,
   placement: AgentPlacement
 ): Effect.Effect<Option.Option<ItemDraft>> =>
@@ -691,7 +680,7 @@ interface McpContext {
 const IGNORED_SETTINGS = "ignored by the host: Claude Code does not read mcpServers from settings files"
 const IGNORED_FILE = "ignored by the host: Claude Code reads MCP servers from ~/.claude.json, .mcp.json at the project root, plugins and managed-mcp.json"
 
-const readMcpServers = (c: HostCollector, m: McpContext): Effect.Effect<void> =>
+const readMcpServers = (c: HostReading, m: McpContext): Effect.Effect<void> =>
   Effect.gen(function* () {
     const path = c.path
     const drafts: Array<ItemDraft> = []

@@ -4,18 +4,10 @@ import type { AgentItemScope } from "../../domain/agentHosts.js"
 import { commandsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
-import {
-  ancestors,
-  asRecord,
-  asString,
-  baseName,
-  describe,
-  dirsToGitRoot,
-  HostCollector,
-  type HostReadContext,
-  type HostReadResult,
-  own
-} from "./shared.js"
+import { asRecord, asString, own } from "./configText.js"
+import { baseName, describe } from "./frontmatterFields.js"
+import { ancestors, dirsToGitRoot } from "./hostPaths.js"
+import { type HostReadContext, hostReading, type HostReading, type HostReadResult } from "./hostReading.js"
 
 /**
  * Codex's precedence (developers.openai.com/codex): project `.codex/config.toml` (trusted
@@ -24,7 +16,7 @@ import {
  */
 export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
   Effect.gen(function* () {
-    const c = new HostCollector("codex", ctx)
+    const c = hostReading("codex", ctx)
     const path = ctx.path
     const codexHomeVar = ctx.env.env["CODEX_HOME"]
     const codexHome = codexHomeVar !== undefined && codexHomeVar.length > 0 ? path.resolve(codexHomeVar) : path.join(ctx.env.homedir, ".codex")
@@ -105,7 +97,7 @@ export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =
     return c.result()
   })
 
-const agentFromToml = (c: HostCollector, file: string, scope: AgentItemScope, rank: number): Effect.Effect<Option.Option<ItemDraft>> =>
+const agentFromToml = (c: HostReading, file: string, scope: AgentItemScope, rank: number): Effect.Effect<Option.Option<ItemDraft>> =>
   Effect.map(c.readToml(file, null), (toml) =>
     Option.map(toml, ({ file: read, value }) => {
       const record = asRecord(value)

@@ -4,7 +4,10 @@ import { instructionsCost } from "../../domain/ledger.js"
 import { instructionsFile, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
-import { asRecord, describe, dirsToGitRoot, HostCollector, type HostReadContext, type HostReadResult, own } from "./shared.js"
+import { asRecord, own } from "./configText.js"
+import { describe } from "./frontmatterFields.js"
+import { dirsToGitRoot } from "./hostPaths.js"
+import { type HostReadContext, hostReading, type HostReading, type HostReadResult } from "./hostReading.js"
 
 /**
  * Cursor (cursor.com/docs): MCP servers in `~/.cursor/mcp.json` and the project's
@@ -14,7 +17,7 @@ import { asRecord, describe, dirsToGitRoot, HostCollector, type HostReadContext,
  */
 export const readCursor = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
   Effect.gen(function* () {
-    const c = new HostCollector("cursor", ctx)
+    const c = hostReading("cursor", ctx)
     const path = ctx.path
     const projects = yield* dirsToGitRoot(c)
     for (const [index, dir] of projects.entries()) {
@@ -63,7 +66,7 @@ export const readCursor = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     return c.result()
   })
 
-const serversOf = (c: HostCollector, file: string, role: string, scope: "user" | "project", rank: number): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+const serversOf = (c: HostReading, file: string, role: string, scope: "user" | "project", rank: number): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.map(c.readJson(file, role, { jsonc: false }), (json) =>
     Option.match(json, {
       onNone: () => [],

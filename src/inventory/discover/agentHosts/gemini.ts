@@ -5,20 +5,10 @@ import { agentsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, st
 import { mcpDrafts } from "./mcp.js"
 import { skillHasScripts } from "./skillFiles.js"
 import type { ItemDraft } from "./precedence.js"
-import {
-  asBoolean,
-  asRecord,
-  asString,
-  asStringArray,
-  type ConfigFile,
-  describe,
-  dirsToGitRoot,
-  HostCollector,
-  type HostReadContext,
-  type HostReadResult,
-  own,
-  readConfigFiles
-} from "./shared.js"
+import { asBoolean, asRecord, asString, asStringArray, own } from "./configText.js"
+import { describe } from "./frontmatterFields.js"
+import { dirsToGitRoot } from "./hostPaths.js"
+import { type ConfigFile, type HostReadContext, type HostReading, hostReading, type HostReadResult, readConfigFiles } from "./hostReading.js"
 
 /** Gemini CLI's system settings file, per OS (overridable with GEMINI_CLI_SYSTEM_SETTINGS_PATH). */
 export const geminiSystemSettings = (ctx: HostReadContext): string => {
@@ -43,7 +33,7 @@ export const geminiSystemSettings = (ctx: HostReadContext): string => {
  */
 export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
   Effect.gen(function* () {
-    const c = new HostCollector("gemini", ctx)
+    const c = hostReading("gemini", ctx)
     const path = ctx.path
     const userDir = path.join(ctx.env.homedir, ".gemini")
     const workspaceDir = path.join(ctx.env.cwd, ".gemini")
@@ -198,7 +188,7 @@ const contextFileNames = (value: unknown): ReadonlyArray<string> => {
 
 /** A command from `commands/<a>/<b>.toml`, named `a:b`. */
 const commandFromToml = (
-  c: HostCollector,
+  c: HostReading,
   commandsDir: string,
   file: string,
   scope: AgentItemScope,
@@ -248,7 +238,7 @@ const TRUST_LEVELS = ["TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"]
  * for the rule's parent) trusts or distrusts it; with no rule the folder is untrusted. A file
  * that is not an object of known levels stops the host ("Please fix the configuration file").
  */
-export const folderTrust = (c: HostCollector, settings: ReadonlyArray<ConfigFile>): Effect.Effect<GeminiTrust> =>
+export const folderTrust = (c: HostReading, settings: ReadonlyArray<ConfigFile>): Effect.Effect<GeminiTrust> =>
   Effect.gen(function* () {
     const env = c.env.env
     if (env["GEMINI_RESTRICTED_MODE"] === "true") return { trusted: false, reason: "the folder is not trusted: GEMINI_RESTRICTED_MODE=true" }
@@ -290,7 +280,7 @@ export const folderTrust = (c: HostCollector, settings: ReadonlyArray<ConfigFile
  * Skills of one Gemini CLI skills folder (0.61.0): `SKILL.md` in the folder itself or one level
  * down (no dotted folder), with `name` and `description` strings; `:\\/<>*?"|` in the name become `-`.
  */
-const geminiSkillsIn = (c: HostCollector, dir: string, role: string, placement: ItemPlacement): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+const geminiSkillsIn = (c: HostReading, dir: string, role: string, placement: ItemPlacement): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const entries = yield* c.listDir(dir, role)
     if (Option.isNone(entries)) return []

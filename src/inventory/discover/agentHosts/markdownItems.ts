@@ -3,7 +3,9 @@ import { AGENT_HOST_TITLES, type AgentItemScope, type AgentSource } from "../../
 import type { FrontmatterDialect, FrontmatterFields, ParsedMarkdown } from "../FrontmatterParser.js"
 import { claudeCodeCost, claudeSkillName, type CostDraft, instructionsCost, listedCost } from "../../domain/ledger.js"
 import type { ItemDraft } from "./precedence.js"
-import { baseName, describe, type FileRead, type FileWalk, type HostCollector, type MarkdownRead, namesOf } from "./shared.js"
+import type { FileRead, FileWalk, MarkdownRead } from "./AgentHostFiles.js"
+import { baseName, describe, namesOf } from "./frontmatterFields.js"
+import type { HostReading } from "./hostReading.js"
 
 /** Where an item sits in its host: scope, plugin, effective switch and precedence slot. */
 export interface ItemPlacement {
@@ -29,14 +31,14 @@ export type AgentNaming =
 export interface AgentPlacement extends ItemPlacement {
   readonly source: AgentSource
   /** The host's naming rule; when absent, the `name` field, else the file name ({@link nameOrFileName}). */
-  readonly agentNaming?: (c: HostCollector, fields: FrontmatterFields, path: string) => AgentNaming
+  readonly agentNaming?: (c: HostReading, fields: FrontmatterFields, path: string) => AgentNaming
 }
 
 /** File extensions that make a skill directory one that ships code. */
 export const SCRIPT_EXTENSIONS = [".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".bat", ".cmd"]
 
 /** The fields every item defined by a file takes from that file and from its placement. */
-export const fileFields = (c: HostCollector, file: FileRead, name: string, placement: ItemPlacement) => ({
+export const fileFields = (c: HostReading, file: FileRead, name: string, placement: ItemPlacement) => ({
   host: c.host,
   scope: placement.scope,
   name,
@@ -65,7 +67,7 @@ const pluginNameOf = (plugin: string): string => (plugin.lastIndexOf("@") > 0 ? 
  * the raw frontmatter and body (its agents under their file name), another host's listing line.
  */
 const fileCost = (
-  c: HostCollector,
+  c: HostReading,
   kind: "skill" | "command" | "agent",
   input: { readonly name: string; readonly path: string; readonly fields: FrontmatterFields; readonly body: string; readonly description: string | null; readonly plugin: string | null }
 ): CostDraft =>
@@ -93,7 +95,7 @@ const fileCost = (
     : listedCost(c.host, kind, input.name, input.description, input.body, input.path)
 
 /** The naming rule of most hosts: the `name` field, else the file name without its extension. */
-export const nameOrFileName = (c: HostCollector, fields: FrontmatterFields, path: string): AgentNaming => ({
+export const nameOrFileName = (c: HostReading, fields: FrontmatterFields, path: string): AgentNaming => ({
   _tag: "Named",
   name: nameField(c, fields, path, baseName(c.path, path))
 })
@@ -102,14 +104,14 @@ export const nameOrFileName = (c: HostCollector, fields: FrontmatterFields, path
  * Frontmatter whose fields the host drops (`claude-code` dialect) becomes a diagnostic saying what
  * the host does instead: `consequence` follows "<Host> reads none of its fields and".
  */
-const droppedFields = (c: HostCollector, path: string, doc: ParsedMarkdown, consequence: string): void => {
+const droppedFields = (c: HostReading, path: string, doc: ParsedMarkdown, consequence: string): void => {
   if (doc.fieldsDropped !== undefined) {
     c.diagnostic(path, doc.fieldsDropped.line, `${doc.fieldsDropped.message}; ${AGENT_HOST_TITLES[c.host]} reads none of its fields and ${consequence}`)
   }
 }
 
 // A name that is not a string (`name: 42`, a list) is not trusted as one: the file name is used.
-const nameField = (c: HostCollector, fields: FrontmatterFields, path: string, fallback: string): string => {
+const nameField = (c: HostReading, fields: FrontmatterFields, path: string, fallback: string): string => {
   const name = fields["name"]
   if (name === undefined || name === null) return fallback
   if (typeof name !== "string") {
@@ -123,7 +125,7 @@ const nameField = (c: HostCollector, fields: FrontmatterFields, path: string, fa
  * The tools of an agent: a list or comma string, or (opencode) a mapping of tool to on/off, in
  * which case the agent inherits every tool but the ones switched off.
  */
-const agentTools = (c: HostCollector, fields: FrontmatterFields, path: string) => {
+const agentTools = (c: HostReading, fields: FrontmatterFields, path: string) => {
   const tools = fields["tools"]
   const disallowed = c.toolListField(fields, ["disallowedTools", "disallowed-tools", "disallowed_tools"], path) ?? []
   if (tools !== null && typeof tools === "object" && !Array.isArray(tools)) {
@@ -135,13 +137,13 @@ const agentTools = (c: HostCollector, fields: FrontmatterFields, path: string) =
 
 /** An agent from a markdown file with frontmatter; none when the file is malformed or the host's naming rule skips it. */
 export const agentFromMarkdown = (
-  c: HostCollector,
+  c: HostReading,
   path: string,
   placement: AgentPlacement
 ): Effect.Effect<Option.Option<ItemDraft>> => Effect.map(c.readMarkdown(path, placement.dialect ?? "yaml"), (read) => agentDraft(c, path, read, placement))
 
 /** The agent of a markdown file read (see {@link agentFromMarkdown}). */
-const agentDraft = (c: HostCollector, path: string, read: Option.Option<MarkdownRead>, placement: AgentPlacement): Option.Option<ItemDraft> =>
+const agentDraft = (c: HostReading, path: string, read: Option.Option<MarkdownRead>, placement: AgentPlacement): Option.Option<ItemDraft> =>
   Option.flatMap(read, ({ doc, file }) => {
     const fields = doc.fields
     const naming = (placement.agentNaming ?? nameOrFileName)(c, fields, path)
@@ -180,14 +182,14 @@ const agentDraft = (c: HostCollector, path: string, read: Option.Option<Markdown
 
 /** A command (or custom prompt) from a markdown file; its name is the file name. */
 export const commandFromMarkdown = (
-  c: HostCollector,
+  c: HostReading,
   path: string,
   placement: ItemPlacement,
   name: string = baseName(c.path, path)
 ): Effect.Effect<Option.Option<ItemDraft>> => Effect.map(c.readMarkdown(path, placement.dialect ?? "yaml"), (read) => commandDraft(c, path, read, placement, name))
 
 /** The command of a markdown file read (see {@link commandFromMarkdown}). */
-const commandDraft = (c: HostCollector, path: string, read: Option.Option<MarkdownRead>, placement: ItemPlacement, name: string): Option.Option<ItemDraft> =>
+const commandDraft = (c: HostReading, path: string, read: Option.Option<MarkdownRead>, placement: ItemPlacement, name: string): Option.Option<ItemDraft> =>
   Option.map(read, ({ doc, file }) => {
     droppedFields(c, path, doc, "loads the command")
     const fields = doc.fields
@@ -212,7 +214,7 @@ const commandDraft = (c: HostCollector, path: string, read: Option.Option<Markdo
  * has no SKILL.md (a helper folder) or the file is malformed.
  */
 export const skillFromDirectory = (
-  c: HostCollector,
+  c: HostReading,
   dir: string,
   placement: ItemPlacement,
   assumeDirectory = false
@@ -223,7 +225,7 @@ export const skillFromDirectory = (
       : Effect.map(c.readMarkdown(c.path.join(dir, "SKILL.md"), placement.dialect ?? "yaml"), (read) => skillDraft(c, dir, names.value, read, placement)))
 
 /** The skill of a folder whose listing holds SKILL.md, from that file read (see {@link skillFromDirectory}). */
-const skillDraft = (c: HostCollector, dir: string, names: ReadonlyArray<string>, read: Option.Option<MarkdownRead>, placement: ItemPlacement): Option.Option<ItemDraft> => {
+const skillDraft = (c: HostReading, dir: string, names: ReadonlyArray<string>, read: Option.Option<MarkdownRead>, placement: ItemPlacement): Option.Option<ItemDraft> => {
   const hasScripts = names.some((name) => name === "scripts" || SCRIPT_EXTENSIONS.some((extension) => name.toLowerCase().endsWith(extension)))
   return Option.map(read, ({ doc, file }) => {
     droppedFields(c, file.path, doc, "loads the skill")
@@ -244,9 +246,9 @@ const skillDraft = (c: HostCollector, dir: string, names: ReadonlyArray<string>,
   })
 }
 
-/** The drafts of markdown files read together (see HostCollector.readMarkdownEach), in order; a file that gives none is left out. */
+/** The drafts of markdown files read together (see HostReading.readMarkdownEach), in order; a file that gives none is left out. */
 const draftsOf = (
-  c: HostCollector,
+  c: HostReading,
   paths: ReadonlyArray<string>,
   placement: ItemPlacement,
   draft: (index: number, read: Option.Option<MarkdownRead>) => Option.Option<ItemDraft>
@@ -255,7 +257,7 @@ const draftsOf = (
 
 /** Every skill directly under a skills directory (recorded as a root with `role`); their SKILL.md files read together. */
 export const skillsIn = (
-  c: HostCollector,
+  c: HostReading,
   skillsDir: string,
   role: string | null,
   placement: ItemPlacement
@@ -264,7 +266,7 @@ export const skillsIn = (
     const names = yield* c.listNames(skillsDir, role)
     if (Option.isNone(names)) return []
     const dirs = names.value.filter((name) => !name.startsWith(".")).map((name) => c.path.join(skillsDir, name))
-    const listings = yield* Effect.forEach(dirs, (dir) => c.listNames(dir, null, true), { concurrency: c.concurrency(16) })
+    const listings = yield* c.listEach(dirs)
     const skills = dirs.flatMap((dir, index) => {
       const listing = listings[index]!
       return Option.isSome(listing) && listing.value.includes("SKILL.md") ? [{ dir, names: listing.value }] : []
@@ -274,7 +276,7 @@ export const skillsIn = (
 
 /** Every agent file in a directory (recursively), as drafts. */
 export const agentsIn = (
-  c: HostCollector,
+  c: HostReading,
   dir: string,
   role: string | null,
   placement: AgentPlacement,
@@ -285,7 +287,7 @@ export const agentsIn = (
 
 /** Every command file in a directory (recursively), as drafts. */
 export const commandsIn = (
-  c: HostCollector,
+  c: HostReading,
   dir: string,
   role: string | null,
   placement: ItemPlacement,
@@ -299,7 +301,7 @@ export const commandsIn = (
  * as a root only then, so that every parent directory does not add a "missing" line.
  */
 export const instructionsFile = (
-  c: HostCollector,
+  c: HostReading,
   path: string,
   role: string,
   placement: ItemPlacement,

@@ -2,7 +2,9 @@ import type { AgentItemScope } from "../../domain/agentHosts.js"
 import { REDACTED, redactArgv, redactSecrets } from "../../domain/secrets.js"
 import { configHash, configOfEntry, launchEnvironment, type McpDialect } from "./mcpLaunch.js"
 import type { ItemDraft } from "./precedence.js"
-import { asBoolean, asRecord, asString, asStringArray, type HostCollector, own, sha256 } from "./shared.js"
+import { sha256 } from "./AgentHostFiles.js"
+import { asBoolean, asRecord, asString, asStringArray, own } from "./configText.js"
+import type { HostReading } from "./hostReading.js"
 
 export type { McpDialect } from "./mcpLaunch.js"
 
@@ -175,7 +177,7 @@ export const looksLikeServer = (value: unknown): boolean => {
 
 /** One draft per server of a map; `namespace` "mcp" competes by name, "ignored" never does. */
 export const mcpDrafts = (
-  c: HostCollector,
+  c: HostReading,
   servers: Readonly<Record<string, unknown>> | null,
   file: string,
   mtime: string | null,

@@ -10,7 +10,7 @@ import * as NodePath from "node:path"
 import type { AgentHostName } from "../../domain/agentHosts.js"
 import { sha256 } from "../../../catalog/core/definitions.js"
 import { claudeDenies } from "./claudePermissions.js"
-import { asRecord, asString, asStringArray } from "./shared.js"
+import { asRecord, asString, asStringArray } from "./configText.js"
 
 /** The config dialects of MCP server entries. */
 export type McpDialect = "claude" | "cursor" | "codex" | "gemini" | "opencode"

@@ -14,22 +14,11 @@ import {
 import { mcpDrafts } from "./mcp.js"
 import { skillHasScripts } from "./skillFiles.js"
 import type { ItemDraft } from "./precedence.js"
-import {
-  asBoolean,
-  asRecord,
-  asString,
-  asStringArray,
-  type ConfigFile,
-  describe,
-  dirsToWorktree,
-  type FileWalk,
-  HostCollector,
-  type HostReadContext,
-  type HostReadResult,
-  own,
-  readConfigFiles,
-  sha256
-} from "./shared.js"
+import { type FileWalk, sha256 } from "./AgentHostFiles.js"
+import { asBoolean, asRecord, asString, asStringArray, own } from "./configText.js"
+import { describe } from "./frontmatterFields.js"
+import { dirsToWorktree } from "./hostPaths.js"
+import { type ConfigFile, type HostReadContext, type HostReading, hostReading, type HostReadResult, readConfigFiles } from "./hostReading.js"
 
 /** opencode's managed config directory, per OS. */
 export const opencodeManagedDir = (ctx: HostReadContext): string =>
@@ -68,7 +57,7 @@ const GLOB_WALK: FileWalk = { exactCase: true, dottedFolders: true }
  */
 export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
   Effect.gen(function* () {
-    const c = new HostCollector("opencode", ctx)
+    const c = hostReading("opencode", ctx)
     const path = ctx.path
     const env = ctx.env.env
     const home = ctx.env.homedir
@@ -122,7 +111,7 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     }
     const managedDir = opencodeManagedDir(ctx)
     for (const name of ["opencode.json", "opencode.jsonc"]) yield* readConfig(path.join(managedDir, name), "managed", "managed config", false)
-    switchOffInherited(c)
+    c.changeDrafts(switchOffInherited)
 
     // Skills.
     const external = !isSet(env["OPENCODE_DISABLE_EXTERNAL_SKILLS"], EFFECT_TRUE)
@@ -149,10 +138,10 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     }
     // The skills of shared folders (the first sources) are walked, read and parsed at the end, and
     // only when opencode is there: a host that is not there loads nothing from them
-    // (HostCollector.result), and walking thousands of Claude Code skills again would be for
+    // (HostReading.result), and walking thousands of Claude Code skills again would be for
     // nothing. Their tops are still looked at in their place, as the roots of the report.
     const sharedSources: Array<{ readonly dir: string; readonly placement: ItemPlacement }> = []
-    const sharedSkillsAt = c.drafts.length
+    const sharedSkillsAt = c.drafts().length
     for (const source of skillSources) {
       if (source.dot) c.shareDir(source.dir)
       if (source.role === null && (yield* c.probe(source.dir))._tag !== "directory") continue
@@ -180,7 +169,7 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
       for (const { dir, placement } of sharedSources) {
         for (const file of yield* c.filesNamed(dir, "SKILL.md", { role: null, dot: true })) drafts.push(...Option.toArray(yield* skillOf(c, file, placement)))
       }
-      c.drafts.splice(sharedSkillsAt, 0, ...drafts)
+      c.changeDrafts((known) => [...known.slice(0, sharedSkillsAt), ...drafts, ...known.slice(sharedSkillsAt)])
     }
     return c.result()
   })
@@ -190,22 +179,22 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
  * the server an earlier one defines (1.18.33: `opencode mcp list` says disabled): the winning
  * entry's switch holds for every entry of its name.
  */
-const switchOffInherited = (c: HostCollector): void => {
+const switchOffInherited = (drafts: ReadonlyArray<ItemDraft>): ReadonlyArray<ItemDraft> => {
   const winners = new Map<string, ItemDraft>()
-  for (const draft of c.drafts) {
+  for (const draft of drafts) {
     if (draft.fields.kind !== "mcpServer" || draft.namespace === null) continue
     const known = winners.get(draft.namespace)
     if (known === undefined || draft.rank < known.rank) winners.set(draft.namespace, draft)
   }
-  c.drafts.forEach((draft, index) => {
+  return drafts.map((draft) => {
     const winner = draft.namespace === null ? undefined : winners.get(draft.namespace)
-    if (winner === undefined || winner === draft || winner.fields.enabled || !draft.fields.enabled) return
-    c.drafts[index] = { ...draft, fields: { ...draft.fields, enabled: false, disabledReason: `switched off by enabled: false in ${winner.fields.path}` } }
+    if (winner === undefined || winner === draft || winner.fields.enabled || !draft.fields.enabled) return draft
+    return { ...draft, fields: { ...draft.fields, enabled: false, disabledReason: `switched off by enabled: false in ${winner.fields.path}` } }
   })
 }
 
 /** The MCP servers, agents and commands of one config file. */
-const addConfigItems = (c: HostCollector, config: ConfigFile): void => {
+const addConfigItems = (c: HostReading, config: ConfigFile): void => {
   const placement = { plugin: null, enabled: true, disabledReason: null, rank: config.rank }
   const servers = mcpDrafts(c, asRecord(own(config.value, "mcp")), config.file.path, config.file.mtime, config.scope, placement, "mcp", "opencode")
   // Agents and commands share the file: an entry key names its section.
@@ -217,11 +206,11 @@ const addConfigItems = (c: HostCollector, config: ConfigFile): void => {
 }
 
 /** `a/b` of `<folder>/agents/a/b.md`: the path under the kind's folder, without `.md`. */
-const nameUnder = (c: HostCollector, kindDir: string, file: string): string =>
+const nameUnder = (c: HostReading, kindDir: string, file: string): string =>
   c.path.relative(kindDir, file).split(c.path.sep).join("/").replace(/\.md$/, "")
 
 /** Agents of a config folder: `{agent,agents}/**\/*.md`, then the primary ones of `{mode,modes}/*.md`. */
-const agentsOf = (c: HostCollector, folder: string, scope: AgentItemScope, label: string, rank: number): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+const agentsOf = (c: HostReading, folder: string, scope: AgentItemScope, label: string, rank: number): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const drafts: Array<ItemDraft> = []
     for (const [sub, recursive] of [["agent", true], ["agents", true], ["mode", false], ["modes", false]] as const) {
@@ -247,7 +236,7 @@ const agentsOf = (c: HostCollector, folder: string, scope: AgentItemScope, label
   })
 
 /** Commands of a config folder: `{command,commands}/**\/*.md`, named by their path under it. */
-const commandsOf = (c: HostCollector, folder: string, scope: AgentItemScope, label: string, rank: number): Effect.Effect<ReadonlyArray<ItemDraft>> =>
+const commandsOf = (c: HostReading, folder: string, scope: AgentItemScope, label: string, rank: number): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const drafts: Array<ItemDraft> = []
     for (const sub of ["command", "commands"]) {
@@ -267,7 +256,7 @@ const commandsOf = (c: HostCollector, folder: string, scope: AgentItemScope, lab
  * A skill of opencode: any `SKILL.md` whose frontmatter has a `name` string (its name, as
  * written); the description is the field's, or none. A file without a name is skipped.
  */
-const skillOf = (c: HostCollector, file: string, placement: ItemPlacement): Effect.Effect<Option.Option<ItemDraft>> =>
+const skillOf = (c: HostReading, file: string, placement: ItemPlacement): Effect.Effect<Option.Option<ItemDraft>> =>
   Effect.gen(function* () {
     const read = yield* c.readMarkdown(file, placement.dialect ?? "yaml")
     if (Option.isNone(read)) return Option.none()

@@ -7,7 +7,8 @@ import * as NodePath from "node:path"
 import { FIXTURE_ENV, markdown, rootedFileSystem, type Tree, writeTree } from "../../../../bench/hostGenerators.js"
 import { AgentHostScanner } from "../../../../src/inventory/discover/AgentHostScanner.js"
 import { FrontmatterParser } from "../../../../src/inventory/discover/FrontmatterParser.js"
-import { MAX_JSONC_DEPTH } from "../../../../src/inventory/discover/agentHosts/shared.js"
+import { AgentHostFiles } from "../../../../src/inventory/discover/agentHosts/AgentHostFiles.js"
+import { MAX_JSONC_DEPTH } from "../../../../src/inventory/discover/agentHosts/configText.js"
 import { MachineEnvironment } from "../../../../src/services/MachineEnvironment.js"
 
 /** Scans `tree` written under a temp root, with `links` (path → target, as `ln -s target path`) made after it. */
@@ -18,6 +19,7 @@ const scanWithLinks = (tree: Tree, links: ReadonlyArray<readonly [string, string
     yield* writeTree(root, tree)
     for (const [path, target] of links) fs.symlinkSync(target, NodePath.join(root, path))
     const layers = AgentHostScanner.layer.pipe(
+      Layer.provide(AgentHostFiles.layer),
       Layer.provide(Layer.mergeAll(rootedFileSystem(root), MachineEnvironment.layerTest(FIXTURE_ENV), FrontmatterParser.layer))
     )
     return yield* Effect.flatMap(AgentHostScanner, (scanner) => scanner.scan).pipe(Effect.provide(layers))
