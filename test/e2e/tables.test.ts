@@ -44,9 +44,13 @@ describe("tables that fit the terminal (issue 29, point 6)", () => {
   })
   afterAll(() => temp.remove())
 
-  /** `tool-map ARGS` on a terminal `columns` wide (util-linux `script` makes the pseudo-terminal), with `extra` in its environment. */
+  /**
+   * `tool-map ARGS` on a terminal `columns` wide (util-linux `script` makes the pseudo-terminal),
+   * with `extra` in its environment; `script` and `stty` are found on the system's PATH, tool-map
+   * runs with the PATH of the scan (another would make its answers stale).
+   */
   const onTerminal = (columns: number, args: ReadonlyArray<string>, extra: Record<string, string> = {}) => {
-    const command = `stty cols ${columns} && "${process.execPath}" "${BIN}" ${args.join(" ")}`
+    const command = `stty cols ${columns} && PATH="${env.PATH}" "${process.execPath}" "${BIN}" ${args.join(" ")}`
     return execFileSync("script", ["-qec", command, "/dev/null"], {
       cwd: project,
       env: { ...env, PATH: `${env.PATH}:/usr/bin:/bin`, TERM: "dumb", ...extra },
@@ -80,11 +84,10 @@ describe("tables that fit the terminal (issue 29, point 6)", () => {
 
   it("COLUMNS overrides the terminal's width; --json stays whole on a terminal", () => {
     expect(Math.max(...widths(onTerminal(200, ["query", "mcp"], { COLUMNS: "100" })))).toBe(100)
-    const json = JSON.parse(onTerminal(60, ["query", "mcp", "--json"])) as ReadonlyArray<{ readonly name: string; readonly args: ReadonlyArray<string>; readonly path: string }>
-    expect(json.map((server) => [server.name, server.args.join(" "), server.path])).toEqual([
-      ["github", "-y @modelcontextprotocol/server-github --toolsets repos,issues,pull_requests,actions", config],
-      ["a-server-with-a-rather-long-name-indeed", "", config]
-    ])
+    const json = onTerminal(60, ["query", "mcp", "--json"])
+    expect(json).toBe(runCli(["query", "mcp", "--json"], env, project).stdout.replace(/\n$/, ""))
+    expect(json).toContain(`"https://mcp.example.com/v1/servers/a-server-with-a-rather-long-name-indeed/stream"`)
+    expect(json).toContain(`"path": ${JSON.stringify(config)}`)
   })
 
   it("query skills: the description whole in a pipe, cut with … on a terminal, empty columns left out", () => {
