@@ -165,29 +165,26 @@ export const fittedTable = (headers: ReadonlyArray<string | Column>, rows: Reado
 /** Prints lines of text that may hold untrusted names or paths, each kept on one line as table cells are. */
 export const printLines = (lines: ReadonlyArray<string>) => Console.log(lines.map(neutralizeLine).join("\n"))
 
-/**
- * Lines of prose (a table's footer) made to fit the terminal: a line wider than it is wrapped at
- * word boundaries, its later lines indented by two spaces; in a pipe the lines are as given.
- */
+/** A line of prose within `width`: as it is when it fits, else wrapped at word boundaries, its later lines indented by two spaces. */
+const wrapLine = (line: string, width: number): ReadonlyArray<string> =>
+  displayWidth(line) <= width ? [line] : wrapDisplay(line, Math.max(1, width - 2)).map((part, index) => (index === 0 ? part : `  ${part}`))
+
+/** Lines of prose (a table's footer) made to fit the terminal ({@link wrapLine}); in a pipe the lines are as given. */
 export const wrappedLines = (lines: ReadonlyArray<string>) =>
-  Effect.map(outputWidth, (width) =>
-    width === undefined
-      ? lines
-      : lines.flatMap((line) =>
-        displayWidth(line) <= width
-          ? [line]
-          : wrapDisplay(line, Math.max(1, width - 2)).map((part, index) => (index === 0 ? part : `  ${part}`))
-      ))
+  Effect.map(outputWidth, (width) => (width === undefined ? lines : lines.flatMap((line) => wrapLine(line, width))))
 
 /**
- * Prints a listing already laid out in columns whose last column is free text (the catalog's
- * listings): on a terminal each line wider than it is cut with `…`; in a pipe every line whole.
- * Each line is kept on one line as table cells are.
+ * Prints a listing already laid out as headings and indented rows whose last column is free text
+ * (the catalog's listings). On a terminal a row wider than it is cut with `…`, and a heading (a
+ * line that starts with no blank: a path with its legend, a sentence) is wrapped at word
+ * boundaries; in a pipe every line is whole. Each line is kept on one line as table cells are.
  */
 export const printFitted = (text: string) =>
   Effect.flatMap(outputWidth, (width) => {
     const lines = text.split("\n").map(neutralizeLine)
-    return Console.log((width === undefined ? lines : lines.map((line) => truncateDisplay(line, width))).join("\n"))
+    return Console.log(
+      (width === undefined ? lines : lines.flatMap((line) => (line.startsWith(" ") ? [truncateDisplay(line, width)] : wrapLine(line, width)))).join("\n")
+    )
   })
 
 /** Prints a table drawn within the terminal's width, or a one-line note when there are no rows. */

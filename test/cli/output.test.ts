@@ -176,11 +176,16 @@ describe("the terminal's width", () => {
       expect(yield* wrappedLines(footer).pipe(onTerminal(undefined, false))).toEqual(footer)
     }))
 
-  it.effect("printFitted cuts each line of a laid-out listing to the terminal, whole in a pipe", () =>
+  it.effect("printFitted cuts each row of a laid-out listing to the terminal and wraps its headings, whole in a pipe", () =>
     Effect.gen(function* () {
-      const listing = "github/  3 tools  Create issues and pull requests in GitHub repositories\nslack/   1 tool   Post"
+      const listing = "/  categories. * = loaded (callable now), ! = high risk\n  github/  3 tools  Create issues and pull requests in GitHub repositories\n  slack/   1 tool   Post"
       expect((yield* captureConsole(printFitted(listing)).pipe(onTerminal(40))).stdout).toBe(
-        "github/  3 tools  Create issues and pul…\nslack/   1 tool   Post"
+        [
+          "/ categories. * = loaded (callable",
+          "  now), ! = high risk",
+          "  github/  3 tools  Create issues and p…",
+          "  slack/   1 tool   Post"
+        ].join("\n")
       )
       expect((yield* captureConsole(printFitted(listing)).pipe(onTerminal(undefined, false))).stdout).toBe(listing)
     }))
