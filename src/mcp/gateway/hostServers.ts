@@ -22,6 +22,7 @@ import {
 } from "../../inventory/discover/agentHosts/mcpLaunch.js"
 import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedence.js"
 import { asRecord, parseJsoncText, parseTomlText } from "../../inventory/discover/agentHosts/configText.js"
+import { cleanText } from "../../inventory/domain/untrusted.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readBoundedFile } from "./boundedFile.js"
 import { claudeServerName, readClaudeDenyRules, withClaudeDeny } from "./claudeDenyRules.js"
@@ -32,7 +33,8 @@ export class HostServersUnreadable extends Schema.TaggedError<HostServersUnreada
   reason: Schema.String
 }) {
   get message() {
-    return `The MCP servers of ${this.host} cannot be read: ${this.reason}.`
+    // The reason quotes a config file's path and its parser's words: untrusted text.
+    return cleanText(`The MCP servers of ${this.host} cannot be read: ${this.reason}.`)
   }
 }
 
