@@ -59,7 +59,7 @@ const inProcess = async (bundle: Bundle, runs: number) => {
   )
   // The everyday entry's graph over the bundle's environment, built once.
   const runtime = ManagedRuntime.make(layer)
-  const check = timed(() => runtime.runPromise(freshnessOf(Option.none())))
+  const check = timed(() => runtime.runPromise(freshnessOf("which", Option.none())))
   const answer = timed(() => runtime.runPromise(whichFromIndex("git")))
   const checks: Array<number> = []
   const answers: Array<number> = []

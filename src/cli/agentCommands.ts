@@ -14,8 +14,10 @@ import { AGENT_QUERY_COLUMNS, agentQueryCells, itemState } from "../inventory/re
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
 import { readinessOf } from "../inventory/query/readiness.js"
+import { printAnswer } from "./answerFreshness.js"
+import { answersFromBundle, freshOption } from "./freshQueries.js"
 import { fromOption, jsonOption } from "./options.js"
-import { type Column, printJson, printResult, printTable } from "./output.js"
+import { type Column, printJson, printTable } from "./output.js"
 
 const SCOPES: ReadonlyArray<AgentItemScope> = ["user", "project", "local", "managed", "plugin"]
 const SOURCES: ReadonlyArray<AgentSource> = ["local", "plugin-root", "plugin-nested"]
@@ -56,7 +58,7 @@ const printItems = <A extends AgentHostItem>(
   Effect.gen(function* () {
     const inventory = (yield* (yield* InventoryReader).load(flags.from)).agentHosts
     const byId = new Map(inventory.items.map((item) => [item.id, item] as const))
-    yield* printResult(flags.json, select(inventory), (list) =>
+    yield* printAnswer(flags.json, select(inventory), (list) =>
       printTable(headers, list.map((item) => row(item, itemState(item, byId), byId)), emptyNote)
     )
   })
@@ -76,7 +78,8 @@ export const queryAgentsCommand = Command.make(
     scope: scopeOption,
     all: allOption,
     json: jsonOption,
-    from: fromOption
+    from: fromOption,
+    fresh: freshOption
   },
   (flags) =>
     printItems(
@@ -94,7 +97,7 @@ export const queryAgentsCommand = Command.make(
       agentQueryCells,
       "No agents match."
     )
-).pipe(Command.withDescription("List the subagents the agent hosts load, with their tools and models."))
+).pipe(Command.withDescription("List the subagents the agent hosts load, with their tools and models."), answersFromBundle)
 
 /** `query skills`: skills, optionally those whose description holds a keyword. */
 export const querySkillsCommand = Command.make(
@@ -105,7 +108,8 @@ export const querySkillsCommand = Command.make(
     scope: scopeOption,
     all: allOption,
     json: jsonOption,
-    from: fromOption
+    from: fromOption,
+    fresh: freshOption
   },
   (flags) =>
     printItems(
@@ -124,12 +128,12 @@ export const querySkillsCommand = Command.make(
       ],
       "No skills match."
     )
-).pipe(Command.withDescription("List the skills the agent hosts load: one row per host, and the other hosts that load the same file (the JSON's sameFileAs ids)."))
+).pipe(Command.withDescription("List the skills the agent hosts load: one row per host, and the other hosts that load the same file (the JSON's sameFileAs ids)."), answersFromBundle)
 
 /** `query commands`: slash commands and custom prompts. */
 export const queryCommandsCommand = Command.make(
   "commands",
-  { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption },
+  { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption, fresh: freshOption },
   (flags) =>
     printItems(
       flags,
@@ -138,12 +142,12 @@ export const queryCommandsCommand = Command.make(
       (command, state) => [command.name, command.host, command.scope, command.plugin ?? "", command.argumentHint ?? "", state, oneLine(command.description)],
       "No commands match."
     )
-).pipe(Command.withDescription("List the slash commands and custom prompts the agent hosts load."))
+).pipe(Command.withDescription("List the slash commands and custom prompts the agent hosts load."), answersFromBundle)
 
 /** `query mcp`: MCP servers, where each is configured, and whether it can start (issue 14). */
 export const queryMcpCommand = Command.make(
   "mcp",
-  { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption },
+  { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption, fresh: freshOption },
   (flags) =>
     Effect.gen(function* () {
       const loaded = yield* (yield* InventoryReader).load(flags.from)
@@ -152,7 +156,7 @@ export const queryMcpCommand = Command.make(
       const servers = filterMcpServers(inventory, common(flags))
       const readiness = yield* readinessOf(loaded, servers)
       const rows = servers.map((server) => ({ ...server, readiness: readiness.get(server.id) ?? null }))
-      yield* printResult(flags.json, rows, (list) =>
+      yield* printAnswer(flags.json, rows, (list) =>
         printTable(
           columnsOf(["name", "host", "scope", "transport", "command / url", "env vars", "ready", "state", "file"], ["command / url", "env vars", "file"]),
           list.map((server) => [
@@ -172,13 +176,14 @@ export const queryMcpCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "List the MCP servers the agent hosts configure, and where (env var names only, never values), with whether each can start without connecting to it: ready is ok, first start downloads PACKAGE (an npx or uvx package the host downloads on its first start), missing command, missing env NAME, bad url or insecure url."
-  )
+  ),
+  answersFromBundle
 )
 
 /** `query plugins`: installed plugins and extensions. */
 export const queryPluginsCommand = Command.make(
   "plugins",
-  { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption },
+  { host: hostOption, scope: scopeOption, all: allOption, json: jsonOption, from: fromOption, fresh: freshOption },
   (flags) =>
     printItems(
       flags,
@@ -187,7 +192,7 @@ export const queryPluginsCommand = Command.make(
       (plugin, state) => [plugin.plugin ?? plugin.name, plugin.host, plugin.version ?? "", plugin.scope, state, plugin.path],
       "No plugins match."
     )
-).pipe(Command.withDescription("List the installed plugins (Claude Code) and extensions (Gemini CLI)."))
+).pipe(Command.withDescription("List the installed plugins (Claude Code) and extensions (Gemini CLI)."), answersFromBundle)
 
 /** A description as one line of words: a terminal's table cuts it to fit, a pipe gets it whole. */
 const oneLine = (text: string | null): string => (text ?? "").replace(/\s+/g, " ").trim()

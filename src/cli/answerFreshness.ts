@@ -17,6 +17,8 @@ import { printJson } from "./output.js"
 
 /** How the answer of a query stands against the machine now. */
 export interface Freshness {
+  /** The query answering (`tools`, `which`): a list answer goes under this name in `--json`. */
+  readonly query: string
   /** Whether a watched input changed since the scan the answer comes from. */
   readonly stale: boolean
   /** What changed (the first change found), or null when nothing did. */
@@ -33,11 +35,11 @@ export interface Freshness {
 export class AnswerFreshness extends Context.Tag("tool-map/AnswerFreshness")<AnswerFreshness, Freshness>() {}
 
 /**
- * How the bundle a query reads (the default one, or the one `from` names) stands now. Never
+ * How the bundle `query` reads (the default one, or the one `from` names) stands now. Never
  * fails: a bundle that cannot be located or read has no freshness to speak of (the query's read
  * reports it), and no bundle at all is not stale (the query's first scan answers).
  */
-export const freshnessOf = (from: Option.Option<string>): Effect.Effect<Freshness, never, Bundle | BundleWriter | MachineEnvironment> =>
+export const freshnessOf = (query: string, from: Option.Option<string>): Effect.Effect<Freshness, never, Bundle | BundleWriter | MachineEnvironment> =>
   Effect.gen(function* () {
     const bundle = yield* Bundle
     const { os } = yield* MachineEnvironment
@@ -46,6 +48,7 @@ export const freshnessOf = (from: Option.Option<string>): Effect.Effect<Freshnes
       const found = yield* answerStaleness(paths, Option.isNone(from))
       if (Option.isNone(found.generation)) continue
       return {
+        query,
         stale: Option.isSome(found.reason),
         // Paths of the machine: through the one boundary, for the notice and the JSON alike.
         reason: Option.getOrNull(Option.map(found.reason, cleanText)),
@@ -54,10 +57,11 @@ export const freshnessOf = (from: Option.Option<string>): Effect.Effect<Freshnes
         freshApplies: Option.isNone(from)
       } satisfies Freshness
     }
-    return notStale(from)
-  }).pipe(Effect.orElseSucceed(() => notStale(from)))
+    return notStale(query, from)
+  }).pipe(Effect.orElseSucceed(() => notStale(query, from)))
 
-const notStale = (from: Option.Option<string>): Freshness => ({
+const notStale = (query: string, from: Option.Option<string>): Freshness => ({
+  query,
   stale: false,
   reason: null,
   generation: null,
@@ -88,20 +92,20 @@ export const noteIfStale = (freshness: Freshness): Effect.Effect<void> => {
 }
 
 /**
- * The `--json` of a query: its answer object, with `stale` and `staleReason` first. The one rule
- * for every query that answers from a bundle; a query whose answer is a list puts it under its
- * own name (`{"stale": false, "staleReason": null, "tools": [...]}`).
+ * The `--json` of a query, the one rule for every query that answers from a bundle: one object,
+ * `stale` and `staleReason` first, then the answer's own fields; a list answer goes under the
+ * query's name (`{"stale": false, "staleReason": null, "tools": [...]}`).
  */
-export const answerJson = <A extends object>(freshness: Freshness, answer: A): { readonly stale: boolean; readonly staleReason: string | null } & A => ({
+export const answerJson = (freshness: Freshness, answer: object): Readonly<Record<string, unknown>> => ({
   stale: freshness.stale,
   staleReason: freshness.reason,
-  ...answer
+  ...(Array.isArray(answer) ? { [freshness.query]: answer } : answer)
 })
 
 /** Prints a query's `--json`: {@link answerJson} of `answer` and the freshness of the answer. */
-export const printAnswerJson = <A extends object>(answer: A): Effect.Effect<void, never, AnswerFreshness> =>
+export const printAnswerJson = (answer: object): Effect.Effect<void, never, AnswerFreshness> =>
   Effect.flatMap(AnswerFreshness, (freshness) => printJson(answerJson(freshness, answer)))
 
-/** Prints a query's answer: {@link printAnswerJson} with `--json`, else the table. */
+/** Prints a query's answer (an object, or a list): {@link printAnswerJson} with `--json`, else the table. */
 export const printAnswer = <A extends object>(json: boolean, answer: A, table: (answer: A) => Effect.Effect<void>): Effect.Effect<void, never, AnswerFreshness> =>
   json ? printAnswerJson(answer) : table(answer)

@@ -73,7 +73,7 @@ const skipIfUpToDate = (flags: { readonly json: boolean; readonly quiet: boolean
 /** `query which NAME [--json]` as the whole CLI answers it (freshQueries.ts), `--fresh` aside: a stale answer says so. */
 const which = (request: Extract<EverydayRequest, { readonly _tag: "Which" }>) =>
   Effect.gen(function* () {
-    const freshness = yield* freshnessOf(Option.none())
+    const freshness = yield* freshnessOf("which", Option.none())
     yield* noteIfStale(freshness)
     yield* answerWhich({ name: request.name, json: request.json, from: Option.none() }).pipe(Effect.provideService(AnswerFreshness, freshness))
   })

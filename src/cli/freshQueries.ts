@@ -21,10 +21,12 @@ export interface BundleQueryFlags {
 /**
  * A query that answers from a bundle (issue 29): before its handler runs, `--fresh` refreshes
  * the default bundle if it is stale, then the freshness of the bundle read is checked, noted on
- * stderr when stale, and given to the handler as {@link AnswerFreshness} (for its `--json`).
+ * stderr when stale, and given to the handler as {@link AnswerFreshness} (for its `--json`, where
+ * a list answer goes under the command's name).
  */
 export const answersFromBundle = <Name extends string, R, E, A extends BundleQueryFlags>(command: Command.Command<Name, R, E, A>) => {
-  const path = `tool-map query ${HashSet.values(Command.getNames(command)).next().value ?? ""}`
+  const name = HashSet.values(Command.getNames(command)).next().value ?? ""
+  const path = `tool-map query ${name}`
   return Command.provideEffect(command, AnswerFreshness, (flags: A) =>
     Effect.gen(function* () {
       if (flags.fresh && Option.isSome(flags.from)) {
@@ -37,7 +39,7 @@ export const answersFromBundle = <Name extends string, R, E, A extends BundleQue
       }
       // The scan's own check decides: nothing is rescanned when no watched input changed.
       if (flags.fresh) yield* (yield* ScanProgram).run({ target: Option.none(), ifStale: true, probes: true, progress: !flags.json })
-      const freshness = yield* freshnessOf(flags.from)
+      const freshness = yield* freshnessOf(name, flags.from)
       yield* noteIfStale(freshness)
       return freshness
     }))

@@ -6,8 +6,10 @@ import { contextLedger, LEDGER_GROUPINGS, type LedgerGroupRow, type LedgerItemRo
 import type { ChangedItem } from "../inventory/domain/drift.js"
 import { type ChangesAnswer, changesSince } from "../inventory/query/changes.js"
 import { InventoryReader } from "../inventory/query/InventoryReader.js"
+import { printAnswerJson } from "./answerFreshness.js"
+import { answersFromBundle, freshOption } from "./freshQueries.js"
 import { fromOption, jsonOption } from "./options.js"
-import { fittedTable, printJson, printLines, wrappedLines } from "./output.js"
+import { fittedTable, printLines, wrappedLines } from "./output.js"
 import { typedWord, UsageError } from "./usage.js"
 
 const tokens = (value: number | null): string => (value === null ? "unknown" : formatTokens(value))
@@ -22,13 +24,14 @@ export const queryContextCommand = Command.make(
       Options.withDefault("item" as const)
     ),
     json: jsonOption,
-    from: fromOption
+    from: fromOption,
+    fresh: freshOption
   },
   (flags) =>
     Effect.gen(function* () {
       const inventory = yield* (yield* InventoryReader).load(flags.from)
       const ledger = contextLedger(inventory.agentHosts, { host: Option.getOrUndefined(flags.host), by: flags.by })
-      if (flags.json) return yield* printJson(ledger)
+      if (flags.json) return yield* printAnswerJson(ledger)
       // On a terminal the table fits its width: the plugin gives way first, the name last.
       const table = yield* (ledger.by === "item"
         ? fittedTable(
@@ -66,7 +69,7 @@ export const queryContextCommand = Command.make(
       const estimates = ledger.totals.map((total) => `${AGENT_HOST_TITLES[total.host]} figures: ${total.estimate}.`)
       yield* Console.log([table, "", ...(yield* wrappedLines([...totals, ...estimates]))].join("\n"))
     })
-).pipe(Command.withDescription("What the agent hosts put into every session before you type (always-on) and what each item costs when used (on-invoke), largest first, with each host's totals."))
+).pipe(Command.withDescription("What the agent hosts put into every session before you type (always-on) and what each item costs when used (on-invoke), largest first, with each host's totals."), answersFromBundle)
 
 const itemLine = (mark: string, item: ChangedItem) => `  ${mark} ${item.host} ${item.kind} ${item.name} (${item.id})`
 
@@ -109,7 +112,8 @@ export const queryChangesCommand = Command.make(
       Options.optional
     ),
     json: jsonOption,
-    from: fromOption
+    from: fromOption,
+    fresh: freshOption
   },
   (flags) =>
     Effect.gen(function* () {
@@ -120,10 +124,10 @@ export const queryChangesCommand = Command.make(
         return yield* new UsageError({ command: "tool-map query changes", problem: answer.left.problem, choices: answer.left.choices, suggestion: null })
       }
       const changes = answer.right
-      if (flags.json) return yield* printJson(changes)
+      if (flags.json) return yield* printAnswerJson(changes)
       yield* printLines(changes.since === null ? [`No changes to show: ${changes.note}.`] : changeLines(changes))
     })
-).pipe(Command.withDescription("What changed since an earlier scan (the last one that differs, or the one --since names): MCP servers added or changed first, then tools added, removed, moved or of another version, then agent-host items added, removed, enabled, disabled or edited."))
+).pipe(Command.withDescription("What changed since an earlier scan (the last one that differs, or the one --since names): MCP servers added or changed first, then tools added, removed, moved or of another version, then agent-host items added, removed, enabled, disabled or edited."), answersFromBundle)
 
 /** The ledger subcommands of `tool-map query` (issue 14). */
 export const ledgerQueryCommands = [queryContextCommand, queryChangesCommand] as const

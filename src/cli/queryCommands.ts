@@ -29,7 +29,7 @@ const toolsCommand = Command.make("tools", { category, name: nameGlob, json: jso
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryReader).load(flags.from)
     const listed = yield* listTools(inventory, flags)
-    yield* printAnswer(flags.json, { tools: listed }, ({ tools: list }) =>
+    yield* printAnswer(flags.json, listed, (list) =>
       printTable(
         ["name", "category", "path", "shadowed by"],
         list.map((tool) => [
@@ -58,7 +58,7 @@ const whichCommand = Command.make(
 const versionsCommand = Command.make("versions", { json: jsonOption, from: fromOption, fresh: freshOption }, (flags) =>
   Effect.gen(function* () {
     const inventory = yield* (yield* InventoryReader).load(flags.from)
-    yield* printAnswer(flags.json, { versions: inventory.versions }, ({ versions }) =>
+    yield* printAnswer(flags.json, inventory.versions, (versions) =>
       printTable(
         ["tool", "version", "status", "ms", "path"],
         versions.map((report) => [report.name, report.version ?? "", report.status, String(Math.round(report.durationMs)), report.path ?? ""]),

@@ -3,6 +3,7 @@ import { answerJson, type Freshness, staleNotice } from "../../src/cli/answerFre
 import { generationTime, newGeneration } from "../../src/inventory/bundle/format.js"
 
 const stale = (overrides: Partial<Freshness>): Freshness => ({
+  query: "tools",
   stale: true,
   reason: "PATH changed",
   generation: "20261207T085012Z-0a1b2c3d",
@@ -43,10 +44,17 @@ describe("the stale notice of a query (issue 29)", () => {
 })
 
 describe("the JSON of a query carries its freshness", () => {
-  it("adds stale and staleReason before the answer's own fields", () => {
-    const json = answerJson(stale({}), { tools: [{ name: "git" }] })
+  it("puts a list answer under the query's name, after stale and staleReason", () => {
+    const json = answerJson(stale({}), [{ name: "git" }])
     expect(JSON.stringify(json)).toBe('{"stale":true,"staleReason":"PATH changed","tools":[{"name":"git"}]}')
-    expect(answerJson(stale({ stale: false, reason: null }), { name: "git", winner: null, copies: [] })).toEqual({
+    expect(JSON.stringify(answerJson(stale({ query: "mcp", stale: false, reason: null }), []))).toBe('{"stale":false,"staleReason":null,"mcp":[]}')
+  })
+
+  it("adds stale and staleReason before an object answer's own fields", () => {
+    expect(JSON.stringify(answerJson(stale({ query: "which", stale: false, reason: null }), { name: "git", winner: null, copies: [] }))).toBe(
+      '{"stale":false,"staleReason":null,"name":"git","winner":null,"copies":[]}'
+    )
+    expect(answerJson(stale({ query: "which", stale: false, reason: null }), { name: "git", winner: null, copies: [] })).toEqual({
       stale: false,
       staleReason: null,
       name: "git",

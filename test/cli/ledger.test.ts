@@ -77,7 +77,7 @@ describe("query context: the always-on ledger (issue 14)", () => {
       expect((yield* run(root, "scan", "--no-probes", "--quiet")).code).toBe(0)
       const items = yield* run(root, "query", "context", "--json")
       expect(items.code).toBe(0)
-      expect(JSON.parse(items.stdout)).toEqual(ledgerByItem(root))
+      expect(JSON.parse(items.stdout)).toEqual({ stale: false, staleReason: null, ...ledgerByItem(root) })
       const text = yield* run(root, "query", "context", "--host", "claude-code")
       expect(text.stdout.split("\n")).toEqual([
         "always-on  on-invoke  host         kind          scope  plugin  name",
@@ -141,6 +141,8 @@ describe("query context: MCP servers' tool schemas from the gateway's snapshots 
       // search 34 and fetch_page 59 o200k tokens by the catalog's estimator; Codex's entry leaves fetch_page out.
       const after = JSON.parse((yield* run(root, "query", "context", "--json")).stdout)
       expect(after).toEqual({
+        stale: false,
+        staleReason: null,
         by: "item",
         rows: [
           { host: "claude-code", kind: "mcpServer", name: "notes", scope: "user", plugin: null, alwaysOnTokens: 93, onInvokeTokens: null, id: `claude-code:mcpServer:user:${root}/home/.claude.json#notes`, path: `${root}/home/.claude.json` },
@@ -167,6 +169,8 @@ describe("query changes: drift between two scans (issue 14)", () => {
       expect((yield* fs.readDirectory(NodePath.join(root, "data"))).sort()).toEqual(["tools.history.json", "tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
       const none = yield* run(root, "query", "changes", "--json")
       expect(JSON.parse(none.stdout)).toEqual({
+        stale: false,
+        staleReason: null,
         since: null,
         current: { number: 1, generation: firstGeneration, generatedAt: expect.any(String), committedAt: expect.any(String) },
         count: 0,
@@ -199,6 +203,8 @@ describe("query changes: drift between two scans (issue 14)", () => {
       expect(changes.code).toBe(0)
       const answer = JSON.parse(changes.stdout)
       expect({ ...answer, since: answer.since.generation, current: answer.current.generation }).toEqual({
+        stale: false,
+        staleReason: null,
         since: firstGeneration,
         current: scanned.generation,
         asked: null,
@@ -329,7 +335,7 @@ describe("query mcp: readiness without connecting (issue 14)", () => {
         })
       })
       expect((yield* run(root, "scan", "--no-probes", "--quiet")).code).toBe(0)
-      const listed = JSON.parse((yield* run(root, "query", "mcp", "--json")).stdout) as ReadonlyArray<{ readonly name: string; readonly readiness: unknown }>
+      const listed = (JSON.parse((yield* run(root, "query", "mcp", "--json")).stdout) as { readonly mcp: ReadonlyArray<{ readonly name: string; readonly readiness: unknown }> }).mcp
       expect(Object.fromEntries(listed.map((server) => [server.name, server.readiness]))).toEqual({
         absent: { ready: "missing command", resolvedCommand: null, version: null, missingEnv: [], npxPackage: null, uvxPackage: null, cached: null },
         git: { ready: "ok", resolvedCommand: `${root}/bin2/uvx`, version: null, missingEnv: [], npxPackage: null, uvxPackage: "mcp-server-git", cached: true },

@@ -42,8 +42,9 @@ describe("the built CLI on a fake Claude Code home", () => {
     expect(exported.status).toBe(0)
     const jq = (filter: string) =>
       execFileSync("jq", ["-r", filter], { input: exported.stdout, encoding: "utf8" }).split("\n").filter((line) => line !== "").sort()
+    // `--json` puts the list under the query's name (`{"stale": false, "staleReason": null, "agents": [...]}`).
     const query = (args: ReadonlyArray<string>) =>
-      (JSON.parse(runCli(["query", ...args, "--json"], env, project).stdout) as Array<{ name: string }>).map((item) => item.name).sort()
+      (JSON.parse(runCli(["query", ...args, "--json"], env, project).stdout) as Record<string, Array<{ name: string }>>)[args[0]!]!.map((item) => item.name).sort()
 
     expect(query(["agents", "--tool", "Bash"])).toEqual(["shell-runner"])
     expect(jq('.agents[] | select(.tools[] == "Bash") | .name')).toEqual(["shell-runner"])
@@ -58,7 +59,7 @@ describe("the built CLI on a fake Claude Code home", () => {
   })
 
   it("lists a ~/.claude/skills skill for Claude Code and for opencode, linked by sameFileAs, and says so in the table (issue 12, finding 5)", () => {
-    const skills = JSON.parse(runCli(["query", "skills", "--json"], env, project).stdout) as Array<{ id: string; host: string; name: string; sameFileAs?: Array<string> }>
+    const skills = (JSON.parse(runCli(["query", "skills", "--json"], env, project).stdout) as { skills: Array<{ id: string; host: string; name: string; sameFileAs?: Array<string> }> }).skills
     expect(skills.map((skill) => [skill.host, skill.name, skill.sameFileAs])).toEqual([
       ["claude-code", "review-helper", [skills[1]!.id]],
       ["opencode", "review-helper", [skills[0]!.id]]
@@ -71,7 +72,7 @@ describe("the built CLI on a fake Claude Code home", () => {
   })
 
   it("lets the project agent shadow the user agent of the same name", () => {
-    const all = JSON.parse(runCli(["query", "agents", "--all", "--json"], env, project).stdout) as Array<{ name: string; scope: string; shadowedBy: string | null; model: string }>
+    const all = (JSON.parse(runCli(["query", "agents", "--all", "--json"], env, project).stdout) as { agents: Array<{ name: string; scope: string; shadowedBy: string | null; model: string }> }).agents
     const readers = all.filter((agent) => agent.name === "reader").map((agent) => [agent.scope, agent.model, agent.shadowedBy === null])
     expect(readers.sort()).toEqual([["project", "haiku", true], ["user", "sonnet", false]])
   })

@@ -167,7 +167,7 @@ describe("tool-map mcp driven by the official SDK client", () => {
     expect(text(tools)).toBe("3 tools: shared-name, shared-name, shared-name")
 
     const agents = await client.callTool({ name: "inventory_query", arguments: { kind: "agents", readOnly: true } })
-    const cliAgents = JSON.parse(runCli(["query", "agents", "--read-only", "--json"], machine.env).stdout) as Array<{ description: string }>
+    const cliAgents = (JSON.parse(runCli(["query", "agents", "--read-only", "--json"], machine.env).stdout) as { agents: Array<{ description: string }> }).agents
     expect(cliAgents.map((agent) => agent.description)).toEqual(["Reads code \uFFFD[2Jfor review"])
     expect(agents.structuredContent).toEqual({ kind: "agents", generation, count: 1, items: cliAgents })
     expect(text(agents)).toBe("1 agents: reader")
@@ -180,13 +180,13 @@ describe("tool-map mcp driven by the official SDK client", () => {
     expect(JSON.stringify(result)).not.toContain(SECRET)
     // A skill is listed once per host that loads it, exactly as query skills lists it.
     const everyHost = await client.callTool({ name: "inventory_query", arguments: { kind: "skills", keyword: "PULL" } })
-    const cliHosts = (JSON.parse(runCli(["query", "skills", "--keyword", "PULL", "--json"], machine.env).stdout) as Array<{ host: string }>).map((skill) => skill.host)
+    const cliHosts = (JSON.parse(runCli(["query", "skills", "--keyword", "PULL", "--json"], machine.env).stdout) as { skills: Array<{ host: string }> }).skills.map((skill) => skill.host)
     expect(cliHosts).toContain("claude-code")
     expect((everyHost.structuredContent as { items: Array<{ host: string }> }).items.map((skill) => skill.host)).toEqual(cliHosts)
     const skills = await client.callTool({ name: "inventory_query", arguments: { kind: "skills", keyword: "PULL", host: "claude-code" } })
     expect(text(skills)).toBe("1 skills: review-helper")
     // Tag characters (invisible ASCII for a model) are shown, not passed on: the reader's boundary makes each a U+FFFD.
-    const cliSkills = JSON.parse(runCli(["query", "skills", "--host", "claude-code", "--json"], machine.env).stdout) as Array<{ description: string }>
+    const cliSkills = (JSON.parse(runCli(["query", "skills", "--host", "claude-code", "--json"], machine.env).stdout) as { skills: Array<{ description: string }> }).skills
     expect(cliSkills.map((skill) => skill.description)).toEqual(["Helps review\uFFFD\uFFFD pull requests"])
     expect((skills.structuredContent as { items: Array<{ description: string }> }).items.map((skill) => skill.description)).toEqual(["Helps review\uFFFD\uFFFD pull requests"])
   })
