@@ -111,6 +111,17 @@ module.exports = {
       to: { path: "^src/", pathNot: [PURE, "^src/version[.]ts$"] }
     },
     {
+      name: "agent-hosts-through-their-entry",
+      comment:
+        "The agent-host readers (src/inventory/discover/agentHosts/) are used from outside through one " +
+        "entry, agentHosts/index.ts: the scanner, the layers, the gateway and its setup import what it " +
+        "exports and nothing else of the folder, so the readers' files, their service and their " +
+        "rules can change shape without a reader of them elsewhere noticing.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/inventory/discover/agentHosts/" },
+      to: { path: "^src/inventory/discover/agentHosts/", pathNot: "^src/inventory/discover/agentHosts/index[.]ts$" }
+    },
+    {
       name: "services-import-no-layers",
       comment:
         "A service is built by a layer and must not know how the graph is composed: a service that " +

@@ -203,6 +203,11 @@ describe("npm run lint:imports (part of npm test)", () => {
       violations: ["error floor-mcp/gateway: src/mcp/gateway/Downstream.ts → src/layers/Planted.ts"]
     },
     {
+      title: "the gateway importing a reader's own module instead of the agent-host readers' entry",
+      plants: [{ append: "src/mcp/gateway/Downstream.ts", line: `import "../../inventory/discover/agentHosts/configText.js"` }],
+      violations: ["error agent-hosts-through-their-entry: src/mcp/gateway/Downstream.ts → src/inventory/discover/agentHosts/configText.ts"]
+    },
+    {
       title: "a module on no floor",
       plants: [{ create: "src/planted/thing.ts", text: `import { TOOL_MAP_VERSION } from "../version.js"\nexport const planted = TOOL_MAP_VERSION\n` }],
       violations: ["error placed-on-a-floor: src/planted/thing.ts → src/version.ts"]

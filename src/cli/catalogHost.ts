@@ -27,7 +27,7 @@ export class NoHostSnapshots extends Schema.TaggedError<NoHostSnapshots>()("NoHo
   get message() {
     return cleanText(
       this.servers.length === 0
-        ? `${this.host} loads no MCP server in ${this.cwd} (that tool-map's gateway could front): no catalog to build; see \`tool-map query mcp --host ${this.host}\`.`
+        ? `${this.host} loads no MCP server in ${this.cwd} that tool-map's gateway could front (what it loads: \`tool-map query mcp --host ${this.host}\`).`
         : `None of the ${this.servers.length} MCP server(s) ${this.host} loads has a tool snapshot yet (${this.servers.join(", ")}): run \`${snapshotCommandOf(this.host)}\` to list them once (it starts them), then run this again.`
     )
   }

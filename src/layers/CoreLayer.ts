@@ -1,7 +1,7 @@
 import type { FileSystem } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { AgentHostScanner } from "../inventory/discover/AgentHostScanner.js"
-import type { AgentHostFiles } from "../inventory/discover/agentHosts/AgentHostFiles.js"
+import type { AgentHostFiles } from "../inventory/discover/agentHosts/index.js"
 import { FrontmatterParser } from "../inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { IdentityReader } from "../inventory/discover/IdentityReader.js"

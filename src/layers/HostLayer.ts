@@ -21,7 +21,7 @@ import { defaultDataDir } from "../inventory/domain/dataDir.js"
 import { FileLock } from "../services/FileLock.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { ScanProgress } from "../inventory/ScanProgress.js"
-import { AgentHostFiles } from "../inventory/discover/agentHosts/AgentHostFiles.js"
+import { AgentHostFiles } from "../inventory/discover/agentHosts/index.js"
 import { LazyInventoryLayer } from "./CoreLayer.js"
 import { PlatformLayer } from "./PlatformLayer.js"
 

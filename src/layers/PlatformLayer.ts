@@ -1,6 +1,6 @@
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Layer } from "effect"
-import { AgentHostFiles } from "../inventory/discover/agentHosts/AgentHostFiles.js"
+import { AgentHostFiles } from "../inventory/discover/agentHosts/index.js"
 import * as LazyNodeTerminal from "../platform/LazyNodeTerminal.js"
 import { SyncNodeFileSystemLayer } from "../platform/SyncNodeFileSystem.js"
 

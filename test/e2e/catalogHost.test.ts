@@ -64,6 +64,14 @@ describe("the catalog over Claude Code's MCP servers, through the built CLI", ()
     expect(context.rows.map((row) => [row.name, row.alwaysOnTokens])).toEqual([["broken", null], ["notes", null]])
   })
 
+  it("a host that loads no MCP server here: said, exit 1, for the catalog and for snapshot", () => {
+    const message = `tool-map: codex loads no MCP server in ${project} that tool-map's gateway could front (what it loads: \`tool-map query mcp --host codex\`).\n`
+    for (const args of [["catalog", "ls", "--host", "codex"], ["catalog", "snapshot", "--host", "codex"]]) {
+      const answer = run(...args)
+      expect([answer.stdout, answer.stderr, answer.status]).toEqual(["", message, 1])
+    }
+  })
+
   it("--host and --schemas together: a usage error, exit 2", () => {
     const both = run("catalog", "ls", "--host", "claude-code", "--schemas", path.join(temp.dir, "tools.json"))
     expect(both.stdout).toBe("")

@@ -15,16 +15,18 @@ import {
 import { defaultDataDir } from "../domain/dataDir.js"
 import { CLAUDE_SKILL_BUDGET_VARIABLE, claudeSkillBudget, mcpSchemaCost, userSkillBudget } from "../domain/ledger.js"
 import { envValue } from "../domain/machine.js"
-import { readClaudeCode } from "./agentHosts/claudeCode.js"
-import { readCodex } from "./agentHosts/codex.js"
-import { readCursor } from "./agentHosts/cursor.js"
-import { readGemini } from "./agentHosts/gemini.js"
-import { readOpencode } from "./agentHosts/opencode.js"
-import { linkSameFiles, resolvePrecedence } from "./agentHosts/precedence.js"
-import { AgentHostFiles, defaultHostFileLimits, type HostFileLimits, makeAgentHostFiles } from "./agentHosts/AgentHostFiles.js"
-import type { HostReadContext, HostReadResult } from "./agentHosts/hostReading.js"
+import {
+  AgentHostFiles,
+  defaultHostFileLimits,
+  HOST_READERS,
+  type HostFileLimits,
+  type HostReadContext,
+  type HostReadResult,
+  linkSameFiles,
+  resolvePrecedence,
+  ScanMemo
+} from "./agentHosts/index.js"
 import { FrontmatterParser } from "./FrontmatterParser.js"
-import { ScanMemo } from "./agentHosts/scanMemo.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readSnapshotFile, snapshotFileOf, snapshotsDirOf } from "../../services/ToolSnapshots.js"
 
@@ -34,31 +36,6 @@ export interface AgentHostScanResult {
   /** Every file and directory read or looked for, sorted: the inputs `--if-stale` watches. */
   readonly watched: ReadonlyArray<string>
 }
-
-/** The reader of each host, in report order. */
-export const HOST_READERS: Readonly<Record<AgentHostName, (ctx: HostReadContext) => Effect.Effect<HostReadResult>>> = {
-  "claude-code": readClaudeCode,
-  codex: readCodex,
-  cursor: readCursor,
-  gemini: readGemini,
-  opencode: readOpencode
-}
-
-/**
- * The context of a host reader run outside a scan (the gateway's servers, `gateway setup`): over
- * the graph's `AgentHostFiles` when it has one, else over its FileSystem, reading concurrently.
- */
-export const agentHostReadContext: Effect.Effect<HostReadContext, never, FileSystem.FileSystem | MachineEnvironment | FrontmatterParser> = Effect.gen(function* () {
-  const env = yield* MachineEnvironment
-  const fs = yield* FileSystem.FileSystem
-  return {
-    files: Option.getOrElse(yield* Effect.serviceOption(AgentHostFiles), () => makeAgentHostFiles(fs, "concurrent")),
-    env,
-    parser: yield* FrontmatterParser,
-    limits: defaultHostFileLimits,
-    path: env.os === "win32" ? NodePath.win32 : NodePath.posix
-  }
-})
 
 /**
  * Reads the configuration of every agent host (Claude Code, Codex, Cursor, Gemini CLI,

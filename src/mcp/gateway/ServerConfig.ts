@@ -8,15 +8,7 @@
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import * as NodePath from "node:path"
 import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
-import { normalizeMcpEntry, redactArgs, redactUrl } from "../../inventory/discover/agentHosts/mcp.js"
-import {
-  configOfEntry,
-  MCP_DIALECT,
-  runsToolMap,
-  type ServerConfig,
-  type SkippedServer,
-  TOOL_MAP_ITSELF
-} from "../../inventory/discover/agentHosts/mcpLaunch.js"
+import { configOfEntry, MCP_DIALECT, normalizeMcpEntry, redactArgs, redactUrl, runsToolMap, type ServerConfig, type SkippedServer, TOOL_MAP_ITSELF } from "../../inventory/discover/agentHosts/index.js"
 import { readBoundedFile } from "./boundedFile.js"
 import { readClaudeDenyRules, withClaudeDeny } from "./claudeDenyRules.js"
 import { OwnRecord } from "../../inventory/domain/ownRecord.js"
@@ -29,7 +21,7 @@ export {
   type StdioServerConfig,
   type ToolFilter,
   toolAllowed
-} from "../../inventory/discover/agentHosts/mcpLaunch.js"
+} from "../../inventory/discover/agentHosts/index.js"
 
 /** The servers file (`--servers FILE`) cannot be used. */
 export class ServersFileInvalid extends Schema.TaggedError<ServersFileInvalid>()("ServersFileInvalid", {

@@ -9,19 +9,7 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
-import { agentHostReadContext, HOST_READERS } from "../../inventory/discover/AgentHostScanner.js"
-import { normalizeMcpEntry } from "../../inventory/discover/agentHosts/mcp.js"
-import {
-  configOfEntry,
-  launchEnvironment,
-  MCP_DIALECT,
-  runsToolMap,
-  type ServerConfig,
-  type SkippedServer,
-  TOOL_MAP_ITSELF
-} from "../../inventory/discover/agentHosts/mcpLaunch.js"
-import { resolvePrecedence } from "../../inventory/discover/agentHosts/precedence.js"
-import { asRecord, parseJsoncText, parseTomlText } from "../../inventory/discover/agentHosts/configText.js"
+import { agentHostReadContext, asRecord, configOfEntry, HOST_READERS, launchEnvironment, MCP_DIALECT, normalizeMcpEntry, parseJsoncText, parseTomlText, resolvePrecedence, runsToolMap, type ServerConfig, type SkippedServer, TOOL_MAP_ITSELF } from "../../inventory/discover/agentHosts/index.js"
 import { cleanText } from "../../inventory/domain/untrusted.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readBoundedFile } from "./boundedFile.js"

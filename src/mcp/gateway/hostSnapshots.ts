@@ -10,7 +10,7 @@ import type { CategoryDefinition, ToolSchema } from "../../catalog/core/model.js
 import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
 import { defaultDataDir } from "../../inventory/domain/dataDir.js"
 import { mcpSchemaCost } from "../../inventory/domain/ledger.js"
-import type { SkippedServer } from "../../inventory/discover/agentHosts/mcpLaunch.js"
+import type { SkippedServer } from "../../inventory/discover/agentHosts/index.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { gatewayDirOf, type Snapshot, Snapshots, snapshotsDirOf } from "../../services/ToolSnapshots.js"

@@ -5,7 +5,7 @@
  */
 import * as NodePath from "node:path"
 import type { AgentHostName } from "../../inventory/domain/agentHosts.js"
-import { MCP_DIALECT, type McpDialect } from "../../inventory/discover/agentHosts/mcpLaunch.js"
+import { MCP_DIALECT, type McpDialect } from "../../inventory/discover/agentHosts/index.js"
 
 /**
  * Which of a host's configs setup edits: the user's (every project), the working directory's

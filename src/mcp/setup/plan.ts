@@ -6,9 +6,7 @@
  * refused: nothing is written on a guess.
  */
 import { Either } from "effect"
-import { normalizeMcpEntry } from "../../inventory/discover/agentHosts/mcp.js"
-import { entryRunsToolMap, type McpDialect } from "../../inventory/discover/agentHosts/mcpLaunch.js"
-import { asRecord } from "../../inventory/discover/agentHosts/configText.js"
+import { asRecord, entryRunsToolMap, type McpDialect, normalizeMcpEntry } from "../../inventory/discover/agentHosts/index.js"
 import { MCP_SERVER_NAME } from "../hostConfig.js"
 import { canonical, editorFor } from "./configEdit.js"
 import { HostConfigEditUnsafe, HostConfigUnreadable, HostHasNoServers } from "./errors.js"
