@@ -81,6 +81,8 @@ const clustersOf = (text: string): ReadonlyArray<readonly [string, number]> =>
 export const truncateDisplay = (text: string, width: number): string => {
   if (displayWidth(text) <= width) return text
   if (width < 1) return ""
+  // ASCII, the common case, without splitting into clusters.
+  if (/^[\x20-\x7e]*$/.test(text)) return `${text.slice(0, width - 1)}…`
   let kept = ""
   let used = 0
   for (const [cluster, columns] of clustersOf(text)) {
