@@ -81,6 +81,18 @@ export const toolMapQuery = <A>(context: CheckContext, sandbox: Sandbox, args: R
 }
 
 /**
+ * The list a `tool-map query KIND --json` answers: since issue 29 the answer is `{ stale,
+ * staleReason, KIND: [...] }`; an older build printed the bare list.
+ */
+export const toolMapList = <A>(context: CheckContext, sandbox: Sandbox, args: ReadonlyArray<string>, options?: RunOptions): ReadonlyArray<A> => {
+  const answer = toolMapQuery<unknown>(context, sandbox, args, options)
+  if (Array.isArray(answer)) return answer as ReadonlyArray<A>
+  const list = typeof answer === "object" && answer !== null ? (answer as Record<string, unknown>)[args[0]!] : undefined
+  if (!Array.isArray(list)) throw new Error(`tool-map query ${args.join(" ")} --json: no list under "${args[0]}"`)
+  return list as ReadonlyArray<A>
+}
+
+/**
  * What `tool-map mcp --print-config HOST` prints in the sandbox: the snippet a user copies, with
  * the invocation the built CLI computes for itself (the checks expect {@link CheckContext.serverInvocation}).
  */

@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { INVENTORY_TOOL_NAMES } from "../../../src/mcp/server/inventory/InventoryTools.js"
-import { type Check, type CheckContext, HostCommandFailed, printConfig, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
+import { type Check, type CheckContext, HostCommandFailed, printConfig, stripAnsi, succeeded, toolMapList, withSandbox } from "../check.js"
 import type { Sandbox } from "../sandbox.js"
 
 /** The plugin directory, relative to the repository root. */
@@ -113,7 +113,7 @@ interface ToolMapItem {
 
 /** tool-map's items of one kind that a plugin brings, by name. */
 const pluginItems = (context: CheckContext, sandbox: Sandbox, kind: string, plugin: string): ReadonlyArray<string> =>
-  toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, [kind])
+  toolMapList<ToolMapItem>(context, sandbox, [kind])
     .filter((item) => item.host === "claude-code" && item.plugin === plugin)
     .map((item) => item.name)
 
@@ -227,8 +227,8 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
               ours.enabled,
               Object.entries(ours.mcpServers ?? {}).map(([name, server]) => `${name}=${[server.command, ...(server.args ?? [])].join(" ")}`)
             )
-        const plugins = toolMapQuery<ReadonlyArray<ToolMapPlugin>>(context, sandbox, ["plugins"])
-        const servers = toolMapQuery<ReadonlyArray<ToolMapMcpServer>>(context, sandbox, ["mcp"])
+        const plugins = toolMapList<ToolMapPlugin>(context, sandbox, ["plugins"])
+        const servers = toolMapList<ToolMapMcpServer>(context, sandbox, ["mcp"])
         const mine = plugins.find((plugin) => plugin.host === "claude-code" && plugin.name === "tool-map")
         const toolMap =
           mine === undefined
@@ -296,7 +296,7 @@ export const claudeCodeChecks: ReadonlyArray<Check> = [
       withSandbox(context, (sandbox) => {
         addWithSnippet(context, sandbox)
         const get = succeeded("claude mcp get tool-map", context.runHost(sandbox, "claude", ["mcp", "get", "tool-map"]))
-        const items = toolMapQuery<ReadonlyArray<ToolMapMcpItem>>(context, sandbox, ["mcp"])
+        const items = toolMapList<ToolMapMcpItem>(context, sandbox, ["mcp"])
         const item = items.find((server) => server.host === "claude-code" && server.name === "tool-map")
         return {
           toolMap: item === undefined ? "not listed" : describeClaudeServer(item.scope, item.transport, [item.command, ...item.args].join(" ")),

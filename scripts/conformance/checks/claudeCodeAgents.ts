@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type Check, type CheckContext, succeeded, toolMapQuery, withSandbox } from "../check.js"
+import { type Check, type CheckContext, succeeded, toolMapList, toolMapQuery, withSandbox } from "../check.js"
 import { claudeCodeFixture, FIXTURE_PLUGINS } from "../fixtures/claudeCode.js"
 import type { Sandbox } from "../sandbox.js"
 import { claudeSession, detailsNames } from "./claudeCode.js"
@@ -96,7 +96,7 @@ export const claudeCodeAgentChecks: ReadonlyArray<Check> = [
     run: (context) => {
       const builtIn = builtInAgents(context)
       return withFixture(context, (sandbox) => {
-        const items = toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, ["agents"]).filter((item) => item.host === "claude-code")
+        const items = toolMapList<ToolMapItem>(context, sandbox, ["agents"]).filter((item) => item.host === "claude-code")
         return { toolMap: list(items.map(hostAgentName)), host: list(sessionAgents(context, sandbox, builtIn)) }
       })
     }
@@ -113,7 +113,7 @@ export const claudeCodeAgentChecks: ReadonlyArray<Check> = [
         const active = [...fs.readFileSync(log, "utf8").matchAll(/Duplicate agent name '([^']+)' \([^)]*\): .* — active: (\S+)/g)].map(
           ([, name, file]) => `${name}: ${path.relative(sandbox.root, file!)}`
         )
-        const items = toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, ["agents"]).filter((item) => item.host === "claude-code")
+        const items = toolMapList<ToolMapItem>(context, sandbox, ["agents"]).filter((item) => item.host === "claude-code")
         const named = new Set(active.map((line) => line.slice(0, line.indexOf(":"))))
         const toolMap = items.filter((item) => named.has(item.name)).map((item) => `${item.name}: ${path.relative(sandbox.root, item.path)}`)
         return { toolMap: list(toolMap), host: list(active) }
@@ -127,7 +127,7 @@ export const claudeCodeAgentChecks: ReadonlyArray<Check> = [
       withFixture(context, (sandbox) => {
         const details = succeeded(`claude plugin details ${plugin.id}`, context.runHost(sandbox, "claude", ["plugin", "details", plugin.id]))
         const ofPlugin = (kind: string) =>
-          toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, [kind]).filter((item) => item.host === "claude-code" && item.plugin === plugin.id)
+          toolMapList<ToolMapItem>(context, sandbox, [kind]).filter((item) => item.host === "claude-code" && item.plugin === plugin.id)
         const agentsDir = path.join(installDir(sandbox, plugin), "agents")
         // `plugin details` (2.1.332) lists the files agents/*.md by file name (not through links,
         // not in subfolders), unlike a session, which loads every agent the check above lists.
@@ -157,7 +157,7 @@ export const claudeCodeAgentChecks: ReadonlyArray<Check> = [
         }>
         // The host's own built-in plugins (`…@builtin`) have no files in the HOME.
         const host = listed.filter((plugin) => !plugin.id.endsWith("@builtin")).map((plugin) => `${plugin.id} ${plugin.version} ${plugin.enabled ? "enabled" : "disabled"}`)
-        const toolMap = toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, ["plugins"])
+        const toolMap = toolMapList<ToolMapItem>(context, sandbox, ["plugins"])
           .filter((item) => item.host === "claude-code")
           .map((item) => `${item.name}@${item.marketplace ?? "(none)"} ${item.version ?? "(no version)"} ${item.enabled ? "enabled" : "disabled"}`)
         return { toolMap: list(toolMap), host: list(host) }

@@ -19,7 +19,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { neutralize } from "../../../src/inventory/domain/untrusted.js"
-import { type Check, type CheckContext, stripAnsi, toolMapQuery, withSandbox } from "../check.js"
+import { type Check, type CheckContext, stripAnsi, toolMapList, toolMapQuery, withSandbox } from "../check.js"
 import { COUNT_TOKENS_MODEL } from "../model/protocol-anthropic.js"
 import type { ModelRequest } from "../model/script.js"
 import { MODEL_BASE_URL, runScriptedSession, type SessionResult } from "../model/session.js"
@@ -294,7 +294,7 @@ export const withClaude = (context: CheckContext) => ({ path: [path.dirname(cont
  * skills and commands those in the skill listing (`listingLine`) or the host's own (scope `builtin`).
  */
 const loadedItems = (context: CheckContext, sandbox: Sandbox, kind: string): ReadonlyArray<ToolMapItem> =>
-  toolMapQuery<ReadonlyArray<ToolMapItem>>(context, sandbox, [kind], withClaude(context))
+  toolMapList<ToolMapItem>(context, sandbox, [kind], withClaude(context))
     .filter((item) => item.host === "claude-code" && item.enabled !== false && (kind === "agents" || item.listingLine !== undefined || item.scope === "builtin"))
 
 /** The session with every plugin on, and on the same HOME what tool-map says (ledger, loaded items) and what `claude plugin details` projects. */
@@ -356,7 +356,8 @@ const measure = (context: CheckContext, model: string, key: ModelKey) => {
 /**
  * The agents and skills the first request lists. 2.1.332 lists agents for its Agent tool as
  * lines `- NAME: DESCRIPTION (Tools: …)` and skills as lines `- NAME: DESCRIPTION` (or `- NAME`
- * where the budget cut the description) under "The following skills are available"; both lists
+ * where the budget cut the description) under "The following skills are available", up to the
+ * first blank line after the list (a description may run over several lines); both lists
  * may be in the tools' descriptions, the system prompt or a system-reminder.
  */
 export const hostListing = (request: ModelRequest): { readonly agents: ReadonlyArray<string>; readonly skills: ReadonlyArray<string> } => {
@@ -366,13 +367,16 @@ export const hostListing = (request: ModelRequest): { readonly agents: ReadonlyA
   for (const text of texts) {
     const lines = text.split("\n")
     let section: "agents" | "skills" | undefined
+    let listed = 0
     for (const line of lines) {
-      if (/available agent types/i.test(line)) section = "agents"
-      else if (/following skills are available/i.test(line)) section = "skills"
+      if (/available agent types/i.test(line)) [section, listed] = ["agents", 0]
+      else if (/following skills are available/i.test(line)) [section, listed] = ["skills", 0]
       else if (section !== undefined && /^- /.test(line)) {
         const name = /^- ([^:\s]+(?::[^:\s]+)*?)(?::\s|:$|$|\s\()/.exec(line)?.[1]
         if (name !== undefined) (section === "agents" ? agents : skills).add(name)
-      } else if (section !== undefined && line.trim() !== "" && !/^\s/.test(line)) section = undefined
+        listed += 1
+      } else if (section !== undefined && line.trim() === "" && listed > 0) section = undefined
+      // Any other line is the rest of a multi-line description (claude-api's has three lines in 2.1.332).
     }
   }
   return { agents: [...agents].sort(), skills: [...skills].sort() }

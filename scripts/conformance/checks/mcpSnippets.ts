@@ -1,7 +1,7 @@
 import * as path from "node:path"
 import { type AgentHostName } from "../../../src/inventory/domain/agentHosts.js"
 import { MCP_SERVER_NAME } from "../../../src/mcp/hostConfig.js"
-import { type Check, type CheckContext, printConfig, stripAnsi, succeeded, toolMapQuery, withSandbox } from "../check.js"
+import { type Check, type CheckContext, printConfig, stripAnsi, succeeded, toolMapList, withSandbox } from "../check.js"
 import type { Sandbox } from "../sandbox.js"
 
 /** The printed snippet as a user pastes it into the host's file: the comment line kept where the format has comments. */
@@ -25,7 +25,7 @@ interface ToolMapMcpServer {
 
 /** tool-map's `tool-map` server of `host` in the sandbox, disabled ones included. */
 const toolMapItem = (context: CheckContext, sandbox: Sandbox, host: AgentHostName): ToolMapMcpServer | undefined =>
-  toolMapQuery<ReadonlyArray<ToolMapMcpServer>>(context, sandbox, ["mcp", "--all"]).find((item) => item.host === host && item.name === MCP_SERVER_NAME)
+  toolMapList<ToolMapMcpServer>(context, sandbox, ["mcp", "--all"]).find((item) => item.host === host && item.name === MCP_SERVER_NAME)
 
 /** tool-map's reading of the sandbox: the `tool-map` server of `host`, as {@link describeServer} puts it. */
 const toolMapServer = (context: CheckContext, sandbox: Sandbox, host: AgentHostName): string => {

@@ -1,5 +1,5 @@
 import * as path from "node:path"
-import { type Check, type CheckContext, stripAnsi, succeeded, withSandbox } from "../check.js"
+import { type Check, type CheckContext, stripAnsi, succeeded, toolMapList, withSandbox } from "../check.js"
 import type { HostName } from "../hosts.js"
 import type { RunOptions, Sandbox } from "../sandbox.js"
 
@@ -35,10 +35,8 @@ const short = (sandbox: Sandbox, file: string): string =>
   file.startsWith(`${sandbox.project}/`) ? `<project>/${file.slice(sandbox.project.length + 1)}` : file.startsWith(`${sandbox.home}/`) ? `~/${file.slice(sandbox.home.length + 1)}` : file
 
 /** What `tool-map query KIND … --json` prints in the sandbox, run in `options.cwd` with `options.env`. */
-const query = (context: CheckContext, sandbox: Sandbox, args: ReadonlyArray<string>, options: RunOptions = {}): ReadonlyArray<ToolMapItem> => {
-  const argv = ["query", ...args, "--json"]
-  return JSON.parse(succeeded(`tool-map ${argv.join(" ")}`, context.runToolMap(sandbox, argv, options)).stdout) as ReadonlyArray<ToolMapItem>
-}
+const query = (context: CheckContext, sandbox: Sandbox, args: ReadonlyArray<string>, options: RunOptions = {}): ReadonlyArray<ToolMapItem> =>
+  toolMapList<ToolMapItem>(context, sandbox, args, options)
 
 /** tool-map's items of `kind` that `host` loads (enabled, not shadowed): skills as `name path` lines, agents by name. */
 const loadedItems = (context: CheckContext, sandbox: Sandbox, kind: "skills" | "agents", host: HostName, options: RunOptions = {}): string =>
