@@ -2,8 +2,8 @@ import { Option, Schema } from "effect"
 import { AGENT_HOSTS, type AgentHostName, AgentItemKind } from "./agentHosts.js"
 
 /**
- * Drift between scans (issue 14, part 2). Each commit keeps, in the bundle's digest file
- * (bundle/previousDigest.ts), the digest of the generation it replaces: the command names with the path that wins for each, the probed
+ * Drift between scans (issue 14, part 2). Each commit keeps, in the bundle's history
+ * (bundle/history.ts), the digests of its last generations: the command names with the path that wins for each, the probed
  * versions, and the agent-host items with their sha256, loaded state and, for MCP servers, the
  * command, url and env var names: enough to say what changed, not a second copy of everything.
  */

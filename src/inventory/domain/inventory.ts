@@ -140,10 +140,10 @@ export class Inventory extends Schema.Class<Inventory>("Inventory")({
   diagnostics: Schema.Array(Diagnostic),
   watch: WatchSet,
   /**
-   * The digest of the generation this one replaced (issue 14: `query changes`). A scan commits it
-   * in the bundle's own digest file (`tools.previous.json`), not in tools.json, and `query changes`
-   * reads it from there; tools.json of bundles written before that carries it here. Absent after a
-   * first scan.
+   * The digest of the generation this one replaced (issue 14): a scan sets it on the inventory it
+   * renders (the summary's `Changed since last scan`), not in tools.json; `query changes` reads the
+   * bundle's history (`tools.history.json`). tools.json of the oldest bundles carries it here.
+   * Absent after a first scan.
    */
   previous: Schema.optionalWith(GenerationDigest, { exact: true })
 }) {}
