@@ -18,7 +18,7 @@ import { type CliRequest, DataDirInvalid, interpretArgs, type Shell, UsageError 
 export { runToExitCode } from "./exitReport.js"
 
 const queryCommand = Command.make("query").pipe(
-  Command.withDescription("Answer questions from the cached bundle (one scan runs first when there is none). Every query takes --json and --from PATH.md."),
+  Command.withDescription("Answer questions from the cached bundle (one scan runs first when there is none). Every query takes --json and --from PATH.md; an answer from a bundle whose inputs changed since its scan says so on stderr, and --fresh rescans first."),
   Command.withSubcommands([...inventoryQueryCommands, ...agentQueryCommands])
 )
 
