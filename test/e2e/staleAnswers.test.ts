@@ -121,6 +121,24 @@ describe("a query answers from the bundle and says when it is stale", () => {
     expect(json(runCli(["query", "stale", "--json"], machine.env).stdout)["generation"]).toBe(machine.generation)
   })
 
+  it("an agent host's file appeared: query mcp says so, and query context --fresh answers with its server", () => {
+    const machine = scannedMachine()
+    const claudeJson = path.join(machine.env.HOME!, ".claude.json")
+    fs.writeFileSync(claudeJson, JSON.stringify({ mcpServers: { notes: { command: "npx", args: ["-y", "notes-mcp"] } } }))
+    const mcp = runCli(["query", "mcp", "--json"], machine.env)
+    expect([mcp.status, mcp.stderr, mcp.stdout]).toEqual([
+      0,
+      machine.notice(`${claudeJson} appeared`),
+      `${JSON.stringify({ stale: true, staleReason: `${claudeJson} appeared`, mcp: [] }, null, 2)}\n`
+    ])
+    const context = runCli(["query", "context", "--fresh", "--json"], machine.env)
+    expect([context.status, context.stderr]).toEqual([0, ""])
+    const ledger = json(context.stdout)
+    expect([ledger["stale"], ledger["staleReason"], ledger["by"], (ledger["rows"] as ReadonlyArray<{ readonly name: string }>).map((row) => row.name)]).toEqual([false, null, "item", ["notes"]])
+    const changes = runCli(["query", "changes", "--json"], machine.env)
+    expect([changes.stderr, json(changes.stdout)["stale"]]).toEqual(["", false])
+  })
+
   it("PATH itself changed: the notice says PATH changed", () => {
     const machine = scannedMachine()
     const other = path.join(path.dirname(machine.bin), "other")
