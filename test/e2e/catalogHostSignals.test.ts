@@ -1,7 +1,7 @@
 /**
  * `catalog snapshot --host H` with a server that hangs (issue 29, point 5): the other server is
- * listed and kept meanwhile, and SIGTERM stops the command, and the hanging server's process
- * group, within the SIGTERM bound. Timed: it runs in the timed project, alone.
+ * listed, kept and stopped meanwhile, and SIGTERM stops the command, and the hanging server's
+ * process group, within the SIGTERM bound. Timed: it runs in the timed project, alone.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -56,8 +56,11 @@ it("a server that never answers holds no other: the one that answers is kept, an
       stderr += chunk.toString()
       if (stderr.includes("tool-map: notes: 3 tools\n")) resolve()
     }))
-  const silent = childrenOf(child.pid!).filter((pid) => commandOf(pid).some((word) => word.endsWith("silent.mjs")))
+  const children = childrenOf(child.pid!)
+  const silent = children.filter((pid) => commandOf(pid).some((word) => word.endsWith("silent.mjs")))
   expect(silent.length).toBe(1)
+  // The server that answered was stopped once listed, while the other still hangs.
+  expect(children.filter((pid) => running(pid) && commandOf(pid).some((word) => word.endsWith("notes.mjs")))).toEqual([])
   const sentAt = performance.now()
   child.kill("SIGTERM")
   const { code, at } = await exited

@@ -122,7 +122,7 @@ const snapshotFigures = (entry: ServerEntry) =>
 /**
  * Starts each MCP server host `host` loads once (all at a time), lists its tools with the
  * gateway's bounds and timeouts and keeps them as its snapshot where the gateway keeps them;
- * every server is stopped after. A server that fails or hangs costs only its own result.
+ * each server is stopped once listed. A server that fails or hangs costs only its own result.
  */
 export const listHostServers = Effect.fn("listHostServers")(function*(
   host: AgentHostName,
@@ -135,7 +135,8 @@ export const listHostServers = Effect.fn("listHostServers")(function*(
     yield* onProgress({ _tag: "Starting", servers: servers.servers.length })
     return yield* Effect.forEach(servers.servers, (entry) =>
       Effect.gen(function*() {
-        const outcome = yield* Effect.either(servers.list(entry))
+        // Stopped as soon as it is listed: a server that hangs keeps no other running.
+        const outcome = yield* Effect.either(servers.list(entry)).pipe(Effect.ensuring(entry.downstream.stop))
         const figures = yield* snapshotFigures(entry)
         // Listed but not kept (its write failed, said in a warning): no later run would see it.
         const reason = outcome._tag === "Left"
