@@ -373,7 +373,8 @@ export const hostListing = (request: ModelRequest): { readonly agents: ReadonlyA
       else if (/following skills are available/i.test(line)) [section, listed] = ["skills", 0]
       else if (section !== undefined && /^- /.test(line)) {
         const name = /^- ([^:\s]+(?::[^:\s]+)*?)(?::\s|:$|$|\s\()/.exec(line)?.[1]
-        if (name !== undefined) (section === "agents" ? agents : skills).add(name)
+        // An agent's line ends with its tools (`(Tools: …)`); the Agent tool's text has other lists after the agents.
+        if (name !== undefined && (section === "skills" || /\(Tools: [^)]*\)$/.test(line))) (section === "agents" ? agents : skills).add(name)
         listed += 1
       } else if (section !== undefined && line.trim() === "" && listed > 0) section = undefined
       // Any other line is the rest of a multi-line description (claude-api's has three lines in 2.1.332).
