@@ -60,7 +60,7 @@ export const queryContextCommand = Command.make(
           ))
       const totals = ledger.totals.map((total) =>
         `${AGENT_HOST_TITLES[total.host]}: ${formatTokens(total.alwaysOnTokens)} in every session, ${formatTokens(total.onInvokeTokens)} more when all ${total.items} items are used${
-          total.unknown === 0 ? "" : ` (${total.unknown} unknown: MCP servers whose tools the gateway has not listed yet (tool-map mcp --gateway keeps a snapshot of them), or items of a bundle older than the ledger)`
+          total.unknown === 0 ? "" : ` (${total.unknown} unknown: MCP servers without a tool snapshot yet (\`tool-map catalog snapshot --host ${total.host}\` takes one), or items of a bundle older than the ledger)`
         }`
       )
       if (ledger.totals.length === 0) return yield* printLines(["No agent-host item is loaded."])

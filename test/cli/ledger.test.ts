@@ -88,7 +88,7 @@ describe("query context: the always-on ledger (issue 14)", () => {
         "~5 tok     ~6 tok     claude-code  command       user           ship",
         "unknown    unknown    claude-code  mcpServer     user           notion",
         "",
-        "Claude Code: ~61 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers whose tools the gateway has not listed yet (tool-map mcp --gateway keeps a snapshot of them), or items of a bundle older than the ledger)",
+        "Claude Code: ~61 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers without a tool snapshot yet (`tool-map catalog snapshot --host claude-code` takes one), or items of a bundle older than the ledger)",
         "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total."
       ])
       const byHost = yield* run(root, "query", "context", "--by", "host", "--json")
