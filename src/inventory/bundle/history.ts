@@ -1,6 +1,5 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
-import { readRegularFile } from "../../services/fileRead.js"
 import { fastEncodeSync } from "../../platform/schemaFastPath.js"
 import { changesBetween, GenerationDigest } from "../domain/drift.js"
 import { cleanerFor } from "../domain/untrusted.js"
@@ -8,7 +7,7 @@ import type { DerivedFile, PriorFile } from "./BundleWriter.js"
 import { BundleReadError } from "./errors.js"
 import { parseJson } from "./format.js"
 import { type BundlePaths, historyPath, previousDigestPath } from "./location.js"
-import { lazyDecoder, PREVIOUS_DIGEST_MAX_BYTES, previousDigest, readPreviousDigest } from "./previousDigest.js"
+import { lazyDecoder, PREVIOUS_DIGEST_MAX_BYTES, previousDigest, readFileOfGeneration, readPreviousDigest } from "./previousDigest.js"
 
 /**
  * The bundle's history (issue 29, point 4): the digests of its last generations, newest first,
@@ -154,20 +153,9 @@ export const readHistory = (
   files: ReadonlyArray<string>,
   generation: string
 ): Effect.Effect<Option.Option<HistoryFile>, BundleReadError, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    for (const file of files) {
-      const bytes = yield* readRegularFile(file, HISTORY_MAX_BYTES).pipe(
-        Effect.mapError((error) => new BundleReadError({ path: file, reason: error._tag === "FileRefused" ? error.reason : error.message }))
-      )
-      if (Option.isNone(bytes)) continue
-      const decoded = decodeHistory(new TextDecoder().decode(bytes.value))
-      if (Option.isNone(decoded)) {
-        return yield* new BundleReadError({ path: file, reason: `${NOT_A_HISTORY}; the next \`tool-map scan\` starts a new one` })
-      }
-      return decoded.value.generation === generation ? decoded : Option.none()
-    }
-    return Option.none<HistoryFile>()
-  }).pipe(Effect.withSpan("readHistory"))
+  readFileOfGeneration(files, generation, HISTORY_MAX_BYTES, decodeHistory, `${NOT_A_HISTORY}; the next \`tool-map scan\` starts a new one`).pipe(
+    Effect.withSpan("readHistory")
+  )
 
 /**
  * The new history file's text, for BundleWriter `history`: `prior` extended with `digest`; when

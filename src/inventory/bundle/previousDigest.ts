@@ -60,29 +60,43 @@ const decodeParsed = lazyDecoder(PreviousDigestFile)
 export const decodePreviousDigest = (text: string): Option.Option<PreviousDigestFile> => Option.flatMap(parseJson(text), decodeParsed)
 
 /**
- * The digest of the generation before `generation`, from the first of `files` (the digest file
- * of a bundle, or where a pending repair would put it) that exists. None when none exists or the
- * one found belongs to another generation; a file that is not a digest file is a
- * {@link BundleReadError}.
+ * The file of the bundle of `generation` that the first of `files` to exist holds (the bundle's
+ * own, or where a pending repair would put it), decoded by `decode` (a reader's capped read of
+ * at most `maxBytes`). None when none exists or the one found belongs to another generation (its
+ * `generation` field); one that `decode` refuses is a {@link BundleReadError} saying `notOne`.
+ */
+export const readFileOfGeneration = <A extends { readonly generation: string }>(
+  files: ReadonlyArray<string>,
+  generation: string,
+  maxBytes: number,
+  decode: (text: string) => Option.Option<A>,
+  notOne: string
+): Effect.Effect<Option.Option<A>, BundleReadError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    for (const file of files) {
+      const bytes = yield* readRegularFile(file, maxBytes).pipe(
+        Effect.mapError((error) => new BundleReadError({ path: file, reason: error._tag === "FileRefused" ? error.reason : error.message }))
+      )
+      if (Option.isNone(bytes)) continue
+      const decoded = decode(new TextDecoder().decode(bytes.value))
+      if (Option.isNone(decoded)) return yield* new BundleReadError({ path: file, reason: notOne })
+      return decoded.value.generation === generation ? decoded : Option.none()
+    }
+    return Option.none<A>()
+  })
+
+/**
+ * The digest of the generation before `generation`, from the digest file of a bundle written
+ * before the history (see {@link readFileOfGeneration}).
  */
 export const readPreviousDigest = (
   files: ReadonlyArray<string>,
   generation: string
 ): Effect.Effect<Option.Option<GenerationDigest>, BundleReadError, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    for (const file of files) {
-      const bytes = yield* readRegularFile(file, PREVIOUS_DIGEST_MAX_BYTES).pipe(
-        Effect.mapError((error) => new BundleReadError({ path: file, reason: error._tag === "FileRefused" ? error.reason : error.message }))
-      )
-      if (Option.isNone(bytes)) continue
-      const decoded = decodePreviousDigest(new TextDecoder().decode(bytes.value))
-      if (Option.isNone(decoded)) {
-        return yield* new BundleReadError({
-          path: file,
-          reason: "it is not the digest of a tool-map generation (corrupt or from an incompatible version); the next `tool-map scan` replaces it"
-        })
-      }
-      return decoded.value.generation === generation ? Option.some(decoded.value.previous) : Option.none()
-    }
-    return Option.none<GenerationDigest>()
-  }).pipe(Effect.withSpan("readPreviousDigest"))
+  readFileOfGeneration(
+    files,
+    generation,
+    PREVIOUS_DIGEST_MAX_BYTES,
+    decodePreviousDigest,
+    "it is not the digest of a tool-map generation (corrupt or from an incompatible version); the next `tool-map scan` replaces it"
+  ).pipe(Effect.map(Option.map((file) => file.previous)), Effect.withSpan("readPreviousDigest"))
