@@ -1,5 +1,5 @@
 import { Console, Effect } from "effect"
-import { displayWidth, padEndDisplay, truncateDisplay, wrapDisplay } from "../inventory/domain/displayWidth.js"
+import { displayWidth, truncateDisplay, wrapDisplay } from "../inventory/domain/displayWidth.js"
 import { neutralizeLine } from "../inventory/render/text.js"
 import { ExitCode } from "./exitCodes.js"
 import { TerminalFacts } from "./terminal.js"
@@ -134,16 +134,20 @@ export const renderTable = (
   const columns = headers.map(columnOf)
   const titles = columns.map((column) => neutralizeLine(column.title))
   const rows = rawRows.map((row) => row.map(neutralizeLine))
-  const natural = titles.map((title, column) =>
-    rows.reduce((widest, row) => Math.max(widest, displayWidth(row[column] ?? "")), displayWidth(title))
-  )
+  // Each cell measured once (a cell of CJK or emoji text is segmented into grapheme clusters).
+  const titleWidths = titles.map(displayWidth)
+  const cellWidths = rows.map((row) => titles.map((_, column) => displayWidth(row[column] ?? "")))
+  const natural = titleWidths.map((title, column) => cellWidths.reduce((widest, row) => Math.max(widest, row[column]!), title))
   const empty = columns.map((_, column) => rows.length > 0 && rows.every((row) => (row[column] ?? "") === ""))
   const { leftOut, shown, widths } = layoutOf(columns, natural, empty, width)
-  const line = (cells: ReadonlyArray<string>) =>
+  const line = (cells: ReadonlyArray<string>, measured: ReadonlyArray<number>) =>
     shown
       .map((column, index) => {
-        const fitted = truncateDisplay(cells[column] ?? "", widths[index] ?? 0)
-        return index === shown.length - 1 ? fitted : padEndDisplay(fitted, widths[index] ?? 0)
+        const cell = cells[column] ?? ""
+        const columnWidth = widths[index]!
+        const fits = measured[column]! <= columnWidth
+        const fitted = fits ? cell : truncateDisplay(cell, columnWidth)
+        return index === shown.length - 1 ? fitted : `${fitted}${" ".repeat(columnWidth - (fits ? measured[column]! : displayWidth(fitted)))}`
       })
       .join(" ".repeat(GAP))
       .trimEnd()
@@ -151,7 +155,7 @@ export const renderTable = (
   const note = leftOut.length === 0
     ? []
     : wrapDisplay(`(not shown at this width: ${leftOut.map((column) => titles[column]).join(", ")}; a pipe or --json has every column)`, width ?? Infinity)
-  return [line(titles), line(dashes), ...rows.map(line), ...note].join("\n")
+  return [line(titles, titleWidths), line(dashes, dashes.map((dash) => dash.length)), ...rows.map((row, index) => line(row, cellWidths[index]!)), ...note].join("\n")
 }
 
 /** The width text is drawn at: the terminal's (`COLUMNS` honoured) when stdout is one; undefined in a pipe or a file, which get whole lines. */

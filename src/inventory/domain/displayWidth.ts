@@ -67,11 +67,11 @@ export const padEndDisplay = (text: string, width: number): string => {
   return missing > 0 ? text + " ".repeat(missing) : text
 }
 
-/** The grapheme clusters of `text`, each with its display width; ASCII without segmenting. */
-const clustersOf = (text: string): ReadonlyArray<readonly [string, number]> =>
-  /^[\x20-\x7e]*$/.test(text)
-    ? Array.from(text, (char) => [char, 1] as const)
-    : Array.from((graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" })).segment(text), ({ segment }) => [segment, clusterWidth(segment)] as const)
+/** The grapheme clusters of `text`, each with its display width, as they are reached; ASCII without segmenting. */
+function* clustersOf(text: string): Generator<readonly [string, number]> {
+  if (/^[\x20-\x7e]*$/.test(text)) for (const char of text) yield [char, 1]
+  else for (const { segment } of (graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" })).segment(text)) yield [segment, clusterWidth(segment)]
+}
 
 /**
  * `text` within `width` display columns: as it is when it fits, else the grapheme clusters that
@@ -79,18 +79,19 @@ const clustersOf = (text: string): ReadonlyArray<readonly [string, number]> =>
  * so neither a surrogate pair, a wide character nor an accented letter is split.
  */
 export const truncateDisplay = (text: string, width: number): string => {
-  if (displayWidth(text) <= width) return text
-  if (width < 1) return ""
   // ASCII, the common case, without splitting into clusters.
-  if (/^[\x20-\x7e]*$/.test(text)) return `${text.slice(0, width - 1)}…`
+  if (/^[\x20-\x7e]*$/.test(text)) return text.length <= width ? text : width < 1 ? "" : `${text.slice(0, width - 1)}…`
+  // One pass, ended as soon as the text is known to be too wide: a long cell is not segmented whole.
   let kept = ""
   let used = 0
+  let cut: string | undefined
   for (const [cluster, columns] of clustersOf(text)) {
-    if (used + columns > width - 1) break
-    kept += cluster
+    if (cut === undefined && used + columns > width - 1) cut = kept
     used += columns
+    if (used > width) return width < 1 ? "" : `${cut ?? kept}…`
+    if (cut === undefined) kept += cluster
   }
-  return `${kept}…`
+  return text
 }
 
 /** Splits a word wider than `width` into pieces that fit, between grapheme clusters. */
