@@ -165,8 +165,8 @@ describe("query changes: drift between two scans (issue 14)", () => {
       const first = yield* run(root, "scan", "--no-probes")
       expect(first.stdout.split("\n")[1]).toBe("No earlier scan to compare with.")
       const firstGeneration = JSON.parse(yield* fs.readFileString(NodePath.join(root, "data", "tools.json"))).generation as string
-      // A first scan starts the history, with its own generation only.
-      expect((yield* fs.readDirectory(NodePath.join(root, "data"))).sort()).toEqual(["tools.history.json", "tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
+      // A first scan has no earlier generation: no history file yet.
+      expect((yield* fs.readDirectory(NodePath.join(root, "data"))).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md", "tools.which.jsonl"])
       const none = yield* run(root, "query", "changes", "--json")
       expect(JSON.parse(none.stdout)).toEqual({
         stale: false,

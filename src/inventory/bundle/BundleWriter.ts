@@ -146,11 +146,12 @@ export type PriorFile = Either.Either<Option.Option<string>, string>
 
 /**
  * A file a commit derives from the one in place: read under the lock (at most `maxBytes`), so
- * that two commits never lose each other's part, and given the commit's time.
+ * that two commits never lose each other's part, and given the commit's time. None: the commit
+ * leaves it as it is.
  */
 export interface DerivedFile {
   readonly maxBytes: number
-  readonly next: (prior: PriorFile, committedAt: Date) => Effect.Effect<string>
+  readonly next: (prior: PriorFile, committedAt: Date) => Effect.Effect<Option.Option<string>>
 }
 
 /** The lock's timing (see `FileLockOptions`); its temp files are removed by the recovery, not the lock. */
@@ -607,7 +608,7 @@ const makeBundleWriter = (options: BundleWriterOptions) =>
           const derived = files.history
           const history = derived === undefined
             ? undefined
-            : yield* derived.next(yield* readPrior(historyPath(paths), derived.maxBytes), new Date(yield* Clock.currentTimeMillis))
+            : Option.getOrUndefined(yield* derived.next(yield* readPrior(historyPath(paths), derived.maxBytes), new Date(yield* Clock.currentTimeMillis)))
           const contents: Readonly<Record<Role, string | undefined>> = {
             json: files.json,
             markdown: files.markdown,

@@ -159,9 +159,10 @@ export const readHistory = (
 
 /**
  * The new history file's text, for BundleWriter `history`: `prior` extended with `digest`; when
- * there is no history yet, `legacy` (the history of a bundle written before tool-map kept one)
- * is extended. A history that cannot be read or is not one is replaced, with a warning on
- * stderr: it never stops a scan.
+ * there is no history yet, `legacy` (the history of the bundle the commit replaces, see
+ * {@link priorGeneration}) is extended, and when there is no bundle either (a first scan), none
+ * is written. A history that cannot be read or is not one is replaced, with a warning on stderr:
+ * it never stops a scan.
  */
 export const nextHistoryText = (
   path: string,
@@ -169,7 +170,7 @@ export const nextHistoryText = (
   legacy: Option.Option<HistoryFile>,
   digest: GenerationDigest,
   committedAt: string
-): Effect.Effect<string> =>
+): Effect.Effect<Option.Option<string>> =>
   Effect.gen(function* () {
     let base = legacy
     if (Either.isLeft(prior)) {
@@ -179,7 +180,8 @@ export const nextHistoryText = (
       if (Option.isSome(found)) base = found
       else yield* Effect.logWarning(`tool-map: the history ${path} was not kept: ${NOT_A_HISTORY}; it is replaced by a new one`)
     }
-    return renderHistory(extendHistory(base, digest, committedAt))
+    const first = Either.isRight(prior) && Option.isNone(prior.right) && Option.isNone(base)
+    return first ? Option.none() : Option.some(renderHistory(extendHistory(base, digest, committedAt)))
   })
 
 /** What a scan reads of the bundle it replaces, while it scans. */

@@ -121,26 +121,31 @@ describe("the history in a commit: read and extended under the bundle's lock", (
   })
   const prior = { digest: Option.none(), legacy: Option.none() }
 
-  it.scopedLive("two writers at once each extend what the other committed; a corrupt history is replaced, with a warning, and the commit goes on", () =>
+  it.scopedLive("a first commit writes none; two writers at once each extend what the other committed; a corrupt history is replaced, with a warning, and the commit goes on", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       const dir = yield* fs.makeTempDirectoryScoped({ prefix: "history-" })
       const paths = bundlePathsForDir(dir)
       const writer = yield* BundleWriter.make({ lockWait: "10 seconds", lockRetryInterval: "5 millis" }).pipe(Effect.provideService(LockOwner, LockOwner.live))
-      const commit = (n: number, names: ReadonlyArray<string>) =>
-        writer.commit(paths, `gen-${n}`, { ...filesOf(`gen-${n}`), history: historyOfCommit(paths, prior, digest(n, names)) })
+      const commit = (n: number, names: ReadonlyArray<string>, replaced = prior) =>
+        writer.commit(paths, `gen-${n}`, { ...filesOf(`gen-${n}`), history: historyOfCommit(paths, replaced, digest(n, names)) })
       const read = Effect.map(fs.readFileString(NodePath.join(dir, "tools.history.json")), (text) => Option.getOrThrow(decodeHistory(text)))
-      yield* Effect.all([commit(1, ["a"]), commit(2, ["b"])], { concurrency: 2 })
-      const both = yield* read
-      expect([both.number, numbers(both)]).toEqual([2, [2, 1]])
-      expect(both.entries.map((kept) => kept.digest.generation).sort()).toEqual(["gen-1", "gen-2"])
+      // A first scan (no bundle, no history) writes no history, as no generation is replaced.
+      yield* commit(1, ["a"])
+      expect((yield* fs.readDirectory(dir)).sort()).toEqual(["tools.json", "tools.md", "tools.summary.md"])
+      // The next replaces generation 1: the history starts from it (what the scan read of the bundle in place).
+      yield* commit(2, ["b"], { digest: Option.some(digest(1, ["a"])), legacy: Option.some(historyFromLegacy(digest(1, ["a"]), Option.none())) })
+      yield* Effect.all([commit(3, ["c"]), commit(4, ["d"])], { concurrency: 2 })
+      const all = yield* read
+      expect([all.number, numbers(all)]).toEqual([4, [4, 3, 2, 1]])
+      expect(all.entries.slice(0, 2).map((kept) => kept.digest.generation).sort()).toEqual(["gen-3", "gen-4"])
 
       yield* fs.writeFileString(NodePath.join(dir, "tools.history.json"), "{\"format\": \"tool-map-history/1\"")
       const logged: Array<string> = []
       const logger = Logger.make(({ message }) => logged.push(String(message)))
-      yield* commit(3, ["c"]).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      yield* commit(5, ["e"]).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
       expect(logged).toEqual([`tool-map: the history ${dir}/tools.history.json was not kept: it is not the history of a tool-map bundle (corrupt or from an incompatible version); it is replaced by a new one`])
       const fresh = yield* read
-      expect([fresh.number, fresh.generation, numbers(fresh)]).toEqual([1, "gen-3", [1]])
+      expect([fresh.number, fresh.generation, numbers(fresh)]).toEqual([1, "gen-5", [1]])
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 })
