@@ -37,6 +37,36 @@ export type KnownMarketplaces = typeof KnownMarketplaces.Type
 
 /** A directory marketplace's `.claude-plugin/marketplace.json`: each plugin's name and its folder relative to the marketplace. */
 export const MarketplaceManifest = Schema.Struct({
-  plugins: optional(Schema.Array(orEmptyWhenNot(Schema.Struct({ name: optional(Schema.String), source: optional(Schema.String) }), isObject, {})))
+  plugins: optional(Schema.Array(orEmptyWhenNot(
+    Schema.Struct({
+      name: optional(Schema.String),
+      /** A folder relative to the marketplace, or an object for a remote source (github, git, url). */
+      source: optional(Schema.Union(Schema.String, NamedMap(Schema.Unknown)))
+    }),
+    isObject,
+    {}
+  )))
 })
 export type MarketplaceManifest = typeof MarketplaceManifest.Type
+
+/**
+ * Paths a plugin manifest names for a component (`agents`, `skills`, `commands`): one path or a
+ * list (non-strings dropped); any other value names none.
+ */
+const ManifestPaths = orEmptyWhenNot(Schema.Union(Schema.String, Schema.Array(Schema.String)), (value) => typeof value === "string" || isList(value), [])
+
+/** Where a plugin manifest's `mcpServers` are: a file (path) or the servers themselves. */
+const ManifestServerSource = Schema.Union(Schema.String, NamedMap(Schema.Unknown))
+
+/** A plugin's `.claude-plugin/plugin.json`: the keys tool-map reads (hooks are read by the hook rule as written). */
+export const ClaudePluginManifest = Schema.Struct({
+  agents: optional(ManifestPaths),
+  skills: optional(ManifestPaths),
+  commands: optional(ManifestPaths),
+  hooks: optional(Schema.Unknown),
+  mcpServers: optional(Schema.Union(Schema.Array(ManifestServerSource), ManifestServerSource))
+})
+export type ClaudePluginManifest = typeof ClaudePluginManifest.Type
+
+/** A plugin's `.mcp.json` (or a file its manifest names): servers under `mcpServers`, or the servers at the top level. */
+export const ClaudePluginMcpFile = NamedMap(Schema.Unknown)

@@ -9,8 +9,10 @@
  * values go to the started server alone.
  */
 import { Schema } from "effect"
-import type { McpDialect } from "../mcpLaunch.js"
 import { decodeEntry, NamedMap, optional, StringList } from "./decode.js"
+
+/** The config dialects of MCP server entries. */
+export type McpDialect = "claude" | "cursor" | "codex" | "gemini" | "opencode"
 
 /** A map of names to values as written (env, headers); see {@link stringValues}. */
 const ValueMap = NamedMap(Schema.Unknown)
@@ -56,6 +58,8 @@ export type CodexMcpEntry = typeof CodexMcpEntry.Type
 export const OpencodeMcpEntry = Schema.Struct({
   type: optional(Schema.String),
   command: optional(Schema.Union(StringList, Schema.String)),
+  /** Not opencode's: the gateway starts a one-word `command` with the `args` an entry copied from another host may have. */
+  args: optional(StringList),
   url: optional(Schema.String),
   environment: optional(ValueMap),
   headers: optional(ValueMap),
@@ -63,6 +67,11 @@ export const OpencodeMcpEntry = Schema.Struct({
   cwd: optional(Schema.String)
 })
 export type OpencodeMcpEntry = typeof OpencodeMcpEntry.Type
+
+/** Every key of every dialect, for code that reads an entry of any dialect (each dialect's entry is one). */
+export type McpEntryKeys = Partial<Omit<ClaudeMcpEntry & GeminiMcpEntry & CodexMcpEntry & OpencodeMcpEntry, "command">> & {
+  readonly command?: string | ReadonlyArray<string>
+}
 
 /** An entry decoded in its dialect. */
 export type McpEntry =

@@ -7,6 +7,7 @@
 import type * as NodePath from "node:path"
 import { Schema } from "effect"
 import type { AgentItemScope } from "../../../domain/agentHosts.js"
+import type { GeminiMcpEntry } from "../config/mcpEntry.js"
 import { type GeminiContextFileName, type GeminiSettings, type GeminiTrustedFolders, GeminiTrustLevel } from "../config/geminiSettings.js"
 
 /** A settings file read and decoded, with its scope. */
@@ -125,4 +126,21 @@ export const geminiTrustByRules = (
   }
   if (best === null) return untrusted(`no rule of ${file} covers it`)
   return best.level === "DO_NOT_TRUST" ? untrusted(`${file} says DO_NOT_TRUST for ${best.rule}`) : { trust: { trusted: true }, problem: null }
+}
+
+/**
+ * The tool filter of a Gemini CLI entry (`isEnabled` in packages/core/src/tools/mcp-client.ts):
+ * `excludeTools` holding the exact name wins; else allowed when `includeTools` is absent or an
+ * entry is the name or starts with `name(` (`"run(ls)"` includes `run`). Each include entry is
+ * written as the exact names it includes: itself and its text before each `(`. Undefined when the
+ * entry has neither list.
+ */
+export const geminiToolFilter = (entry: GeminiMcpEntry): { readonly include?: ReadonlyArray<string>; readonly exclude?: ReadonlyArray<string> } | undefined => {
+  const include = entry.includeTools
+  const exclude = entry.excludeTools
+  if (include === undefined && exclude === undefined) return undefined
+  const included = include === undefined
+    ? undefined
+    : Array.from(new Set(include.flatMap((name) => [name, ...Array.from(name.matchAll(/\(/g), (match) => name.slice(0, match.index))])))
+  return { ...(included === undefined ? {} : { include: included }), ...(exclude === undefined ? {} : { exclude }) }
 }
