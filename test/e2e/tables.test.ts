@@ -101,6 +101,34 @@ describe("tables that fit the terminal (issue 29, point 6)", () => {
     )
   })
 
+  it("catalog ls and find: rows cut at the terminal's edge, headings wrapped; whole in a pipe", () => {
+    const schemas = path.join(temp.dir, "schemas.json")
+    write(schemas, JSON.stringify([
+      { name: "mcp__github__create_issue", description: "Create a new issue in a GitHub repository, with a title, a body, labels, assignees and a milestone", inputSchema: { type: "object" } },
+      { name: "mcp__github__list_issues", description: "List the issues of a GitHub repository, filtered by state, labels, assignee and date, sorted and paged", inputSchema: { type: "object" } }
+    ]))
+    const args = ["catalog", "ls", "/code/github", "--schemas", schemas]
+    expect(runCli(args, env, project).stdout).toBe(
+      [
+        "/code/github/",
+        "      create_issue  ~41 tok  Create a new issue in a GitHub repository, with a title, a body, labels, assignees and a milestone",
+        "      list_issues   ~40 tok  List the issues of a GitHub repository, filtered by state, labels, assignee and date, sorted and paged",
+        ""
+      ].join("\n")
+    )
+    expect(onTerminal(60, args)).toBe(
+      [
+        "/code/github/",
+        "      create_issue  ~41 tok  Create a new issue in a GitHub…",
+        "      list_issues   ~40 tok  List the issues of a GitHub re…"
+      ].join("\n")
+    )
+    const found = onTerminal(60, ["catalog", "find", "'create issue'", "--schemas", schemas]).split("\n")
+    expect(found[0]).toBe('2 tools for "create issue", best first (load with')
+    expect(found[2]).toBe("     2.36  /code/github/create_issue  ~41 tok  Create a new…")
+    expect(Math.max(...widths(found.join("\n")))).toBeLessThanOrEqual(60)
+  })
+
   it("query context --by host: one host column; the footer wraps at words on a terminal, whole lines in a pipe", () => {
     const piped = runCli(["query", "context", "--by", "host"], env, project)
     expect(piped.stdout.split("\n").slice(0, 3)).toEqual([
