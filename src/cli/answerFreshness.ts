@@ -3,8 +3,10 @@ import { Bundle } from "../inventory/bundle/Bundle.js"
 import type { BundleWriter } from "../inventory/bundle/BundleWriter.js"
 import { generationTime } from "../inventory/bundle/format.js"
 import { answerStaleness } from "../inventory/bundle/ifStale.js"
-import { refreshCommand } from "../inventory/bundle/location.js"
+import { type BundlePaths, refreshCommand } from "../inventory/bundle/location.js"
+import type { WhichIndex } from "../inventory/bundle/whichIndex.js"
 import { cleanText } from "../inventory/domain/untrusted.js"
+import { defaultWhichIndex } from "../inventory/query/InventoryReader.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { printJson } from "./output.js"
 
@@ -29,6 +31,11 @@ export interface Freshness {
   readonly refresh: string
   /** Whether `--fresh` can refresh it: the default bundle only, `--from` only reads. */
   readonly freshApplies: boolean
+  /**
+   * The default bundle's which index as the check read it (it vouches for tools.json, whose watch
+   * set the check compared): `query which` answers from these very bytes, read once.
+   */
+  readonly index: Option.Option<WhichIndex>
 }
 
 /** The freshness of the answer a query is giving, provided to its handler by freshQueries.ts or the everyday entry. */
@@ -45,7 +52,7 @@ export const freshnessOf = (query: string, from: Option.Option<string>): Effect.
     const { os } = yield* MachineEnvironment
     const candidates = Option.isNone(from) ? [yield* bundle.locate(Option.none())] : yield* bundle.locateFrom(from.value)
     for (const paths of candidates) {
-      const found = yield* answerStaleness(paths, Option.isNone(from))
+      const { found, index } = yield* checked(paths, from)
       if (Option.isNone(found.generation)) continue
       return {
         query,
@@ -54,11 +61,28 @@ export const freshnessOf = (query: string, from: Option.Option<string>): Effect.
         reason: Option.getOrNull(Option.map(found.reason, cleanText)),
         generation: found.generation.value,
         refresh: refreshCommand(Option.map(from, () => paths.markdown), os),
-        freshApplies: Option.isNone(from)
+        freshApplies: Option.isNone(from),
+        index
       } satisfies Freshness
     }
     return notStale(query, from)
   }).pipe(Effect.orElseSucceed(() => notStale(query, from)))
+
+/**
+ * The check of the bundle at `paths`: for the default bundle, over its which index when that
+ * vouches for tools.json (read once for the check and for `query which`), else as `scan
+ * --if-stale` reads the bundle; a `--from` bundle is only read.
+ */
+const checked = (paths: BundlePaths, from: Option.Option<string>) =>
+  Effect.gen(function* () {
+    const index = Option.isNone(from) ? yield* defaultWhichIndex(paths) : Option.none<WhichIndex>()
+    const found = yield* Option.match(index, {
+      onNone: () => answerStaleness(paths, Option.isNone(from)),
+      // Read after the repair: nothing is left to repair.
+      onSome: (vouched) => answerStaleness(paths, false, Option.some(vouched.recorded))
+    })
+    return { found, index }
+  })
 
 const notStale = (query: string, from: Option.Option<string>): Freshness => ({
   query,
@@ -66,7 +90,8 @@ const notStale = (query: string, from: Option.Option<string>): Freshness => ({
   reason: null,
   generation: null,
   refresh: "tool-map scan --if-stale",
-  freshApplies: Option.isNone(from)
+  freshApplies: Option.isNone(from),
+  index: Option.none()
 })
 
 /** `2026-12-07 08:50:12 UTC`: a scan's time as the notice shows it. */

@@ -5,7 +5,7 @@ import { describeOutcome, outcomeJson } from "../inventory/scanReport.js"
 import { type WhichAnswer, whichTool } from "../inventory/domain/which.js"
 import { ToolNotFound } from "../inventory/query/toolQueries.js"
 import type { ScanOutcome } from "../inventory/ScanProgram.js"
-import { printAnswer } from "./answerFreshness.js"
+import { AnswerFreshness, printAnswer } from "./answerFreshness.js"
 import { printJson, printLines, printTable } from "./output.js"
 
 /*
@@ -17,7 +17,8 @@ import { printJson, printLines, printTable } from "./output.js"
 /** `query which NAME`: every copy of NAME in PATH order, the winner and its version. */
 export const answerWhich = (flags: { readonly name: string; readonly json: boolean; readonly from: Option.Option<string> }) =>
   Effect.gen(function* () {
-    const indexed = Option.isNone(flags.from) ? yield* whichFromIndex(flags.name) : Option.none<WhichAnswer>()
+    // The which index the stale check read: the answer and its `stale` are of the same bytes.
+    const indexed = Option.isNone(flags.from) ? whichFromIndex((yield* AnswerFreshness).index, flags.name) : Option.none<WhichAnswer>()
     const answer = Option.isSome(indexed) ? indexed.value : whichTool(yield* (yield* InventoryReader).load(flags.from), flags.name)
     if (answer.copies.length === 0) return yield* new ToolNotFound({ name: flags.name })
     yield* printAnswer(flags.json, answer, (value) =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Option } from "effect"
 import { answerJson, type Freshness, staleNotice } from "../../src/cli/answerFreshness.js"
 import { generationTime, newGeneration } from "../../src/inventory/bundle/format.js"
 
@@ -9,6 +10,7 @@ const stale = (overrides: Partial<Freshness>): Freshness => ({
   generation: "20261207T085012Z-0a1b2c3d",
   refresh: "tool-map scan --if-stale",
   freshApplies: true,
+  index: Option.none(),
   ...overrides
 })
 

@@ -164,13 +164,16 @@ const make = Effect.gen(function* () {
     return staleReason(watch, { ...fingerprint, stateOf: (path) => states.get(path) ?? "missing" })
   })
 
-  const staleness = Effect.fn("Bundle.staleness")(function* (paths: BundlePaths) {
-    const found = yield* recorded(paths)
+  const stalenessOf = Effect.fn("Bundle.stalenessOf")(function* (paths: BundlePaths, found: Option.Option<RecordedBundle>) {
     if (Option.isNone(found)) return { reason: Option.some("no readable bundle yet"), generation: Option.none() } satisfies Staleness
     const { generation, watch } = found.value
     const missing = yield* incomplete(paths, generation)
     if (Option.isSome(missing)) return { reason: missing, generation } satisfies Staleness
     return { reason: yield* changedSince(watch), generation } satisfies Staleness
+  })
+
+  const staleness = Effect.fn("Bundle.staleness")(function* (paths: BundlePaths) {
+    return yield* stalenessOf(paths, yield* recorded(paths))
   })
 
   const generation = Effect.fn("Bundle.generation")(function* (paths: BundlePaths) {
@@ -183,7 +186,7 @@ const make = Effect.gen(function* () {
     return yield* indexFor(paths, yield* readJsonBytes(paths))
   })
 
-  return Bundle.of({ locate, locateFrom, read, whichIndex, snapshot, changedSince, staleness, generation })
+  return Bundle.of({ locate, locateFrom, read, whichIndex, snapshot, changedSince, staleness, stalenessOf, generation })
 })
 
 /**
@@ -222,6 +225,11 @@ export class Bundle extends Context.Tag("tool-map/Bundle")<Bundle, {
    * generation, or a watched input changed.
    */
   readonly staleness: (paths: BundlePaths) => Effect.Effect<Staleness>
+  /**
+   * {@link staleness} against what tools.json records as already read (a which index's
+   * `recorded`, which vouches for tools.json): `query which` checks and answers from one read.
+   */
+  readonly stalenessOf: (paths: BundlePaths, recorded: Option.Option<RecordedBundle>) => Effect.Effect<Staleness>
   /** The generation all three files of the bundle carry, or none (no bundle, or a torn one). */
   readonly generation: (paths: BundlePaths) => Effect.Effect<Option.Option<string>>
 }>() {

@@ -1,6 +1,7 @@
 import { Effect, Either, Option } from "effect"
 import { Bundle } from "./Bundle.js"
 import { BundleWriter } from "./BundleWriter.js"
+import type { RecordedBundle } from "./format.js"
 import type { BundlePaths } from "./location.js"
 
 /** The outcome of a `scan --if-stale` that found nothing to do. */
@@ -48,11 +49,17 @@ export interface AnswerStaleness {
  * same watched inputs, compared the same way, so that a query calls stale what `scan --if-stale`
  * would rescan. With `repair`, an interrupted commit is finished or undone first, as the query's
  * read will do (a failed repair is the read's to report); without it (`--from`) nothing is written.
+ * `recorded` is what tools.json records when the caller has read it already (a which index).
  */
-export const answerStaleness = (paths: BundlePaths, repair: boolean): Effect.Effect<AnswerStaleness, never, Bundle | BundleWriter> =>
+export const answerStaleness = (
+  paths: BundlePaths,
+  repair: boolean,
+  recorded: Option.Option<RecordedBundle> = Option.none()
+): Effect.Effect<AnswerStaleness, never, Bundle | BundleWriter> =>
   Effect.gen(function* () {
     if (repair) yield* Effect.ignore((yield* BundleWriter).recover(paths))
-    const stale = yield* (yield* Bundle).staleness(paths)
+    const bundle = yield* Bundle
+    const stale = yield* (Option.isSome(recorded) ? bundle.stalenessOf(paths, recorded) : bundle.staleness(paths))
     // No generation recorded: there is no bundle to be stale (see `Bundle.staleness`).
     return Option.isNone(stale.generation) ? { generation: Option.none(), reason: Option.none() } : stale
   })

@@ -8,6 +8,7 @@ import { type BundlePaths, historyPath, previousDigestPath } from "../bundle/loc
 import type { Inventory } from "../domain/inventory.js"
 import { FirstScan } from "./FirstScan.js"
 import type { WhichAnswer } from "../domain/which.js"
+import type { WhichIndex } from "../bundle/whichIndex.js"
 
 /**
  * What a read found: the inventory, an interrupted commit it could not repair (it cannot write
@@ -40,20 +41,21 @@ export const pendingRepairOf = (from: Option.Option<string>): Effect.Effect<Opti
   }).pipe(Effect.orElseSucceed(() => Option.none<PendingRepair>()))
 
 /**
- * What `query which NAME` answers from the default bundle's which index, read as
- * {@link InventoryReader} `load` reads the bundle (an interrupted commit repaired first): none
- * when the index cannot vouch for tools.json, or anything but a plain read stands in the way (no
- * bundle, a pending repair, a failure); then `whichTool` of `load`'s inventory answers.
+ * The which index of the bundle at `paths` (the default one), read as {@link InventoryReader}
+ * `load` reads the bundle (an interrupted commit repaired first): what `query which NAME` answers
+ * from. None when the index cannot vouch for tools.json, or anything but a plain read stands in
+ * the way (no bundle, a pending repair, a failure); then `whichTool` of `load`'s inventory answers.
  */
-export const whichFromIndex = (name: string): Effect.Effect<Option.Option<WhichAnswer>, never, Bundle | BundleWriter> =>
+export const defaultWhichIndex = (paths: BundlePaths): Effect.Effect<Option.Option<WhichIndex>, never, Bundle | BundleWriter> =>
   Effect.gen(function* () {
-    const bundle = yield* Bundle
-    const paths = yield* bundle.locate(Option.none())
     const repair = yield* (yield* BundleWriter).recover(paths)
-    if (repair.action === "busy") return Option.none<WhichAnswer>()
-    const index = yield* bundle.whichIndex(paths)
-    return Option.map(Option.flatMap(index, (found) => found.lookup(name)), (copies): WhichAnswer => ({ name, ...copies }))
-  }).pipe(Effect.orElseSucceed(() => Option.none<WhichAnswer>()))
+    if (repair.action === "busy") return Option.none<WhichIndex>()
+    return yield* (yield* Bundle).whichIndex(paths)
+  }).pipe(Effect.orElseSucceed(() => Option.none<WhichIndex>()))
+
+/** What `query which NAME` answers from `index`, when it has the answer (see {@link defaultWhichIndex}). */
+export const whichFromIndex = (index: Option.Option<WhichIndex>, name: string): Option.Option<WhichAnswer> =>
+  Option.map(Option.flatMap(index, (found) => found.lookup(name)), (copies): WhichAnswer => ({ name, ...copies }))
 
 /** Reads the cached bundle for the query front ends. */
 export class InventoryReader extends Context.Tag("tool-map/InventoryReader")<InventoryReader, {
