@@ -3,7 +3,8 @@
  * 5): a temp HOME whose Claude Code config names two servers, the notes fixture and one that
  * exits at once; before any snapshot the catalog names both and exits 1; the snapshot command
  * lists them (one fails, exit 1), keeps the snapshot where the gateway keeps it and refreshes
- * the inventory; then the catalog has the notes tools and `query context` their tokens.
+ * the inventory; then the catalog has the notes tools and `query context` their tokens. Codex's
+ * entry of the same server shares its snapshot, its `enabled_tools` applied.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -212,5 +213,39 @@ describe("the catalog over Claude Code's MCP servers, through the built CLI", ()
       "unknown    unknown    claude-code  mcpServer  user           broken"
     ])
     expect(context.status).toBe(0)
+  })
+
+  it("Codex: the same server, the same snapshot (one configuration, one key), the host's enabled_tools applied", () => {
+    write(path.join(env.HOME!, ".codex", "config.toml"), [
+      "[mcp_servers.notes]",
+      `command = ${JSON.stringify(process.execPath)}`,
+      `args = [${JSON.stringify(NOTES)}]`,
+      'enabled_tools = ["add_note", "list_notes"]',
+      ""
+    ].join("\n"))
+    // No server started: Claude Code's listing serves Codex's entry.
+    const group = run("catalog", "ls", "--host", "codex", "/mcp/notes")
+    expect([group.stdout, group.stderr, group.status]).toEqual([
+      [
+        "/mcp/notes/",
+        "      add_note    ~49 tok  Add a note with a title and a body to the notebook.",
+        "      list_notes  ~32 tok  List the titles of every note in the notebook.",
+        ""
+      ].join("\n"),
+      // The catalog's record of its last build (Claude Code's three tools) says what changed.
+      "tool-map: tool definitions differ from the last recorded build (removed: mcp__notes__search_notes)\n",
+      0
+    ])
+    const snapshot = run("catalog", "snapshot", "--host", "codex")
+    expect(snapshot.stdout).toBe([
+      `MCP servers of codex (snapshots in ${path.join(data, "gateway", "snapshots")}):`,
+      "  notes: 2 tools, ~75 tok",
+      "1 of 1 listed. `tool-map catalog ls --host codex` browses their tools, `tool-map query context --host codex` counts them.",
+      ""
+    ].join("\n"))
+    expect(snapshot.status).toBe(0)
+    expect(run("query", "context", "--host", "codex").stdout.split("\n").slice(2, 3)).toEqual([
+      "~75 tok    unknown    codex  mcpServer  user           notes"
+    ])
   })
 })
