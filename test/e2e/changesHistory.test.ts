@@ -97,6 +97,8 @@ describe("query changes over the kept history", () => {
     const json = run("query", "changes", "--json")
     expect(json.status).toBe(0)
     expect(JSON.parse(json.stdout)).toEqual({
+      stale: false,
+      staleReason: null,
       since: ref(second!),
       current: { number: 4, generation: before.generation, generatedAt: before.generatedAt, committedAt: before.committedAt },
       asked: null,
