@@ -19,7 +19,7 @@ import { answersFromBundle, freshOption } from "./freshQueries.js"
 import { fromOption, jsonOption } from "./options.js"
 import { type Column, printJson, printTable } from "./output.js"
 
-const SCOPES: ReadonlyArray<AgentItemScope> = ["user", "project", "local", "managed", "plugin"]
+const SCOPES: ReadonlyArray<AgentItemScope> = ["user", "project", "local", "managed", "plugin", "builtin"]
 const SOURCES: ReadonlyArray<AgentSource> = ["local", "plugin-root", "plugin-nested"]
 
 const hostOption = Options.choice("host", AGENT_HOSTS).pipe(

@@ -19,7 +19,7 @@ const HOST_OWN = {
   version: "2.1.332",
   agents: ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"],
   skills: ["claude-api", "code-review", "dataviz", "fewer-permission-prompts", "init", "keybindings-help", "loop", "plugin-authoring", "run", "security-review", "simplify", "update-config", "workflow-authoring"],
-  alwaysOnTokens: 1683
+  alwaysOnTokens: 1935
 }
 const MODEL = { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 8000 }
 
@@ -89,7 +89,7 @@ describe("query context: the always-on ledger (issue 14)", () => {
         "unknown    unknown    claude-code  mcpServer     user           notion",
         "",
         "Claude Code: ~61 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers without a tool snapshot yet (`tool-map catalog snapshot --host claude-code` takes one), or items of a bundle older than the ledger)",
-        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total."
+        "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (no installed version found: 2.1.332's assumed, 5 built-in agents, 13 skills) add ~1935 tok, not in the total."
       ])
       const byHost = yield* run(root, "query", "context", "--by", "host", "--json")
       expect(JSON.parse(byHost.stdout).rows).toEqual([{ host: "claude-code", group: "claude-code", items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }])
@@ -149,7 +149,7 @@ describe("query context: MCP servers' tool schemas from the gateway's snapshots 
           { host: "codex", kind: "mcpServer", name: "notes", scope: "user", plugin: null, alwaysOnTokens: 34, onInvokeTokens: null, id: `codex:mcpServer:user:${root}/home/.codex/config.toml#notes`, path: `${root}/home/.codex/config.toml` }
         ],
         totals: [
-          { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total", model: MODEL, hostOwn: HOST_OWN, items: 1, alwaysOnTokens: 93, onInvokeTokens: 0, unknown: 0 },
+          { host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (no installed version found: 2.1.332's assumed, 5 built-in agents, 13 skills) add ~1935 tok, not in the total", model: MODEL, hostOwn: HOST_OWN, items: 1, alwaysOnTokens: 93, onInvokeTokens: 0, unknown: 0 },
           { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 1, alwaysOnTokens: 34, onInvokeTokens: 0, unknown: 0 }
         ]
       })
@@ -386,5 +386,5 @@ const ledgerByItem = (root: string) => ({
     row(root, "command", "ship", ".claude/commands/ship.md", 5, 6),
     row(root, "mcpServer", "notion", ".claude.json", null, null, "#notion")
   ],
-  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total", model: MODEL, hostOwn: HOST_OWN, items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }]
+  totals: [{ host: "claude-code", estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (no installed version found: 2.1.332's assumed, 5 built-in agents, 13 skills) add ~1935 tok, not in the total", model: MODEL, hostOwn: HOST_OWN, items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }]
 })

@@ -21,8 +21,8 @@ export const AGENT_HOST_TITLES: Readonly<Record<AgentHostName, string>> = {
 export const AgentItemKind = Schema.Literal("agent", "skill", "command", "mcpServer", "plugin", "instructions")
 export type AgentItemKind = typeof AgentItemKind.Type
 
-/** Where an item is configured, in the host's own terms. */
-export const AgentItemScope = Schema.Literal("user", "project", "local", "managed", "plugin")
+/** Where an item is configured, in the host's own terms; `builtin`: it comes with the installed host (Claude Code's own agents and skills). */
+export const AgentItemScope = Schema.Literal("user", "project", "local", "managed", "plugin", "builtin")
 export type AgentItemScope = typeof AgentItemScope.Type
 
 /** Where an agent definition comes from: a plain directory, a plugin's `agents/`, or deeper in a plugin. */

@@ -151,11 +151,15 @@ export const contextLedger = (
     const report = inventory.hosts.find((entry) => entry.host === host)?.listing
     // The setting and the file naming it come from the user's files: cleaned before any output.
     const listing = report === undefined ? undefined : { ...report, setting: report.setting === null ? null : cleanText(report.setting), source: cleanText(report.source) }
-    const own = report?.builtins
+    // The installed Claude Code's own items are rows (scope `builtin`) when tool-map knows its version; else assumed, beside the total.
+    const ownRows = rows.filter((row) => row.host === host && row.scope === "builtin")
+    const own = ownRows.length > 0 ? undefined : report?.builtins
     const hostOwn = own === undefined ? undefined : { version: own.version, agents: own.agents, skills: own.skills, alwaysOnTokens: Math.round(own.chars / 4) }
-    const ownNote = hostOwn === undefined
-      ? ""
-      : `; Claude Code's own items (${hostOwn.version}: ${hostOwn.agents.length} built-in agents, ${hostOwn.skills.length} skills) add ~${hostOwn.alwaysOnTokens} tok, not in the total`
+    const ownNote = hostOwn !== undefined
+      ? `; Claude Code's own items (no installed version found: ${hostOwn.version}'s assumed, ${hostOwn.agents.length} built-in agents, ${hostOwn.skills.length} skills) add ~${hostOwn.alwaysOnTokens} tok, not in the total`
+      : ownRows.length > 0
+      ? `; Claude Code's own items (${report?.builtins?.version ?? "?"}: ${ownRows.filter((row) => row.kind === "agent").length} built-in agents, ${ownRows.filter((row) => row.kind === "skill").length} skills) are rows of scope builtin`
+      : ""
     const extra = {
       ...(hostOwn === undefined ? {} : { hostOwn }),
       ...(hooks.sessionStartContext === undefined ? {} : { sessionStartContext: hooks.sessionStartContext })

@@ -38,19 +38,19 @@ const rowsOf = (by: ReturnType<typeof contextLedger>) => by.rows as ReadonlyArra
 
 /**
  * Claude Code 2.1.332's own agents and skills (issue 28, point 4), with a 200k model: their lines
- * (the longer Explore line) and newlines, 6,732 characters, ~1,683 tokens.
+ * (the longer Explore line; claude-api's three-line description) and newlines, 7,739 characters, ~1,935 tokens.
  */
 const HOST_OWN = {
   version: "2.1.332",
   agents: ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"],
   skills: ["claude-api", "code-review", "dataviz", "fewer-permission-prompts", "init", "keybindings-help", "loop", "plugin-authoring", "run", "security-review", "simplify", "update-config", "workflow-authoring"],
-  alwaysOnTokens: 1683
+  alwaysOnTokens: 1935
 }
 
 describe("the always-on ledger (issue 14)", () => {
   it.effect("each item's figures by its host's rules; Claude Code's listing budget leaves the last skill its name only", () =>
     Effect.gen(function* () {
-      const { inventory } = yield* scanTree(TREE, { env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "5270" } })
+      const { inventory } = yield* scanTree(TREE, { env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "6277" } })
       const ledger = contextLedger(inventory, { by: "item" })
       expect(rowsOf(ledger).map((row) => [row.host, row.kind, row.name, row.alwaysOnTokens, row.onInvokeTokens])).toEqual(ITEMS)
       expect(ledger.totals).toEqual(TOTALS)
@@ -80,12 +80,12 @@ describe("the always-on ledger (issue 14)", () => {
         120 * 24,
         { model: "claude-opus-5-5", source: expect.stringMatching(/\/home\/u\/\.claude\/settings\.json$/), setting: "opus", contextWindow: 1000000, skillListingBudget: 30000 }
       ])
-      // claude-sonnet-4-5: 8,000 characters, less the 5,070 Claude Code's own skills take (11 bundled
+      // claude-sonnet-4-5: 8,000 characters, less the 6,077 Claude Code's own skills take (11 bundled
       // skills in full, init and security-review by name, 13 newlines); 120 name lines (6 characters)
-      // and 119 newlines leave 2,091 for descriptions of 94 characters: 22 keep theirs (24 tokens
-      // each), 98 their name line (2 tokens).
+      // and 119 newlines leave 1,084 for descriptions of 94 characters: 11 keep theirs (24 tokens
+      // each), 109 their name line (2 tokens).
       expect(yield* listed(JSON.stringify({ model: "claude-sonnet-4-5" }))).toEqual([
-        22 * 24 + 98 * 2,
+        11 * 24 + 109 * 2,
         { model: "claude-sonnet-4-5", source: expect.stringMatching(/settings\.json$/), setting: "claude-sonnet-4-5", contextWindow: 200000, skillListingBudget: 8000 }
       ])
     }))
@@ -122,31 +122,53 @@ describe("the always-on ledger (issue 14)", () => {
       ])
     }))
 
-  it.effect("a plugin with SessionStart hooks that add context is said to, never run (issue 28, point 2)", () =>
+  it.effect("a plugin with SessionStart hooks that add context is said to, never run; the plugin files their scripts name are counted (issue 28, point 2)", () =>
     Effect.gen(function* () {
       const root = (name: string) => `home/u/.claude/plugins/cache/mkt/${name}/1.0.0`
-      const sessionStart = (type: string) => ({ SessionStart: [{ matcher: "startup|resume", hooks: [{ type, command: "cat ${CLAUDE_PLUGIN_ROOT}/intro.md" }] }] })
+      const sessionStart = (command: string) => ({ SessionStart: [{ matcher: "startup|resume", hooks: [{ type: "command", command }] }] })
+      // superpowers' shape: a dispatcher named with the script it runs beside it, which prints a skill file inside a wrapper.
+      const script = [
+        "#!/usr/bin/env bash",
+        "PLUGIN_ROOT=\"$(cd \"$(dirname \"$0\")/..\" && pwd)\"",
+        "content=$(cat \"${PLUGIN_ROOT}/skills/using/SKILL.md\" 2>&1 || echo missing)",
+        "# never read: outside the plugin, or not there",
+        "cat ../../../../../../etc/motd.md ${PLUGIN_ROOT}/absent.md",
+        "printf '{\"hookSpecificOutput\": {\"additionalContext\": \"%s\"}}' \"$content\""
+      ].join("\n")
       const { inventory } = yield* scanTree({
-        "home/u/.claude/settings.json": JSON.stringify({ enabledPlugins: { "superpowers@mkt": true, "inline@mkt": true, "quiet@mkt": true } }),
+        "home/u/.claude/settings.json": JSON.stringify({ enabledPlugins: { "superpowers@mkt": true, "inline@mkt": true, "quiet@mkt": true, "opaque@mkt": true } }),
         "home/u/.claude/plugins/installed_plugins.json": JSON.stringify({
           version: 2,
-          plugins: Object.fromEntries(["superpowers", "inline", "quiet"].map((name) => [`${name}@mkt`, [{ scope: "user", installPath: `/${root(name)}`, version: "1.0.0" }]]))
+          plugins: Object.fromEntries(["superpowers", "inline", "quiet", "opaque"].map((name) => [`${name}@mkt`, [{ scope: "user", installPath: `/${root(name)}`, version: "1.0.0" }]]))
         }),
         [`${root("superpowers")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "superpowers" }),
-        [`${root("superpowers")}/hooks/hooks.json`]: JSON.stringify({ description: "intro", hooks: sessionStart("command") }),
-        [`${root("inline")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "inline", hooks: sessionStart("command") }),
+        [`${root("superpowers")}/hooks/hooks.json`]: JSON.stringify({ description: "intro", hooks: sessionStart("\"${CLAUDE_PLUGIN_ROOT}/hooks/run-hook.cmd\" session-start") }),
+        [`${root("superpowers")}/hooks/run-hook.cmd`]: "exec bash \"${SCRIPT_DIR}/${SCRIPT_NAME}\" \"$@\"\n",
+        [`${root("superpowers")}/hooks/session-start`]: script,
+        [`${root("superpowers")}/skills/using/SKILL.md`]: "x".repeat(402),
+        [`${root("inline")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "inline", hooks: sessionStart("cat ${CLAUDE_PLUGIN_ROOT}/intro.md") }),
+        [`${root("inline")}/intro.md`]: "y".repeat(40),
+        // A hook whose script names no file of the plugin: said, nothing counted.
+        [`${root("opaque")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "opaque", hooks: sessionStart("${CLAUDE_PLUGIN_ROOT}/hooks/start.sh") }),
+        [`${root("opaque")}/hooks/start.sh`]: "date\n",
         // Only a PreToolUse hook: nothing at session start.
         [`${root("quiet")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "quiet" }),
         [`${root("quiet")}/hooks/hooks.json`]: JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "true" }] }] } })
       })
       const ledger = contextLedger(inventory, { by: "item", host: "claude-code" })
+      const partly = "adds context at session start (counted: the plugin files its hook scripts name; not: what they print besides)"
       expect(rowsOf(ledger).map((row) => [row.name, row.alwaysOnTokens, row.note ?? null])).toEqual([
-        ["inline", 0, "adds context at session start (not counted)"],
+        ["superpowers", 101, partly],
+        ["inline", 10, partly],
+        ["opaque", 0, "adds context at session start (not counted)"],
         ["quiet", 0, null],
-        ["superpowers", 0, "adds context at session start (not counted)"]
+        // The skill file the hook prints is a skill as well (a SKILL.md without frontmatter is not listed).
+        ["using", 0, null]
       ])
-      expect(ledger.totals[0]!.sessionStartContext).toEqual(["inline@mkt", "superpowers@mkt"])
-      expect(ledger.totals[0]!.estimate.endsWith("; inline@mkt, superpowers@mkt: SessionStart hooks that add context at session start (not counted: tool-map does not run hooks)")).toBe(true)
+      expect(ledger.totals[0]!.sessionStartContext).toEqual(["inline@mkt", "opaque@mkt", "superpowers@mkt"])
+      expect(ledger.totals[0]!.estimate.endsWith(
+        "; inline@mkt, opaque@mkt, superpowers@mkt: SessionStart hooks that add context at session start (tool-map does not run hooks: only the plugin files their scripts name are counted)"
+      )).toBe(true)
     }))
 
   it.effect("Gemini CLI: its own prompt entries (<skill> with its location and activate_skill's enum, <subagent>); commands cost nothing until used", () =>
@@ -169,6 +191,44 @@ describe("the always-on ledger (issue 14)", () => {
       ])
     }))
 
+  it.effect("the installed Claude Code's own agents and skills are items of scope builtin; over the budget, a plugin's skills save about nothing when it is off (issue 28, points 1 and 4)", () =>
+    Effect.gen(function* () {
+      const plugin = "home/u/.claude/plugins/cache/mkt/kit/1.0.0"
+      const skill = (name: string) => markdown({ name, description: "d".repeat(92) }, "Body.\n")
+      const { inventory } = yield* scanTree({
+        // `claude` on PATH, the binary of the npm package @anthropic-ai/claude-code 2.1.332.
+        "opt/cc/node_modules/.bin/claude": "#!/bin/sh\n",
+        "opt/cc/node_modules/@anthropic-ai/claude-code/package.json": JSON.stringify({ name: "@anthropic-ai/claude-code", version: "2.1.332" }),
+        "home/u/.claude/settings.json": JSON.stringify({ enabledPlugins: { "kit@mkt": true } }),
+        "home/u/.claude/plugins/installed_plugins.json": JSON.stringify({ version: 2, plugins: { "kit@mkt": [{ scope: "user", installPath: `/${plugin}`, version: "1.0.0" }] } }),
+        [`${plugin}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "kit" }),
+        [`${plugin}/skills/k1/SKILL.md`]: skill("k1"),
+        [`${plugin}/skills/k2/SKILL.md`]: skill("k2"),
+        "home/u/.claude/skills/u1/SKILL.md": skill("u1"),
+        "home/u/.claude/skills/u2/SKILL.md": skill("u2")
+      }, { env: { PATH: "/opt/cc/node_modules/.bin:/usr/bin", SLASH_COMMAND_TOOL_CHAR_BUDGET: "6337" } })
+      const builtin = inventory.items.filter((item) => item.scope === "builtin")
+      expect(builtin.map((item) => [item.kind, item.name, item.path, item.alwaysOnTokens])).toEqual([
+        ["agent", "claude", "/opt/cc/node_modules/.bin/claude", 33],
+        ["agent", "Explore", "/opt/cc/node_modules/.bin/claude", 187],
+        ["agent", "general-purpose", "/opt/cc/node_modules/.bin/claude", 77],
+        ["agent", "Plan", "/opt/cc/node_modules/.bin/claude", 91],
+        ["agent", "statusline-setup", "/opt/cc/node_modules/.bin/claude", 28],
+        ...HOST_OWN.skills.map((name) => ["skill", name, "/opt/cc/node_modules/.bin/claude", expect.any(Number)])
+      ])
+      const ledger = contextLedger(inventory, { by: "plugin", host: "claude-code" })
+      // 6,337 − the host's own 6,077 leaves 260 characters for `- u1: d…` (98), `- u2: d…` (98), `- kit:k1: d…` (102),
+      // `- kit:k2: d…` (102): all by name first (4 + 4 + 8 + 8 + 3 newlines = 27), then u1's and u2's descriptions come
+      // back (2 × 94; 45 left), kit's do not fit: 215 characters, kit's share its two name lines (2 × 2 tokens).
+      // Without kit the user's two lines fit whole (197): switching kit off saves 18 characters, 5 tokens.
+      expect(ledger.rows).toEqual([
+        { host: "claude-code", group: "(no plugin)", items: 20, alwaysOnTokens: expect.any(Number), onInvokeTokens: expect.any(Number), unknown: 0 },
+        { host: "claude-code", group: "kit@mkt", items: 3, alwaysOnTokens: 4, onInvokeTokens: 2, unknown: 0, offSavesTokens: 5 }
+      ])
+      expect(ledger.totals[0]!.estimate.endsWith("; Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) are rows of scope builtin")).toBe(true)
+      expect(ledger.totals[0]!.hostOwn).toBeUndefined()
+    }))
+
   it.effect("the conformance fixture's plugins, per plugin (a real-looking home)", () =>
     Effect.gen(function* () {
       const { files, links } = claudeCodeFixture({ home: "/home/u", homeKey: "home/u", projectKey: "work/proj", parentKey: "work" })
@@ -178,8 +238,8 @@ describe("the always-on ledger (issue 14)", () => {
 })
 
 /**
- * a, b and c cost `<name> <80 x>`, 82 characters, 21 tokens; over the budget of 5,270 characters,
- * 200 once Claude Code's own skills took their 5,070, c keeps only its name line `- c` (1 token). rev: `- rev: Reviews code (Tools: All tools)` (the session's
+ * a, b and c cost `<name> <80 x>`, 82 characters, 21 tokens; over the budget of 6,277 characters,
+ * 200 once Claude Code's own skills took their 6,077, c keeps only its name line `- c` (1 token). rev: `- rev: Reviews code (Tools: All tools)` (the session's
  * agent line, issue 28 point 3: an agent's when_to_use is not in it); ship:
  * `ship Ship it`; CLAUDE.md its whole text. Codex: o200k. nodesc has an empty description:
  * Claude Code does not load it. MCP servers: unknown.
@@ -199,9 +259,9 @@ const ITEMS = [
 const TOTALS = [
   {
     host: "claude-code",
-    estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 5,270 characters (SLASH_COMMAND_TOOL_CHAR_BUDGET); Claude Code's own items (2.1.332: 5 built-in agents, 13 skills) add ~1683 tok, not in the total",
+    estimate: "Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 6,277 characters (SLASH_COMMAND_TOOL_CHAR_BUDGET); Claude Code's own items (no installed version found: 2.1.332's assumed, 5 built-in agents, 13 skills) add ~1935 tok, not in the total",
     hostOwn: HOST_OWN,
-    model: { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 5270 },
+    model: { model: "claude-sonnet-4-6", source: "Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)", setting: null, contextWindow: 200000, skillListingBudget: 6277 },
     items: 7, alwaysOnTokens: 64, onInvokeTokens: 28, unknown: 1 },
   { host: "codex", estimate: "o200k tokens, tool-map's estimate (the catalog's estimator) of a \"name: description\" line per skill and agent, Codex's own listing format not verified; MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one", items: 3, alwaysOnTokens: 11, onInvokeTokens: 4, unknown: 1 }
 ]
@@ -217,8 +277,9 @@ const BY_SOURCE = [{ host: "claude-code", group: "user", items: 7, alwaysOnToken
  * and project's items 208 (111), local-kit 21 (13).
  */
 const FIXTURE_BY_PLUGIN = [
-  { host: "claude-code", group: "pr-review-toolkit@claude-code-plugins", items: 8, alwaysOnTokens: 381, onInvokeTokens: 51, unknown: 0 },
-  { host: "claude-code", group: "kit@mkt", items: 25, alwaysOnTokens: 248, onInvokeTokens: 104, unknown: 0 },
+  // Within the budget, switching a plugin off saves its items' figures and the newlines between its listing lines.
+  { host: "claude-code", group: "pr-review-toolkit@claude-code-plugins", items: 8, alwaysOnTokens: 381, onInvokeTokens: 51, unknown: 0, offSavesTokens: 382 },
+  { host: "claude-code", group: "kit@mkt", items: 25, alwaysOnTokens: 248, onInvokeTokens: 104, unknown: 0, offSavesTokens: 250 },
   { host: "claude-code", group: "(no plugin)", items: 21, alwaysOnTokens: 208, onInvokeTokens: 83, unknown: 0 },
-  { host: "claude-code", group: "local-kit@dev", items: 2, alwaysOnTokens: 21, onInvokeTokens: 4, unknown: 0 }
+  { host: "claude-code", group: "local-kit@dev", items: 2, alwaysOnTokens: 21, onInvokeTokens: 4, unknown: 0, offSavesTokens: 21 }
 ]

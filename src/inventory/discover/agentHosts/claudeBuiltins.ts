@@ -11,7 +11,18 @@
  * character length of each listing line as the host sends it, measured in the first request of a
  * scripted session of 2.1.332 (`npm run conformance`, a 200k and a 1M model) and the names
  * checked against the bundle's strings. Another version: unknown (the ledger says so).
+ *
+ * The version is the installed Claude Code's: the `claude` that PATH gives, read from the npm
+ * package it belongs to (`@anthropic-ai/claude-code`'s package.json beside `node_modules/.bin`
+ * or under a global prefix's `lib/node_modules`), never by running it. The inventory lists the
+ * host's own items only when that version is found and known.
  */
+import { Effect, Option } from "effect"
+import type { AgentItemScope } from "../../domain/agentHosts.js"
+import type { CostDraft } from "../../domain/ledger.js"
+import { parseJsonText } from "./configText.js"
+import type { HostReading } from "./hostReading.js"
+import type { ItemDraft } from "./precedence.js"
 
 /** A built-in agent: its name and the length of its listing line `- <name>: <whenToUse> (Tools: …)`. */
 interface BuiltinAgent {
@@ -50,7 +61,8 @@ export const CLAUDE_BUILTINS: ClaudeBuiltins = {
     { name: "statusline-setup", lineChars: 111 }
   ],
   skills: [
-    { name: "claude-api", lineChars: 164, truncatable: false },
+    // Its description runs over three lines (a TRIGGER and a SKIP paragraph after the first): 1,171 characters in all.
+    { name: "claude-api", lineChars: 1171, truncatable: false },
     { name: "code-review", lineChars: 850, truncatable: false },
     { name: "dataviz", lineChars: 1447, truncatable: false },
     { name: "fewer-permission-prompts", lineChars: 191, truncatable: false },
@@ -96,4 +108,101 @@ export const builtinCost = (charsPerToken: number, builtins: ClaudeBuiltins = CL
     chars: agentChars + budgetChars,
     budgetChars
   }
+}
+
+/** The versions whose own items tool-map knows. */
+export const KNOWN_BUILTINS: ReadonlyArray<ClaudeBuiltins> = [CLAUDE_BUILTINS]
+
+/** The installed Claude Code PATH gives: its executable and, when its package says, its version. */
+export interface InstalledClaudeCode {
+  readonly executable: string
+  readonly version: string | null
+}
+
+/** A package.json is read up to this size (Claude Code's is about 1.5 KiB). */
+const MAX_PACKAGE_JSON_BYTES = 64 * 1024
+
+/**
+ * The first `claude` on PATH, and the version of the npm package it is the binary of; none when
+ * PATH has no `claude`. The package is looked for where npm puts it: `<dir>/../@anthropic-ai/
+ * claude-code` for a `node_modules/.bin` directory, `<dir>/../lib/node_modules/@anthropic-ai/
+ * claude-code` for a global prefix's `bin` (a native install keeps no package.json: version unknown).
+ */
+export const installedClaudeCode = (c: HostReading): Effect.Effect<Option.Option<InstalledClaudeCode>> =>
+  Effect.gen(function* () {
+    const path = c.path
+    const separator = c.env.os === "win32" ? ";" : ":"
+    const names = c.env.os === "win32" ? ["claude.exe", "claude.cmd", "claude"] : ["claude"]
+    for (const dir of (c.env.env["PATH"] ?? "").split(separator)) {
+      if (dir === "" || !path.isAbsolute(dir)) continue
+      for (const name of names) {
+        const executable = path.join(dir, name)
+        const probe = yield* c.probe(executable)
+        if (probe._tag !== "file") continue
+        for (const packageDir of [path.join(dir, "..", "@anthropic-ai", "claude-code"), path.join(dir, "..", "lib", "node_modules", "@anthropic-ai", "claude-code")]) {
+          const manifest = path.join(packageDir, "package.json")
+          if ((yield* c.probe(manifest))._tag !== "file") continue
+          const read = yield* c.readFile(manifest, null, MAX_PACKAGE_JSON_BYTES)
+          if (Option.isNone(read)) continue
+          const value = yield* Effect.option(parseJsonText(new TextDecoder("utf-8").decode(read.value.bytes)))
+          const fields = Option.getOrNull(value)
+          if (typeof fields === "object" && fields !== null && !Array.isArray(fields) && (fields as Record<string, unknown>)["name"] === "@anthropic-ai/claude-code") {
+            const version = (fields as Record<string, unknown>)["version"]
+            return Option.some({ executable, version: typeof version === "string" ? version : null })
+          }
+        }
+        return Option.some({ executable, version: null })
+      }
+    }
+    return Option.none()
+  })
+
+/** The host's own items of a known version, by its listing lines' projection (round(chars / 4)). */
+const ownCost = (chars: number): CostDraft => ({ alwaysOn: "", onInvokeTokens: null, measuredTokens: Math.round(chars / 4) })
+
+const BUILTIN: AgentItemScope = "builtin"
+
+/**
+ * Claude Code's own agents and skills as inventory items of scope `builtin`, defined by its
+ * executable. A user's agent of the same name wins over a built-in one (lowest rank in the agents'
+ * namespace); the skills never compete. `charsPerToken` picks the line the model is sent.
+ */
+export const builtinDrafts = (installed: InstalledClaudeCode, builtins: ClaudeBuiltins, charsPerToken: number): ReadonlyArray<ItemDraft> => {
+  const common = {
+    host: "claude-code" as const,
+    scope: BUILTIN,
+    path: installed.executable,
+    enabled: true,
+    disabledReason: null,
+    sha256: null,
+    mtime: null,
+    plugin: null,
+    description: null
+  }
+  const agents = builtins.agents.map((agent): ItemDraft => ({
+    fields: {
+      kind: "agent",
+      ...common,
+      name: agent.name,
+      tools: null,
+      disallowedTools: [],
+      model: null,
+      background: false,
+      maxTurns: null,
+      mcpServers: null,
+      source: "local"
+    },
+    cost: ownCost(charsPerToken === 3 ? agent.leanLineChars ?? agent.lineChars : agent.lineChars),
+    entry: `builtin:agent:${agent.name}`,
+    namespace: `agent:${agent.name}`,
+    rank: 10_000
+  }))
+  const skills = builtins.skills.map((skill): ItemDraft => ({
+    fields: { kind: "skill", ...common, name: skill.name, allowedTools: null, hasScripts: false },
+    cost: ownCost(skill.truncatable ? `- ${skill.name}`.length : skill.lineChars),
+    entry: `builtin:skill:${skill.name}`,
+    namespace: null,
+    rank: 10_000
+  }))
+  return [...agents, ...skills]
 }

@@ -1,7 +1,7 @@
 import type * as NodePath from "node:path"
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
-import { claudeListingModel } from "../../domain/ledger.js"
+import { claudeListingModel, sessionStartCost } from "../../domain/ledger.js"
 import type { FrontmatterFields, FrontmatterValue } from "../FrontmatterParser.js"
 import {
   type AgentNaming,
@@ -15,7 +15,8 @@ import {
   skillsIn,
   standalone
 } from "./markdownItems.js"
-import { builtinCost } from "./claudeBuiltins.js"
+import { builtinCost, builtinDrafts, CLAUDE_BUILTINS, installedClaudeCode, KNOWN_BUILTINS } from "./claudeBuiltins.js"
+import { type SessionStartFinding, sessionStartFinding, sessionStartHooks } from "./claudeHooks.js"
 import { looksLikeServer, mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
 import { type FileWalk, sha256 } from "./AgentHostFiles.js"
@@ -291,8 +292,12 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
       settingsModel: model === undefined ? null : { value: model.value as string, file: model.file.path },
       budgetFraction: fraction === undefined ? null : (fraction.value as number)
     })
-    // The host's own agents and skills come first in the listing and take their part of the budget (point 4).
-    return { ...c.result(), listing: { ...listing, builtins: builtinCost(listing.charsPerToken) } }
+    // The host's own agents and skills come first in the listing and take their part of the budget (point 4):
+    // items of the installed version when tool-map knows it, else the newest version it knows is assumed.
+    const installed = yield* installedClaudeCode(c)
+    const known = Option.flatMap(installed, (found) => Option.fromNullable(KNOWN_BUILTINS.find((builtins) => builtins.version === found.version)))
+    if (Option.isSome(installed) && Option.isSome(known)) for (const draft of builtinDrafts(installed.value, known.value, listing.charsPerToken)) c.add(draft)
+    return { ...c.result(), listing: { ...listing, builtins: builtinCost(listing.charsPerToken, Option.getOrElse(known, () => CLAUDE_BUILTINS)) } }
   })
 
 const readSettings = (
@@ -428,7 +433,7 @@ const readPlugins = (
       )
       if (probe._tag === "missing") c.diagnostic(installedFile, null, `plugin ${entry.id} is installed at ${entry.installPath}, which does not exist`)
       const slot = plugin(entry.id, entry.scope === "local" ? 0 : entry.scope === "project" ? 1 : 2)
-      const sessionStartHooks = probe._tag === "directory" ? yield* pluginSessionStartHooks(c, entry.installPath, manifestPath) : 0
+      const hooks = probe._tag === "directory" ? yield* pluginSessionStartHooks(c, entry.installPath, manifestPath) : { hooks: 0, knownChars: 0 }
       drafts.push({
         fields: {
           kind: "plugin",
@@ -443,8 +448,9 @@ const readPlugins = (
           plugin: entry.id,
           marketplace: entry.marketplace,
           version: entry.version,
-          ...(sessionStartHooks > 0 ? { sessionStartHooks } : {})
+          ...(hooks.hooks > 0 ? { sessionStartHooks: hooks.hooks, sessionStartKnownChars: hooks.knownChars } : {})
         },
+        ...(hooks.knownChars > 0 ? { cost: sessionStartCost(hooks.knownChars) } : {}),
         entry: `${entry.id}/${index}`,
         namespace: slot.namespace,
         rank: slot.rank
@@ -511,53 +517,31 @@ const directoryMarketplaceFolder = (
   })
 
 /**
- * The `SessionStart` hooks of a hooks configuration (`{ hooks: { SessionStart: [...] } }`, or the
- * events at the top level) whose output Claude Code 2.1.332 adds to the context: a command hook's
- * stdout (plain text, or the `hookSpecificOutput.additionalContext` of its JSON; the bundle's
- * `isPlainOutput` responses and `hook_additional_context` attachments), an http hook's answer.
- */
-export const sessionStartHookCount = (config: unknown): number => {
-  const record = asRecord(config)
-  const events = asRecord(own(record, "hooks")) ?? record
-  const matchers = own(events, "SessionStart")
-  if (!Array.isArray(matchers)) return 0
-  let count = 0
-  for (const matcher of matchers) {
-    const hooks = own(asRecord(matcher), "hooks")
-    for (const hook of Array.isArray(hooks) ? hooks : []) {
-      const type = asString(own(asRecord(hook), "type"))
-      if (type === "command" || type === "http") count += 1
-    }
-  }
-  return count
-}
-
-/**
  * A plugin's `SessionStart` hooks that add context (issue 28, point 2), read where Claude Code
  * 2.1.332 reads a plugin's hooks (`cre` of its bundle: `hooks/hooks.json`, and the manifest's
- * `hooks`, paths or inline objects). Never run: tool-map only says they are there.
+ * `hooks`, paths or inline objects), and what is known of their context (`claudeHooks.ts`). Never run.
  */
-const pluginSessionStartHooks = (c: HostReading, root: string, manifestPath: string): Effect.Effect<number> =>
+const pluginSessionStartHooks = (c: HostReading, root: string, manifestPath: string): Effect.Effect<SessionStartFinding> =>
   Effect.gen(function* () {
-    let count = 0
+    const hooks: Array<{ readonly command: string | null }> = []
     const fromFile = (file: string) =>
       Effect.gen(function* () {
-        if (!(yield* c.exists(file))) return 0
+        if (!(yield* c.exists(file))) return
         const json = yield* c.readJson(file, null, { jsonc: false })
-        return Option.match(json, { onNone: () => 0, onSome: (read) => sessionStartHookCount(read.value) })
+        if (Option.isSome(json)) hooks.push(...sessionStartHooks(json.value.value))
       })
     const hooksFile = c.path.join(root, "hooks", "hooks.json")
-    count += yield* fromFile(hooksFile)
+    yield* fromFile(hooksFile)
     if (yield* c.exists(manifestPath)) {
       const manifest = yield* c.readJson(manifestPath, null, { jsonc: false })
       const declared = Option.match(manifest, { onNone: () => undefined, onSome: (read) => own(asRecord(read.value), "hooks") })
       for (const entry of [declared ?? []].flat()) {
         if (typeof entry === "string") {
-          for (const file of manifestPaths(c, root, entry, manifestPath)) if (file !== hooksFile) count += yield* fromFile(file)
-        } else count += sessionStartHookCount(entry)
+          for (const file of manifestPaths(c, root, entry, manifestPath)) if (file !== hooksFile) yield* fromFile(file)
+        } else hooks.push(...sessionStartHooks(entry))
       }
     }
-    return count
+    return hooks.length === 0 ? { hooks: 0, knownChars: 0 } : yield* sessionStartFinding(c, root, hooks)
   })
 
 /** Paths named by a plugin manifest field (a string or a list), kept inside the plugin root. */

@@ -8,16 +8,16 @@ import { builtinCost } from "../../../../src/inventory/discover/agentHosts/claud
  */
 describe("builtinCost (Claude Code 2.1.332)", () => {
   it("counts the agent lines, and what the skills take of the listing's budget", () => {
-    // Agents 132 + 746 + 309 + 364 + 111 = 1,662; skills: 11 bundled lines 5,034, `- init` 6,
-    // `- security-review` 17, 13 newlines: 5,070.
+    // Agents 132 + 746 + 309 + 364 + 111 = 1,662; skills: 11 bundled lines 6,041 (claude-api's
+    // three lines 1,171), `- init` 6, `- security-review` 17, 13 newlines: 6,077.
     expect(builtinCost(4)).toEqual({
       version: "2.1.332",
       agents: ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"],
       skills: ["claude-api", "code-review", "dataviz", "fewer-permission-prompts", "init", "keybindings-help", "loop", "plugin-authoring", "run", "security-review", "simplify", "update-config", "workflow-authoring"],
-      chars: 6732,
-      budgetChars: 5070
+      chars: 7739,
+      budgetChars: 6077
     })
     // A model counted at 3 characters a token gets Explore's lean line (539).
-    expect([builtinCost(3).chars, builtinCost(3).budgetChars]).toEqual([6525, 5070])
+    expect([builtinCost(3).chars, builtinCost(3).budgetChars]).toEqual([7532, 6077])
   })
 })
