@@ -4,8 +4,11 @@
  * top level of the wrong shape refuses the file.
  */
 import { Either, Schema } from "effect"
+import * as fc from "effect/FastCheck"
 import { describe, expect, it } from "vitest"
 import { ClaudeSettings } from "../../../../../src/inventory/discover/agentHosts/config/claudeSettings.js"
+import { GeminiSettings } from "../../../../../src/inventory/discover/agentHosts/config/geminiSettings.js"
+import { decodeMcpEntry } from "../../../../../src/inventory/discover/agentHosts/config/mcpEntry.js"
 import { InstalledPlugins } from "../../../../../src/inventory/discover/agentHosts/config/claudePlugins.js"
 import { decodeConfig, decodeEntry, keyPath, NamedMap } from "../../../../../src/inventory/discover/agentHosts/config/decode.js"
 
@@ -80,6 +83,26 @@ describe("decodeConfig", () => {
     const input = { model: 1, enabledPlugins: { a: "x" } }
     decodeConfig(ClaudeSettings, "f")(input)
     expect(input).toEqual({ model: 1, enabledPlugins: { a: "x" } })
+  })
+})
+
+describe("decodeConfig on any JSON (property)", () => {
+  // Values shaped like the keys the schemas read, and anything else, nested.
+  const key = fc.constantFrom("model", "enabledPlugins", "mcpServers", "allowedMcpServers", "deniedMcpServers", "serverCommand", "mcp", "allowed", "context", "fileName", "security", "folderTrust", "enabled", "command", "args", "env", "__proto__", "x")
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: "small" }, fc.string(), fc.boolean(), fc.integer(), fc.constant(null), fc.array(tie("value"), { maxLength: 4 }), fc.dictionary(key, tie("value"), { maxKeys: 5 }))
+  })).value
+  const check = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown) => {
+    const decoded = decodeConfig(schema, "f")(input)
+    expect(Either.isRight(decoded)).toBe(typeof input === "object" && input !== null && !Array.isArray(input))
+    if (Either.isRight(decoded)) expect(Schema.is(schema)(decoded.right.value)).toBe(true)
+  }
+  it("never throws; refuses only a top level that is not an object; what it keeps fits the schema", () => {
+    fc.assert(fc.property(json, (input) => {
+      check(ClaudeSettings, input)
+      check(GeminiSettings, input)
+      for (const dialect of ["claude", "codex", "gemini", "opencode"] as const) expect(typeof decodeMcpEntry(input, dialect).entry).toBe("object")
+    }), { numRuns: 300 })
   })
 })
 
