@@ -47,10 +47,19 @@ export const queryContextCommand = Command.make(
             ])
           )
         : fittedTable(
-            // Grouped by host, the group is the host: one column of it.
-            ["always-on", "on-invoke", "items", "unknown", "host", ...(ledger.by === "host" ? [] : [{ title: ledger.by, shrink: "key" as const }])],
+            // Grouped by host, the group is the host: one column of it. By plugin, what switching each off saves.
+            [
+              "always-on",
+              ...(ledger.by === "plugin" ? ["saved if off"] : []),
+              "on-invoke",
+              "items",
+              "unknown",
+              "host",
+              ...(ledger.by === "host" ? [] : [{ title: ledger.by, shrink: "key" as const }])
+            ],
             (ledger.rows as ReadonlyArray<LedgerGroupRow>).map((row) => [
               formatTokens(row.alwaysOnTokens),
+              ...(ledger.by === "plugin" ? [row.offSavesTokens === undefined ? "" : formatTokens(row.offSavesTokens)] : []),
               formatTokens(row.onInvokeTokens),
               String(row.items),
               String(row.unknown),

@@ -91,6 +91,13 @@ describe("query context: the always-on ledger (issue 14)", () => {
         "Claude Code: ~61 tok in every session, ~28 tok more when all 5 items are used (1 unknown: MCP servers without a tool snapshot yet (`tool-map catalog snapshot --host claude-code` takes one), or items of a bundle older than the ledger)",
         "Claude Code figures: Claude Code's own projection: characters / 4 of the texts it counts (claude plugin details, 2.1.332, offline); MCP servers: o200k estimate of the tool schemas in the gateway's snapshot, unknown without one; model assumed: claude-sonnet-4-6 (200,000-token context, Claude Code's default for an API key (sonnet; a claude.ai plan may default to opus)): skill listing within 8,000 characters; Claude Code's own items (no installed version found: 2.1.332's assumed, 5 built-in agents, 13 skills) add ~1935 tok, not in the total."
       ])
+      const byPlugin = yield* run(root, "query", "context", "--by", "plugin", "--host", "claude-code")
+      // What switching a plugin off saves is a plugin's figure: blank for the items of no plugin.
+      expect(byPlugin.stdout.split("\n").slice(0, 3)).toEqual([
+        "always-on  saved if off  on-invoke  items  unknown  host         plugin",
+        "---------  ------------  ---------  -----  -------  -----------  -----------",
+        "~61 tok                  ~28 tok    5      1        claude-code  (no plugin)"
+      ])
       const byHost = yield* run(root, "query", "context", "--by", "host", "--json")
       expect(JSON.parse(byHost.stdout).rows).toEqual([{ host: "claude-code", group: "claude-code", items: 5, alwaysOnTokens: 61, onInvokeTokens: 28, unknown: 1 }])
     }).pipe(Effect.provide(NodeContext.layer)))
