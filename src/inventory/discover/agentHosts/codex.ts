@@ -4,7 +4,9 @@ import type { AgentItemScope } from "../../domain/agentHosts.js"
 import { commandsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, skillsIn, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
-import { asRecord, asString, own } from "./configText.js"
+import { CodexAgent, CodexConfig } from "./config/codexConfig.js"
+import { decodedOrNull } from "./config/decode.js"
+import { CODEX_UNTRUSTED, codexTrusts } from "./policy/codex.js"
 import { baseName, describe } from "./frontmatterFields.js"
 import { ancestors, dirsToGitRoot } from "./hostPaths.js"
 import { type HostReadContext, hostReading, type HostReading, type HostReadResult } from "./hostReading.js"
@@ -25,24 +27,21 @@ export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =
     // MCP servers.
     const userConfigPath = path.join(codexHome, "config.toml")
     const userConfig = yield* c.readToml(userConfigPath, "user config")
-    const userRecord = Option.match(userConfig, { onNone: () => null, onSome: (toml) => asRecord(toml.value) })
-    const trusted = (dir: string) => {
-      const table = asRecord(own(userRecord, "projects"))
-      return ancestors(path, dir).some((candidate) => asString(own(asRecord(own(table, candidate)), "trust_level")) === "trusted")
-    }
-    const servers = (record: Readonly<Record<string, unknown>> | null, file: string, mtime: string | null, scope: AgentItemScope, rank: number, untrusted: string | null) => {
+    const userDecoded = Option.match(userConfig, { onNone: () => null, onSome: (toml) => decodedOrNull(CodexConfig, userConfigPath, toml.value) })
+    const servers = (config: CodexConfig | null, file: string, mtime: string | null, scope: AgentItemScope, rank: number, untrusted: string | null) => {
       const placement = { plugin: null, enabled: untrusted === null, disabledReason: untrusted, rank }
-      for (const draft of mcpDrafts(c, asRecord(own(record, "mcp_servers")), file, mtime, scope, placement, "mcp", "codex")) c.add(draft)
+      for (const draft of mcpDrafts(c, config?.mcp_servers ?? null, file, mtime, scope, placement, "mcp", "codex")) c.add(draft)
     }
     for (const [index, dir] of projects.entries()) {
       const file = path.join(dir, ".codex", "config.toml")
       if (!(yield* c.exists(file))) continue
       const toml = yield* c.readToml(file, "project config")
       if (Option.isSome(toml)) {
-        servers(asRecord(toml.value.value), file, toml.value.file.mtime, "project", index, trusted(dir) ? null : "the project is not trusted in config.toml, so Codex ignores its config")
+        const trusted = codexTrusts(userDecoded, ancestors(path, dir))
+        servers(decodedOrNull(CodexConfig, file, toml.value.value), file, toml.value.file.mtime, "project", index, trusted ? null : CODEX_UNTRUSTED)
       }
     }
-    if (Option.isSome(userConfig)) servers(userRecord, userConfigPath, userConfig.value.file.mtime, "user", 100, null)
+    if (Option.isSome(userConfig)) servers(userDecoded, userConfigPath, userConfig.value.file.mtime, "user", 100, null)
 
     // Skills.
     const skillPlacement = (scope: AgentItemScope, rank: number): ItemPlacement => ({ ...standalone(scope, { rank }), namespace: (name) => `skill:${name}` })
@@ -100,18 +99,18 @@ export const readCodex = (ctx: HostReadContext): Effect.Effect<HostReadResult> =
 const agentFromToml = (c: HostReading, file: string, scope: AgentItemScope, rank: number): Effect.Effect<Option.Option<ItemDraft>> =>
   Effect.map(c.readToml(file, null), (toml) =>
     Option.map(toml, ({ file: read, value }) => {
-      const record = asRecord(value)
-      const name = asString(own(record, "name"))?.trim() || baseName(c.path, file)
-      const servers = asRecord(own(record, "mcp_servers"))
+      const agent = decodedOrNull(CodexAgent, file, value) ?? {}
+      const name = agent.name?.trim() || baseName(c.path, file)
+      const servers = agent.mcp_servers ?? null
       const placement: ItemPlacement = { ...standalone(scope, { rank }), namespace: (agent) => `agent:${agent}` }
       return draftAt(
         {
           kind: "agent",
           ...fileFields(c, read, name, placement),
-          description: describe(asString(own(record, "description")), null),
+          description: describe(agent.description ?? null, null),
           tools: null,
           disallowedTools: [],
-          model: asString(own(record, "model")),
+          model: agent.model ?? null,
           background: false,
           maxTurns: null,
           mcpServers: servers === null || Object.keys(servers).length === 0 ? null : Object.keys(servers),
@@ -119,7 +118,7 @@ const agentFromToml = (c: HostReading, file: string, scope: AgentItemScope, rank
         },
         placement,
         // The agent's instructions are the file's text: what starting it costs.
-        listedCost("codex", "agent", name, describe(asString(own(record, "description")), null), new TextDecoder().decode(read.bytes))
+        listedCost("codex", "agent", name, describe(agent.description ?? null, null), new TextDecoder().decode(read.bytes))
       )
     })
   )

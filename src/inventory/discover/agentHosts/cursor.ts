@@ -4,7 +4,8 @@ import { instructionsCost } from "../../domain/ledger.js"
 import { instructionsFile, standalone } from "./markdownItems.js"
 import { mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
-import { asRecord, own } from "./configText.js"
+import { decodedOrNull } from "./config/decode.js"
+import { McpServersFile } from "./config/mcpServersFile.js"
 import { describe } from "./frontmatterFields.js"
 import { dirsToGitRoot } from "./hostPaths.js"
 import { type HostReadContext, hostReading, type HostReading, type HostReadResult } from "./hostReading.js"
@@ -71,6 +72,6 @@ const serversOf = (c: HostReading, file: string, role: string, scope: "user" | "
     Option.match(json, {
       onNone: () => [],
       onSome: ({ file: read, value }) =>
-        mcpDrafts(c, asRecord(own(asRecord(value), "mcpServers")), file, read.mtime, scope, { plugin: null, enabled: true, disabledReason: null, rank }, "mcp", "cursor")
+        mcpDrafts(c, decodedOrNull(McpServersFile, file, value)?.mcpServers ?? null, file, read.mtime, scope, { plugin: null, enabled: true, disabledReason: null, rank }, "mcp", "cursor")
     })
   )
