@@ -5,10 +5,25 @@ import { agentsIn, draftAt, fileFields, instructionsFile, type ItemPlacement, st
 import { mcpDrafts } from "./mcp.js"
 import { skillHasScripts } from "./skillFiles.js"
 import type { ItemDraft } from "./precedence.js"
-import { asBoolean, asRecord, asString, asStringArray, own } from "./configText.js"
+import { asString } from "./configText.js"
+import { decodedOrNull } from "./config/decode.js"
+import { GeminiCommand, GeminiExtension, GeminiSettings, GeminiTrustedFolders } from "./config/geminiSettings.js"
+import {
+  geminiContextFileNames,
+  geminiDisabledSkills,
+  geminiMergedSettings,
+  geminiServerFilter,
+  geminiServerOff,
+  type GeminiSettingsSource,
+  geminiSettingsContextNames,
+  type GeminiTrust,
+  type GeminiTrustedFoldersFile,
+  geminiTrustByRules,
+  geminiTrustWithoutRules
+} from "./policy/gemini.js"
 import { describe } from "./frontmatterFields.js"
 import { dirsToGitRoot } from "./hostPaths.js"
-import { type ConfigFile, type HostReadContext, type HostReading, hostReading, type HostReadResult, readConfigFiles } from "./hostReading.js"
+import { type HostReadContext, type HostReading, hostReading, type HostReadResult, readConfigFiles } from "./hostReading.js"
 
 /** Gemini CLI's system settings file, per OS (overridable with GEMINI_CLI_SYSTEM_SETTINGS_PATH). */
 export const geminiSystemSettings = (ctx: HostReadContext): string => {
@@ -44,24 +59,18 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
       ...(hasWorkspace ? [[path.join(workspaceDir, "settings.json"), "project", 10, "workspace settings", false] as const] : []),
       [path.join(userDir, "settings.json"), "user", 20, "user settings", true]
     ]
-    const settings = yield* readConfigFiles(c, sources, "settings file")
-    const trust = yield* folderTrust(c, settings)
-    // An untrusted folder's workspace settings are read by nobody (0.61.0 merges `{}` in their place).
-    const merged = trust.trusted ? settings : settings.filter((setting) => setting.scope !== "project")
+    const settings = (yield* readConfigFiles(c, sources, "settings file")).map((setting) => ({
+      ...setting,
+      source: { path: setting.file.path, scope: setting.scope, settings: decodedOrNull(GeminiSettings, setting.file.path, setting.value) ?? {} }
+    }))
+    const trust = yield* folderTrust(c, settings.map((setting) => setting.source))
+    const merged = geminiMergedSettings(settings.map((setting) => setting.source), trust)
     const untrusted = <P extends ItemPlacement>(placement: P): P => (trust.trusted ? placement : { ...placement, enabled: false, disabledReason: trust.reason })
-    const firstSetting = <A>(read: (value: Readonly<Record<string, unknown>>) => A | null): A | null => {
-      for (const setting of merged) {
-        const found = read(setting.value)
-        if (found !== null) return found
-      }
-      return null
-    }
-    const excluded = new Set(firstSetting((value) => asStringArray(own(asRecord(own(value, "mcp")), "excluded")) ?? asStringArray(own(value, "excludeMCPServers"))) ?? [])
-    const allowed = firstSetting((value) => asStringArray(own(asRecord(own(value, "mcp")), "allowed")) ?? asStringArray(own(value, "allowMCPServers")))
+    const filter = geminiServerFilter(merged)
 
     const servers: Array<ItemDraft> = []
     for (const setting of settings) {
-      servers.push(...mcpDrafts(c, asRecord(own(setting.value, "mcpServers")), setting.file.path, setting.file.mtime, setting.scope, { plugin: null, enabled: true, disabledReason: null, rank: setting.rank }, "mcp", "gemini"))
+      servers.push(...mcpDrafts(c, setting.source.settings.mcpServers ?? null, setting.file.path, setting.file.mtime, setting.scope, { plugin: null, enabled: true, disabledReason: null, rank: setting.rank }, "mcp", "gemini"))
     }
 
     // Extensions: their MCP servers, commands and context files.
@@ -74,8 +83,8 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
       if (!(yield* c.exists(manifestPath))) continue
       const json = yield* c.readJson(manifestPath, null, { jsonc: true })
       if (Option.isNone(json)) continue
-      const manifest = asRecord(json.value.value)
-      const name = asString(own(manifest, "name")) ?? entry.name
+      const manifest = decodedOrNull(GeminiExtension, manifestPath, json.value.value) ?? {}
+      const name = manifest.name ?? entry.name
       c.add({
         fields: {
           kind: "plugin",
@@ -89,15 +98,15 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
           mtime: json.value.file.mtime,
           plugin: name,
           marketplace: null,
-          version: asString(own(manifest, "version"))
+          version: manifest.version ?? null
         },
         entry: null,
         namespace: `plugin:${name}`,
         rank: 0
       })
-      servers.push(...mcpDrafts(c, asRecord(own(manifest, "mcpServers")), manifestPath, json.value.file.mtime, "plugin", { plugin: name, enabled: true, disabledReason: null, rank: 30 }, "mcp", "gemini"))
+      servers.push(...mcpDrafts(c, manifest.mcpServers ?? null, manifestPath, json.value.file.mtime, "plugin", { plugin: name, enabled: true, disabledReason: null, rank: 30 }, "mcp", "gemini"))
       extensionCommandDirs.push([path.join(entry.path, "commands"), name])
-      const contextNames = contextFileNames(own(manifest, "contextFileName"))
+      const contextNames = geminiContextFileNames(manifest.contextFileName)
       for (const contextName of contextNames) {
         const draft = yield* instructionsFile(c, path.join(entry.path, contextName), `extension ${name} context`, standalone("plugin", { plugin: name }))
         if (Option.isSome(draft)) c.add(draft.value)
@@ -105,20 +114,8 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     }
     for (const draft of servers) {
       const fields = draft.fields
-      // Untrusted, 0.61.0 starts no MCP server at all, the user's and the extensions' included.
-      if (!trust.trusted && fields.kind === "mcpServer") {
-        c.add({ ...draft, fields: { ...fields, enabled: false, disabledReason: trust.reason } })
-        continue
-      }
-      if (fields.kind !== "mcpServer" || !fields.enabled) {
-        c.add(draft)
-        continue
-      }
-      const reason = excluded.has(fields.name)
-        ? "excluded by mcp.excluded"
-        : allowed !== null && !allowed.includes(fields.name)
-        ? "not in mcp.allowed"
-        : null
+      // Untrusted, 0.61.0 starts no MCP server at all, the user's and the extensions' included (even one switched off in its entry).
+      const reason = fields.kind !== "mcpServer" || (trust.trusted && !fields.enabled) ? null : geminiServerOff(trust, filter, fields.name)
       c.add(reason === null ? draft : { ...draft, fields: { ...fields, enabled: false, disabledReason: reason } })
     }
 
@@ -146,7 +143,7 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     for (const draft of yield* agentsIn(c, path.join(userDir, "agents"), "user agents", agentPlacement("user", 10), false)) c.add(draft)
 
     // Skills, the later source winning a name; the project's only in a trusted folder.
-    const disabledSkills = new Set(firstSetting((value) => asStringArray(own(asRecord(own(value, "skills")), "disabled"))) ?? [])
+    const disabledSkills = geminiDisabledSkills(merged)
     const skillSources: ReadonlyArray<readonly [string, AgentItemScope, string, boolean]> = [
       [path.join(userDir, "skills"), "user", "user skills", true],
       [path.join(ctx.env.homedir, ".agents", "skills"), "user", "shared user skills (~/.agents/skills)", true],
@@ -166,7 +163,7 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     }
 
     // Context files: the global one, then each directory up to the repository root.
-    const names = contextFileNames(firstSetting((value) => own(asRecord(own(value, "context")), "fileName") ?? own(value, "contextFileName") ?? null))
+    const names = geminiSettingsContextNames(merged)
     const projects = yield* dirsToGitRoot(c)
     for (const name of names) {
       const global = yield* instructionsFile(c, path.join(userDir, name), "user context", standalone("user"))
@@ -180,12 +177,6 @@ export const readGemini = (ctx: HostReadContext): Effect.Effect<HostReadResult> 
     return c.result()
   })
 
-const contextFileNames = (value: unknown): ReadonlyArray<string> => {
-  const names = typeof value === "string" ? [value] : asStringArray(value) ?? []
-  const safe = names.filter((name) => name.length > 0 && !name.includes("/") && !name.includes("\\"))
-  return safe.length === 0 ? ["GEMINI.md"] : safe
-}
-
 /** A command from `commands/<a>/<b>.toml`, named `a:b`. */
 const commandFromToml = (
   c: HostReading,
@@ -197,8 +188,9 @@ const commandFromToml = (
 ): Effect.Effect<Option.Option<ItemDraft>> =>
   Effect.map(c.readToml(file, null), (toml) =>
     Option.flatMap(toml, ({ file: read, value }) => {
-      const record = asRecord(value)
-      if (asString(own(record, "prompt")) === null) {
+      const command = decodedOrNull(GeminiCommand, file, value) ?? {}
+      const prompt = command.prompt
+      if (prompt === undefined) {
         c.diagnostic(file, null, "command has no `prompt` string; Gemini CLI skips it")
         return Option.none()
       }
@@ -210,70 +202,43 @@ const commandFromToml = (
           {
             kind: "command",
             ...fileFields(c, read, name, placement),
-            description: describe(asString(own(record, "description")), null),
+            description: describe(command.description ?? null, null),
             argumentHint: null,
             allowedTools: null,
             model: null
           },
           placement,
-          listedCost("gemini", "command", name, null, asString(own(record, "prompt")) ?? "")
+          listedCost("gemini", "command", name, null, prompt)
         )
       )
     })
   )
 
-/** Whether Gemini CLI trusts the working directory, and if not, which rule says so. */
-export type GeminiTrust = { readonly trusted: true } | { readonly trusted: false; readonly reason: string }
-
-const TRUST_LEVELS = ["TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"]
+/** Whether Gemini CLI trusts the working directory, and if not, which rule says so (the rule: `policy/gemini.ts`). */
+export type { GeminiTrust } from "./policy/gemini.js"
 
 /**
- * Gemini CLI's folder trust, as 0.61.0 decides it (packages/core utils/trust.js and cli
- * config/trustedFolders.ts of its bundle; checked with `gemini mcp list` and `gemini skills list`):
- * `GEMINI_RESTRICTED_MODE=true` or `GEMINI_CLI_TRUST_WORKSPACE=false` distrust, `=true` trusts;
- * `security.folderTrust.enabled` of the system or user settings (never the workspace's) is
- * true unless set false, although the docs say folder trust is off by default: the host wins;
- * then the rule of `trustedFolders.json` (`GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else
- * `~/.gemini/`) with the longest path that holds the working directory (`TRUST_PARENT` counts
- * for the rule's parent) trusts or distrusts it; with no rule the folder is untrusted. A file
- * that is not an object of known levels stops the host ("Please fix the configuration file").
+ * Gemini CLI's folder trust ({@link geminiTrustWithoutRules}, then {@link geminiTrustByRules}
+ * of `trustedFolders.json`: `GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else `~/.gemini/`); a file that
+ * stops the host is a diagnostic on it.
  */
-export const folderTrust = (c: HostReading, settings: ReadonlyArray<ConfigFile>): Effect.Effect<GeminiTrust> =>
+export const folderTrust = (c: HostReading, settings: ReadonlyArray<GeminiSettingsSource>): Effect.Effect<GeminiTrust> =>
   Effect.gen(function* () {
     const env = c.env.env
-    if (env["GEMINI_RESTRICTED_MODE"] === "true") return { trusted: false, reason: "the folder is not trusted: GEMINI_RESTRICTED_MODE=true" }
-    if (env["GEMINI_CLI_TRUST_WORKSPACE"] === "false") return { trusted: false, reason: "the folder is not trusted: GEMINI_CLI_TRUST_WORKSPACE=false" }
-    if (env["GEMINI_CLI_TRUST_WORKSPACE"] === "true") return { trusted: true }
-    const enabled = settings
-      .filter((setting) => setting.scope !== "project")
-      .map((setting) => asBoolean(own(asRecord(own(asRecord(own(setting.value, "security")), "folderTrust")), "enabled")))
-      .find((value) => value !== null)
-    if (enabled === false) return { trusted: true }
-    const path = c.path
+    const decided = geminiTrustWithoutRules(env, settings)
+    if (decided !== null) return decided
     const override = env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"]
-    const file = override !== undefined && override.length > 0 ? override : path.join(c.env.homedir, ".gemini", "trustedFolders.json")
-    const untrusted = (why: string): GeminiTrust => ({ trusted: false, reason: `the folder is not trusted: ${why} (Gemini CLI folder trust, on unless security.folderTrust.enabled is false)` })
-    if (!(yield* c.exists(file))) return untrusted(`no ${file}`)
-    const read = yield* c.readJson(file, "trusted folders", { jsonc: true })
-    const rules = Option.isSome(read) ? asRecord(read.value.value) : null
-    const invalid = (why: string): GeminiTrust => {
-      c.diagnostic(file, null, `${why}: Gemini CLI refuses to start until it is fixed`)
-      return { trusted: false, reason: `Gemini CLI does not start: ${file} is invalid` }
-    }
-    if (rules === null) return invalid(Option.isSome(read) ? "not a JSON object" : "unreadable or invalid JSON")
-    const bad = Object.keys(rules).find((rule) => !TRUST_LEVELS.includes(asString(rules[rule]) ?? ""))
-    if (bad !== undefined) return invalid(`the trust level of ${JSON.stringify(bad)} is not one of ${TRUST_LEVELS.join(", ")}`)
-    const cwd = path.resolve(c.env.cwd)
-    let best: { readonly rule: string; readonly level: string } | null = null
-    for (const rule of Object.keys(rules)) {
-      const level = rules[rule] as string
-      const covered = path.resolve(level === "TRUST_PARENT" ? path.dirname(rule) : rule)
-      const relative = path.relative(covered, cwd)
-      const inside = relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
-      if (inside && (best === null || rule.length > best.rule.length)) best = { rule, level }
-    }
-    if (best === null) return untrusted(`no rule of ${file} covers it`)
-    return best.level === "DO_NOT_TRUST" ? untrusted(`${file} says DO_NOT_TRUST for ${best.rule}`) : { trusted: true }
+    const file = override !== undefined && override.length > 0 ? override : c.path.join(c.env.homedir, ".gemini", "trustedFolders.json")
+    const read: GeminiTrustedFoldersFile = yield* Effect.gen(function* () {
+      if (!(yield* c.exists(file))) return { _tag: "Missing" } as const
+      const json = yield* c.readJson(file, "trusted folders", { jsonc: true })
+      if (Option.isNone(json)) return { _tag: "Invalid", why: "unreadable or invalid JSON" } as const
+      const rules = decodedOrNull(GeminiTrustedFolders, file, json.value.value)
+      return rules === null ? { _tag: "Invalid", why: "not a JSON object" } as const : { _tag: "Rules", rules } as const
+    })
+    const judged = geminiTrustByRules(file, read, c.env.cwd, c.path)
+    if (judged.problem !== null) c.diagnostic(file, null, judged.problem)
+    return judged.trust
   })
 
 /**
