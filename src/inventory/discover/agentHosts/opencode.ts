@@ -15,7 +15,9 @@ import { mcpDrafts } from "./mcp.js"
 import { skillHasScripts } from "./skillFiles.js"
 import type { ItemDraft } from "./precedence.js"
 import { type FileWalk, sha256 } from "./AgentHostFiles.js"
-import { asBoolean, asRecord, asString, asStringArray, own } from "./configText.js"
+import { decodedOrNull, decodeEntry } from "./config/decode.js"
+import { OpencodeAgent, OpencodeAgentWritten, OpencodeCommand, OpencodeCommandWritten, OpencodeConfig } from "./config/opencodeConfig.js"
+import { opencodeConfigDir, opencodeInheritedSwitches, opencodeSkillPaths, opencodeSwitches, opencodeToolsOff } from "./policy/opencode.js"
 import { describe } from "./frontmatterFields.js"
 import { dirsToWorktree } from "./hostPaths.js"
 import { type ConfigFile, type HostReadContext, type HostReading, hostReading, type HostReadResult, readConfigFiles } from "./hostReading.js"
@@ -24,11 +26,6 @@ import { type ConfigFile, type HostReadContext, type HostReading, hostReading, t
 export const opencodeManagedDir = (ctx: HostReadContext): string =>
   ctx.env.os === "win32" ? "C:\\ProgramData\\opencode" : ctx.env.os === "darwin" ? "/Library/Application Support/opencode" : "/etc/opencode"
 
-// opencode 1.18.33 reads its `OPENCODE_DISABLE_*` switches two ways: `true`/`1` for the project
-// config, Effect's boolean config (`true`, `yes`, `on`, `1`, `y`, any case) for the skill scans.
-const isSet = (value: string | undefined, words: ReadonlyArray<string>): boolean => value !== undefined && words.includes(value.toLowerCase())
-const PLAIN_TRUE = ["true", "1"]
-const EFFECT_TRUE = ["true", "yes", "on", "1", "y"]
 
 /** How opencode (1.18.33, Bun's glob) walks its agent and command folders: exact `.md`, dotted folders entered. */
 const GLOB_WALK: FileWalk = { exactCase: true, dottedFolders: true }
@@ -61,20 +58,22 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     const path = ctx.path
     const env = ctx.env.env
     const home = ctx.env.homedir
-    const xdg = env["XDG_CONFIG_HOME"]
-    const customDir = env["OPENCODE_CONFIG_DIR"] !== undefined && env["OPENCODE_CONFIG_DIR"].length > 0 ? path.resolve(ctx.env.cwd, env["OPENCODE_CONFIG_DIR"]) : null
-    const configDir = customDir ?? path.join(xdg !== undefined && xdg.length > 0 ? xdg : path.join(home, ".config"), "opencode")
-    const projectConfig = !isSet(env["OPENCODE_DISABLE_PROJECT_CONFIG"], PLAIN_TRUE)
+    const { configDir, customDir } = opencodeConfigDir(env, home, ctx.env.cwd, path)
+    const switches = opencodeSwitches(env)
+    const projectConfig = switches.projectConfig
     const worktree = yield* dirsToWorktree(c)
     const custom = env["OPENCODE_CONFIG"]
     // Ranks fall as sources are met: the later source wins a name, as opencode merges them.
     let order = 0
     const nextRank = () => 1_000_000 - order++
 
-    const configs: Array<ConfigFile> = []
+    const configs: Array<DecodedConfigFile> = []
     const readConfig = (file: string, scope: AgentItemScope, role: string, recordMissing: boolean) =>
       Effect.gen(function* () {
-        const read = yield* readConfigFiles(c, [[file, scope, nextRank(), role, recordMissing]], "config")
+        const read = (yield* readConfigFiles(c, [[file, scope, nextRank(), role, recordMissing]], "config")).map((config) => ({
+          ...config,
+          config: decodedOrNull(OpencodeConfig, config.file.path, config.value) ?? {}
+        }))
         for (const config of read) addConfigItems(c, config)
         configs.push(...read)
       })
@@ -114,8 +113,8 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     c.changeDrafts(switchOffInherited)
 
     // Skills.
-    const external = !isSet(env["OPENCODE_DISABLE_EXTERNAL_SKILLS"], EFFECT_TRUE)
-    const claudeSkills = !isSet(env["OPENCODE_DISABLE_CLAUDE_CODE"], EFFECT_TRUE) && !isSet(env["OPENCODE_DISABLE_CLAUDE_CODE_SKILLS"], EFFECT_TRUE)
+    const external = switches.externalSkills
+    const claudeSkills = switches.claudeSkills
     const sharedDirs = [...(claudeSkills ? [".claude"] : []), ".agents"]
     const skillSources: Array<{ readonly dir: string; readonly scope: AgentItemScope; readonly role: string | null; readonly dot: boolean }> = []
     if (external) {
@@ -131,10 +130,7 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
       skillSources.push({ dir: path.join(dir, "skills"), scope, role: label === "global" ? "global skills" : null, dot: false })
     }
     for (const config of configs) {
-      for (const entry of asStringArray(own(asRecord(own(config.value, "skills")), "paths")) ?? []) {
-        const expanded = entry.startsWith("~/") ? path.join(home, entry.slice(2)) : entry
-        skillSources.push({ dir: path.isAbsolute(expanded) ? expanded : path.join(ctx.env.cwd, expanded), scope: config.scope, role: "skills.paths", dot: false })
-      }
+      for (const dir of opencodeSkillPaths(config.config, home, ctx.env.cwd, path)) skillSources.push({ dir, scope: config.scope, role: "skills.paths", dot: false })
     }
     // The skills of shared folders (the first sources) are walked, read and parsed at the end, and
     // only when opencode is there: a host that is not there loads nothing from them
@@ -174,35 +170,34 @@ export const readOpencode = (ctx: HostReadContext): Effect.Effect<HostReadResult
     return c.result()
   })
 
-/**
- * opencode merges its config files key by key, so a later file's `enabled: false` switches off
- * the server an earlier one defines (1.18.33: `opencode mcp list` says disabled): the winning
- * entry's switch holds for every entry of its name.
- */
+/** A config file read, with its keys decoded. */
+interface DecodedConfigFile extends ConfigFile {
+  readonly config: OpencodeConfig
+}
+
+/** The inherited `enabled: false` switches ({@link opencodeInheritedSwitches}) applied to the MCP servers among the drafts. */
 const switchOffInherited = (drafts: ReadonlyArray<ItemDraft>): ReadonlyArray<ItemDraft> => {
-  const winners = new Map<string, ItemDraft>()
-  for (const draft of drafts) {
-    if (draft.fields.kind !== "mcpServer" || draft.namespace === null) continue
-    const known = winners.get(draft.namespace)
-    if (known === undefined || draft.rank < known.rank) winners.set(draft.namespace, draft)
-  }
-  return drafts.map((draft) => {
-    const winner = draft.namespace === null ? undefined : winners.get(draft.namespace)
-    if (winner === undefined || winner === draft || winner.fields.enabled || !draft.fields.enabled) return draft
-    return { ...draft, fields: { ...draft.fields, enabled: false, disabledReason: `switched off by enabled: false in ${winner.fields.path}` } }
+  const servers = drafts.flatMap((draft, index) =>
+    draft.fields.kind === "mcpServer" ? [{ index, namespace: draft.namespace, rank: draft.rank, enabled: draft.fields.enabled, path: draft.fields.path }] : []
+  )
+  const reasons = opencodeInheritedSwitches(servers)
+  const off = new Map(servers.flatMap((server, at) => (reasons[at] === null ? [] : [[server.index, reasons[at]!] as const])))
+  return off.size === 0 ? drafts : drafts.map((draft, index) => {
+    const reason = off.get(index)
+    return reason === undefined ? draft : { ...draft, fields: { ...draft.fields, enabled: false, disabledReason: reason } }
   })
 }
 
 /** The MCP servers, agents and commands of one config file. */
-const addConfigItems = (c: HostReading, config: ConfigFile): void => {
+const addConfigItems = (c: HostReading, config: DecodedConfigFile): void => {
   const placement = { plugin: null, enabled: true, disabledReason: null, rank: config.rank }
-  const servers = mcpDrafts(c, asRecord(own(config.value, "mcp")), config.file.path, config.file.mtime, config.scope, placement, "mcp", "opencode")
+  const servers = mcpDrafts(c, config.config.mcp ?? null, config.file.path, config.file.mtime, config.scope, placement, "mcp", "opencode")
   // Agents and commands share the file: an entry key names its section.
   for (const draft of servers) c.add({ ...draft, entry: `mcp/${draft.entry}` })
-  const agents = asRecord(own(config.value, "agent"))
-  for (const name of Object.keys(agents ?? {})) c.add(agentFromConfig(config, name, asRecord(agents![name])))
-  const commands = asRecord(own(config.value, "command"))
-  for (const name of Object.keys(commands ?? {})) c.add(commandFromConfig(config, name, asRecord(commands![name])))
+  const agents = config.config.agent ?? {}
+  for (const name of Object.keys(agents)) c.add(agentFromConfig(config, name, agents[name]))
+  const commands = config.config.command ?? {}
+  for (const name of Object.keys(commands)) c.add(commandFromConfig(config, name, commands[name]))
 }
 
 /** `a/b` of `<folder>/agents/a/b.md`: the path under the kind's folder, without `.md`. */
@@ -281,10 +276,15 @@ const skillOf = (c: HostReading, file: string, placement: ItemPlacement): Effect
   })
 
 const entryHash = (value: unknown): string => sha256(JSON.stringify(value) ?? "null")
-const agentFromConfig = (config: ConfigFile, name: string, entry: Readonly<Record<string, unknown>> | null): ItemDraft => {
-  const tools = asRecord(own(entry, "tools"))
-  const off = tools === null ? [] : Object.keys(tools).filter((tool) => tools[tool] === false)
-  const disabled = asBoolean(own(entry, "disable")) === true
+const decodeAgent = decodeEntry(OpencodeAgent, {})
+const decodeAgentWritten = decodeEntry(OpencodeAgentWritten, {})
+const decodeCommand = decodeEntry(OpencodeCommand, {})
+const decodeCommandWritten = decodeEntry(OpencodeCommandWritten, {})
+
+const agentFromConfig = (config: ConfigFile, name: string, raw: unknown): ItemDraft => {
+  const entry = decodeAgent(raw)
+  const off = opencodeToolsOff(entry)
+  const disabled = entry.disable === true
   return {
     fields: {
       kind: "agent",
@@ -294,13 +294,13 @@ const agentFromConfig = (config: ConfigFile, name: string, entry: Readonly<Recor
       path: config.file.path,
       enabled: !disabled,
       disabledReason: disabled ? "disable: true" : null,
-      sha256: entryHash({ description: own(entry, "description"), model: own(entry, "model"), tools: own(entry, "tools"), mode: own(entry, "mode") }),
+      sha256: entryHash(decodeAgentWritten(raw)),
       mtime: config.file.mtime,
       plugin: null,
-      description: describe(asString(own(entry, "description")), null),
+      description: describe(entry.description ?? null, null),
       tools: null,
       disallowedTools: off,
-      model: asString(own(entry, "model")),
+      model: entry.model ?? null,
       background: false,
       maxTurns: null,
       mcpServers: null,
@@ -309,29 +309,32 @@ const agentFromConfig = (config: ConfigFile, name: string, entry: Readonly<Recor
     entry: `agent/${name}`,
     namespace: `agent:${name}`,
     rank: config.rank,
-    cost: listedCost("opencode", "agent", name, describe(asString(own(entry, "description")), null), asString(own(entry, "prompt")) ?? "")
+    cost: listedCost("opencode", "agent", name, describe(entry.description ?? null, null), entry.prompt ?? "")
   }
 }
 
-const commandFromConfig = (config: ConfigFile, name: string, entry: Readonly<Record<string, unknown>> | null): ItemDraft => ({
-  fields: {
-    kind: "command",
-    host: "opencode",
-    scope: config.scope,
-    name,
-    path: config.file.path,
-    enabled: true,
-    disabledReason: null,
-    sha256: entryHash({ description: own(entry, "description"), model: own(entry, "model"), agent: own(entry, "agent") }),
-    mtime: config.file.mtime,
-    plugin: null,
-    description: describe(asString(own(entry, "description")), null),
-    argumentHint: null,
-    allowedTools: null,
-    model: asString(own(entry, "model"))
-  },
-  entry: `command/${name}`,
-  namespace: `command:${name}`,
-  rank: config.rank,
-  cost: listedCost("opencode", "command", name, null, asString(own(entry, "template")) ?? "")
-})
+const commandFromConfig = (config: ConfigFile, name: string, raw: unknown): ItemDraft => {
+  const entry = decodeCommand(raw)
+  return {
+    fields: {
+      kind: "command",
+      host: "opencode",
+      scope: config.scope,
+      name,
+      path: config.file.path,
+      enabled: true,
+      disabledReason: null,
+      sha256: entryHash(decodeCommandWritten(raw)),
+      mtime: config.file.mtime,
+      plugin: null,
+      description: describe(entry.description ?? null, null),
+      argumentHint: null,
+      allowedTools: null,
+      model: entry.model ?? null
+    },
+    entry: `command/${name}`,
+    namespace: `command:${name}`,
+    rank: config.rank,
+    cost: listedCost("opencode", "command", name, null, entry.template ?? "")
+  }
+}
