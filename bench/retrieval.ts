@@ -1,7 +1,7 @@
 /**
  * The router's retrieval quality and latency (issue 13).
  *
- *   npx tsx bench/retrieval.ts [--quick] [--markdown]
+ *   npx tsx bench/retrieval.ts [--quick] [--quality]
  *
  * Development sets:
  * - MetaTool (`../shared/datasets/metatool/`, read in place, MIT: 199 tools, 20,614
@@ -9,17 +9,22 @@
  *   descriptions, so they share words with them.
  * - `bench/data/mcp-tasks.jsonl`: tasks in plain words over the 312 tools of 25 real MCP
  *   servers (`bench/data/mcp-tool-schemas.json`), written without the tools' own words.
+ * - `bench/data/bfcl/`: 400 tasks of the Berkeley Function Calling Leaderboard (Apache-2.0;
+ *   200 needing one function, 200 two or more) over the 571 functions they offer, whose
+ *   parameters carry much of the meaning (see its README for the cut).
  *
  * For each set it prints Recall@1/5/10, nDCG@10 and completeness@5 (all relevant tools in
  * the top 5) of the router and, in the same run, of the router without its lexicon and of a
- * plain BM25 implemented here (k1 0.9, b 0.4, camelCase split, no stemming, over name +
- * description + parameter names and descriptions); then the router's latency at 50,000
- * generated tools (index build, query p50/p99, index memory).
+ * plain BM25 implemented here (k1 0.9, b 0.4, the router's word split, no stop words, no
+ * stemming, over the whole schema: name + description + parameter names and descriptions,
+ * nested ones too); then the router's latency at 50,000 generated tools (index build, query
+ * p50/p99, index memory), left out with `--quality`.
  */
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import { buildCatalog } from "../src/catalog/core/catalog.js"
 import type { ToolSchema } from "../src/catalog/core/model.js"
+import { words } from "../src/catalog/core/router/analyze.js"
 import { routerDocuments } from "../src/catalog/core/router/router.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
 import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters } from "../src/catalog/core/router/rank.js"
@@ -29,6 +34,7 @@ import { ROOT } from "./harness.js"
 const METATOOL = path.resolve(ROOT, "..", "shared", "datasets", "metatool")
 const MCP_SCHEMAS = path.join(ROOT, "bench", "data", "mcp-tool-schemas.json")
 const MCP_TASKS = path.join(ROOT, "bench", "data", "mcp-tasks.jsonl")
+const BFCL = path.join(ROOT, "bench", "data", "bfcl")
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has("--quick")
@@ -99,35 +105,52 @@ export const mcpSet = (): DevSet => {
   return { name: "Real MCP servers (own set)", schemas, queries }
 }
 
-// ---- plain BM25, the baseline ----
-
-const plainWords = (text: string): Array<string> =>
-  text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").toLowerCase().split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== "")
-
-const parameterText = (schema: unknown): string => {
-  const out: Array<string> = []
-  const properties = (schema as { properties?: Record<string, { description?: unknown }> } | null)?.properties
-  if (properties !== undefined && properties !== null && typeof properties === "object") {
-    for (const [name, property] of Object.entries(properties)) {
-      out.push(name)
-      if (typeof property?.description === "string") out.push(property.description)
-    }
+/** The BFCL subset (`bench/data/bfcl/`, cut by its `cut.ts`): its single-tool and multi-tool tasks over one catalog. */
+export const bfclSets = (): { readonly single: DevSet; readonly multi: DevSet } => {
+  const file = JSON.parse(readFileSync(path.join(BFCL, "tools.json"), "utf8")) as {
+    tools: ReadonlyArray<{ name: string; description: string; inputSchema: unknown }>
   }
-  return out.join(" ")
+  const schemas = file.tools.map((tool): ToolSchema => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }))
+  const queries = readJsonl<Query>(path.join(BFCL, "tasks.jsonl"))
+  const known = new Set(schemas.map((schema) => schema.name))
+  const unknown = queries.flatMap((query) => query.relevant.filter((name) => !known.has(name)))
+  if (unknown.length > 0) throw new Error(`${BFCL}/tasks.jsonl names tools that are not in the catalog: ${unknown.join(", ")}`)
+  return {
+    single: { name: "BFCL single-tool", schemas, queries: queries.filter((query) => query.qid.startsWith("single:")) },
+    multi: { name: "BFCL multi-tool", schemas, queries: queries.filter((query) => query.qid.startsWith("multi:")) }
+  }
 }
 
-/** A plain BM25 (k1 0.9, b 0.4) over name + description + parameter names and descriptions. */
+// ---- plain BM25, the baseline ----
+
+/** Parameter names and descriptions of a JSON Schema, nested ones (object properties, array items) too. */
+const parameterText = (schema: unknown, out: Array<string> = []): Array<string> => {
+  if (schema === null || typeof schema !== "object") return out
+  const record = schema as Readonly<Record<string, unknown>>
+  const properties = record["properties"]
+  if (properties !== null && typeof properties === "object" && !Array.isArray(properties)) {
+    for (const [name, property] of Object.entries(properties as Readonly<Record<string, unknown>>)) {
+      out.push(name)
+      const description = (property as Readonly<Record<string, unknown>> | null)?.["description"]
+      if (typeof description === "string") out.push(description)
+      parameterText(property, out)
+    }
+  }
+  parameterText(record["items"], out)
+  return out
+}
+
+/** A plain BM25 (k1 0.9, b 0.4) over the whole schema: name + description + parameter names and descriptions. */
 export const plainBm25 = (schemas: ReadonlyArray<ToolSchema>) => {
   const k1 = 0.9
   const b = 0.4
   const postings = new Map<string, Array<[number, number]>>()
   const lengths: Array<number> = []
   schemas.forEach((schema, d) => {
-    const words = plainWords(`${schema.name} ${schema.description} ${parameterText(schema.inputSchema)}`)
-    lengths.push(words.length)
+    const terms = words(`${schema.name} ${schema.description} ${parameterText(schema.inputSchema).join(" ")}`)
+    lengths.push(terms.length)
     const counts = new Map<string, number>()
-    for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1)
+    for (const word of terms) counts.set(word, (counts.get(word) ?? 0) + 1)
     for (const [word, count] of counts) {
       const list = postings.get(word)
       if (list === undefined) postings.set(word, [[d, count]])
@@ -138,7 +161,7 @@ export const plainBm25 = (schemas: ReadonlyArray<ToolSchema>) => {
   const average = lengths.reduce((a, c) => a + c, 0) / Math.max(1, n)
   return (query: string, limit: number): Array<string> => {
     const scores = new Map<number, number>()
-    for (const word of new Set(plainWords(query))) {
+    for (const word of new Set(words(query))) {
       const list = postings.get(word)
       if (list === undefined) continue
       const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5))
@@ -264,14 +287,17 @@ const latencyRows = (sizes: ReadonlyArray<number>): Array<string> => {
 
 const main = () => {
   const { single, multi } = metaTool()
+  const bfcl = bfclSets()
   const lines = [
     "### Router: retrieval quality",
     "",
-    ...qualityRows([single, multi, mcpSet()]),
-    "",
-    "### Router: latency",
-    "",
-    ...latencyRows(quick ? [10_000] : [1_000, 10_000, 50_000])
+    ...qualityRows([single, multi, mcpSet(), bfcl.single, bfcl.multi]),
+    ...(args.has("--quality") ? [] : [
+      "",
+      "### Router: latency",
+      "",
+      ...latencyRows(quick ? [10_000] : [1_000, 10_000, 50_000])
+    ])
   ]
   console.log(lines.join("\n"))
 }

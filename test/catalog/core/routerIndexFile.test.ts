@@ -115,7 +115,7 @@ describe("router index file", () => {
       expect(decodeIndex(flipped, catalog)).toEqual(Option.none())
     }
     const text = new TextDecoder().decode(bytes.subarray(INDEX_PREAMBLE_BYTES, 200))
-    expect(text.startsWith("{\"version\":4,")).toBe(true)
+    expect(text.startsWith("{\"version\":5,")).toBe(true)
     const otherVersion = Uint8Array.from(bytes)
     otherVersion.set(new TextEncoder().encode("{\"version\":9,"), INDEX_PREAMBLE_BYTES)
     expect(decodeIndex(otherVersion, catalog)).toEqual(Option.none())

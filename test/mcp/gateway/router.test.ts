@@ -26,7 +26,7 @@ describe("the router's entry tools through the gateway", () => {
         "        why: name: graph; description: knowledge, graph",
         "   ! 4.22  /mcp/memory/delete_relations  ~145 tok  Delete multiple relations from the knowledge graph",
         "        why: description: knowledge, graph",
-        "     4.09  /mcp/memory/create_entities  ~138 tok  Create multiple new entities in the knowledge graph",
+        "     4.08  /mcp/memory/create_entities  ~138 tok  Create multiple new entities in the knowledge graph",
         "        why: description: knowledge, graph"
       ])
       let changed = 0
@@ -48,8 +48,8 @@ describe("the router's entry tools through the gateway", () => {
         "  mcp__memory__delete_observations: over the budget (~124 tok, ~54 tok left)",
         "  mcp__memory__open_nodes: over the budget (~78 tok, ~54 tok left)",
         "  mcp__memory__delete_relations: over the budget (~145 tok, ~54 tok left)",
-        "  mcp__memory__search_nodes: a weaker match (score 5.91, under half of the best 11.89)",
-        "  mcp__filesystem__write_file: a weaker match (score 2.60, under half of the best 11.89)",
+        "  mcp__memory__search_nodes: a weaker match (score 5.91, under half of the best 11.88)",
+        "  mcp__filesystem__write_file: a weaker match (score 2.60, under half of the best 11.88)",
         expect.stringMatching(
           /^mcp__memory__delete_entities was not loaded: this MCP client cannot ask the user to confirm a high-risk tool \(it declared no elicitation capability\)\. Ask the user to run `tool-map catalog approve [A-Z0-9]{4}-[A-Z0-9]{4}` in their terminal \(the code expires in 10 minutes\), then call tools_load again\.$/
         ),

@@ -3,6 +3,8 @@
  * terms. A name is split on `_`, `-`, `__`, `.`, `/`, camelCase and digits (`getPullRequest2`
  * → get, pull, request, 2); every word is lowercased, stop words are dropped and the rest
  * stemmed (Porter), so "creating issues" and `create_issue` meet on `creat` and `issu`.
+ * English contractions and the possessive lose their clitic ("I'm" → i, "they're" → they,
+ * "user's" → user) or keep it joined ("don't" → dont), so no one- or two-letter term is left.
  */
 import { stemmer } from "stemmer"
 
@@ -26,12 +28,43 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   "through", "to", "too", "under", "until", "up", "us", "very",
   "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "with",
   "would", "you", "your", "yours", "yourself", "yourselves",
-  "want", "wanna", "need", "needs", "help", "thanks", "hi", "hello", "im", "ive", "id", "dont", "cant", "s", "t"
+  "want", "wanna", "need", "needs", "help", "thanks", "hi", "hello", "im", "ive", "id", "dont", "cant", "s", "t",
+  // A negation keeps its t joined (see `words`): "doesn't" → doesnt.
+  "aint", "arent", "couldnt", "didnt", "doesnt", "hadnt", "hasnt", "havent", "isnt", "mustnt", "neednt", "shouldnt",
+  "wasnt", "werent", "wont", "wouldnt"
 ])
+
+/**
+ * The clitics an apostrophe (straight or curly) attaches to the end of an English word: "I'm",
+ * "I'd", "we'll", "they're", "I've", "it's"/"user's", and the t of "n't". Left as words they
+ * would be one- and two-letter terms that few texts hold, so the rarest, and heaviest, of a task.
+ */
+const CLITICS: ReadonlySet<string> = new Set(["s", "m", "d", "ll", "re", "ve", "t"])
+
+const isApostrophe = (code: number): boolean => code === 39 || code === 0x2019 || code === 0x2018
+
+/**
+ * The clitic that follows the apostrophe at `i` and ends a word there (lowercase), else "".
+ * Called at a character that is not part of a word, just after a word.
+ */
+const cliticAt = (text: string, i: number): string => {
+  if (!isApostrophe(text.charCodeAt(i))) return ""
+  let end = i + 1
+  while (end < text.length && end - i <= 3 && classOf(text, end) !== 0) end++
+  if (end < text.length && classOf(text, end) !== 0) return ""
+  const clitic = text.slice(i + 1, end).toLowerCase()
+  return CLITICS.has(clitic) ? clitic : ""
+}
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u
 const DIGIT = /\p{N}/u
 const NOT_ASCII = /[^\x00-\x7f]/
+
+/**
+ * A text whose words only `words` cuts right: beyond ASCII, or with an apostrophe (the
+ * contraction rule). The fast paths over ASCII (`nameKey`, `WordTable`) hand such texts to it.
+ */
+export const NEEDS_WORDS = /[^\x00-\x7f]|'/
 
 /** 0 not part of a word, 1 lowercase letter (or a letter without case), 2 uppercase letter, 3 digit. */
 export const classOf = (text: string, i: number): number => {
@@ -50,7 +83,9 @@ export const classOf = (text: string, i: number): number => {
 /**
  * The lowercase words of a text or an identifier, in order (stop words kept): runs of letters
  * and digits, split where the case or the kind changes — lower → Upper (getUser), UPPER →
- * Upper lower (HTTPServer → HTTP Server), letter ↔ digit (v2parse → v 2 parse).
+ * Upper lower (HTTPServer → HTTP Server), letter ↔ digit (v2parse → v 2 parse). A clitic after
+ * an apostrophe (see `CLITICS`) is dropped ("we'll" → we), except the t of "n't", which stays
+ * joined to its word ("can't" → cant, a stop word).
  */
 export const words = (text: string): Array<string> => {
   const out: Array<string> = []
@@ -64,7 +99,12 @@ export const words = (text: string): Array<string> => {
   for (let i = 0; i <= n; i++) {
     const kind = i < n ? classOf(text, i) : 0
     if (kind === 0) {
-      if (start >= 0) out.push(lower === undefined ? text.slice(start, i).toLowerCase() : lower.slice(start, i))
+      if (start >= 0) {
+        const word = lower === undefined ? text.slice(start, i).toLowerCase() : lower.slice(start, i)
+        const clitic = i < n ? cliticAt(text, i) : ""
+        out.push(clitic === "t" ? `${word}t` : word)
+        i += clitic.length
+      }
       start = -1
     } else if (start < 0) {
       start = i
@@ -106,8 +146,9 @@ const NOT_LETTER_OR_DIGIT_ASCII = /[^a-zA-Z0-9]+/g
 
 /**
  * A name as one lowercase key without separators (`Get-File_Info` → `getfileinfo`), for
- * exact-name matches: its words joined. An ASCII name's words are its letters and digits, so
- * its key is those, lowercased, without cutting it into words (a build makes two keys a tool).
+ * exact-name matches: its words joined. An ASCII name's words (without an apostrophe) are its
+ * letters and digits, so its key is those, lowercased, without cutting it into words (a build
+ * makes two keys a tool).
  */
 export const nameKey = (name: string): string =>
-  NOT_ASCII.test(name) ? words(name).join("") : name.replace(NOT_LETTER_OR_DIGIT_ASCII, "").toLowerCase()
+  NEEDS_WORDS.test(name) ? words(name).join("") : name.replace(NOT_LETTER_OR_DIGIT_ASCII, "").toLowerCase()

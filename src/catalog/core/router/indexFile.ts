@@ -25,8 +25,11 @@ import { documentsNamed, emptyIndex, FIELD_COUNT, indexedDocument, type Postings
 import { type DocumentTerms, keyStartsWith, type Needs, type RankIndex } from "./rankIndex.js"
 import { runSteps, type Steps } from "./steps.js"
 
-/** The format of the file; a file of another version is ignored. */
-export const INDEX_FILE_VERSION = 4
+/**
+ * The format of the file; a file of another version is ignored. Raised when the text analysis
+ * changes too (5: contractions, issue 30), since the file holds the terms it made.
+ */
+export const INDEX_FILE_VERSION = 5
 
 const MAGIC = 0x49524d54 // "TMRI" read as a little-endian u32
 const BYTE_ORDER = 0x01020304

@@ -3,9 +3,10 @@
  * of tens of thousands of tools holds millions of words but a few thousand distinct ones, so
  * the words of an ASCII text are looked up straight from its characters (hashed and compared
  * in place); only a word met for the first time becomes a string. The words are exactly those
- * of `words` (analyze.ts), which non-ASCII texts go through.
+ * of `words` (analyze.ts), which non-ASCII texts and texts with an apostrophe (its contraction
+ * rule) go through.
  */
-import { words } from "./analyze.js"
+import { NEEDS_WORDS, words } from "./analyze.js"
 
 // 0 not part of a word, 1 lowercase letter, 2 uppercase letter, 3 digit (as analyze.ts's classOf).
 const ASCII_CLASS = new Uint8Array(128)
@@ -13,7 +14,6 @@ for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = 1
 for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = 2
 for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = 3
 
-const NOT_ASCII = /[^\x00-\x7f]/
 
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
@@ -78,7 +78,7 @@ export class WordTable {
    * not met before gets `resolve(word)` and keeps it.
    */
   idsOf(text: string, resolve: (word: string) => number, out: Array<number>): void {
-    if (NOT_ASCII.test(text)) {
+    if (NEEDS_WORDS.test(text)) {
       for (const word of words(text)) {
         let id = this.get(word)
         if (id === undefined) {
