@@ -3,7 +3,7 @@ import { REDACTED, redactArgv, redactSecrets } from "../../domain/secrets.js"
 import { configHash, configOfEntry, launchEnvironment, type McpDialect } from "./mcpLaunch.js"
 import type { ItemDraft } from "./precedence.js"
 import { sha256 } from "./AgentHostFiles.js"
-import { asBoolean, asRecord, asString, asStringArray, own } from "./configText.js"
+import { decodeMcpEntry, type McpEntryKeys, stringValues } from "./config/mcpEntry.js"
 import type { HostReading } from "./hostReading.js"
 
 export type { McpDialect } from "./mcpLaunch.js"
@@ -66,15 +66,7 @@ export const redactUrl = (raw: string): string => {
   return redactSecrets(parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED))
 }
 
-const keysOf = (value: unknown): ReadonlyArray<string> => {
-  const record = asRecord(value)
-  return record === null ? [] : Object.keys(record)
-}
-
-const stringValues = (value: unknown): ReadonlyArray<string> => {
-  const record = asRecord(value)
-  return record === null ? [] : Object.values(record).filter((entry): entry is string => typeof entry === "string")
-}
+const keysOf = (map: Readonly<Record<string, unknown>> | undefined): ReadonlyArray<string> => (map === undefined ? [] : Object.keys(map))
 
 const sortedUnique = (names: ReadonlyArray<string>): ReadonlyArray<string> => Array.from(new Set(names)).sort()
 
@@ -83,8 +75,7 @@ const sortedUnique = (names: ReadonlyArray<string>): ReadonlyArray<string> => Ar
  * kin are looked at only for `${NAME}` references; none of them is kept.
  */
 export const normalizeMcpEntry = (raw: unknown, dialect: McpDialect): McpPublicFields => {
-  const entry = asRecord(raw)
-  const field = (key: string) => own(entry, key)
+  const entry: McpEntryKeys = decodeMcpEntry(raw, dialect).entry
   let command: string | null
   let args: ReadonlyArray<string>
   let url: string | null
@@ -99,54 +90,54 @@ export const normalizeMcpEntry = (raw: unknown, dialect: McpDialect): McpPublicF
   const forwarded: Array<string> = []
 
   if (dialect === "opencode") {
-    const commandList = asStringArray(field("command")) ?? []
-    command = commandList[0] ?? asString(field("command"))
+    const commandList = typeof entry.command === "string" ? [] : entry.command ?? []
+    command = commandList[0] ?? (typeof entry.command === "string" ? entry.command : null)
     args = commandList.slice(1)
-    url = asString(field("url"))
-    const type = asString(field("type"))
+    url = entry.url ?? null
+    const type = entry.type ?? null
     transport = type === "local" ? "stdio" : type === "remote" ? "http" : command !== null ? "stdio" : url !== null ? "http" : "unknown"
-    envNames = [...keysOf(field("environment"))]
-    headerNames = [...keysOf(field("headers"))]
-    valueTexts = [...stringValues(field("environment")), ...stringValues(field("headers"))]
-    switchedOn = asBoolean(field("enabled"))
+    envNames = [...keysOf(entry.environment)]
+    headerNames = [...keysOf(entry.headers)]
+    valueTexts = [...stringValues(entry.environment), ...stringValues(entry.headers)]
+    switchedOn = entry.enabled ?? null
   } else {
-    command = asString(field("command"))
-    args = asStringArray(field("args")) ?? []
-    envNames = [...keysOf(field("env"))]
-    valueTexts = [...stringValues(field("env"))]
+    command = typeof entry.command === "string" ? entry.command : null
+    args = entry.args ?? []
+    envNames = [...keysOf(entry.env)]
+    valueTexts = [...stringValues(entry.env)]
     if (dialect === "gemini") {
-      const httpUrl = asString(field("httpUrl"))
-      url = httpUrl ?? asString(field("url"))
+      const httpUrl = entry.httpUrl ?? null
+      url = httpUrl ?? entry.url ?? null
       transport = command !== null ? "stdio" : httpUrl !== null ? "http" : url !== null ? "sse" : "unknown"
-      headerNames = [...keysOf(field("headers"))]
-      valueTexts.push(...stringValues(field("headers")))
-      enabledTools = asStringArray(field("includeTools"))
-      disabledTools = asStringArray(field("excludeTools")) ?? []
-      trust = asBoolean(field("trust"))
+      headerNames = [...keysOf(entry.headers)]
+      valueTexts.push(...stringValues(entry.headers))
+      enabledTools = entry.includeTools ?? null
+      disabledTools = entry.excludeTools ?? []
+      trust = entry.trust ?? null
     } else if (dialect === "codex") {
-      url = asString(field("url"))
+      url = entry.url ?? null
       transport = command !== null ? "stdio" : url !== null ? "http" : "unknown"
-      envNames.push(...(asStringArray(field("env_vars")) ?? []))
-      forwarded.push(...(asStringArray(field("env_vars")) ?? []), ...stringValues(field("env_http_headers")))
-      const bearer = asString(field("bearer_token_env_var"))
+      envNames.push(...(entry.env_vars ?? []))
+      forwarded.push(...(entry.env_vars ?? []), ...stringValues(entry.env_http_headers))
+      const bearer = entry.bearer_token_env_var ?? null
       if (bearer !== null) forwarded.push(bearer)
-      headerNames = [...keysOf(field("http_headers")), ...keysOf(field("env_http_headers"))]
+      headerNames = [...keysOf(entry.http_headers), ...keysOf(entry.env_http_headers)]
       if (bearer !== null) {
         envNames.push(bearer)
         headerNames.push("Authorization")
       }
       // env_http_headers maps header names to the NAMES of env vars: those are names, not values.
-      envNames.push(...stringValues(field("env_http_headers")))
-      enabledTools = asStringArray(field("enabled_tools"))
-      disabledTools = asStringArray(field("disabled_tools")) ?? []
-      switchedOn = asBoolean(field("enabled"))
+      envNames.push(...stringValues(entry.env_http_headers))
+      enabledTools = entry.enabled_tools ?? null
+      disabledTools = entry.disabled_tools ?? []
+      switchedOn = entry.enabled ?? null
     } else {
-      url = asString(field("url"))
-      const type = asString(field("type"))
+      url = entry.url ?? null
+      const type = entry.type ?? null
       transport = type ?? (command !== null ? "stdio" : url !== null ? "http" : "unknown")
-      headerNames = [...keysOf(field("headers"))]
-      valueTexts.push(...stringValues(field("headers")))
-      const disabled = asBoolean(field("disabled"))
+      headerNames = [...keysOf(entry.headers)]
+      valueTexts.push(...stringValues(entry.headers))
+      const disabled = entry.disabled ?? null
       switchedOn = disabled === null ? null : !disabled
     }
   }
@@ -170,10 +161,8 @@ export const normalizeMcpEntry = (raw: unknown, dialect: McpDialect): McpPublicF
 }
 
 /** Looks like a server definition (for maps that may hold servers directly). */
-export const looksLikeServer = (value: unknown): boolean => {
-  const record = asRecord(value)
-  return record !== null && ["command", "url", "type", "httpUrl"].some((key) => Object.hasOwn(record, key))
-}
+export const looksLikeServer = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && ["command", "url", "type", "httpUrl"].some((key) => Object.hasOwn(value, key))
 
 /** One draft per server of a map; `namespace` "mcp" competes by name, "ignored" never does. */
 export const mcpDrafts = (

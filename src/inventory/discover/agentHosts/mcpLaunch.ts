@@ -10,10 +10,12 @@ import * as NodePath from "node:path"
 import type { AgentHostName } from "../../domain/agentHosts.js"
 import { sha256 } from "../../../catalog/core/definitions.js"
 import { claudeDenies } from "./claudePermissions.js"
-import { asRecord, asString, asStringArray } from "./configText.js"
+import { decodeMcpEntry, type McpDialect, type McpEntry, type McpEntryKeys, stringEntries } from "./config/mcpEntry.js"
+import { codexToolFilter } from "./policy/codex.js"
+import { geminiToolFilter } from "./policy/gemini.js"
 
-/** The config dialects of MCP server entries. */
-export type McpDialect = "claude" | "cursor" | "codex" | "gemini" | "opencode"
+/** The config dialects of MCP server entries (defined with their entry shapes). */
+export type { McpDialect } from "./config/mcpEntry.js"
 
 /** The dialect of each agent host's MCP server entries. */
 export const MCP_DIALECT: Readonly<Record<AgentHostName, McpDialect>> = {
@@ -95,38 +97,17 @@ const REFERENCE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 export const expandReferences = (text: string, env: Readonly<Record<string, string | undefined>>): string =>
   text.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => env[name] ?? fallback ?? "")
 
-const stringRecord = (value: unknown): Readonly<Record<string, string>> => {
-  const record = asRecord(value)
-  if (record === null) return {}
-  return Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => typeof entry[1] === "string"))
-}
+const stringRecord = (map: Readonly<Record<string, unknown>> | undefined): Readonly<Record<string, string>> => Object.fromEntries(stringEntries(map))
 
 const expandAll = (record: Readonly<Record<string, string>>, env: Readonly<Record<string, string | undefined>>) =>
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, expandReferences(value, env)]))
 
 /**
- * The tool filter of an entry, as its host applies it; undefined when it has none.
- * - Codex 0.171.0 (`ToolFilter` in codex-rs' mcp_connection_manager.rs): a tool is allowed when
- *   `enabled_tools` is absent or holds its exact name, and `disabled_tools` does not; the order
- *   does not matter, and an empty `enabled_tools` allows nothing.
- * - Gemini CLI 0.61.0 (`isEnabled` in packages/core/src/tools/mcp-client.ts): `excludeTools`
- *   holding the exact name wins; else allowed when `includeTools` is absent or an entry is the
- *   name or starts with `name(` (`"run(ls)"` includes `run`). Each include entry is written here
- *   as the exact names it includes: itself and its text before each `(`.
+ * The tool filter of an entry, as its host applies it (Codex: `codexToolFilter`, Gemini CLI:
+ * `geminiToolFilter`); undefined when it has none.
  */
-const filterOfEntry = (entry: Readonly<Record<string, unknown>>, dialect: McpDialect): ToolFilter | undefined => {
-  const [includeKey, excludeKey] = dialect === "codex" ? ["enabled_tools", "disabled_tools"] : dialect === "gemini" ? ["includeTools", "excludeTools"] : [null, null]
-  if (includeKey === null || excludeKey === null) return undefined
-  const include = asStringArray(entry[includeKey])
-  const exclude = asStringArray(entry[excludeKey])
-  if (include === null && exclude === null) return undefined
-  const included = include === null
-    ? undefined
-    : dialect === "gemini"
-    ? Array.from(new Set(include.flatMap((name) => [name, ...Array.from(name.matchAll(/\(/g), (match) => name.slice(0, match.index))])))
-    : include
-  return { ...(included === undefined ? {} : { include: included }), ...(exclude === null ? {} : { exclude }) }
-}
+const filterOfEntry = (decoded: McpEntry): ToolFilter | undefined =>
+  decoded.dialect === "codex" ? codexToolFilter(decoded.entry) : decoded.dialect === "gemini" ? geminiToolFilter(decoded.entry) : undefined
 
 /**
  * The configuration to start one entry with, or why it is left out; `transport` is the one
@@ -140,19 +121,20 @@ export const configOfEntry = (
   env: Readonly<Record<string, string | undefined>>,
   cwd: string
 ): ServerConfig | SkippedServer => {
-  const entry = asRecord(raw) ?? {}
+  const decoded = decodeMcpEntry(raw, dialect)
+  const entry: McpEntryKeys = decoded.entry
   const expand = (text: string) => expandReferences(text, env)
-  const tools = filterOfEntry(entry, dialect)
+  const tools = filterOfEntry(decoded)
   if (transport === "stdio") {
-    const commandList = dialect === "opencode" ? asStringArray(entry["command"]) : null
-    const command = commandList?.[0] ?? asString(entry["command"]) ?? ""
-    const args = commandList !== null ? commandList.slice(1) : (asStringArray(entry["args"]) ?? [])
-    const given = expandAll(stringRecord(dialect === "opencode" ? entry["environment"] : entry["env"]), env)
+    const commandList = dialect === "opencode" && typeof entry.command !== "string" ? entry.command ?? null : null
+    const command = commandList?.[0] ?? (typeof entry.command === "string" ? entry.command : "")
+    const args = commandList !== null ? commandList.slice(1) : (entry.args ?? [])
+    const given = expandAll(stringRecord(dialect === "opencode" ? entry.environment : entry.env), env)
     // Codex's env_vars names variables passed on from the host's own environment.
     const passed = dialect === "codex"
-      ? Object.fromEntries((asStringArray(entry["env_vars"]) ?? []).flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])))
+      ? Object.fromEntries((entry.env_vars ?? []).flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])))
       : {}
-    const dir = asString(entry["cwd"])
+    const dir = entry.cwd ?? null
     if (command === "") return { name, reason: "it names no command" }
     return {
       _tag: "Stdio",
@@ -165,14 +147,14 @@ export const configOfEntry = (
     }
   }
   if (transport === "http") {
-    const url = asString(dialect === "gemini" ? (entry["httpUrl"] ?? entry["url"]) : entry["url"]) ?? ""
-    const headers: Record<string, string> = { ...expandAll(stringRecord(entry[dialect === "codex" ? "http_headers" : "headers"]), env) }
+    const url = (dialect === "gemini" ? entry.httpUrl ?? entry.url : entry.url) ?? ""
+    const headers: Record<string, string> = { ...expandAll(stringRecord(dialect === "codex" ? entry.http_headers : entry.headers), env) }
     if (dialect === "codex") {
-      for (const [header, variable] of Object.entries(stringRecord(entry["env_http_headers"]))) {
+      for (const [header, variable] of stringEntries(entry.env_http_headers)) {
         if (env[variable] !== undefined) headers[header] = env[variable]!
       }
-      const bearer = asString(entry["bearer_token_env_var"])
-      if (bearer !== null && env[bearer] !== undefined) headers["Authorization"] = `Bearer ${env[bearer]}`
+      const bearer = entry.bearer_token_env_var
+      if (bearer !== undefined && env[bearer] !== undefined) headers["Authorization"] = `Bearer ${env[bearer]}`
     }
     const expanded = expand(url)
     if (!URL.canParse(expanded)) return { name, reason: "its url is not a URL" }
@@ -272,18 +254,16 @@ export const runsToolMap = (config: ServerConfig, ownCli: ReadonlyArray<string> 
   config._tag === "Stdio" && runsToolMapWords([config.command, ...config.args], config.cwd ?? "/", ownCli, 0)
 
 /** The words an entry as a host's config holds it runs: its command, then its args (opencode's command is the whole list). */
-const entryWords = (raw: unknown, dialect: McpDialect): ReadonlyArray<string> => {
-  const entry = asRecord(raw)
-  if (entry === null) return []
-  const list = dialect === "opencode" ? asStringArray(entry["command"]) : null
-  if (list !== null) return list
-  const command = asString(entry["command"])
-  return command === null ? [] : [command, ...(asStringArray(entry["args"]) ?? [])]
+const entryWords = (entry: McpEntryKeys, dialect: McpDialect): ReadonlyArray<string> => {
+  if (dialect === "opencode" && entry.command !== undefined && typeof entry.command !== "string") return entry.command
+  return typeof entry.command === "string" ? [entry.command, ...(entry.args ?? [])] : []
 }
 
 /** {@link runsToolMap} of an entry as a host's config holds it, before its `${NAME}` references are filled in. */
-export const entryRunsToolMap = (raw: unknown, dialect: McpDialect, ownCli: ReadonlyArray<string> = []): boolean =>
-  runsToolMapWords(entryWords(raw, dialect), asString(asRecord(raw)?.["cwd"]) ?? "/", ownCli, 0)
+export const entryRunsToolMap = (raw: unknown, dialect: McpDialect, ownCli: ReadonlyArray<string> = []): boolean => {
+  const entry: McpEntryKeys = decodeMcpEntry(raw, dialect).entry
+  return runsToolMapWords(entryWords(entry, dialect), entry.cwd ?? "/", ownCli, 0)
+}
 
 /** Why a server left out as tool-map itself is left out. */
 export const TOOL_MAP_ITSELF = "it is tool-map itself"
