@@ -1,7 +1,7 @@
 import type * as NodePath from "node:path"
 import { Effect, Option } from "effect"
 import type { AgentItemScope } from "../../domain/agentHosts.js"
-import { claudeListingModel, sessionStartCost } from "../../domain/ledger.js"
+import { sessionStartCost } from "../../domain/ledger.js"
 import type { FrontmatterFields, FrontmatterValue } from "../FrontmatterParser.js"
 import {
   type AgentNaming,
@@ -20,7 +20,26 @@ import { type SessionStartFinding, sessionStartFinding, sessionStartHooks } from
 import { looksLikeServer, mcpDrafts } from "./mcp.js"
 import type { ItemDraft } from "./precedence.js"
 import { type FileWalk, sha256 } from "./AgentHostFiles.js"
-import { asRecord, asString, asStringArray, own } from "./configText.js"
+import { ClaudeJson, ClaudeProjectEntry } from "./config/claudeJson.js"
+import { ClaudePluginManifest, ClaudePluginMcpFile, InstalledPlugins, KnownMarketplaces, MarketplaceManifest } from "./config/claudePlugins.js"
+import { ClaudeSettings } from "./config/claudeSettings.js"
+import { decodedOrNull, decodeEntry } from "./config/decode.js"
+import { McpServersFile } from "./config/mcpServersFile.js"
+import {
+  claudeInstalledPlugins,
+  claudeMcpServerOff,
+  claudeMcpSwitches,
+  claudePluginEnabled,
+  claudePluginRank,
+  claudePluginSwitch,
+  claudeSessionListing,
+  claudeSettingsPaths,
+  type ClaudeSettingsSource,
+  enabledButNotInstalled,
+  type InstalledPlugin,
+  localProjectKey,
+  settingsWith
+} from "./policy/claude.js"
 import { ancestors, projectDirs } from "./hostPaths.js"
 import { type HostReadContext, hostReading, type HostReading, type HostReadResult } from "./hostReading.js"
 
@@ -168,38 +187,8 @@ export const claudeManagedDir = (os: string): string =>
     ? "/Library/Application Support/ClaudeCode"
     : "/etc/claude-code"
 
-/**
- * The settings files Claude Code reads, highest precedence first: the managed drop-ins (given in
- * name order; the last wins), the managed file, each project's `settings.local.json`, then each
- * project's `settings.json`, then the user's.
- */
-export const claudeSettingsPaths = (
-  path: NodePath.PlatformPath,
-  dirs: { readonly managedDir: string; readonly dropIns: ReadonlyArray<string>; readonly projectClaudeDirs: ReadonlyArray<string>; readonly userDir: string }
-): ReadonlyArray<{ readonly file: string; readonly scope: AgentItemScope; readonly role: string }> => [
-  ...[...dirs.dropIns].reverse().map((file) => ({ file, scope: "managed" as const, role: "managed settings" })),
-  { file: path.join(dirs.managedDir, "managed-settings.json"), scope: "managed", role: "managed settings" },
-  ...dirs.projectClaudeDirs.map((claude) => ({ file: path.join(claude, "settings.local.json"), scope: "local" as const, role: "local settings" })),
-  ...dirs.projectClaudeDirs.map((claude) => ({ file: path.join(claude, "settings.json"), scope: "project" as const, role: "project settings" })),
-  { file: path.join(dirs.userDir, "settings.json"), scope: "user", role: "user settings" }
-]
-
-interface SettingsFile {
-  readonly path: string
-  readonly scope: AgentItemScope
-  readonly value: Readonly<Record<string, unknown>>
-}
-
-/** A plugin entry of installed_plugins.json (v1 or v2 format). */
-interface InstalledPlugin {
-  readonly id: string
-  readonly name: string
-  readonly marketplace: string | null
-  readonly version: string | null
-  readonly installPath: string
-  readonly scope: AgentItemScope
-  readonly projectPath: string | null
-}
+/** The settings files Claude Code reads, highest precedence first (the rule: `policy/claude.ts`). */
+export { claudeSettingsPaths, localProjectKey } from "./policy/claude.js"
 
 /** Reads everything Claude Code loads from disk: agents, skills, commands, MCP servers, plugins, memory files. */
 export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResult> =>
@@ -219,8 +208,6 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
 
     // Settings of every scope, highest precedence first.
     const settings = yield* readSettings(c, userDir, managedDir, projectClaudeDirs)
-    const setting = (key: string): ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }> =>
-      settings.flatMap((file) => (Object.hasOwn(file.value, key) ? [{ file, value: file.value[key] }] : []))
 
     // Subagents, skills, commands of the managed, user and project directories.
     const agentPlacement = (scope: AgentItemScope, rank: number): AgentPlacement => ({
@@ -277,21 +264,15 @@ export const readClaudeCode = (ctx: HostReadContext): Effect.Effect<HostReadResu
     }
 
     // Plugins and what they ship.
-    const pluginDrafts = yield* readPlugins(c, userDir, setting("enabledPlugins"))
+    const pluginDrafts = yield* readPlugins(c, userDir, settings)
     for (const draft of pluginDrafts) if (draft.fields.kind !== "mcpServer") c.add(draft)
 
     // MCP servers, the plugins' ones included (managed exclusivity and deny lists apply to them too).
     const pluginServers = pluginDrafts.filter((draft) => draft.fields.kind === "mcpServer")
-    yield* readMcpServers(c, { userDir, stateFile, managedDir, projects, projectClaudeDirs, settings, setting, pluginServers })
+    yield* readMcpServers(c, { userDir, stateFile, managedDir, projects, projectClaudeDirs, settings, pluginServers })
 
     // The session's model, which sets the skill listing's budget (issue 28, point 1).
-    const model = setting("model").find((entry) => typeof entry.value === "string")
-    const fraction = setting("skillListingBudgetFraction").find((entry) => typeof entry.value === "number")
-    const listing = claudeListingModel({
-      env: ctx.env.env,
-      settingsModel: model === undefined ? null : { value: model.value as string, file: model.file.path },
-      budgetFraction: fraction === undefined ? null : (fraction.value as number)
-    })
+    const listing = claudeSessionListing(settings, ctx.env.env)
     // The host's own agents and skills come first in the listing and take their part of the budget (point 4):
     // items of the installed version when tool-map knows it, else the newest version it knows is assumed.
     const installed = yield* installedClaudeCode(c)
@@ -305,18 +286,18 @@ const readSettings = (
   userDir: string,
   managedDir: string,
   projectClaudeDirs: ReadonlyArray<{ readonly claude: string }>
-): Effect.Effect<ReadonlyArray<SettingsFile>> =>
+): Effect.Effect<ReadonlyArray<ClaudeSettingsSource>> =>
   Effect.gen(function* () {
     const path = c.path
-    const out: Array<SettingsFile> = []
+    const out: Array<ClaudeSettingsSource> = []
     const read = (file: string, scope: AgentItemScope, role: string, recordMissing: boolean) =>
       Effect.gen(function* () {
         if (!recordMissing && !(yield* c.exists(file))) return
         const json = yield* c.readJson(file, role, { jsonc: false })
         if (Option.isNone(json)) return
-        const value = asRecord(json.value.value)
-        if (value === null) c.diagnostic(file, null, "settings file is not a JSON object; ignored")
-        else out.push({ path: file, scope, value })
+        const decoded = decodedOrNull(ClaudeSettings, file, json.value.value)
+        if (decoded === null) c.diagnostic(file, null, "settings file is not a JSON object; ignored")
+        else out.push({ path: file, scope, settings: decoded })
       })
     // Drop-ins are merged over the main managed file, the last in name order winning.
     const dropIns = yield* c.listDir(path.join(managedDir, "managed-settings.d"), null)
@@ -330,57 +311,10 @@ const readSettings = (
     return out
   })
 
-/** The effective value of `enabledPlugins[id]`: the highest-precedence settings file that names it. */
-const pluginSwitch = (
-  enabledPlugins: ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }>,
-  id: string
-): { readonly on: boolean; readonly file: string } | null => {
-  for (const { file, value } of enabledPlugins) {
-    const switchValue = own(asRecord(value), id)
-    if (typeof switchValue === "boolean") return { on: switchValue, file: file.path }
-  }
-  return null
-}
-
-const readInstalled = (value: unknown, pluginsDir: string, c: HostReading, file: string): ReadonlyArray<InstalledPlugin> => {
-  const plugins = asRecord(own(asRecord(value), "plugins"))
-  if (plugins === null) {
-    c.diagnostic(file, null, "no `plugins` object; no plugin is installed")
-    return []
-  }
-  return Object.keys(plugins).flatMap((id) => {
-    const raw = plugins[id]
-    const entries = Array.isArray(raw) ? raw : [raw]
-    const at = id.lastIndexOf("@")
-    const name = at > 0 ? id.slice(0, at) : id
-    const marketplace = at > 0 ? id.slice(at + 1) : null
-    return entries.flatMap((entry): ReadonlyArray<InstalledPlugin> => {
-      const record = asRecord(entry)
-      const installPath = asString(own(record, "installPath"))
-      if (installPath === null) {
-        c.diagnostic(file, null, `plugin ${id} has no installPath; skipped`)
-        return []
-      }
-      const scope = asString(own(record, "scope"))
-      return [
-        {
-          id,
-          name,
-          marketplace,
-          version: asString(own(record, "version")),
-          installPath: c.path.resolve(pluginsDir, installPath),
-          scope: scope === "project" || scope === "local" || scope === "managed" ? scope : "user",
-          projectPath: asString(own(record, "projectPath"))
-        }
-      ]
-    })
-  })
-}
-
 const readPlugins = (
   c: HostReading,
   userDir: string,
-  enabledPlugins: ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }>
+  settings: ReadonlyArray<ClaudeSettingsSource>
 ): Effect.Effect<ReadonlyArray<ItemDraft>> =>
   Effect.gen(function* () {
     const path = c.path
@@ -390,20 +324,24 @@ const readPlugins = (
     const installedJson = yield* c.readJson(installedFile, "installed plugins", { jsonc: false })
     const installed = Option.match(installedJson, {
       onNone: () => [],
-      onSome: (json) => readInstalled(json.value, pluginsDir, c, installedFile)
+      onSome: (json) => {
+        // A top level that is not an object has no `plugins` object either.
+        const read = claudeInstalledPlugins(decodedOrNull(InstalledPlugins, installedFile, json.value) ?? {}, pluginsDir, path)
+        for (const problem of read.problems) c.diagnostic(installedFile, null, problem)
+        return read.plugins
+      }
     })
     const knownFile = path.join(pluginsDir, "known_marketplaces.json")
     const known = yield* c.readJson(knownFile, "known marketplaces", { jsonc: false })
-    const marketplaces = Option.match(known, { onNone: () => null, onSome: (json) => asRecord(json.value) })
+    const marketplaces = Option.match(known, { onNone: () => null, onSome: (json) => decodedOrNull(KnownMarketplaces, knownFile, json.value) })
     if (marketplaces !== null) {
       for (const name of Object.keys(marketplaces)) {
-        const location = asString(own(asRecord(marketplaces[name]), "installLocation")) ?? path.join(pluginsDir, "marketplaces", name)
+        const location = marketplaces[name]!.installLocation ?? path.join(pluginsDir, "marketplaces", name)
         const probe = yield* c.probe(location)
         c.root(location, `marketplace ${name}`, probe._tag === "directory" ? "ok" : probe._tag === "missing" ? "missing" : "unreadable")
       }
     }
     const cwdChain = ancestors(path, c.env.cwd)
-    const sameDir = (a: string, b: string) => path.resolve(a).replace(/\\/g, "/") === path.resolve(b).replace(/\\/g, "/")
     const plugin = (id: string, at: number) => ({ rank: at, namespace: `plugin:${id}` })
     for (const [index, installedEntry] of installed.entries()) {
       const folder = yield* directoryMarketplaceFolder(c, marketplaces, installedEntry)
@@ -411,19 +349,7 @@ const readPlugins = (
       if (entry.marketplace !== null && marketplaces !== null && !Object.hasOwn(marketplaces, entry.marketplace)) {
         c.diagnostic(installedFile, null, `plugin ${entry.id}: marketplace ${entry.marketplace} is not in known_marketplaces.json`)
       }
-      const switchState = pluginSwitch(enabledPlugins, entry.id)
-      const otherProject =
-        (entry.scope === "project" || entry.scope === "local") &&
-        entry.projectPath !== null &&
-        !cwdChain.some((dir) => sameDir(dir, entry.projectPath!))
-      const enabled = switchState?.on === true && !otherProject
-      const disabledReason = enabled
-        ? null
-        : otherProject
-        ? `installed for another project (${entry.projectPath})`
-        : switchState === null
-        ? "not enabled in any settings file (enabledPlugins)"
-        : `disabled by enabledPlugins in ${switchState.file}`
+      const { enabled, disabledReason } = claudePluginEnabled(entry, claudePluginSwitch(settings, entry.id), cwdChain, path)
       const manifestPath = path.join(entry.installPath, ".claude-plugin", "plugin.json")
       const probe = yield* c.probe(entry.installPath)
       c.root(
@@ -432,7 +358,7 @@ const readPlugins = (
         probe._tag === "directory" ? "ok" : probe._tag === "missing" ? "missing" : probe._tag === "unreadable" ? "unreadable" : "not-a-directory"
       )
       if (probe._tag === "missing") c.diagnostic(installedFile, null, `plugin ${entry.id} is installed at ${entry.installPath}, which does not exist`)
-      const slot = plugin(entry.id, entry.scope === "local" ? 0 : entry.scope === "project" ? 1 : 2)
+      const slot = plugin(entry.id, claudePluginRank(entry.scope))
       const hooks = probe._tag === "directory" ? yield* pluginSessionStartHooks(c, entry.installPath, manifestPath) : { hooks: 0, knownChars: 0 }
       drafts.push({
         fields: {
@@ -461,13 +387,7 @@ const readPlugins = (
     }
     // Enabled in settings but not installed: the host cannot load it.
     const installedIds = new Set(installed.map((entry) => entry.id))
-    for (const { file, value } of enabledPlugins) {
-      for (const id of Object.keys(asRecord(value) ?? {})) {
-        if (own(asRecord(value), id) === true && !installedIds.has(id)) {
-          c.diagnostic(file.path, null, `plugin ${id} is enabled but not installed`)
-        }
-      }
-    }
+    for (const [file, id] of enabledButNotInstalled(settings, installedIds)) c.diagnostic(file, null, `plugin ${id} is enabled but not installed`)
     // Versions kept in the cache that are not the installed one are not active.
     const active = new Set(installed.map((entry) => path.resolve(entry.installPath)))
     const cacheDir = path.join(pluginsDir, "cache")
@@ -497,21 +417,20 @@ const readPlugins = (
  */
 const directoryMarketplaceFolder = (
   c: HostReading,
-  marketplaces: Readonly<Record<string, unknown>> | null,
+  marketplaces: KnownMarketplaces | null,
   entry: InstalledPlugin
 ): Effect.Effect<string | null> =>
   Effect.gen(function* () {
-    if (entry.marketplace === null) return null
-    const source = asRecord(own(asRecord(own(marketplaces, entry.marketplace)), "source"))
-    const directory = asString(own(source, "path"))
-    if (asString(own(source, "source")) !== "directory" || directory === null) return null
+    if (entry.marketplace === null || marketplaces === null || !Object.hasOwn(marketplaces, entry.marketplace)) return null
+    const source = marketplaces[entry.marketplace]!.source
+    const directory = source?.path
+    if (source?.source !== "directory" || directory === undefined) return null
     const manifestFile = c.path.join(directory, ".claude-plugin", "marketplace.json")
     const manifest = yield* c.readJson(manifestFile, null, { jsonc: false })
     if (Option.isNone(manifest)) return null
-    const plugins = own(asRecord(manifest.value.value), "plugins")
-    const listed = (Array.isArray(plugins) ? plugins : []).map(asRecord).find((plugin) => asString(own(plugin, "name")) === entry.name)
-    const relative = asString(own(listed ?? null, "source"))
-    if (relative === null) return null
+    const plugins = decodedOrNull(MarketplaceManifest, manifestFile, manifest.value.value)?.plugins ?? []
+    const relative = plugins.find((plugin) => plugin.name === entry.name)?.source
+    if (typeof relative !== "string") return null
     const folder = c.path.resolve(directory, relative)
     return (yield* c.probe(folder))._tag === "directory" ? folder : null
   })
@@ -534,7 +453,7 @@ const pluginSessionStartHooks = (c: HostReading, root: string, manifestPath: str
     yield* fromFile(hooksFile)
     if (yield* c.exists(manifestPath)) {
       const manifest = yield* c.readJson(manifestPath, null, { jsonc: false })
-      const declared = Option.match(manifest, { onNone: () => undefined, onSome: (read) => own(asRecord(read.value), "hooks") })
+      const declared = Option.match(manifest, { onNone: () => undefined, onSome: (read) => decodedOrNull(ClaudePluginManifest, manifestPath, read.value)?.hooks })
       for (const entry of [declared ?? []].flat()) {
         if (typeof entry === "string") {
           for (const file of manifestPaths(c, root, entry, manifestPath)) if (file !== hooksFile) yield* fromFile(file)
@@ -545,8 +464,8 @@ const pluginSessionStartHooks = (c: HostReading, root: string, manifestPath: str
   })
 
 /** Paths named by a plugin manifest field (a string or a list), kept inside the plugin root. */
-const manifestPaths = (c: HostReading, root: string, value: unknown, manifest: string): ReadonlyArray<string> => {
-  const list = typeof value === "string" ? [value] : asStringArray(value) ?? []
+const manifestPaths = (c: HostReading, root: string, value: string | ReadonlyArray<string>, manifest: string): ReadonlyArray<string> => {
+  const list = typeof value === "string" ? [value] : value
   return list.flatMap((relative) => {
     const full = c.path.resolve(root, relative)
     const inside = c.path.relative(root, full)
@@ -570,7 +489,7 @@ const readPluginContents = (
     const root = entry.installPath
     const drafts: Array<ItemDraft> = []
     const manifestJson = (yield* c.exists(manifestPath)) ? yield* c.readJson(manifestPath, null, { jsonc: false }) : Option.none()
-    const manifest = Option.match(manifestJson, { onNone: () => null, onSome: (json) => asRecord(json.value) })
+    const manifest = Option.match(manifestJson, { onNone: () => null, onSome: (json) => decodedOrNull(ClaudePluginManifest, manifestPath, json.value) })
     const base = { ...standalone("plugin", { plugin: entry.id, enabled, disabledReason }), ...CLAUDE_MARKDOWN }
     // A plugin's agents are `<plugin>:<name>` to the host: they compete only with each other.
     const rootAgents = (agentsDir: string): AgentPlacement => ({
@@ -585,12 +504,12 @@ const readPluginContents = (
     const slash: ItemPlacement = { ...base, namespace: (name) => `slash:${entry.name}:${name}` }
     const commandSlash: ItemPlacement = { ...slash, rank: RANK.slash.command }
 
-    for (const dir of [path.join(root, "agents"), ...manifestPaths(c, root, own(manifest, "agents"), manifestPath)]) {
+    for (const dir of [path.join(root, "agents"), ...manifestPaths(c, root, manifest?.agents ?? [], manifestPath)]) {
       const probe = yield* c.probe(dir)
       if (probe._tag === "directory") drafts.push(...(yield* agentsIn(c, dir, null, rootAgents(dir))))
       else if (probe._tag === "file") drafts.push(...Option.toArray(yield* agentsInFile(c, dir, rootAgents(path.dirname(dir)))))
     }
-    const skillDirs = [path.join(root, "skills"), ...manifestPaths(c, root, own(manifest, "skills"), manifestPath)]
+    const skillDirs = [path.join(root, "skills"), ...manifestPaths(c, root, manifest?.skills ?? [], manifestPath)]
     for (const dir of skillDirs) {
       const entries = yield* c.listDir(dir, null)
       for (const skill of Option.getOrElse(entries, () => [])) {
@@ -601,34 +520,26 @@ const readPluginContents = (
         if ((yield* c.probe(nested))._tag === "directory") drafts.push(...(yield* agentsIn(c, nested, null, nestedAgents)))
       }
     }
-    for (const dir of [path.join(root, "commands"), ...manifestPaths(c, root, own(manifest, "commands"), manifestPath)]) {
+    for (const dir of [path.join(root, "commands"), ...manifestPaths(c, root, manifest?.commands ?? [], manifestPath)]) {
       if ((yield* c.probe(dir))._tag === "directory") drafts.push(...(yield* commandsIn(c, dir, null, commandSlash)))
     }
     const mcpPlacement = { ...base, rank: RANK.mcp.plugin }
     const pluginMcp = path.join(root, ".mcp.json")
     if (yield* c.exists(pluginMcp)) {
       const json = yield* c.readJson(pluginMcp, null, { jsonc: false })
-      if (Option.isSome(json)) {
-        const record = asRecord(json.value.value)
-        const servers = asRecord(own(record, "mcpServers")) ?? serverMap(record)
-        drafts.push(...mcpDrafts(c, servers, pluginMcp, json.value.file.mtime, "plugin", mcpPlacement, "mcp"))
-      }
+      if (Option.isSome(json)) drafts.push(...mcpDrafts(c, pluginServersOf(pluginMcp, json.value.value), pluginMcp, json.value.file.mtime, "plugin", mcpPlacement, "mcp"))
     }
-    const manifestServers = own(manifest, "mcpServers")
-    const sources = Array.isArray(manifestServers) ? manifestServers : manifestServers === undefined ? [] : [manifestServers]
+    const manifestServers = manifest?.mcpServers
+    const sources = manifestServers === undefined ? [] : typeof manifestServers === "string" || !Array.isArray(manifestServers) ? [manifestServers] : manifestServers
     for (const source of sources) {
       if (typeof source === "string") {
         for (const file of manifestPaths(c, root, source, manifestPath)) {
           const json = yield* c.readJson(file, null, { jsonc: false })
-          if (Option.isSome(json)) {
-            const record = asRecord(json.value.value)
-            const servers = asRecord(own(record, "mcpServers")) ?? serverMap(record)
-            drafts.push(...mcpDrafts(c, servers, file, json.value.file.mtime, "plugin", mcpPlacement, "mcp"))
-          }
+          if (Option.isSome(json)) drafts.push(...mcpDrafts(c, pluginServersOf(file, json.value.value), file, json.value.file.mtime, "plugin", mcpPlacement, "mcp"))
         }
       } else {
         const mtime = Option.match(manifestJson, { onNone: () => null, onSome: (json) => json.file.mtime })
-        drafts.push(...mcpDrafts(c, asRecord(source), manifestPath, mtime, "plugin", mcpPlacement, "mcp"))
+        drafts.push(...mcpDrafts(c, source, manifestPath, mtime, "plugin", mcpPlacement, "mcp"))
       }
     }
     return drafts
@@ -643,8 +554,11 @@ const agentsInFile = (
     Option.fromNullable(drafts.find((draft) => draft.fields.path === file))
   )
 
-/** A map whose values look like server definitions (a plugin .mcp.json without `mcpServers`). */
-const serverMap = (record: Readonly<Record<string, unknown>> | null): Readonly<Record<string, unknown>> | null => {
+/** The servers of a plugin's MCP file: its `mcpServers` object, else the top level when every value looks like a server. */
+const pluginServersOf = (file: string, value: unknown): Readonly<Record<string, unknown>> | null => {
+  const servers = decodedOrNull(McpServersFile, file, value)?.mcpServers
+  if (servers !== undefined) return servers
+  const record = decodedOrNull(ClaudePluginMcpFile, file, value)
   if (record === null) return null
   const keys = Object.keys(record)
   return keys.length > 0 && keys.every((key) => looksLikeServer(record[key])) ? record : null
@@ -656,8 +570,7 @@ interface McpContext {
   readonly managedDir: string
   readonly projects: ReadonlyArray<string>
   readonly projectClaudeDirs: ReadonlyArray<{ readonly dir: string; readonly claude: string }>
-  readonly settings: ReadonlyArray<SettingsFile>
-  readonly setting: (key: string) => ReadonlyArray<{ readonly file: SettingsFile; readonly value: unknown }>
+  readonly settings: ReadonlyArray<ClaudeSettingsSource>
   readonly pluginServers: ReadonlyArray<ItemDraft>
 }
 
@@ -676,22 +589,22 @@ const readMcpServers = (c: HostReading, m: McpContext): Effect.Effect<void> =>
     if (managedExists) {
       const json = yield* c.readJson(managedFile, "managed MCP servers", { jsonc: false })
       if (Option.isSome(json)) {
-        const servers = asRecord(own(asRecord(json.value.value), "mcpServers"))
+        const servers = decodedOrNull(McpServersFile, managedFile, json.value.value)?.mcpServers ?? null
         drafts.push(...mcpDrafts(c, servers, managedFile, json.value.file.mtime, "managed", on(RANK.mcp.managed), "mcp"))
       }
     }
 
     // User and local scope: ~/.claude.json (large: it is also Claude Code's state file).
     const state = yield* c.readJson(m.stateFile, "user and local MCP servers (~/.claude.json)", { jsonc: false, maxBytes: c.ctx.limits.maxStateBytes })
-    const stateRecord = Option.match(state, { onNone: () => null, onSome: (json) => asRecord(json.value) })
+    const stateJson = Option.match(state, { onNone: () => null, onSome: (json) => decodedOrNull(ClaudeJson, m.stateFile, json.value) })
     const stateMtime = Option.match(state, { onNone: () => null, onSome: (json) => json.file.mtime })
-    drafts.push(...mcpDrafts(c, asRecord(own(stateRecord, "mcpServers")), m.stateFile, stateMtime, "user", on(RANK.mcp.user), "mcp"))
-    const projectsRecord = asRecord(own(stateRecord, "projects"))
-    const projectKey = localProjectKey(projectsRecord, c.env.cwd, path, c.env.os)
-    const projectEntry = projectKey === undefined ? null : asRecord(own(projectsRecord, projectKey))
+    drafts.push(...mcpDrafts(c, stateJson?.mcpServers ?? null, m.stateFile, stateMtime, "user", on(RANK.mcp.user), "mcp"))
+    const projectsMap = stateJson?.projects ?? null
+    const projectKey = localProjectKey(projectsMap, c.env.cwd, path, c.env.os)
+    const projectEntry = projectKey === undefined || projectsMap === null ? null : decodeProjectEntry(projectsMap[projectKey])
     if (projectKey !== undefined) {
       drafts.push(
-        ...mcpDrafts(c, asRecord(own(projectEntry, "mcpServers")), `${m.stateFile}`, stateMtime, "local", on(RANK.mcp.local), "mcp").map(
+        ...mcpDrafts(c, projectEntry?.mcpServers ?? null, `${m.stateFile}`, stateMtime, "local", on(RANK.mcp.local), "mcp").map(
           (draft) => ({ ...draft, entry: `projects/${projectKey}/${draft.entry}` })
         )
       )
@@ -703,7 +616,7 @@ const readMcpServers = (c: HostReading, m: McpContext): Effect.Effect<void> =>
       if (!(yield* c.exists(file))) continue
       const json = yield* c.readJson(file, "project MCP servers (.mcp.json)", { jsonc: false })
       if (Option.isSome(json)) {
-        const servers = asRecord(own(asRecord(json.value.value), "mcpServers"))
+        const servers = decodedOrNull(McpServersFile, file, json.value.value)?.mcpServers ?? null
         if (servers === null) c.diagnostic(file, null, "no `mcpServers` object")
         drafts.push(...mcpDrafts(c, servers, file, json.value.file.mtime, "project", on(RANK.mcp.project), "mcp"))
       }
@@ -713,11 +626,10 @@ const readMcpServers = (c: HostReading, m: McpContext): Effect.Effect<void> =>
     drafts.push(...m.pluginServers)
 
     // Present but ignored: mcpServers in settings files and MCP files in places the host never reads.
-    for (const { file, value } of m.setting("mcpServers")) {
-      const servers = asRecord(value)
-      const count = servers === null ? 0 : Object.keys(servers).length
-      c.diagnostic(file.path, null, `${count} MCP server entr${count === 1 ? "y" : "ies"} under mcpServers: ${IGNORED_SETTINGS}`)
-      drafts.push(...mcpDrafts(c, servers, file.path, null, file.scope, { plugin: null, enabled: false, disabledReason: IGNORED_SETTINGS, rank: 0 }, "ignored"))
+    for (const { source, value: servers } of settingsWith(m.settings, "mcpServers")) {
+      const count = Object.keys(servers).length
+      c.diagnostic(source.path, null, `${count} MCP server entr${count === 1 ? "y" : "ies"} under mcpServers: ${IGNORED_SETTINGS}`)
+      drafts.push(...mcpDrafts(c, servers, source.path, null, source.scope, { plugin: null, enabled: false, disabledReason: IGNORED_SETTINGS, rank: 0 }, "ignored"))
     }
     const wrongFiles: ReadonlyArray<readonly [string, AgentItemScope]> = [
       [path.join(m.userDir, "mcp.json"), "user"],
@@ -731,64 +643,22 @@ const readMcpServers = (c: HostReading, m: McpContext): Effect.Effect<void> =>
       if (!(yield* c.exists(file))) continue
       const json = yield* c.readJson(file, null, { jsonc: false })
       if (Option.isNone(json)) continue
-      const record = asRecord(json.value.value)
-      const servers = asRecord(own(record, "mcpServers")) ?? serverMap(record)
+      const servers = pluginServersOf(file, json.value.value)
       c.diagnostic(file, null, `MCP servers in this file are ${IGNORED_FILE}`)
       drafts.push(...mcpDrafts(c, servers, file, json.value.file.mtime, scope, { plugin: null, enabled: false, disabledReason: IGNORED_FILE, rank: 0 }, "ignored"))
     }
 
     // Switches: managed exclusivity, allow/deny lists, project-server approvals.
-    const denied = m.setting("deniedMcpServers").flatMap(({ value }) => (Array.isArray(value) ? value : []))
-    const managedAllow = m.settings.filter((file) => file.scope === "managed" && Object.hasOwn(file.value, "allowedMcpServers"))
-    const allowed = managedAllow.length === 0 ? null : managedAllow.flatMap((file) => (Array.isArray(file.value["allowedMcpServers"]) ? (file.value["allowedMcpServers"] as ReadonlyArray<unknown>) : []))
-    const disabledJson = new Set([
-      ...m.setting("disabledMcpjsonServers").flatMap(({ value }) => asStringArray(value) ?? []),
-      ...(asStringArray(own(projectEntry, "disabledMcpjsonServers")) ?? [])
-    ])
-    const disabledAny = new Set(asStringArray(own(projectEntry, "disabledMcpServers")) ?? [])
-    const matches = (rule: unknown, name: string, command: ReadonlyArray<string>) => {
-      const record = asRecord(rule)
-      const serverName = asString(own(record, "serverName"))
-      const serverCommand = asStringArray(own(record, "serverCommand"))
-      return (serverName !== null && serverName === name) ||
-        (serverCommand !== null && serverCommand.length === command.length && serverCommand.every((part, index) => part === command[index]))
-    }
+    const switches = claudeMcpSwitches(m.settings, projectEntry, managedExists)
     for (const draft of drafts) {
       const fields = draft.fields
       if (fields.kind !== "mcpServer" || !fields.enabled) {
         c.add(draft)
         continue
       }
-      const command = fields.command === null ? [] : [fields.command, ...fields.args]
-      const reason = managedExists && fields.scope !== "managed"
-        ? "managed-mcp.json takes exclusive control of MCP servers"
-        : denied.some((rule) => matches(rule, fields.name, command))
-        ? "denied by deniedMcpServers"
-        : allowed !== null && fields.scope !== "managed" && !allowed.some((rule) => matches(rule, fields.name, command))
-        ? "not in the managed allowedMcpServers"
-        : fields.scope === "project" && disabledJson.has(fields.name)
-        ? "disabled by disabledMcpjsonServers"
-        : disabledAny.has(fields.name)
-        ? "disabled for this project in ~/.claude.json"
-        : null
+      const reason = claudeMcpServerOff(switches, { name: fields.name, scope: fields.scope, command: fields.command === null ? [] : [fields.command, ...fields.args] })
       c.add(reason === null ? draft : { ...draft, fields: { ...fields, enabled: false, disabledReason: reason } })
     }
   })
 
-/**
- * The key of `projects` in ~/.claude.json whose local-scope servers Claude Code loads in `cwd`:
- * the nearest of `cwd` and its ancestors that is a key (compared as resolved paths; on Windows
- * and macOS without case). Shared by the reader and `tool-map gateway setup --scope local`.
- */
-export const localProjectKey = (
-  projects: Readonly<Record<string, unknown>> | null,
-  cwd: string,
-  path: NodePath.PlatformPath,
-  os: string
-): string | undefined => {
-  if (projects === null) return undefined
-  const normalize = (dir: string) => path.resolve(dir).replace(/\\/g, "/").toLowerCase()
-  return ancestors(path, cwd)
-    .map((dir) => Object.keys(projects).find((key) => (os === "linux" ? path.resolve(key) === dir : normalize(key) === normalize(dir))))
-    .find((key) => key !== undefined)
-}
+const decodeProjectEntry = decodeEntry(ClaudeProjectEntry, {})

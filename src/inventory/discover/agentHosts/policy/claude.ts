@@ -10,12 +10,47 @@ import { claudeListingModel, type ClaudeListingModel } from "../../../domain/led
 import type { ClaudeProjectEntry } from "../config/claudeJson.js"
 import type { InstalledPlugins } from "../config/claudePlugins.js"
 import type { ClaudeMcpServerRule, ClaudeSettings } from "../config/claudeSettings.js"
+import { ancestors } from "../hostPaths.js"
 
 /** A settings file read and decoded, with its scope. */
 export interface ClaudeSettingsSource {
   readonly path: string
   readonly scope: AgentItemScope
   readonly settings: ClaudeSettings
+}
+
+/**
+ * The settings files Claude Code reads, highest precedence first: the managed drop-ins (given in
+ * name order; the last wins), the managed file, each project's `settings.local.json`, then each
+ * project's `settings.json`, then the user's.
+ */
+export const claudeSettingsPaths = (
+  path: NodePath.PlatformPath,
+  dirs: { readonly managedDir: string; readonly dropIns: ReadonlyArray<string>; readonly projectClaudeDirs: ReadonlyArray<string>; readonly userDir: string }
+): ReadonlyArray<{ readonly file: string; readonly scope: AgentItemScope; readonly role: string }> => [
+  ...[...dirs.dropIns].reverse().map((file) => ({ file, scope: "managed" as const, role: "managed settings" })),
+  { file: path.join(dirs.managedDir, "managed-settings.json"), scope: "managed", role: "managed settings" },
+  ...dirs.projectClaudeDirs.map((claude) => ({ file: path.join(claude, "settings.local.json"), scope: "local" as const, role: "local settings" })),
+  ...dirs.projectClaudeDirs.map((claude) => ({ file: path.join(claude, "settings.json"), scope: "project" as const, role: "project settings" })),
+  { file: path.join(dirs.userDir, "settings.json"), scope: "user", role: "user settings" }
+]
+
+/**
+ * The key of `projects` in ~/.claude.json whose local-scope servers Claude Code loads in `cwd`:
+ * the nearest of `cwd` and its ancestors that is a key (compared as resolved paths; on Windows
+ * and macOS without case). Shared by the reader and `tool-map gateway setup --scope local`.
+ */
+export const localProjectKey = (
+  projects: Readonly<Record<string, unknown>> | null,
+  cwd: string,
+  path: NodePath.PlatformPath,
+  os: string
+): string | undefined => {
+  if (projects === null) return undefined
+  const normalize = (dir: string) => path.resolve(dir).replace(/\\/g, "/").toLowerCase()
+  return ancestors(path, cwd)
+    .map((dir) => Object.keys(projects).find((key) => (os === "linux" ? path.resolve(key) === dir : normalize(key) === normalize(dir))))
+    .find((key) => key !== undefined)
 }
 
 /** Every settings file (highest precedence first) that holds `key`, with its value. */
