@@ -1,8 +1,9 @@
+import { AgentHostFiles } from "../../src/inventory/discover/agentHosts/index.js"
 import { Command } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { Manifest } from "../../src/catalog/core/manifest.js"
 import { catalogCommand } from "../../src/cli/catalogCommands.js"
 import { EXIT_CODE_BY_TAG, ExitCode } from "../../src/cli/exitCodes.js"
@@ -57,7 +58,7 @@ const ROOT_LISTING = [
   "  pinned, always loaded: bash"
 ].join("\n")
 
-const withPlatform = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, NodeContext.layer)
+const withPlatform = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, AgentHostFiles.layer.pipe(Layer.provideMerge(NodeContext.layer)))
 
 describe("tool-map catalog ls", () => {
   it.scoped("lists the root of a schemas file and keeps the schemas for later runs", () =>

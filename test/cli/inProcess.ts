@@ -15,7 +15,7 @@ export const scanServicesWith = (walker: Layer.Layer<Walker>) =>
     walker,
     VersionProbe.layer,
     IdentityReader.layer,
-    AgentHostScanner.layer.pipe(Layer.provide(Layer.merge(FrontmatterParser.layer, AgentHostFiles.layer))),
+    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer), Layer.provideMerge(AgentHostFiles.layer)),
     Bundle.layer,
     BundleWriter.layer
   )

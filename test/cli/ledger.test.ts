@@ -1,3 +1,4 @@
+import { AgentHostFiles } from "../../src/inventory/discover/agentHosts/index.js"
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -129,7 +130,7 @@ describe("query context: MCP servers' tool schemas from the gateway's snapshots 
 
       // The gateway's own way: the servers each host would start here, their keys, its snapshot store.
       const started = yield* Effect.forEach(["claude-code", "codex"] as const, (host) => hostServers(host)).pipe(
-        Effect.provide(Layer.merge(FrontmatterParser.layer, environmentIn(root)))
+        Effect.provide(Layer.mergeAll(FrontmatterParser.layer, environmentIn(root), AgentHostFiles.layer))
       )
       const configs = started.flatMap((found) => found.servers)
       expect(configs.map((config) => config._tag === "Stdio" && [config.command, ...config.args].join(" "))).toEqual([

@@ -249,7 +249,7 @@ const machineIn = (root: string, plant: Planter) =>
     }),
     VersionProbe.layer,
     IdentityReader.layer,
-    AgentHostScanner.layer.pipe(Layer.provide(Layer.merge(FrontmatterParser.layer, AgentHostFiles.layer))),
+    AgentHostScanner.layer.pipe(Layer.provide(FrontmatterParser.layer), Layer.provideMerge(AgentHostFiles.layer)),
     Bundle.layer,
     BundleWriter.layer
   )).pipe(

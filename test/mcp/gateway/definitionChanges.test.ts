@@ -3,6 +3,7 @@
  * `tool-map catalog diff` name the same changed parts for the same definitions before and
  * after, and the rug-pull record keeps what an agent loaded across a restart.
  */
+import { AgentHostFiles } from "../../../src/inventory/discover/agentHosts/index.js"
 import { Command } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
@@ -27,7 +28,8 @@ const cli = Command.run(Command.make("tool-map").pipe(Command.withSubcommands([c
 
 const runCatalog = (dataDir: string, ...args: ReadonlyArray<string>) =>
   captureConsole(cli(["node", "tool-map", "catalog", ...args]).pipe(
-    Effect.provide(MachineEnvironment.layerTest({ env: { PLUGIN_DATA: dataDir }, homedir: dataDir, cwd: dataDir }))
+    Effect.provide(MachineEnvironment.layerTest({ env: { PLUGIN_DATA: dataDir }, homedir: dataDir, cwd: dataDir })),
+    Effect.provide(AgentHostFiles.layer)
   ))
 
 /** The parts the rug-pull check reports for a tool loaded as `before` and listed now as `after`. */

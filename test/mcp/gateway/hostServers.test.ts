@@ -2,6 +2,7 @@
  * `--gateway --host H`: the servers the host would load in the working directory, read by the
  * inventory's reader of that host, with their env values and args read from the entry itself.
  */
+import { AgentHostFiles } from "../../../src/inventory/discover/agentHosts/index.js"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
@@ -29,7 +30,7 @@ const write = (file: string, text: string) => {
 const run = (host: AgentHostName, home: string, cwd: string, env: Record<string, string>) =>
   Effect.runPromise(
     hostServers(host).pipe(
-      Effect.provide(Layer.mergeAll(NodeContext.layer, FrontmatterParser.layer, MachineEnvironment.layerTest({ homedir: home, cwd, env: { HOME: home, ...env } })))
+      Effect.provide(Layer.mergeAll(AgentHostFiles.layer.pipe(Layer.provideMerge(NodeContext.layer)), FrontmatterParser.layer, MachineEnvironment.layerTest({ homedir: home, cwd, env: { HOME: home, ...env } })))
     )
   )
 

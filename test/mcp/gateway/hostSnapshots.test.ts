@@ -4,6 +4,7 @@
  * once, keeps its snapshot in the gateway's store and reports each one, a failure included;
  * a list that did not change is not written again.
  */
+import { AgentHostFiles } from "../../../src/inventory/discover/agentHosts/index.js"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
@@ -33,8 +34,8 @@ const setup = () => {
     }
   }))
   const data = path.join(dir, "data")
-  const platform = Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({ homedir: home, cwd: home, env: { HOME: home, PLUGIN_DATA: data } }))
-  return { data, run: <A, E>(effect: Effect.Effect<A, E, NodeContext.NodeContext | MachineEnvironment>) => Effect.runPromise(Effect.provide(effect, platform)) }
+  const platform = Layer.mergeAll(AgentHostFiles.layer.pipe(Layer.provideMerge(NodeContext.layer)), MachineEnvironment.layerTest({ homedir: home, cwd: home, env: { HOME: home, PLUGIN_DATA: data } }))
+  return { data, run: <A, E>(effect: Effect.Effect<A, E, NodeContext.NodeContext | MachineEnvironment | AgentHostFiles>) => Effect.runPromise(Effect.provide(effect, platform)) }
 }
 
 describe("a host's servers through the gateway's snapshots", () => {

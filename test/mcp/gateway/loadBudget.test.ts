@@ -4,6 +4,7 @@
  * gateway's `tools_load` and in `tool-map catalog load` alike; the budget is the catalog setting
  * `loadBudget` (default 20,000), or a gateway's own.
  */
+import { AgentHostFiles } from "../../../src/inventory/discover/agentHosts/index.js"
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -74,7 +75,7 @@ describe("the load budget", () => {
     const cli = Command.run(Command.make("tool-map").pipe(Command.withSubcommands([catalogCommand])), { name: "tool-map", version: "test" })
     const run = (...args: ReadonlyArray<string>) =>
       Effect.runPromise(captureConsole(cli(["node", "tool-map", "catalog", ...args]).pipe(
-        Effect.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({ env: { PLUGIN_DATA: dir }, homedir: dir, cwd: dir })))
+        Effect.provide(Layer.mergeAll(AgentHostFiles.layer.pipe(Layer.provideMerge(NodeContext.layer)), MachineEnvironment.layerTest({ env: { PLUGIN_DATA: dir }, homedir: dir, cwd: dir })))
       )))
     const refused = await run("load", "big", "--schemas", schemas)
     expect(refused.stdout.trim()).toMatch(

@@ -1,10 +1,9 @@
-import { FileSystem } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import * as NodePath from "node:path"
 import type { AgentHostName } from "../../domain/agentHosts.js"
 import { MachineEnvironment } from "../../../services/MachineEnvironment.js"
 import { FrontmatterParser } from "../FrontmatterParser.js"
-import { AgentHostFiles, defaultHostFileLimits, makeAgentHostFiles } from "./AgentHostFiles.js"
+import { AgentHostFiles, defaultHostFileLimits } from "./AgentHostFiles.js"
 import { readClaudeCode } from "./claudeCode.js"
 import { readCodex } from "./codex.js"
 import { readCursor } from "./cursor.js"
@@ -23,13 +22,12 @@ export const HOST_READERS: Readonly<Record<AgentHostName, (ctx: HostReadContext)
 
 /**
  * The context of a host reader run outside a scan (the gateway's servers, `gateway setup`): over
- * the graph's `AgentHostFiles` when it has one, else over its FileSystem, reading concurrently.
+ * the graph's `AgentHostFiles`, whose layer (concurrent or one by one) the graph chose.
  */
-export const agentHostReadContext: Effect.Effect<HostReadContext, never, FileSystem.FileSystem | MachineEnvironment | FrontmatterParser> = Effect.gen(function* () {
+export const agentHostReadContext: Effect.Effect<HostReadContext, never, AgentHostFiles | MachineEnvironment | FrontmatterParser> = Effect.gen(function* () {
   const env = yield* MachineEnvironment
-  const fs = yield* FileSystem.FileSystem
   return {
-    files: Option.getOrElse(yield* Effect.serviceOption(AgentHostFiles), () => makeAgentHostFiles(fs, "concurrent")),
+    files: yield* AgentHostFiles,
     env,
     parser: yield* FrontmatterParser,
     limits: defaultHostFileLimits,
