@@ -10,7 +10,7 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import * as NodePath from "node:path"
-import { asRecord, asStringArray, claudeDeniesServer, claudeManagedDir, claudePluginServerName, claudeProjectDirs, claudeRulesFor, claudeSettingsPaths, mcpDenyRules, type ServerConfig, type SkippedServer } from "../../inventory/discover/agentHosts/index.js"
+import { ClaudeSettings, claudeDeniesServer, claudeDenyRulesOf, decodedOrNull, claudeManagedDir, claudePluginServerName, claudeProjectDirs, claudeRulesFor, claudeSettingsPaths, mcpDenyRules, type ServerConfig, type SkippedServer } from "../../inventory/discover/agentHosts/index.js"
 import { neutralize } from "../../inventory/render/text.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readBoundedFile } from "./boundedFile.js"
@@ -59,7 +59,7 @@ export const readClaudeDenyRules = Effect.fn("readClaudeDenyRules")(function*() 
     const parsed = Either.try(() => JSON.parse(text) as unknown)
     // Claude Code ignores a settings file it cannot parse; so does this reader, saying so.
     if (Either.isLeft(parsed)) problems.push(`${file} is not valid JSON`)
-    else rules.push(...(asStringArray(asRecord(asRecord(parsed.right)?.["permissions"] ?? null)?.["deny"]) ?? []))
+    else rules.push(...claudeDenyRulesOf([decodedOrNull(ClaudeSettings, file, parsed.right) ?? {}]))
   }
   for (const problem of problems) yield* Effect.logWarning(`tool-map mcp --gateway: a Claude Code settings file was left out: ${neutralize(problem)}`)
   return { rules: mcpDenyRules(rules), problems } satisfies ClaudeDenyRules

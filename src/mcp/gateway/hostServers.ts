@@ -9,7 +9,7 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
-import { agentHostReadContext, asRecord, configOfEntry, HOST_READERS, launchEnvironment, MCP_DIALECT, normalizeMcpEntry, parseJsoncText, parseTomlText, resolvePrecedence, runsToolMap, type ServerConfig, type SkippedServer, TOOL_MAP_ITSELF } from "../../inventory/discover/agentHosts/index.js"
+import { agentHostReadContext, configOfEntry, mcpEntriesNamed, HOST_READERS, launchEnvironment, MCP_DIALECT, normalizeMcpEntry, parseJsoncText, parseTomlText, resolvePrecedence, runsToolMap, type ServerConfig, type SkippedServer, TOOL_MAP_ITSELF } from "../../inventory/discover/agentHosts/index.js"
 import { cleanText } from "../../inventory/domain/untrusted.js"
 import { MachineEnvironment } from "../../services/MachineEnvironment.js"
 import { readBoundedFile } from "./boundedFile.js"
@@ -27,15 +27,6 @@ export class HostServersUnreadable extends Schema.TaggedError<HostServersUnreada
 }
 
 const CONFIG_MAX_BYTES = 16 * 1024 * 1024
-
-/** The entries a config file may hold a server named `name` in, for every host's layout. */
-const candidatesIn = (root: unknown, name: string): ReadonlyArray<unknown> => {
-  const record = asRecord(root)
-  if (record === null) return []
-  const at = (value: unknown) => asRecord(value)?.[name]
-  const projects = Object.values(asRecord(record["projects"]) ?? {}).map((project) => at(asRecord(project)?.["mcpServers"]))
-  return [at(record["mcpServers"]), at(record["mcp_servers"]), at(record["mcp"]), record[name], ...projects].filter((entry) => entry !== undefined)
-}
 
 /**
  * The servers host `host` would load in the working directory, and those left out; `ownCli` are
@@ -61,7 +52,7 @@ export const hostServers = Effect.fn("hostServers")(function*(host: AgentHostNam
     const root = yield* (item.path.endsWith(".toml") ? parseTomlText(text) : parseJsoncText(text)).pipe(
       Effect.mapError((problem) => new HostServersUnreadable({ host, reason: `${item.path}${problem.line === null ? "" : ` line ${problem.line}`}: ${problem.reason}` }))
     )
-    const raw = candidatesIn(root, item.name).find((entry) => normalizeMcpEntry(entry, dialect).sha256 === item.sha256)
+    const raw = mcpEntriesNamed(item.path, root, item.name).find((entry) => normalizeMcpEntry(entry, dialect).sha256 === item.sha256)
     if (raw === undefined) {
       skipped.push({ name: item.name, reason: `its entry in ${item.path} changed while it was read` })
       continue

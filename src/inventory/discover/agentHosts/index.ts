@@ -40,3 +40,11 @@ export {
 export { claudeManagedDir, claudeProjectDirs, claudeSettingsPaths, localProjectKey } from "./claudeCode.js"
 /** Claude Code's permission rules for MCP servers. */
 export { claudeDeniesServer, claudePluginServerName, claudeRulesFor, mcpDenyRules } from "./claudePermissions.js"
+/** The hosts' config files decoded by Schemas, as leniently as the hosts read them: a refused file or a left-out key names file, key and reason (issue 28). */
+export { ConfigFileInvalid, ConfigKeyIgnored, decodeConfig, decodedOrNull } from "./config/decode.js"
+/** Claude Code's settings file (the keys tool-map reads). */
+export { ClaudeSettings } from "./config/claudeSettings.js"
+/** Where any host's config file may hold an MCP server's entry. */
+export { mcpEntriesNamed } from "./config/mcpServersFile.js"
+/** Claude Code's deny rules of every settings file together. */
+export { claudeDenyRulesOf } from "./policy/claude.js"
