@@ -13,7 +13,7 @@ import { Context, Effect, Either, Exit, Layer, Option, Schema } from "effect"
 import * as NodePath from "node:path"
 import { defaultDataDir } from "../../inventory/domain/dataDir.js"
 import { type AgentHostName, isEffective, type McpServerItem } from "../../inventory/domain/agentHosts.js"
-import { agentHostReadContext, asRecord, defaultHostFileLimits, entryRunsToolMap, HOST_READERS, localProjectKey, resolvePrecedence, sha256 } from "../../inventory/discover/agentHosts/index.js"
+import { agentHostReadContext, ClaudeJson, decodedOrNull, defaultHostFileLimits, entryRunsToolMap, HOST_READERS, localProjectKey, resolvePrecedence, sha256 } from "../../inventory/discover/agentHosts/index.js"
 import { FrontmatterParser } from "../../inventory/discover/FrontmatterParser.js"
 import { writeFileAtomic } from "../../catalog/stores/jsonFile.js"
 import { readBoundedFile } from "../gateway/boundedFile.js"
@@ -247,7 +247,7 @@ function make(launch: (serversFile: string) => McpInvocation) {
         const bytes = yield* readBytes(config, target.host)
         if (Option.isNone(bytes)) return target
         const parsed = editorFor(target.format).parse(yield* decodeText(bytes.value, target.host, config))
-        const projects = Either.isRight(parsed) ? asRecord(asRecord(parsed.right)?.["projects"]) : null
+        const projects = Either.isRight(parsed) ? decodedOrNull(ClaudeJson, config, parsed.right)?.projects ?? null : null
         const key = localProjectKey(projects, machine.cwd, machine.os === "win32" ? NodePath.win32 : NodePath.posix, machine.os)
         return key === undefined ? target : withProjectKey(target, key)
       })

@@ -44,6 +44,8 @@ export { claudeDeniesServer, claudePluginServerName, claudeRulesFor, mcpDenyRule
 export { ConfigFileInvalid, ConfigKeyIgnored, decodeConfig, decodedOrNull } from "./config/decode.js"
 /** Claude Code's settings file (the keys tool-map reads). */
 export { ClaudeSettings } from "./config/claudeSettings.js"
+/** `~/.claude.json`, Claude Code's state file (its MCP servers and projects). */
+export { ClaudeJson } from "./config/claudeJson.js"
 /** Where any host's config file may hold an MCP server's entry. */
 export { mcpEntriesNamed } from "./config/mcpServersFile.js"
 /** Claude Code's deny rules of every settings file together. */
