@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { buildCatalog } from "../../../src/catalog/core/catalog.js"
 import type { ToolSchema } from "../../../src/catalog/core/model.js"
 import { buildIndex } from "../../../src/catalog/core/router/invertedIndex.js"
-import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters } from "../../../src/catalog/core/router/rank.js"
+import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters, severalNeeds } from "../../../src/catalog/core/router/rank.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
 import { object } from "./routerFixture.js"
 
@@ -36,5 +36,12 @@ describe("rankDocuments: sibling diversity", () => {
 
   it("keeps the order and the scores when the lowered score still leads (the default 0.2: 3.11 × 0.8 > 2.41)", () => {
     expect(rank(task, DEFAULT_RANK_PARAMETERS)).toEqual(rank(task, { ...DEFAULT_RANK_PARAMETERS, diversity: 0 }))
+  })
+  it("leaves a task that joins no clauses or sentences as it was", () => {
+    const one = "Create a calendar event titled standup, check the forecast"
+    expect(severalNeeds(one)).toBe(false)
+    expect(rank(one, { ...DEFAULT_RANK_PARAMETERS, diversity: 0.5 })).toEqual(rank(one, { ...DEFAULT_RANK_PARAMETERS, diversity: 0 }))
+    expect([task, "Book a flight and a hotel", "Find a PDF. Then mail it", "Also list my repos", "Is it up? Restart it"].map(severalNeeds)).toEqual([true, true, true, true, true])
+    expect(["Find the Android app", "Send e.g. a note", "version 1.2 of it", "thenable promises"].map(severalNeeds)).toEqual([false, false, false, false])
   })
 })

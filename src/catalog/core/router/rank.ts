@@ -59,8 +59,9 @@ export interface RankParameters {
   /** Weight of the terms the lexicon relates to a task's terms (see `lexicon.ts`; 0: off). */
   readonly lexiconWeight: number
   /**
-   * Sibling diversity (see `diversify`): how much a hit whose matched task terms the hits above
-   * it already hold is lowered (0: off), over the first `diversityWindow` hits.
+   * Sibling diversity (see `diversify`), for a task that joins needs (`severalNeeds`): how much
+   * a hit whose matched task terms the hits above it already hold is lowered (0: off), over the
+   * first `diversityWindow` hits.
    */
   readonly diversity: number
   readonly diversityWindow: number
@@ -90,9 +91,10 @@ export const DEFAULT_RANK_PARAMETERS: RankParameters = {
   // Measured with 0.15-0.4 on both development sets: 0.25 lifted MetaTool's Recall@5 by 1 to 1.6
   // points and the own set's by 2.8; more pulls in too many loose relatives.
   lexiconWeight: 0.25,
-  // Measured 0.1-0.6 on the four development sets (issue 30): 0.2 lifted BFCL multi-tool
-  // Recall@5 from 85.0% to 86.7% (above plain BM25's 85.2%) and left MetaTool within ±0.1
-  // point; 0.4 and more cost the own MCP set 2.5 points or more.
+  // Measured 0.1-0.6 on the development sets (issue 30): 0.2 lifted BFCL multi-tool Recall@5
+  // from 85.0% to 86.7% (above plain BM25's 85.2%) and left MetaTool within ±0.1 point; 0.4 and
+  // more cost the own MCP set 2.5 points or more. Only for a task that joins needs
+  // (`severalNeeds`): on every task it cost 0.8 point on BFCL's held-out live single-tool tasks.
   diversity: 0.2,
   diversityWindow: 10
 }
@@ -487,6 +489,14 @@ const exactMatches = (index: RankIndex, query: string): Map<number, ExactMatch> 
   return out
 }
 
+// A task that joins needs: "and", "also", "then", "as well", "plus", a semicolon, or a second
+// sentence (an end mark, then a capital).
+const JOINED = /\b(?:and|also|then|plus|as well)\b/i
+const SECOND_SENTENCE = /[.?!]\s+\p{Lu}|;/u
+
+/** Whether a task may name several needs (see `diversify`): it joins clauses or sentences. */
+export const severalNeeds = (query: string): boolean => JOINED.test(query) || SECOND_SENTENCE.test(query)
+
 /**
  * Sibling diversity, for a task that names several needs: the first `diversityWindow` hits are
  * taken again one at a time, each time the one whose score, lowered by `diversity` × the share
@@ -620,7 +630,7 @@ export function* rankSteps(
   try {
     const first = totals = bm25f(index, scratch, query, parameters, keep, false, undefined)
     passing = false
-    const diverse = parameters.diversity > 0 && parameters.diversityWindow > 1
+    const diverse = parameters.diversity > 0 && parameters.diversityWindow > 1 && severalNeeds(request.query)
     const window = diverse ? Math.max(request.limit, parameters.diversityWindow) : request.limit
     // The hits, with sibling diversity when it is on.
     const finish = function*(hits: ReadonlyArray<RankedDocument>): Generator<Needs, ReadonlyArray<RankedDocument>, void> {
