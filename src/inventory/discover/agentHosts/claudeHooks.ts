@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
-import { asRecord, asString, own } from "./configText.js"
+import { ClaudeHooksConfig } from "./config/claudePlugins.js"
+import { decodedOrNull } from "./config/decode.js"
 import type { HostReading } from "./hostReading.js"
 
 /**
@@ -23,18 +24,13 @@ const MAX_NAMED_FILES = 16
  * Each is given by its command line (null for an http hook).
  */
 export const sessionStartHooks = (config: unknown): ReadonlyArray<{ readonly command: string | null }> => {
-  const record = asRecord(config)
-  const events = asRecord(own(record, "hooks")) ?? record
-  const matchers = own(events, "SessionStart")
-  if (!Array.isArray(matchers)) return []
+  const decoded = decodedOrNull(ClaudeHooksConfig, "", config)
+  const events = decoded?.hooks ?? decoded
   const found: Array<{ readonly command: string | null }> = []
-  for (const matcher of matchers) {
-    const hooks = own(asRecord(matcher), "hooks")
-    for (const hook of Array.isArray(hooks) ? hooks : []) {
-      const fields = asRecord(hook)
-      const type = asString(own(fields, "type"))
-      if (type === "command") found.push({ command: asString(own(fields, "command")) })
-      else if (type === "http") found.push({ command: null })
+  for (const matcher of events?.SessionStart ?? []) {
+    for (const hook of matcher.hooks ?? []) {
+      if (hook.type === "command") found.push({ command: hook.command ?? null })
+      else if (hook.type === "http") found.push({ command: null })
     }
   }
   return found

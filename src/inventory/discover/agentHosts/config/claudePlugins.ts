@@ -70,3 +70,18 @@ export type ClaudePluginManifest = typeof ClaudePluginManifest.Type
 
 /** A plugin's `.mcp.json` (or a file its manifest names): servers under `mcpServers`, or the servers at the top level. */
 export const ClaudePluginMcpFile = NamedMap(Schema.Unknown)
+
+/** A matcher of a hook event: its hooks (a hook that is not an object does nothing and is left out). */
+const HookMatcher = Schema.Struct({
+  hooks: optional(Schema.Array(Schema.Struct({ type: optional(Schema.String), command: optional(Schema.String) })))
+})
+
+/** The hook events tool-map reads. */
+const HookEvents = Schema.Struct({ SessionStart: optional(Schema.Array(HookMatcher)) })
+
+/** A hooks configuration (`hooks/hooks.json`, or a plugin manifest's `hooks`): the events under `hooks`, or at the top level. */
+export const ClaudeHooksConfig = Schema.Struct({
+  hooks: optional(HookEvents),
+  SessionStart: optional(Schema.Array(HookMatcher))
+})
+export type ClaudeHooksConfig = typeof ClaudeHooksConfig.Type
