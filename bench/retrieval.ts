@@ -1,7 +1,7 @@
 /**
  * The router's retrieval quality and latency (issue 13).
  *
- *   npx tsx bench/retrieval.ts [--quick] [--quality]
+ *   npx tsx bench/retrieval.ts [--quick] [--quality] [--bfcl-live GORILLA_GIT_DIR]
  *
  * Development sets:
  * - MetaTool (`../shared/datasets/metatool/`, read in place, MIT: 199 tools, 20,614
@@ -12,6 +12,9 @@
  * - `bench/data/bfcl/`: 400 tasks of the Berkeley Function Calling Leaderboard (Apache-2.0;
  *   200 needing one function, 200 two or more) over the 571 functions they offer, whose
  *   parameters carry much of the meaning (see its README for the cut).
+ * - Held out, with `--bfcl-live` and a git dir of ShishirPatil/gorilla (not kept here): BFCL's
+ *   "live" tasks (user-written; `BFCL_v4_live_multiple.json`, `BFCL_v4_live_parallel_multiple.json`)
+ *   over the functions they offer, read from its snapshot; no parameter was chosen on them.
  *
  * For each set it prints Recall@1/5/10, nDCG@10 and completeness@5 (all relevant tools in
  * the top 5) of the router and, in the same run, of the router without its lexicon and of a
@@ -29,6 +32,7 @@ import { routerDocuments } from "../src/catalog/core/router/router.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
 import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters } from "../src/catalog/core/router/rank.js"
 import { generateTools, prng } from "./catalogGenerators.js"
+import { readBfcl } from "./data/bfcl/cut.js"
 import { ROOT } from "./harness.js"
 
 const METATOOL = path.resolve(ROOT, "..", "shared", "datasets", "metatool")
@@ -36,8 +40,10 @@ const MCP_SCHEMAS = path.join(ROOT, "bench", "data", "mcp-tool-schemas.json")
 const MCP_TASKS = path.join(ROOT, "bench", "data", "mcp-tasks.jsonl")
 const BFCL = path.join(ROOT, "bench", "data", "bfcl")
 
-const args = new Set(process.argv.slice(2))
+const argv = process.argv.slice(2)
+const args = new Set(argv)
 const quick = args.has("--quick")
+const bfclLiveDir = argv.includes("--bfcl-live") ? argv[argv.indexOf("--bfcl-live") + 1] : undefined
 
 interface Query {
   readonly qid: string
@@ -119,6 +125,19 @@ export const bfclSets = (): { readonly single: DevSet; readonly multi: DevSet } 
     single: { name: "BFCL single-tool", schemas, queries: queries.filter((query) => query.qid.startsWith("single:")) },
     multi: { name: "BFCL multi-tool", schemas, queries: queries.filter((query) => query.qid.startsWith("multi:")) }
   }
+}
+
+/** BFCL's live tasks from a gorilla git dir (held out: see the header), split by how many functions a task needs. */
+export const bfclLiveSets = (gitDir: string): ReadonlyArray<DevSet> => {
+  const { tools, tasks } = readBfcl(gitDir, "HEAD", [
+    { file: "BFCL_v4_live_multiple.json", prefix: "live" },
+    { file: "BFCL_v4_live_parallel_multiple.json", prefix: "live-multi" }
+  ])
+  const schemas = tools.map((tool): ToolSchema => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }))
+  return [
+    { name: "BFCL live single-tool (held out)", schemas, queries: tasks.filter((task) => task.relevant.length === 1) },
+    { name: "BFCL live multi-tool (held out)", schemas, queries: tasks.filter((task) => task.relevant.length > 1) }
+  ]
 }
 
 // ---- plain BM25, the baseline ----
@@ -291,7 +310,7 @@ const main = () => {
   const lines = [
     "### Router: retrieval quality",
     "",
-    ...qualityRows([single, multi, mcpSet(), bfcl.single, bfcl.multi]),
+    ...qualityRows([single, multi, mcpSet(), bfcl.single, bfcl.multi, ...(bfclLiveDir === undefined ? [] : bfclLiveSets(bfclLiveDir))]),
     ...(args.has("--quality") ? [] : [
       "",
       "### Router: latency",
