@@ -5,7 +5,7 @@ import type { ClaudeListingModel } from "../../domain/ledger.js"
 import type { MachineEnvironmentShape } from "../../domain/machine.js"
 import type { FrontmatterDialect, FrontmatterFields, FrontmatterParser } from "../FrontmatterParser.js"
 import type { AgentHostFiles, ConfigRead, DirEntry, FileRead, FileWalk, HostFileLimits, HostFilesScope, MarkdownRead, Probe } from "./AgentHostFiles.js"
-import { asRecord } from "./configText.js"
+import { ConfigObject, decodedOrNull } from "./config/decode.js"
 import { type FieldRead, booleanField, integerField, stringField, toolListField } from "./frontmatterFields.js"
 import { findingsBuilder, type Found, hasOwnRoot, inSharedDir } from "./findings.js"
 import type { ItemDraft } from "./precedence.js"
@@ -190,7 +190,7 @@ export const readConfigFiles = (
       if (!recordMissing && !(yield* c.exists(file))) continue
       const json = yield* c.readJson(file, role, { jsonc: true })
       if (Option.isNone(json)) continue
-      const value = asRecord(json.value.value)
+      const value = decodedOrNull(ConfigObject, file, json.value.value)
       if (value === null) c.diagnostic(file, null, `${kind} is not a JSON object; ignored`)
       else configs.push({ file: json.value.file, scope, rank, value })
     }

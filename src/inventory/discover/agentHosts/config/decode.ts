@@ -280,3 +280,6 @@ export const optional = <A, I>(schema: Schema.Schema<A, I, never>) => Schema.opt
 /** The value of {@link decodeConfig}, or null when the document is refused as a whole (the reader says so in its own words, if at all). */
 export const decodedOrNull = <A, I>(schema: Schema.Schema<A, I, never>, file: string, input: unknown): A | null =>
   Either.match(decodeConfig(schema, file)(input), { onLeft: () => null, onRight: (decoded) => decoded.value })
+
+/** A config file's top level as an object of its keys (the values as written, for the host's own schema). */
+export const ConfigObject = NamedMap(Schema.Unknown)
