@@ -165,6 +165,8 @@ describe("router index file", () => {
     const tasks = [
       "list issue", "create a pull request in the repository", "send a message to the channel", "read file contents",
       "delete old records", "search documents", "update user profile", "find the invoice", "zzz unknown words", "write",
+      // Joined needs: sibling diversity reads the terms of the first hits too.
+      "create a pull request and then send a message to the channel; read file contents",
       ...generated.tools.slice(0, 40).map((tool) => tool.shortName.replaceAll("_", " ")),
       generated.tools[7]!.name,
       generated.tools[9]!.shortName
