@@ -100,7 +100,8 @@ describe("the packed and installed package", () => {
 
   it("builds before packing, so an unbuilt tree never packs without its bin", () => {
     expect(pkg.scripts.prepack).toBe("npm run build")
-    expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json && node scripts/bundle.mjs")
+    // The bin is written by the bundle step (the whole script is checked in test/packaging/readme.test.ts).
+    expect(pkg.scripts.build.endsWith("&& node scripts/bundle.mjs")).toBe(true)
   })
 
   it("installs globally in at most 15 MB, the Effect peers left to library users, with no install script anywhere", () => {

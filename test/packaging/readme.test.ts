@@ -28,7 +28,8 @@ describe("the README's first lines", () => {
     ])
     // What they run: the build writes the bin the first one starts; the test script builds, then tests.
     expect(pkg.bin["tool-map"]).toBe("./dist/tool-map.cjs")
-    expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json && node scripts/bundle.mjs")
+    // dist is removed first: a file of a deleted source must not stay in dist and in the package.
+    expect(pkg.scripts.build).toBe("node -e \"require('fs').rmSync('dist', { recursive: true, force: true })\" && tsc -p tsconfig.build.json && node scripts/bundle.mjs")
     expect(pkg.scripts.test).toBe("npm run typecheck && npm run lint:imports && npm run build && vitest run --project parallel && vitest run --project timed")
   })
 
