@@ -82,7 +82,7 @@ writeFileSync(OUT, `/**
  *
 ${licence}
  */
-/** One entry a line: a term, then the terms related to it (typed `string`: a literal type would repeat the text in the .d.ts). */
+/** One entry a line: a term, then the terms related to it (typed string: a literal type would repeat the text in the .d.ts). */
 export const LEXICON_TEXT: string = ${JSON.stringify(body)}
 `)
 console.log(`${OUT}: ${entries.size} entries, ${body.length} characters`)
