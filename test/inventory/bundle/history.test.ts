@@ -13,6 +13,7 @@ import {
   type HistoryFile,
   historyFromLegacy,
   historyOfCommit,
+  type PriorGeneration,
   renderHistory
 } from "../../../src/inventory/bundle/history.js"
 import { bundlePathsForDir } from "../../../src/inventory/bundle/location.js"
@@ -119,7 +120,7 @@ describe("the history in a commit: read and extended under the bundle's lock", (
     markdown: `<!-- tool-map generation=${generation} -->\n`,
     summary: `<!-- tool-map generation=${generation} -->\n`
   })
-  const prior = { digest: Option.none(), legacy: Option.none() }
+  const prior: PriorGeneration = { digest: Option.none(), legacy: Option.none() }
 
   it.scopedLive("a first commit writes none; two writers at once each extend what the other committed; a corrupt history is replaced, with a warning, and the commit goes on", () =>
     Effect.gen(function* () {
@@ -127,7 +128,7 @@ describe("the history in a commit: read and extended under the bundle's lock", (
       const dir = yield* fs.makeTempDirectoryScoped({ prefix: "history-" })
       const paths = bundlePathsForDir(dir)
       const writer = yield* BundleWriter.make({ lockWait: "10 seconds", lockRetryInterval: "5 millis" }).pipe(Effect.provideService(LockOwner, LockOwner.live))
-      const commit = (n: number, names: ReadonlyArray<string>, replaced = prior) =>
+      const commit = (n: number, names: ReadonlyArray<string>, replaced: PriorGeneration = prior) =>
         writer.commit(paths, `gen-${n}`, { ...filesOf(`gen-${n}`), history: historyOfCommit(paths, replaced, digest(n, names)) })
       const read = Effect.map(fs.readFileString(NodePath.join(dir, "tools.history.json")), (text) => Option.getOrThrow(decodeHistory(text)))
       // A first scan (no bundle, no history) writes no history, as no generation is replaced.
