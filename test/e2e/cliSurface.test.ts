@@ -69,6 +69,12 @@ describe("the CLI surface (issue 15)", () => {
           "                  the default one, named by any of its files (PATH.md,",
           "                  PATH.json, PATH.summary.md). Only reads: a missing bundle is",
           "                  an error (exit 4).",
+          "  --fresh         Refresh the bundle first if it is stale: rescan when a watched",
+          "                  input (PATH, TOOL_MAP_ROOTS, a PATH directory, an agent host's",
+          "                  file) changed since the last scan, as `scan --if-stale` does,",
+          "                  and answer from the new bundle; when nothing changed, answer",
+          "                  at once. Without it a stale answer is noted on stderr. Not",
+          "                  with --from, which only reads.",
           "",
           "Examples:",
           "  $ tool-map query which git",
@@ -119,7 +125,7 @@ describe("the CLI surface (issue 15)", () => {
       [["frob"], "unknown command 'frob' for `tool-map`. Valid: scan, query, export, catalog, mcp, gateway. See `tool-map --help`."],
       [
         ["query", "which", "--frob", "node"],
-        "unknown option '--frob' for `tool-map query which` (did you mean --from?). Valid: --json, --from. See `tool-map query which --help`."
+        "unknown option '--frob' for `tool-map query which` (did you mean --from?). Valid: --json, --from, --fresh. See `tool-map query which --help`."
       ],
       [["scan", "--no-probe"], "unknown option '--no-probe' for `tool-map scan` (did you mean --no-probes?)."],
       [["query", "tools", "--name"], "--name needs a value (GLOB). See `tool-map query tools --help`."],
@@ -172,7 +178,8 @@ describe("the CLI surface (issue 15)", () => {
       expect(runCli(["scan", "--quiet", "--no-probes"], { ...env, PATH: binDir }).status).toBe(0)
       const full = fs.openSync("/dev/full", "w")
       try {
-        const run = spawnSync(process.execPath, [BIN, "query", "versions"], { env, stdio: ["ignore", full, "pipe"], encoding: "utf8" })
+        // The PATH the bundle was scanned with: no stale-answer note on stderr.
+        const run = spawnSync(process.execPath, [BIN, "query", "versions"], { env: { ...env, PATH: binDir }, stdio: ["ignore", full, "pipe"], encoding: "utf8" })
         expect(run.status).toBe(74)
         expect(run.stderr).toBe("tool-map: cannot write to standard output (ENOSPC): ENOSPC: no space left on device, write\n")
       } finally {
@@ -182,7 +189,7 @@ describe("the CLI surface (issue 15)", () => {
 
     it("a closed pipe (| head -1): quiet, exit 0", async () => {
       // The reader is gone before the CLI writes its first line.
-      const child = spawn(process.execPath, [BIN, "query", "tools"], { env, stdio: ["ignore", "pipe", "pipe"] })
+      const child = spawn(process.execPath, [BIN, "query", "tools"], { env: { ...env, PATH: binDir }, stdio: ["ignore", "pipe", "pipe"] })
       child.stdout.destroy()
       let stderr = ""
       child.stderr.on("data", (chunk: Buffer) => {
@@ -332,7 +339,7 @@ describe("the CLI surface (issue 15)", () => {
       expect(zsh(["tool-map", "q"])).toEqual(["query"])
       expect(zsh(["tool-map", "catalog", "f"])).toEqual(["find"])
       expect(zsh(["tool-map", "query", "agents", "--re"])).toEqual(["--read-only"])
-      expect(zsh(["tool-map", "query", "agents", "--scope", ""])).toEqual(["user", "project", "local", "managed", "plugin"])
+      expect(zsh(["tool-map", "query", "agents", "--scope", ""])).toEqual(["user", "project", "local", "managed", "plugin", "builtin"])
       expect(zsh(["tool-map", "catalog", "ls", "--schemas", ""])).toEqual(["(files)"])
       expect(zsh(["tool-map", "catalog", "load", "mcp__slack"])).toEqual(["mcp__slack__post_message"])
     })
