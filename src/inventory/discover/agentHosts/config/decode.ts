@@ -148,35 +148,36 @@ export const keyPath = (path: Path): string =>
 
 const isContainer = (value: unknown): value is Record<PropertyKey, unknown> => typeof value === "object" && value !== null
 
-/** A copy of `root` without the value at `path` (an array loses the element; an object the key); every other value shared. */
-const without = (root: unknown, path: Path): unknown => {
-  if (path.length === 0 || !isContainer(root)) return root
-  const [head, ...rest] = path
-  const key = head!
-  if (Array.isArray(root)) {
-    const index = Number(key)
-    if (!Number.isInteger(index) || index < 0 || index >= root.length) return root
-    return rest.length === 0 ? root.filter((_, at) => at !== index) : root.map((element, at) => (at === index ? without(element, rest) : element))
+/**
+ * A copy of `root` without the values at `paths` (an array loses the elements; an object the
+ * keys), in one walk: every path refers to `root` as it is, so indexes need no reordering, and a
+ * file with many misfits in one list costs one copy of it, not one per misfit. Every other value
+ * is shared.
+ */
+const withoutAll = (root: unknown, paths: ReadonlyArray<Path>): unknown => {
+  if (!isContainer(root) || paths.length === 0 || paths.some((path) => path.length === 0)) return root
+  const drop = new Set<PropertyKey>()
+  const deeper = new Map<PropertyKey, Array<Path>>()
+  for (const [head, ...rest] of paths) {
+    const key = Array.isArray(root) ? Number(head) : head!
+    if (rest.length === 0) drop.add(key)
+    else {
+      const known = deeper.get(key)
+      if (known === undefined) deeper.set(key, [rest])
+      else known.push(rest)
+    }
   }
-  if (!Object.hasOwn(root, key)) return root
+  if (Array.isArray(root)) {
+    return root.flatMap((element, at) => (drop.has(at) ? [] : [deeper.has(at) ? withoutAll(element, deeper.get(at)!) : element]))
+  }
   // The copy keeps the prototype (null for JSONC) and every own key, `__proto__` included.
   const copy: Record<PropertyKey, unknown> = Object.create(Object.getPrototypeOf(root) as object | null) as Record<PropertyKey, unknown>
   for (const own of Reflect.ownKeys(root)) {
-    if (own === key && rest.length === 0) continue
-    Object.defineProperty(copy, own, { value: own === key ? without(root[own], rest) : root[own], enumerable: true, writable: true, configurable: true })
+    if (drop.has(own)) continue
+    const below = deeper.get(own)
+    Object.defineProperty(copy, own, { value: below === undefined ? root[own] : withoutAll(root[own], below), enumerable: true, writable: true, configurable: true })
   }
   return copy
-}
-
-// Removals of one round, deepest first and later indexes first, so each path still points where it did.
-const removalOrder = (a: Path, b: Path): number => {
-  for (let index = 0; index < Math.min(a.length, b.length); index++) {
-    const x = a[index]!
-    const y = b[index]!
-    if (x === y) continue
-    return typeof x === "number" && typeof y === "number" ? y - x : 0
-  }
-  return b.length - a.length
 }
 
 /** Rounds of removal before a document is refused: each round removes every misfit it finds, so real files need one or two. */
@@ -209,7 +210,7 @@ export const decodeConfig = <A, I>(schema: Schema.Schema<A, I, never>, file: str
           reason: dropsParent(misfit) ? `${what}: ${keyPath(misfit.path.slice(0, -1))} is ignored` : `${what}: ignored`
         }))
       }
-      for (const path of [...removals].sort(removalOrder)) current = without(current, path)
+      current = withoutAll(current, removals)
     }
     return Either.left(new ConfigFileInvalid({ file, key: "", reason: `has more than ${MAX_ROUNDS} nested levels of keys that do not fit` }))
   }

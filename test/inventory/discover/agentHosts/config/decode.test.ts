@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest"
 import { ClaudeSettings } from "../../../../../src/inventory/discover/agentHosts/config/claudeSettings.js"
 import { GeminiSettings } from "../../../../../src/inventory/discover/agentHosts/config/geminiSettings.js"
 import { decodeMcpEntry } from "../../../../../src/inventory/discover/agentHosts/config/mcpEntry.js"
-import { InstalledPlugins } from "../../../../../src/inventory/discover/agentHosts/config/claudePlugins.js"
+import { ClaudeHooksConfig, InstalledPlugins } from "../../../../../src/inventory/discover/agentHosts/config/claudePlugins.js"
 import { decodeConfig, decodeEntry, keyPath, NamedMap } from "../../../../../src/inventory/discover/agentHosts/config/decode.js"
 
 const ignoredOf = <A, I>(decoded: Either.Either<{ readonly value: A; readonly ignored: ReadonlyArray<{ readonly key: string; readonly reason: string }> }, unknown>) =>
@@ -119,4 +119,19 @@ describe("keyPath", () => {
     expect(keyPath(["projects", "/home/u/p", "mcpServers"])).toBe("projects./home/u/p.mcpServers")
     expect(keyPath(["a.b", "x\u001b[31m"])).toBe(`"a.b"."x\\u001b[31m"`)
   })
+
+  // Review finding: misfits were removed one at a time, each a copy of the list (32,000 took 15 s,
+  // a 1 MiB file about 95,000): one walk now. The bound is far above one walk's time on a loaded machine.
+  it("removes 100,000 misfits of one list in one walk", () => {
+    const hooks = Array.from({ length: 100_000 }, (_, index) => (index % 2 === 0 ? { type: 1 } : { type: "command", command: `c${index}` }))
+    const started = Date.now()
+    const decoded = decodeConfig(ClaudeHooksConfig, "/p/hooks.json")({ hooks: { SessionStart: [{ hooks }] } })
+    expect(Date.now() - started).toBeLessThan(20_000)
+    const value = Either.getOrThrow(decoded)
+    expect(value.ignored.length).toBe(50_000)
+    expect(value.ignored[0]!.key).toBe("hooks.SessionStart[0].hooks[0].type")
+    const kept = value.value.hooks?.SessionStart?.[0]?.hooks ?? []
+    // A hook's wrongly typed `type` is ignored, the hook kept without it (as the host reads it).
+    expect([kept.length, kept[0], kept[1], kept.at(-1)]).toEqual([100_000, {}, { type: "command", command: "c1" }, { type: "command", command: "c99999" }])
+  }, 30_000)
 })
