@@ -171,6 +171,33 @@ describe("the always-on ledger (issue 14)", () => {
       )).toBe(true)
     }))
 
+  it.effect("a plugin's hooks are read within bounds: a link out of the plugin is not followed, a flood of scripts and words is capped, a file named many times read once (review findings)", () =>
+    Effect.gen(function* () {
+      const root = (name: string) => `home/u/.claude/plugins/cache/mkt/${name}/1.0.0`
+      const sessionStart = (command: string) => ({ SessionStart: [{ hooks: [{ type: "command", command }] }] })
+      const flood = [
+        ...Array.from({ length: 300 }, (_, index) => `\${CLAUDE_PLUGIN_ROOT}/d${index}/s`),
+        ...Array.from({ length: 3000 }, (_, index) => `w${index}`)
+      ].join(" ")
+      const { inventory, watched } = yield* scanTree({
+        "outside/secret.txt": "s".repeat(400),
+        "home/u/.claude/settings.json": JSON.stringify({ enabledPlugins: { "linked@mkt": true, "flood@mkt": true, "repeat@mkt": true } }),
+        "home/u/.claude/plugins/installed_plugins.json": JSON.stringify({
+          version: 2,
+          plugins: Object.fromEntries(["linked", "flood", "repeat"].map((name) => [`${name}@mkt`, [{ scope: "user", installPath: `/${root(name)}`, version: "1.0.0" }]]))
+        }),
+        [`${root("linked")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "linked", hooks: sessionStart("cat ${CLAUDE_PLUGIN_ROOT}/intro.md") }),
+        [`${root("flood")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "flood" }),
+        [`${root("flood")}/hooks/hooks.json`]: JSON.stringify({ hooks: sessionStart(flood) }),
+        [`${root("repeat")}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "repeat", hooks: Array.from({ length: 2000 }, () => "./h.json") }),
+        [`${root("repeat")}/h.json`]: JSON.stringify({ hooks: { SessionStart: [{ hooks: Array.from({ length: 50 }, () => ({ type: "command", command: "true" })) }] } })
+      }, {}, undefined, { [`${root("linked")}/intro.md`]: "../../../../../../../../outside/secret.txt" })
+      const plugins = inventory.items.filter((item) => item.kind === "plugin").map((item) => [item.name, item.kind === "plugin" ? item.sessionStartHooks : null, item.alwaysOnTokens])
+      expect(plugins).toEqual([["linked", 1, 0], ["flood", 1, 0], ["repeat", 50, 0]])
+      // 8 scripts and 2 words each at most: the flood adds a few dozen watched paths, not 900,000.
+      expect(watched.filter((path) => path.includes("/flood/")).length).toBeLessThan(100)
+    }))
+
   it.effect("Gemini CLI: its own prompt entries (<skill> with its location and activate_skill's enum, <subagent>); commands cost nothing until used", () =>
     Effect.gen(function* () {
       const { inventory } = yield* scanTree({

@@ -96,6 +96,8 @@ export class AgentHostFiles extends Context.Tag("tool-map/AgentHostFiles")<Agent
    * when the platform does not tell or the path cannot be stat-ed.
    */
   readonly entryIdentity: (on: HostFilesScope, path: string) => Effect.Effect<Option.Option<string>>
+  /** True when `path` itself is a symbolic link (not followed). */
+  readonly isLink: (path: string) => Effect.Effect<boolean>
   /** The sorted names in a directory, or none (missing, unreadable, not a directory); `assumeDirectory` skips the stat. */
   readonly listNames: (on: HostFilesScope, path: string, role: string | null, assumeDirectory?: boolean) => Effect.Effect<Found<Option.Option<ReadonlyArray<string>>>>
   /** {@link listNames} of each directory found in a listing (no role, assumed directories), in order. */
@@ -502,6 +504,7 @@ export const makeAgentHostFiles = (fs: FileSystem.FileSystem, mode: ReadMode): A
     probe: Effect.fnUntraced(function* (on, path) {
       return yield* found((b) => probe(on, b, path))
     }),
+    isLink: (path) => Effect.map(isNotLink(path), (notLink) => !notLink),
     entryIdentity: Effect.fnUntraced(function* (_on, path) {
       if (!(yield* isNotLink(path))) return Option.none()
       const info = yield* Effect.option(fs.stat(path))

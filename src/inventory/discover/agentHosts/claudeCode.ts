@@ -440,11 +440,18 @@ const directoryMarketplaceFolder = (
  * 2.1.332 reads a plugin's hooks (`cre` of its bundle: `hooks/hooks.json`, and the manifest's
  * `hooks`, paths or inline objects), and what is known of their context (`claudeHooks.ts`). Never run.
  */
+/** At most this many hooks files of one plugin are read (its hooks/hooks.json and those its manifest names). */
+const MAX_HOOK_FILES = 16
+
 const pluginSessionStartHooks = (c: HostReading, root: string, manifestPath: string): Effect.Effect<SessionStartFinding> =>
   Effect.gen(function* () {
     const hooks: Array<{ readonly command: string | null }> = []
+    // Each hooks file once, and a bounded number of them (a manifest may name one file thousands of times).
+    const read = new Set<string>()
     const fromFile = (file: string) =>
       Effect.gen(function* () {
+        if (read.has(file) || read.size >= MAX_HOOK_FILES) return
+        read.add(file)
         if (!(yield* c.exists(file))) return
         const json = yield* c.readJson(file, null, { jsonc: false })
         if (Option.isSome(json)) hooks.push(...sessionStartHooks(json.value.value))

@@ -15,6 +15,10 @@ import type { HostReading } from "./hostReading.js"
 const MAX_HOOK_FILE_BYTES = 256 * 1024
 /** At most this many files named by one plugin's hooks are read (a guard, not a rule of the host). */
 const MAX_NAMED_FILES = 16
+/** At most this many hooks, scripts of them, and dispatcher words after a script are looked at (guards). */
+const MAX_HOOKS = 16
+const MAX_SCRIPTS = 8
+const MAX_DISPATCH_WORDS = 2
 
 /**
  * The `SessionStart` hooks of a hooks configuration (`{ hooks: { SessionStart: [...] } }`, or the
@@ -81,7 +85,8 @@ export interface SessionStartFinding {
 
 /**
  * Reads the scripts of a plugin's context-adding `SessionStart` hooks and the text files they
- * name, inside the plugin root only, each regular and within its cap.
+ * name: inside the plugin root and reached through no link, each regular and within its cap, and
+ * a bounded number of each.
  */
 export const sessionStartFinding = (
   c: HostReading,
@@ -93,34 +98,43 @@ export const sessionStartFinding = (
     const inside = (relative: string): string | null => {
       const full = path.resolve(root, relative)
       const within = path.relative(root, full)
-      return within.startsWith("..") || path.isAbsolute(within) ? null : full
+      return within === "" || within.startsWith("..") || path.isAbsolute(within) ? null : full
     }
+    // A regular file inside the plugin reached through no link (a link could lead out of the plugin).
+    const plainFile = (full: string) =>
+      Effect.gen(function* () {
+        const segments = path.relative(root, full).split(path.sep)
+        for (let depth = 1; depth <= segments.length; depth++) {
+          if (yield* c.isLink(path.join(root, ...segments.slice(0, depth)))) return false
+        }
+        return (yield* c.probe(full))._tag === "file"
+      })
     const text = (file: string) =>
       Effect.map(c.readFile(file, null, MAX_HOOK_FILE_BYTES), Option.map((read) => new TextDecoder("utf-8").decode(read.bytes)))
+    // Every count below is bounded: a hooks file of 1 MiB may name thousands of scripts and words.
     const scripts = new Set<string>()
-    for (const hook of hooks) {
+    const addScript = (full: string | null) =>
+      Effect.gen(function* () {
+        if (full !== null && !scripts.has(full) && scripts.size < MAX_SCRIPTS && (yield* plainFile(full))) scripts.add(full)
+      })
+    for (const hook of hooks.slice(0, MAX_HOOKS)) {
       if (hook.command === null) continue
       const named = hookCommandWords(hook.command)
-      for (const script of named.scripts) {
-        const full = inside(script)
-        if (full === null) continue
-        scripts.add(full)
-        for (const word of named.words) {
-          const beside = inside(path.join(path.dirname(script), word))
-          if (beside !== null && (yield* c.probe(beside))._tag === "file") scripts.add(beside)
-        }
+      for (const script of named.scripts.slice(0, MAX_SCRIPTS)) {
+        yield* addScript(inside(script))
+        for (const word of named.words.slice(0, MAX_DISPATCH_WORDS)) yield* addScript(inside(path.join(path.dirname(script), word)))
       }
     }
     const files = new Set<string>()
     // A command that names a text file of the plugin itself (`cat ${CLAUDE_PLUGIN_ROOT}/intro.md`) prints it.
-    for (const script of scripts) if (TEXT_FILE.test(script) && files.size < MAX_NAMED_FILES && (yield* c.probe(script))._tag === "file") files.add(script)
+    for (const script of scripts) if (TEXT_FILE.test(script) && files.size < MAX_NAMED_FILES) files.add(script)
     for (const script of scripts) {
       if (TEXT_FILE.test(script)) continue
       const body = yield* text(script)
       if (Option.isNone(body)) continue
-      for (const relative of namedTextFiles(body.value)) {
+      for (const relative of namedTextFiles(body.value).slice(0, MAX_NAMED_FILES)) {
         const full = inside(relative)
-        if (full !== null && files.size < MAX_NAMED_FILES && (yield* c.probe(full))._tag === "file") files.add(full)
+        if (full !== null && !files.has(full) && files.size < MAX_NAMED_FILES && (yield* plainFile(full))) files.add(full)
       }
     }
     let knownChars = 0

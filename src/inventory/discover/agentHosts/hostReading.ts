@@ -53,6 +53,8 @@ export interface HostReading {
   /** True when `path` exists (any type). */
   readonly exists: (path: string) => Effect.Effect<boolean>
   readonly entryIdentity: (path: string) => Effect.Effect<Option.Option<string>>
+  /** True when `path` itself is a symbolic link. */
+  readonly isLink: (path: string) => Effect.Effect<boolean>
   readonly listNames: (path: string, role: string | null, assumeDirectory?: boolean) => Effect.Effect<Option.Option<ReadonlyArray<string>>>
   readonly listEach: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Option.Option<ReadonlyArray<string>>>>
   readonly listDir: (path: string, role: string | null) => Effect.Effect<Option.Option<ReadonlyArray<DirEntry>>>
@@ -108,6 +110,7 @@ export const hostReading = (host: AgentHostName, ctx: HostReadContext): HostRead
     probe,
     exists: (path) => Effect.map(probe(path), (probed) => probed._tag !== "missing" && probed._tag !== "unreadable"),
     entryIdentity: (path) => files.entryIdentity(on, path),
+    isLink: (path) => files.isLink(path),
     listNames: (path, role, assumeDirectory = false) => Effect.map(files.listNames(on, path, role, assumeDirectory), take),
     listEach: (paths) => Effect.map(files.listEach(on, paths), take),
     listDir: (path, role) => Effect.map(files.listDir(on, path, role), take),
