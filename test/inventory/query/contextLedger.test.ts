@@ -171,6 +171,17 @@ describe("the always-on ledger (issue 14)", () => {
       )).toBe(true)
     }))
 
+  it.effect("the installed Claude Code's version is read beside a Windows-style npm prefix's shim too; without a package, no builtin rows", () =>
+    Effect.gen(function* () {
+      const builtinRows = (tree: Record<string, string>, path: string) =>
+        Effect.map(scanTree(tree, { env: { PATH: path } }), ({ inventory }) => inventory.items.filter((item) => item.scope === "builtin").length)
+      const manifest = JSON.stringify({ name: "@anthropic-ai/claude-code", version: "2.1.332" })
+      expect(yield* builtinRows({ "opt/npm/claude": "#!/bin/sh\n", "opt/npm/node_modules/@anthropic-ai/claude-code/package.json": manifest }, "/opt/npm")).toBe(18)
+      expect(yield* builtinRows({ "opt/native/claude": "#!/bin/sh\n" }, "/opt/native")).toBe(0)
+      // Another package's manifest there is not Claude Code's.
+      expect(yield* builtinRows({ "opt/npm/claude": "#!/bin/sh\n", "opt/npm/node_modules/@anthropic-ai/claude-code/package.json": JSON.stringify({ name: "other", version: "2.1.332" }) }, "/opt/npm")).toBe(0)
+    }))
+
   it.effect("a plugin's hooks are read within bounds: a link out of the plugin is not followed, a flood of scripts and words is capped, a file named many times read once (review findings)", () =>
     Effect.gen(function* () {
       const root = (name: string) => `home/u/.claude/plugins/cache/mkt/${name}/1.0.0`

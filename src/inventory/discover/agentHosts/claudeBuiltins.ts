@@ -126,7 +126,8 @@ const MAX_PACKAGE_JSON_BYTES = 64 * 1024
  * The first `claude` on PATH, and the version of the npm package it is the binary of; none when
  * PATH has no `claude`. The package is looked for where npm puts it: `<dir>/../@anthropic-ai/
  * claude-code` for a `node_modules/.bin` directory, `<dir>/../lib/node_modules/@anthropic-ai/
- * claude-code` for a global prefix's `bin` (a native install keeps no package.json: version unknown).
+ * claude-code` for a global prefix's `bin`, `<dir>/node_modules/@anthropic-ai/claude-code` for a
+ * Windows npm prefix (a native install keeps no package.json: version unknown).
  */
 export const installedClaudeCode = (c: HostReading): Effect.Effect<Option.Option<InstalledClaudeCode>> =>
   Effect.gen(function* () {
@@ -139,7 +140,13 @@ export const installedClaudeCode = (c: HostReading): Effect.Effect<Option.Option
         const executable = path.join(dir, name)
         const probe = yield* c.probe(executable)
         if (probe._tag !== "file") continue
-        for (const packageDir of [path.join(dir, "..", "@anthropic-ai", "claude-code"), path.join(dir, "..", "lib", "node_modules", "@anthropic-ai", "claude-code")]) {
+        const packageDirs = [
+          path.join(dir, "..", "@anthropic-ai", "claude-code"),
+          path.join(dir, "..", "lib", "node_modules", "@anthropic-ai", "claude-code"),
+          // npm on Windows puts the prefix's shims beside its node_modules (`%APPDATA%\\npm\\claude.cmd`).
+          path.join(dir, "node_modules", "@anthropic-ai", "claude-code")
+        ]
+        for (const packageDir of packageDirs) {
           const manifest = path.join(packageDir, "package.json")
           if ((yield* c.probe(manifest))._tag !== "file") continue
           const read = yield* c.readFile(manifest, null, MAX_PACKAGE_JSON_BYTES)
