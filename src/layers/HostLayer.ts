@@ -13,6 +13,7 @@ import { EntryTools } from "../catalog/services/EntryTools.js"
 import { ManifestWriter } from "../catalog/services/ManifestWriter.js"
 import { Router } from "../catalog/services/Router.js"
 import { RouterIndexStore } from "../catalog/stores/RouterIndexStore.js"
+import { WORD_VECTORS_FILE, wordVectorsLayer } from "../catalog/services/WordVectorEmbedder.js"
 import { ToolCatalog } from "../catalog/services/ToolCatalog.js"
 import { CatalogSettings, type CatalogSettingsBase } from "../catalog/stores/CatalogSettings.js"
 import { catalogFileLock } from "../catalog/stores/jsonFile.js"
@@ -38,6 +39,8 @@ export interface CatalogFiles {
   readonly definitions: string
   /** The router's index of the tools, rewritten when the tool set changes (`RouterIndexStore`). */
   readonly routerIndex: string
+  /** The router's optional word-vector table (`tool-map catalog vectors install`); read only when present. */
+  readonly wordVectors: string
 }
 
 /** The files of the catalog under `dir` (by default `<data dir>/catalog`). */
@@ -48,7 +51,8 @@ export const catalogFilesIn = (dir: string): CatalogFiles => ({
   exemptions: NodePath.join(dir, "exempt.json"),
   manifest: NodePath.join(dir, "manifest.json"),
   definitions: NodePath.join(dir, "definitions.json"),
-  routerIndex: NodePath.join(dir, "router.index")
+  routerIndex: NodePath.join(dir, "router.index"),
+  wordVectors: NodePath.join(dir, WORD_VECTORS_FILE)
 })
 
 /** The catalog's directory in the data dir: `$PLUGIN_DATA`, `$XDG_DATA_HOME/tool-map` or `~/.local/share/tool-map`, then `catalog/`. */
@@ -119,7 +123,12 @@ export const CatalogLayer = (options: HostLayerOptions = {}) =>
         Layer.provideMerge(restrictions)
       )
       // The router loads through CatalogLoads; tools_ls with a query ranks through the router.
-      const router = Router.layer.pipe(Layer.provide(RouterIndexStore.layer(file("routerIndex"))), Layer.provideMerge(features))
+      const router = Router.layer.pipe(
+        Layer.provide(RouterIndexStore.layer(file("routerIndex"))),
+        // The word-vector embedder when its table is installed (an optional extra).
+        Layer.provide(wordVectorsLayer(file("wordVectors"))),
+        Layer.provideMerge(features)
+      )
       const views = CatalogViews.layer.pipe(Layer.provideMerge(router))
       const entry = EntryTools.layer.pipe(Layer.provideMerge(views))
       return Layer.mergeAll(ToolCatalog.layer, ManifestWriter.layer(manifestFile), AgentRestrictions.followHost).pipe(

@@ -4,10 +4,10 @@
  * only adds tools; a host's `Embedder`, when there is one, is fused in.
  */
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Either, Layer, Option, Schema, type Scope, SynchronizedRef } from "effect"
+import { Context, Effect, Either, Layer, Option, Ref, Schema, type Scope, SynchronizedRef } from "effect"
 import { resolveTarget } from "../core/catalog.js"
-import type { Catalog, ToolEntry, ToolSchema } from "../core/model.js"
-import { reciprocalRankFusion, rankByVector } from "../core/router/fusion.js"
+import type { Catalog, ToolSchema } from "../core/model.js"
+import { DEFAULT_FUSION, fuseRankings, rankByVector, toolEmbeddingText } from "../core/router/fusion.js"
 import { sameDocumentSource } from "../core/router/document.js"
 import { StoredIndex } from "../core/router/indexFile.js"
 import { addDocuments, buildIndex, buildIndexSteps, type RouterIndex } from "../core/router/invertedIndex.js"
@@ -135,8 +135,6 @@ const toolIndexOf = (catalog: Catalog, index: RouterIndex | StoredIndex): ToolIn
 
 const round = (score: number) => Math.round(score * 100) / 100
 
-const embeddingText = (tool: ToolEntry) => `${tool.shortName}: ${tool.description}`
-
 /**
  * Ranks tools and skills for a task: `findTools` (`tools_find`), `routeTools` (`tools_route`,
  * which loads through `CatalogLoads`: hooks, risk gates, append-only), `findSkills` and
@@ -172,6 +170,8 @@ const make = Effect.gen(function*() {
   const inventory = yield* Effect.serviceOption(InventoryReader)
   const toolIndexes = yield* SynchronizedRef.make<ReadonlyArray<ToolIndex>>([])
   const skillIndexes = yield* SynchronizedRef.make<Option.Option<SkillIndex>>(Option.none())
+  // An embedder that fails says so once a process: it fails the same way on every ranking.
+  const embedderWarned = yield* Ref.make(false)
 
   /** The index of a catalog built anew, saved to the store's file. */
   const built = (catalog: Catalog, schemas: ReadonlyArray<ToolSchema>) =>
@@ -266,7 +266,10 @@ const make = Effect.gen(function*() {
       return step.value
     })
 
-  /** The embedder's ranking of the query, `None` without an embedder or when it fails. */
+  /**
+   * The embedder's ranking of the query, `None` without an embedder, when it fails (reported
+   * once) or when the query's vector is all zeros (none of its words known).
+   */
   const vectorRanking = (entry: ToolIndex, query: string, limit: number, keep: ((position: number) => boolean) | undefined) =>
     Option.match(embedder, {
       onNone: () => Effect.succeed(Option.none<Array<number>>()),
@@ -275,13 +278,15 @@ const make = Effect.gen(function*() {
           if (Option.isNone(entry.vectors)) {
             const index = asRankIndex(entry.index)
             const tools = Array.from({ length: index.documentCount }, (_, position) => entry.catalog.byName.get(index.idOf(position))!)
-            entry.vectors = Option.some(yield* provider.embed(tools.map(embeddingText)))
+            entry.vectors = Option.some(yield* provider.embed(tools.map(toolEmbeddingText)))
           }
           const [vector] = yield* provider.embed([query])
-          if (vector === undefined) return Option.none<Array<number>>()
+          if (vector === undefined || vector.every((component) => component === 0)) return Option.none<Array<number>>()
           return Option.some(rankByVector(vector, Option.getOrThrow(entry.vectors), limit, keep))
         }).pipe(
-          Effect.tapError((error) => Effect.logWarning(error.message)),
+          Effect.tapError((error) =>
+            Effect.flatMap(Ref.getAndSet(embedderWarned, true), (warned) => warned ? Effect.void : Effect.logWarning(`${error.message}; the router ranks by words alone`))
+          ),
           Effect.orElseSucceed(() => Option.none<Array<number>>())
         )
     })
@@ -324,16 +329,10 @@ const make = Effect.gen(function*() {
       const reads: Reads = index instanceof StoredIndex ? yield* Effect.cached(store.reader(index)) : Effect.dieMessage("an index built in memory has nothing to read")
       const keep = under === undefined ? undefined : (position: number) => under.has(index.idOf(position))
       const lexical = yield* runSteps(index, reads, rankSteps(index, { query, limit: Math.max(k, 50), keep }))
-      const vectors = yield* vectorRanking(entry, query, Math.max(k, 50), keep)
+      const vectors = yield* vectorRanking(entry, query, DEFAULT_FUSION.vectorCandidates, keep)
       const ranked: ReadonlyArray<Pick<RankedDocument, "position" | "score">> = Option.match(vectors, {
         onNone: () => lexical,
-        onSome: (ranking) => {
-          // Exact-name hits stay first: fusion only orders the rest.
-          const exact = lexical.filter((hit) => hit.exact > 0)
-          const fused = reciprocalRankFusion([lexical.filter((hit) => hit.exact === 0).map((hit) => hit.position), ranking])
-          const exactPositions = new Set(exact.map((hit) => hit.position))
-          return [...exact, ...fused.filter((hit) => !exactPositions.has(hit.position))]
-        }
+        onSome: (ranking) => fuseRankings(lexical, ranking, DEFAULT_FUSION)
       })
       const best = ranked.slice(0, k)
       const matched = yield* runSteps(index, reads, explainSteps(index, best.map((hit) => hit.position), query))

@@ -43,12 +43,52 @@ export const rankByVector = (
  */
 export const reciprocalRankFusion = (
   rankings: ReadonlyArray<ReadonlyArray<number>>,
-  k: number = RRF_K
+  k: number = RRF_K,
+  /** The weight of each ranking's share (1 each by default). */
+  weights: ReadonlyArray<number> = []
 ): Array<{ readonly position: number; readonly score: number }> => {
   const scores = new Map<number, number>()
-  for (const ranking of rankings) {
-    ranking.forEach((position, rank) => scores.set(position, (scores.get(position) ?? 0) + 1 / (k + rank + 1)))
-  }
+  rankings.forEach((ranking, which) => {
+    const weight = weights[which] ?? 1
+    ranking.forEach((position, rank) => scores.set(position, (scores.get(position) ?? 0) + weight / (k + rank + 1)))
+  })
   // Map order is first-appearance order; the sort is stable.
   return [...scores].map(([position, score]) => ({ position, score })).sort((a, b) => b.score - a.score)
 }
+
+/** How the router fuses its lexical ranking with an embedder's. */
+export interface FusionParameters {
+  /** The constant of reciprocal rank fusion. */
+  readonly k: number
+  /** The weight of the vector ranking's share (the lexical one weighs 1). */
+  readonly vectorWeight: number
+  /** How many of the vector ranking's best documents take part. */
+  readonly vectorCandidates: number
+}
+
+/** The fusion the router uses (chosen on the development sets: bench/results/router-vectors-2026-12-07.md). */
+export const DEFAULT_FUSION: FusionParameters = { k: 10, vectorWeight: 0.2, vectorCandidates: 10 }
+
+/**
+ * The lexical ranking (best first; a hit with `exact` > 0 matched a tool's name exactly) fused
+ * with a vector ranking: exact-name hits stay first, in their order and with their lexical
+ * score, and reciprocal rank fusion orders the rest.
+ */
+export const fuseRankings = (
+  lexical: ReadonlyArray<{ readonly position: number; readonly score: number; readonly exact: number }>,
+  vector: ReadonlyArray<number>,
+  parameters: FusionParameters = DEFAULT_FUSION
+): Array<{ readonly position: number; readonly score: number }> => {
+  const exact = lexical.filter((hit) => hit.exact > 0)
+  const exactPositions = new Set(exact.map((hit) => hit.position))
+  const fused = reciprocalRankFusion(
+    [lexical.filter((hit) => hit.exact === 0).map((hit) => hit.position), vector.slice(0, parameters.vectorCandidates)],
+    parameters.k,
+    [1, parameters.vectorWeight]
+  )
+  return [...exact.map((hit) => ({ position: hit.position, score: hit.score })), ...fused.filter((hit) => !exactPositions.has(hit.position))]
+}
+
+/** The text of a tool an embedder is given: its short name and its description. */
+export const toolEmbeddingText = (tool: { readonly shortName: string; readonly description: string }): string =>
+  `${tool.shortName}: ${tool.description}`
