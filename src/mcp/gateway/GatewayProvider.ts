@@ -45,11 +45,14 @@ export const ELICITATION_GATE = "MCP elicitation"
 /** The agent id a session runs as when neither `--agent` nor the client's name gives one. */
 export const DEFAULT_AGENT_ID = "mcp-client"
 
-/** The agent of a session: `--agent`, else the client's name from `initialize`. */
+/**
+ * The agent of a session: `--agent`, else the agent the client named (2026-07-28 `_meta`), else
+ * the client's name (from `initialize`, or the request's `_meta`).
+ */
 export const agentIdOf = (override: Option.Option<string>, session: McpSession): string =>
   Option.getOrElse(
     Option.orElse(
-      override,
+      Option.orElse(override, () => Option.filter(Option.map(Option.fromNullable(session.agent), (agent) => neutralize(agent).trim()), (id) => id !== "")),
       () => Option.filter(Option.map(session.client, (client) => neutralize(client.name).trim()), (name) => name !== "")
     ),
     () => DEFAULT_AGENT_ID

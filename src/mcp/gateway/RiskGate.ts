@@ -1,17 +1,18 @@
 /**
  * The gateway's risk gate: a high-risk tool is loaded only when a person said yes. An approval
  * the user gave with `tool-map catalog approve CODE` for this agent and tool is used first (once);
- * else a session of the agent whose client can elicit asks the user; else (or when that request
+ * else a session of the agent whose client can elicit asks the user (a 2026-07-28 request: that
+ * request, whose answer is `input_required` until the client retries it with the user's answer); else (or when that request
  * fails or is cancelled) the load is refused with a one-time code the user approves in a terminal.
  * A "no" is a no: refused, without a code. Nothing a client sends can approve: the gateway only
  * asks for codes and consumes approvals, the CLI alone approves (see docs/gateway-approvals.md).
  */
-import { Duration, Effect, Option, type Scope } from "effect"
+import { Duration, Effect, FiberRef, Option, type Scope } from "effect"
 import type { ToolEntry } from "../../catalog/core/model.js"
 import { type Agent, ToolCatalog } from "../../catalog/services/ToolCatalog.js"
 import { ApprovalCodes } from "../../catalog/stores/ApprovalCodes.js"
 import { neutralize } from "../../inventory/render/text.js"
-import type { McpSession } from "../server/McpSession.js"
+import { CurrentRequestSession, type McpSession } from "../server/McpSession.js"
 
 /** What the gate needs of the provider. */
 export interface GatewayRiskGateOptions {
@@ -66,7 +67,9 @@ export const registerGatewayRiskGate = (
         Effect.gen(function*() {
           // A store that cannot be read has no approval to give: the code path below says why.
           if (yield* approvals.consume(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false))) return true
-          const asking = (yield* options.sessionsOf(agent.id)).find(canElicit)
+          // A 2026-07-28 request asks through its own answer (`input_required`), with its own capabilities.
+          const current = yield* FiberRef.get(CurrentRequestSession)
+          const asking = (Option.isSome(current) ? [current.value] : yield* options.sessionsOf(agent.id)).find(canElicit)
           if (asking === undefined) {
             return yield* refuseWithCode(
               agent,

@@ -9,6 +9,7 @@ import {
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  type ServerCapabilities,
   SubscribeRequestSchema,
   type Tool,
   UnsubscribeRequestSchema
@@ -19,6 +20,7 @@ import { TOOL_MAP_VERSION } from "../../version.js"
 import { McpProviders, type McpProviderSet } from "./McpProviders.js"
 import { McpClientRequestFailed, type McpCallContext, type McpSession } from "./McpSession.js"
 import type { McpToolProvider } from "./McpToolProvider.js"
+import { type McpAnswering, makeModernEndpoint, type ModernEndpoint, type ModernOptions } from "./modern/ModernEra.js"
 
 /** A request the server refuses with a JSON-RPC error (unknown tool, unknown resource). */
 export class McpProtocolError extends Schema.TaggedError<McpProtocolError>()("McpProtocolError", {
@@ -65,6 +67,15 @@ const validatorOnFirstUse = (): jsonSchemaValidator => {
   let ajv: AjvJsonSchemaValidator | undefined
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
 }
+
+/** What the server offers, in `initialize` and in `server/discover`. */
+const SERVER_CAPABILITIES: ServerCapabilities = { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } }
+
+const tooDeep = (name: string) =>
+  new McpProtocolError({
+    code: ErrorCode.InvalidParams,
+    reason: `Invalid arguments for tool ${cleanText(name)}: they nest deeper than ${MAX_ARGUMENT_DEPTH} levels`
+  })
 
 /** How deep the arguments of a `tools/call` may nest (objects and arrays); deeper ones are refused with -32602 before any provider sees them. */
 export const MAX_ARGUMENT_DEPTH = 64
@@ -170,11 +181,84 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
   const notify = (what: string, send: () => Promise<void>) =>
     Effect.tryPromise(send).pipe(Effect.catchAll((error) => Effect.logDebug(`tool-map mcp: ${what} not sent: ${String(error.error)}`)))
 
+  const listToolsOf = (session: McpSession) =>
+    Effect.gen(function* () {
+      const providers = yield* providerSet
+      const seen = new Set<string>()
+      const tools: Array<Tool> = []
+      for (const provider of providers.tools) {
+        const listed = yield* provider.listTools(session).pipe(Effect.mapError((error) => toolListError(provider, error)))
+        for (const tool of listed) {
+          if (seen.has(tool.name)) {
+            yield* Effect.logWarning(`tool-map mcp: ${provider.name} lists ${cleanText(tool.name)} again; the first one is kept`)
+            continue
+          }
+          seen.add(tool.name)
+          tools.push(tool)
+        }
+      }
+      return { tools }
+    })
+
+  const callToolOf = (session: McpSession, name: string, args: Readonly<Record<string, unknown>>, context: Omit<McpCallContext, "session">) =>
+    Effect.gen(function* () {
+      const providers = yield* providerSet
+      for (const provider of providers.tools) {
+        const answered = yield* provider.callTool({ name, arguments: args }, { ...context, session }).pipe(
+          Effect.catchTag("McpProviderError", (error) =>
+            Effect.succeed(Option.some<CallToolResult>({ content: [{ type: "text", text: cleanText(error.message) }], isError: true })))
+        )
+        if (Option.isSome(answered)) return answered.value
+      }
+      return yield* new McpProtocolError({ code: ErrorCode.InvalidParams, reason: `Unknown tool: ${cleanText(name)}` })
+    })
+
+  const listResourcesOf = (session: McpSession) =>
+    Effect.gen(function* () {
+      const providers = yield* providerSet
+      const lists = yield* Effect.forEach(providers.resources, (provider) =>
+        provider.listResources(session).pipe(
+          Effect.mapError((error) => new McpProtocolError({ code: ErrorCode.InternalError, reason: error.message }))
+        ))
+      return { resources: lists.flat() }
+    })
+
+  const readResourceOf = (uri: string, session: McpSession) =>
+    Effect.gen(function* () {
+      const providers = yield* providerSet
+      for (const provider of providers.resources) {
+        const read = yield* provider.readResource(uri, session).pipe(
+          Effect.mapError((error) => new McpProtocolError({ code: ErrorCode.InternalError, reason: error.message }))
+        )
+        if (Option.isSome(read)) return read.value
+      }
+      return yield* new McpProtocolError({ code: RESOURCE_NOT_FOUND, reason: `Resource not found: ${cleanText(uri)}` })
+    })
+
+  /** What the 2026-07-28 era answers from: the same providers, per agent session (src/mcp/server/modern). */
+  const answering: McpAnswering<McpProtocolError> = {
+    providers: providerSet,
+    listTools: listToolsOf,
+    callTool: (session, name, args, context) =>
+      nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)
+        ? Effect.fail(tooDeep(name))
+        : Effect.zipRight(eventLoopTurn, callToolOf(session, name, args, context)),
+    listResources: listResourcesOf,
+    readResource: (uri, session) => Effect.zipRight(eventLoopTurn, readResourceOf(uri, session)),
+    internalError: (cause) =>
+      Effect.as(
+        Effect.logError(`tool-map mcp: internal error: ${Cause.pretty(cause)}`),
+        new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
+      ),
+    instructions,
+    capabilities: SERVER_CAPABILITIES
+  }
+
   const connect = Effect.fn("McpServer.connect")(function* (transport: Transport, id: string) {
     const server = new Server(
       { name: "tool-map", version: TOOL_MAP_VERSION },
       {
-        capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+        capabilities: SERVER_CAPABILITIES,
         instructions,
         jsonSchemaValidator: validator
       }
@@ -230,61 +314,14 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
       return session
     })
 
-    const listTools = Effect.gen(function* () {
-      const session = yield* startSession
-      const providers = yield* providerSet
-      const seen = new Set<string>()
-      const tools: Array<Tool> = []
-      for (const provider of providers.tools) {
-        const listed = yield* provider.listTools(session).pipe(Effect.mapError((error) => toolListError(provider, error)))
-        for (const tool of listed) {
-          if (seen.has(tool.name)) {
-            yield* Effect.logWarning(`tool-map mcp: ${provider.name} lists ${cleanText(tool.name)} again; the first one is kept`)
-            continue
-          }
-          seen.add(tool.name)
-          tools.push(tool)
-        }
-      }
-      return { tools }
-    })
+    const listTools = Effect.flatMap(startSession, listToolsOf)
 
     const callTool = (name: string, args: Readonly<Record<string, unknown>>, context: Omit<McpCallContext, "session">) =>
-      Effect.gen(function* () {
-        const session = yield* startSession
-        const providers = yield* providerSet
-        for (const provider of providers.tools) {
-          const answered = yield* provider.callTool({ name, arguments: args }, { ...context, session }).pipe(
-            Effect.catchTag("McpProviderError", (error) =>
-              Effect.succeed(Option.some<CallToolResult>({ content: [{ type: "text", text: cleanText(error.message) }], isError: true })))
-          )
-          if (Option.isSome(answered)) return answered.value
-        }
-        return yield* new McpProtocolError({ code: ErrorCode.InvalidParams, reason: `Unknown tool: ${cleanText(name)}` })
-      })
+      Effect.flatMap(startSession, (session) => callToolOf(session, name, args, context))
 
-    const listResources = Effect.gen(function* () {
-      const session = yield* startSession
-      const providers = yield* providerSet
-      const lists = yield* Effect.forEach(providers.resources, (provider) =>
-        provider.listResources(session).pipe(
-          Effect.mapError((error) => new McpProtocolError({ code: ErrorCode.InternalError, reason: error.message }))
-        ))
-      return { resources: lists.flat() }
-    })
+    const listResources = Effect.flatMap(startSession, listResourcesOf)
 
-    const readResource = (uri: string) =>
-      Effect.gen(function* () {
-        const session = yield* startSession
-        const providers = yield* providerSet
-        for (const provider of providers.resources) {
-          const read = yield* provider.readResource(uri, session).pipe(
-            Effect.mapError((error) => new McpProtocolError({ code: ErrorCode.InternalError, reason: error.message }))
-          )
-          if (Option.isSome(read)) return read.value
-        }
-        return yield* new McpProtocolError({ code: RESOURCE_NOT_FOUND, reason: `Resource not found: ${cleanText(uri)}` })
-      })
+    const readResource = (uri: string) => Effect.flatMap(startSession, (session) => readResourceOf(uri, session))
 
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => answer(listTools, extra.signal))
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
@@ -301,10 +338,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
         })
       const args = request.params.arguments ?? {}
       if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
-        return Promise.reject(new McpProtocolError({
-          code: ErrorCode.InvalidParams,
-          reason: `Invalid arguments for tool ${cleanText(request.params.name)}: they nest deeper than ${MAX_ARGUMENT_DEPTH} levels`
-        }))
+        return Promise.reject(tooDeep(request.params.name))
       }
       return inTurn(extra.signal, () =>
         answer(Effect.zipRight(eventLoopTurn, callTool(request.params.name, args, { progressToken, progress })), extra.signal))
@@ -330,7 +364,9 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
     return { session: Deferred.await(sessionSlot), closed: Deferred.await(closed) } satisfies McpConnection
   })
 
-  return McpServer.of({ connect })
+  const modern = (options: ModernOptions) => makeModernEndpoint(answering, options)
+
+  return McpServer.of({ connect, modern })
 })
 
 /**
@@ -344,6 +380,12 @@ export class McpServer extends Context.Tag("tool-map/McpServer")<McpServer, {
    * state; `closed` completes when the client goes away first.
    */
   readonly connect: (transport: Transport, id: string) => Effect.Effect<McpConnection, never, Scope.Scope>
+  /**
+   * The 2026-07-28 era's answers, from the same providers (see src/mcp/server/modern): a
+   * transport hands it the requests that carry their own envelope. The agents' sessions it opens
+   * close with the scope.
+   */
+  readonly modern: (options: ModernOptions) => Effect.Effect<ModernEndpoint, never, Scope.Scope>
 }>() {
   /** The server over the providers of {@link McpProviders}. */
   static readonly layer = Layer.effect(this, Effect.flatMap(McpProviders, (set) => make(Effect.succeed(set), SERVER_INSTRUCTIONS, TOOL_CALLS_AT_ONCE)))

@@ -5,7 +5,7 @@ import type {
   Implementation,
   ProgressToken
 } from "@modelcontextprotocol/sdk/types.js"
-import { type Effect, type Option, Schema } from "effect"
+import { type Effect, FiberRef, Option, Schema } from "effect"
 
 /** A request tool-map's server sent to the client (elicitation) failed, was refused or timed out. */
 export class McpClientRequestFailed extends Schema.TaggedError<McpClientRequestFailed>()("McpClientRequestFailed", {
@@ -25,8 +25,13 @@ export class McpClientRequestFailed extends Schema.TaggedError<McpClientRequestF
  * `McpToolProvider.attach`).
  */
 export interface McpSession {
-  /** Unique within this server process: `stdio`, or the Streamable HTTP session id. */
+  /**
+   * Unique within this server process: `stdio`, or the Streamable HTTP session id; for a
+   * 2026-07-28 client (no session), `modern/` and the agent's key (see src/mcp/server/modern).
+   */
   readonly id: string
+  /** The agent id the client named itself (2026-07-28: `_meta` `dev.tool-map/agent`), untrusted. */
+  readonly agent?: string | undefined
   /** `clientInfo` of the client's `initialize` (untrusted: neutralize before printing it). */
   readonly client: Option.Option<Implementation>
   /** The capabilities the client declared in `initialize`. */
@@ -38,6 +43,13 @@ export interface McpSession {
    */
   readonly elicit: (params: ElicitRequestFormParams) => Effect.Effect<ElicitResult, McpClientRequestFailed>
 }
+
+/**
+ * The session of the 2026-07-28 request being answered, in the fiber answering it (none for a
+ * 2025 session): its capabilities and its `elicit` are that request's, which the risk gate asks
+ * instead of the agent's other sessions (the request's `input_required` answer asks its user).
+ */
+export const CurrentRequestSession: FiberRef.FiberRef<Option.Option<McpSession>> = FiberRef.unsafeMake(Option.none<McpSession>())
 
 /** What a `tools/call` comes with besides its name and arguments. */
 export interface McpCallContext {

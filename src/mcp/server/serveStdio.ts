@@ -1,17 +1,66 @@
-import { Effect, Runtime } from "effect"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
+import { Duration, Effect, FiberMap, Runtime } from "effect"
 import { McpServer } from "./McpServer.js"
+import { isModernRequest } from "./modern/wire.js"
 import { StdioLineTransport } from "./StdioTransport.js"
+
+/** The agents a stdio client may name (its requests' `_meta`), each kept for the process's life. */
+const STDIO_AGENT_LIMITS = { idle: Duration.infinity, max: 64 }
+
+/**
+ * The transport the 2025-era server is connected to: `lines` without the 2026-07-28 requests,
+ * which go to `modern` (and a cancellation of one of them to `cancel`, which says whether it was one).
+ */
+const legacyPart = (
+  lines: StdioLineTransport,
+  modern: (request: JSONRPCRequest) => void,
+  cancel: (id: string | number) => boolean
+): Transport => {
+  const part: Transport = {
+    start: () => lines.start(),
+    send: (message) => lines.send(message),
+    close: () => lines.close()
+  }
+  lines.onclose = () => part.onclose?.()
+  lines.onerror = (error) => part.onerror?.(error)
+  lines.onmessage = (message: JSONRPCMessage) => {
+    if (isModernRequest(message)) return modern(message)
+    if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
+      const id: unknown = message.params?.["requestId"]
+      if ((typeof id === "string" || typeof id === "number") && cancel(id)) return
+    }
+    part.onmessage?.(message)
+  }
+  return part
+}
 
 /**
  * Serves the one client on `input`/`output` (stdin/stdout) until it closes its side (or the fiber
- * is interrupted: SIGTERM). What the transport skips or refuses is logged (to stderr).
+ * is interrupted: SIGTERM). What the transport skips or refuses is logged (to stderr). A client of
+ * either era is served: one that opens with `initialize` by the 2025-era server, one whose requests
+ * carry their `_meta` envelope (2026-07-28) by the modern endpoint, each request in a fiber of its
+ * own (a `subscriptions/listen` lives until cancelled or the client leaves).
  */
 export const serveStdioOn = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream) =>
   Effect.gen(function* () {
     const server = yield* McpServer
     const runtime = yield* Effect.runtime<never>()
     const report = (line: string) => Runtime.runFork(runtime)(Effect.logWarning(line))
-    const connection = yield* server.connect(new StdioLineTransport(input, output, report), "stdio")
+    const lines = new StdioLineTransport(input, output, report)
+    const endpoint = yield* server.modern({ limits: STDIO_AGENT_LIMITS, fallbackAgent: "stdio" })
+    const requests = yield* FiberMap.make<string | number>()
+    const write = (message: JSONRPCMessage) => Effect.promise(() => lines.send(message))
+    const transport = legacyPart(
+      lines,
+      (request) => Runtime.runFork(runtime)(FiberMap.run(requests, request.id, endpoint.serve(request, write))),
+      (id) => {
+        if (!Runtime.runSync(runtime)(FiberMap.has(requests, id))) return false
+        Runtime.runFork(runtime)(FiberMap.remove(requests, id))
+        return true
+      }
+    )
+    const connection = yield* server.connect(transport, "stdio")
     const inputEnded = Effect.async<void>((resume) => {
       const ended = () => resume(Effect.void)
       input.once("end", ended)

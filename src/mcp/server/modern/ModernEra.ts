@@ -1,0 +1,324 @@
+/**
+ * The 2026-07-28 era beside the 2025 one: tool-map's answers to a request that carries its own
+ * `_meta` envelope, from the same providers the 2025 sessions are served from (McpServer.ts).
+ *
+ * With no session, each request names its agent (src/mcp/server/modern/wire.ts, `agentKeyOf`):
+ * the first request of an agent attaches a session of its own to the providers (the gateway's
+ * loaded tools live there), kept in a table like the Streamable HTTP sessions' (idle ones closed);
+ * every request runs with that session's id and its own envelope's client and capabilities.
+ * `subscriptions/listen` forwards the providers' changes the client opted in to; the risk gate's
+ * question to the user becomes an `input_required` answer (see {@link answerCall}).
+ */
+import type {
+  CallToolResult,
+  ElicitRequestFormParams,
+  ElicitResult,
+  JSONRPCMessage,
+  JSONRPCRequest,
+  ListToolsResult,
+  ProgressToken,
+  ReadResourceResult,
+  Resource,
+  ServerCapabilities
+} from "@modelcontextprotocol/sdk/types.js"
+import { Cause, Effect, Either, Exit, Option, Ref, Schema, type Scope, Stream } from "effect"
+import { createHash } from "node:crypto"
+import { cleanText } from "../../../inventory/domain/untrusted.js"
+import { TOOL_MAP_VERSION } from "../../../version.js"
+import { type HttpSessionLimits, makeHttpSessions } from "../http/HttpSessions.js"
+import type { McpProviderSet } from "../McpProviders.js"
+import { type McpCallContext, CurrentRequestSession, type McpSession } from "../McpSession.js"
+import {
+  acknowledgedFilter,
+  completeResult,
+  type Envelope,
+  envelopeOf,
+  inputResponsesOf,
+  listenFilterOf,
+  listenNotification,
+  MODERN_PROTOCOL_VERSION,
+  requestStateOf
+} from "./wire.js"
+
+/** A failure the client gets as a JSON-RPC error (McpServer's `McpProtocolError`). */
+interface ProtocolFailure {
+  readonly code: number
+  readonly reason: string
+}
+
+/** What both eras answer from: McpServer's composition of the providers, per session. */
+export interface McpAnswering<E extends ProtocolFailure> {
+  readonly providers: Effect.Effect<McpProviderSet, E>
+  readonly listTools: (session: McpSession) => Effect.Effect<ListToolsResult, E>
+  /** A call, its arguments' depth checked (refused with -32602 when too deep). */
+  readonly callTool: (
+    session: McpSession,
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    context: Omit<McpCallContext, "session">
+  ) => Effect.Effect<CallToolResult, E>
+  readonly listResources: (session: McpSession) => Effect.Effect<{ readonly resources: Array<Resource> }, E>
+  readonly readResource: (uri: string, session: McpSession) => Effect.Effect<ReadResourceResult, E>
+  /** A defect's answer: logged on stderr, the client told only that there was one. */
+  readonly internalError: (cause: Cause.Cause<never>) => Effect.Effect<E>
+  readonly instructions: string
+  readonly capabilities: ServerCapabilities
+}
+
+/** Serves 2026-07-28 requests. */
+export interface ModernEndpoint {
+  /**
+   * Answers `request` (one {@link isModernRequest} accepts) through `write`. A
+   * `subscriptions/listen` writes its acknowledgement, then its notifications until the effect
+   * is interrupted (the client cancelled it or left). Interrupting any other request stops it
+   * without an answer.
+   */
+  readonly serve: (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>) => Effect.Effect<void>
+}
+
+/** How a 2026-07-28 client that names no agent and no client is known. */
+export interface ModernOptions {
+  /** The agents' sessions kept, and how long an idle one lives. */
+  readonly limits: HttpSessionLimits
+  /** The agent key of a request naming neither an agent nor its client (`stdio`: the one client of the process). */
+  readonly fallbackAgent: string
+}
+
+/** The prefix of a 2026-07-28 agent's session id. */
+export const MODERN_SESSION_PREFIX = "modern/"
+
+/** The agent a request runs as: `_meta` `dev.tool-map/agent`, else its client's name, else `fallback`. */
+export const agentKeyOf = (envelope: Envelope, fallback: string): string =>
+  Option.getOrElse(
+    Option.orElse(envelope.agent, () => Option.filter(Option.map(envelope.client, (client) => cleanText(client.name).trim()), (name) => name !== "")),
+    () => fallback
+  )
+
+/** The answers carried from round to round in `requestState`: each question's key and the client's result. */
+const RequestState = Schema.parseJson(Schema.Struct({ answers: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+
+/**
+ * The key of an elicitation in `inputRequests`: the question's digest, so that an answer can only
+ * answer the question it was given for (a retry whose loads differ asks anew).
+ */
+export const questionKey = (params: ElicitRequestFormParams): string =>
+  `confirm-${createHash("sha256").update(JSON.stringify([params.message, params.requestedSchema])).digest("hex").slice(0, 16)}`
+
+/** One round of a `tools/call`: the answers known so far, and the question it stopped at, if any. */
+interface Round {
+  readonly answers: Map<string, ElicitResult>
+  pending: Option.Option<{ readonly key: string; readonly params: ElicitRequestFormParams }>
+}
+
+const roundOf = (params: unknown): Effect.Effect<Round> =>
+  Effect.gen(function* () {
+    const answers = new Map<string, ElicitResult>()
+    const state = requestStateOf(params)
+    if (Option.isSome(state)) {
+      // Forged or stale state is the client's own answer again (it answers the questions anyway): only its shape is checked.
+      const decoded = yield* Schema.decodeUnknown(RequestState)(state.value).pipe(Effect.option)
+      if (Option.isSome(decoded)) {
+        for (const [key, value] of inputResponsesOf({ inputResponses: decoded.value.answers })) answers.set(key, value)
+      }
+    }
+    for (const [key, value] of inputResponsesOf(params)) answers.set(key, value)
+    return { answers, pending: Option.none() }
+  })
+
+/**
+ * The request's `elicit`: the answer the client gave to this question in this or an earlier round;
+ * else the question is kept as the round's pending one and the call is interrupted, so that the
+ * request answers `input_required` with it (the risk gate asks before anything is loaded).
+ */
+const elicitIn = (round: Round): McpSession["elicit"] => (params) =>
+  Effect.suspend(() => {
+    const key = questionKey(params)
+    const answer = round.answers.get(key)
+    if (answer !== undefined) return Effect.succeed(answer)
+    round.pending = Option.some({ key, params })
+    return Effect.interrupt
+  })
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const errorMessage = (id: JSONRPCRequest["id"], code: number, message: string, data?: unknown): JSONRPCMessage => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code, message, ...(data === undefined ? {} : { data }) }
+})
+
+/** JSON-RPC codes used here. */
+const INVALID_PARAMS = -32602
+const METHOD_NOT_FOUND = -32601
+
+/** Makes the endpoint; the agents' sessions are closed with the scope. */
+export const makeModernEndpoint = <E extends ProtocolFailure>(
+  answering: McpAnswering<E>,
+  options: ModernOptions
+): Effect.Effect<ModernEndpoint, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const server = { name: "tool-map", version: TOOL_MAP_VERSION }
+    const opening = yield* Effect.makeSemaphore(1)
+
+    // The envelope of the request that opens an agent's session (read by `make` below, under `opening`).
+    const firstEnvelope = yield* Ref.make<Envelope>({ client: Option.none(), capabilities: Option.none(), agent: Option.none() })
+
+    /** An agent's session, attached to every tool provider in the session's scope (a failure of the providers kept as such). */
+    const sessions = yield* makeHttpSessions<Either.Either<McpSession, E>>(options.limits, (id) =>
+      Effect.gen(function* () {
+        const base = yield* Ref.get(firstEnvelope)
+        const session: McpSession = {
+          id,
+          client: base.client,
+          capabilities: base.capabilities,
+          ...(Option.isSome(base.agent) ? { agent: base.agent.value } : {}),
+          elicit: () => Effect.interrupt
+        }
+        const providers = yield* Effect.either(answering.providers)
+        if (Either.isLeft(providers)) return Either.left(providers.left)
+        yield* Effect.forEach(providers.right.tools, (provider) => provider.attach(session), { discard: true })
+        return Either.right(session)
+      }))
+
+    /** Runs `use` with the agent's session of `envelope`, opened on its first request; counted in progress meanwhile. */
+    const withSession = <A>(envelope: Envelope, use: (session: McpSession) => Effect.Effect<A, E>): Effect.Effect<A, E | ProtocolFailure> => {
+      const id = MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent)
+      const acquire = opening.withPermits(1)(
+        Effect.gen(function* () {
+          const open = yield* sessions.use(id)
+          if (Option.isSome(open)) return Either.right(open.value)
+          yield* Ref.set(firstEnvelope, envelope)
+          return yield* sessions.open(id)
+        })
+      )
+      return Effect.acquireUseRelease(
+        acquire,
+        (opened) => {
+          if (Either.isLeft(opened)) {
+            return Effect.fail<ProtocolFailure>({ code: -32000, reason: `all ${opened.left.max} agents' sessions are busy; retry later` })
+          }
+          const attached = opened.right
+          if (Either.isLeft(attached)) return Effect.fail(attached.left)
+          return use({ ...attached.right, client: envelope.client, capabilities: envelope.capabilities })
+        },
+        (opened) => (Either.isRight(opened) ? sessions.release(id) : Effect.void)
+      )
+    }
+
+    /** The answer to `request` from `effect`: its result as 2026-07-28 writes it, or its failure as a JSON-RPC error. */
+    const reply = (request: JSONRPCRequest, effect: Effect.Effect<Readonly<Record<string, unknown>>, E | ProtocolFailure>) =>
+      Effect.gen(function* () {
+        const exit = yield* Effect.exit(effect)
+        if (Exit.isSuccess(exit)) {
+          return { jsonrpc: "2.0", id: request.id, result: completeResult(request.method, exit.value, server) } satisfies JSONRPCMessage
+        }
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure)) return errorMessage(request.id, failure.value.code, failure.value.reason)
+        const error = yield* answering.internalError(exit.cause as Cause.Cause<never>)
+        return errorMessage(request.id, error.code, error.reason)
+      })
+
+    /**
+     * A `tools/call`: run with the request's own `elicit` (answers of earlier rounds from
+     * `requestState`, this round's from `inputResponses`). When the risk gate asked a question
+     * not answered yet, the call stopped there and the answer is `input_required` with it;
+     * the client retries the same call with the user's answer.
+     */
+    const answerCall = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, envelope: Envelope) =>
+      Effect.gen(function* () {
+        const params = request.params
+        const name = isRecord(params) ? params["name"] : undefined
+        const args = isRecord(params) ? (params["arguments"] ?? {}) : {}
+        if (typeof name !== "string" || !isRecord(args)) {
+          return errorMessage(request.id, INVALID_PARAMS, "Invalid params: tools/call needs a tool name and an arguments object")
+        }
+        const round = yield* roundOf(params)
+        const meta = isRecord(params) && isRecord(params["_meta"]) ? params["_meta"] : {}
+        const token = meta["progressToken"]
+        const progressToken = typeof token === "string" || typeof token === "number" ? Option.some<ProgressToken>(token) : Option.none<ProgressToken>()
+        const progress = (value: number, total?: number, message?: string) =>
+          Option.match(progressToken, {
+            onNone: () => Effect.void,
+            onSome: (progressToken) =>
+              write({
+                jsonrpc: "2.0",
+                method: "notifications/progress",
+                params: { progressToken, progress: value, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
+              })
+          })
+        const call = withSession(envelope, (session) => {
+          const asking: McpSession = { ...session, elicit: elicitIn(round) }
+          return answering.callTool(asking, name, args, { progressToken, progress }).pipe(Effect.locally(CurrentRequestSession, Option.some(asking)))
+        })
+        const exit = yield* Effect.exit(call)
+        if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) && Option.isSome(round.pending)) {
+          const { key, params: question } = round.pending.value
+          return {
+            jsonrpc: "2.0",
+            id: request.id,
+            result: {
+              resultType: "input_required",
+              inputRequests: { [key]: { method: "elicitation/create", params: question } },
+              requestState: JSON.stringify({ answers: Object.fromEntries(round.answers) })
+            }
+          } satisfies JSONRPCMessage
+        }
+        return yield* reply(request, exit)
+      })
+
+    /** `subscriptions/listen`: acknowledged, then the opted-in changes of the agent's session until interrupted. */
+    const listen = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, envelope: Envelope) =>
+      withSession(envelope, (session) =>
+        Effect.gen(function* () {
+          const filter = listenFilterOf(request.params)
+          const providers = yield* answering.providers
+          yield* write(listenNotification(request.id, "notifications/subscriptions/acknowledged", { notifications: acknowledgedFilter(filter) }))
+          const tools = filter.toolsListChanged
+            ? providers.tools.map((provider) => Stream.map(provider.listChanged(session), () => listenNotification(request.id, "notifications/tools/list_changed")))
+            : []
+          const subscribed = new Set(filter.resourceSubscriptions)
+          const resources = providers.resources.map((provider) =>
+            Stream.filterMap(provider.changes, (change) =>
+              change._tag === "ListChanged"
+                ? filter.resourcesListChanged ? Option.some(listenNotification(request.id, "notifications/resources/list_changed")) : Option.none()
+                : subscribed.has(change.uri) ? Option.some(listenNotification(request.id, "notifications/resources/updated", { uri: change.uri })) : Option.none()
+            ))
+          yield* Stream.runForEach(Stream.mergeAll([...tools, ...resources], { concurrency: "unbounded" }), write)
+          // Nothing (more) to forward: the stream stays open until the client ends it.
+          return yield* Effect.never
+        })).pipe(Effect.catchAll((failure) => Effect.flatMap(reply(request, Effect.fail(failure)), write)))
+
+    const serve: ModernEndpoint["serve"] = (request, write) =>
+      Effect.gen(function* () {
+        const envelope = envelopeOf(request)
+        if (Either.isLeft(envelope)) return yield* write(errorMessage(request.id, envelope.left.code, envelope.left.message, envelope.left.data))
+        const params = isRecord(request.params) ? request.params : {}
+        switch (request.method) {
+          case "server/discover":
+            return yield* Effect.flatMap(
+              reply(request, Effect.succeed({ supportedVersions: [MODERN_PROTOCOL_VERSION], capabilities: answering.capabilities, instructions: answering.instructions })),
+              write
+            )
+          case "ping":
+            return yield* Effect.flatMap(reply(request, Effect.succeed({})), write)
+          case "tools/list":
+            return yield* Effect.flatMap(reply(request, withSession(envelope.right, answering.listTools)), write)
+          case "tools/call":
+            return yield* Effect.flatMap(answerCall(request, write, envelope.right), write)
+          case "resources/list":
+            return yield* Effect.flatMap(reply(request, withSession(envelope.right, answering.listResources)), write)
+          case "resources/read": {
+            const uri = params["uri"]
+            if (typeof uri !== "string") return yield* write(errorMessage(request.id, INVALID_PARAMS, "Invalid params: resources/read needs a uri"))
+            return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session) => answering.readResource(uri, session))), write)
+          }
+          case "subscriptions/listen":
+            return yield* listen(request, write, envelope.right)
+          default:
+            return yield* write(errorMessage(request.id, METHOD_NOT_FOUND, `Method not found: ${cleanText(request.method)}`))
+        }
+      })
+
+    return { serve } satisfies ModernEndpoint
+  })
