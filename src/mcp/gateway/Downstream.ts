@@ -2,19 +2,29 @@
  * One downstream MCP server as the gateway drives it: started on first need, listed, called,
  * restarted with backoff after a failure, and stopped with its process group. Each server has
  * its own state and lock, so a server that hangs or dies holds up only its own calls.
+ *
+ * It speaks either era of MCP (docs/mcp-eras.md): the SDK v2 client probes a stdio server with
+ * `server/discover` and lands on 2026-07-28 when the server offers it, on the 2025 `initialize`
+ * handshake otherwise. An HTTP server is spoken to in the 2025 era.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import {
+  Client,
+  type JsonSchemaValidator,
+  type jsonSchemaValidator,
+  type PriorDiscovery,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  type Transport
+} from "@modelcontextprotocol/client"
+// The results are checked with the SDK v1's schemas, as before: the gateway's server side serves
+// them with the SDK v1 types (the SDK v2 client takes any Standard Schema for a result).
 import {
   type CallToolResult,
   CallToolResultSchema,
-  ErrorCode,
   ListToolsResultSchema,
-  McpError,
   type Progress,
-  type Tool,
-  ToolListChangedNotificationSchema
+  type Tool
 } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Duration, Effect, Option, Ref, Schema } from "effect"
 import { MAX_NESTING } from "../../catalog/core/nesting.js"
@@ -29,7 +39,10 @@ import { StderrLog } from "./StderrLog.js"
 
 /** How the gateway treats its downstream servers. */
 export interface DownstreamTimings {
-  /** From spawn to the `initialize` answer. */
+  /**
+   * From spawn to the `initialize` answer (or, in the 2026-07-28 era, the `server/discover`
+   * one); a stdio server's first start spends at most half of it on the era's probe.
+   */
   readonly startTimeout: Duration.Duration
   /**
    * Of a whole `tools/list`, all pages: the entry tools wait for the first listing, so a server
@@ -86,6 +99,16 @@ const PASS_THROUGH: jsonSchemaValidator = {
   getValidator: <T>(): JsonSchemaValidator<T> => (input) => ({ valid: true, data: input as T, errorMessage: undefined })
 }
 
+/**
+ * The era a connection landed on: `legacy` is the 2025 family (`initialize`, a session),
+ * `modern` is 2026-07-28 (`server/discover`, `subscriptions/listen`, `input_required`).
+ */
+export interface DownstreamEra {
+  readonly era: "legacy" | "modern"
+  /** The protocol version agreed on, as the server gave it (untrusted text). */
+  readonly protocolVersion: string
+}
+
 /** A downstream server could not be started or did not answer. The message names the server. */
 export class DownstreamFailed extends Schema.TaggedError<DownstreamFailed>()("DownstreamFailed", {
   server: Schema.String,
@@ -117,23 +140,32 @@ interface Connection {
 // A timer may fire a millisecond or so before its time.
 const TIMER_SLACK_MS = 10
 
-/**
- * The SDK's own timeout of a request, not a server's error answer with the same code (-32001):
- * a server may answer with any code, and is not stopped for answering.
- */
+/** The SDK's own timeout of a request (a server's error answer is a `ProtocolError`, whatever its code). */
 const timedOut = (error: unknown, startedAt: number, ms: number): boolean =>
-  error instanceof McpError && error.code === ErrorCode.RequestTimeout && Date.now() - startedAt >= ms - TIMER_SLACK_MS
+  error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && Date.now() - startedAt >= ms - TIMER_SLACK_MS
+
+/** The SDK's failure of a request because the connection closed. */
+const closedUnder = (error: unknown, connection: Connection): boolean =>
+  error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed && connection.closed.value
 
 /**
- * The SDK's failure of a request because the connection closed, not a server's error answer
- * with the same code (-32000, the first of the range JSON-RPC leaves to servers, and common).
+ * A stdio server that exits on the `server/discover` probe, as servers on SDKs that stop on any
+ * request before `initialize` do: a 2025-era server, started again with the plain handshake.
  */
-const closedUnder = (error: unknown, connection: Connection): boolean =>
-  error instanceof McpError && error.code === ErrorCode.ConnectionClosed && connection.closed.value
+const exitedOnProbe = (error: unknown): boolean =>
+  error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /connection closed during the server\/discover probe/.test(error.message)
+
+/**
+ * A 2026-07-28 server's `input_required` result: it asks the client for input (elicitation,
+ * sampling, roots) before it answers. The gateway declares none of these, so it refuses.
+ */
+const inputRequired = (error: unknown): boolean =>
+  error instanceof SdkError &&
+  (error.code === SdkErrorCode.UnsupportedResultType || error.code === SdkErrorCode.InputRequiredRoundsExceeded)
 
 type State =
   | { readonly _tag: "Idle"; readonly failures: number; readonly retryAt: number; readonly lastError: Option.Option<string> }
-  | { readonly _tag: "Running"; readonly connection: Connection; readonly failures: number }
+  | { readonly _tag: "Running"; readonly connection: Connection; readonly failures: number; readonly era: DownstreamEra }
 
 /** What the gateway sees of one downstream server. */
 export interface Downstream {
@@ -150,6 +182,8 @@ export interface Downstream {
     options: CallOptions
   ) => Effect.Effect<CallToolResult, DownstreamFailed>
   readonly running: Effect.Effect<boolean>
+  /** The era of its running connection; none while it is not running. */
+  readonly era: Effect.Effect<Option.Option<DownstreamEra>>
   /** Why its last start or call failed, while it waits for a restart. */
   readonly lastError: Effect.Effect<Option.Option<string>>
   /** Stops it (and its process group); the next need starts it again. */
@@ -162,7 +196,10 @@ export interface DownstreamInput {
   readonly timings: DownstreamTimings
   /** Where its stderr goes (stdio servers). */
   readonly logPath: string
-  /** Called (in a fiber of its own) when the server sends `notifications/tools/list_changed`. */
+  /**
+   * Called when the server's tool list changes: its `notifications/tools/list_changed` in the
+   * 2025 era, the same notification on the `subscriptions/listen` stream in the 2026-07-28 one.
+   */
   readonly onListChanged: () => void
   /** How far a listing is followed (default {@link DEFAULT_LISTING_LIMITS}). */
   readonly listing?: Partial<ListingLimits> | undefined
@@ -203,7 +240,7 @@ const reasonText = (config: ServerConfig, reason: string): string => {
  * A server's error answer in its own words: the SDK puts "MCP error <code>: " ahead of the
  * message, and a server built on the SDK has often put it there already.
  */
-const errorAnswer = (error: McpError): string => error.message.replace(/^(?:MCP error -?\d+: )+/, "")
+const errorAnswer = (error: ProtocolError): string => error.message.replace(/^(?:MCP error -?\d+: )+/, "")
 
 /**
  * About how many bytes `value` takes as JSON (strings by their UTF-16 length, each value and key
@@ -318,38 +355,93 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       return { transport: child, child: Option.some(child) }
     }
 
+    /**
+     * What the last start learned of the server's era, so that a restart skips the probe: a
+     * server's era does not change while the gateway runs, except by a new version of it, which
+     * a failed start forgets.
+     */
+    const verdict = yield* Ref.make<Option.Option<PriorDiscovery>>(Option.none())
+
+    /** One connect: the probe (none with a prior verdict, or on HTTP) and the handshake of the era found. */
+    const attempt = (prior: Option.Option<PriorDiscovery>, startMs: number) =>
+      Effect.gen(function*() {
+        const { child, transport } = transportOf()
+        const client = new Client({ name: "tool-map-gateway", version: TOOL_MAP_VERSION }, {
+          capabilities: {},
+          jsonSchemaValidator: PASS_THROUGH,
+          versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.max(1, Math.floor(startMs / 2)) } },
+          // An `input_required` result is an error of the call, never answered by a handler.
+          inputRequired: { autoFulfill: false }
+        })
+        const connection: Connection = { client, transport, child, closed: { value: false } }
+        client.onclose = () => {
+          connection.closed.value = true
+        }
+        // Both eras deliver a change here: unsolicited in 2025, on the listen stream in 2026-07-28.
+        client.setNotificationHandler("notifications/tools/list_changed", () => input.onListChanged())
+        const startedAt = Date.now()
+        // An HTTP server is spoken to in the 2025 era (docs/mcp-eras.md).
+        const known = config._tag === "Http" ? Option.some<PriorDiscovery>({ kind: "legacy" }) : prior
+        const connected = yield* Effect.tryPromise({
+          try: () => client.connect(transport, { timeout: startMs, ...(Option.isSome(known) ? { prior: known.value } : {}) }),
+          catch: (error) => error
+        }).pipe(Effect.either)
+        return { connection, connected, startedAt }
+      })
+
     const start = Effect.gen(function*() {
       if (config._tag === "Http" && !URL.canParse(config.url)) {
         const reason = `could not be started (${describeServer(config)}): its URL is not a URL`
         yield* fail(Option.none(), reason)
         return yield* failed(reason)
       }
-      const { child, transport } = transportOf()
-      const client = new Client({ name: "tool-map-gateway", version: TOOL_MAP_VERSION }, { capabilities: {}, jsonSchemaValidator: PASS_THROUGH })
-      const connection: Connection = { client, transport, child, closed: { value: false } }
-      client.onclose = () => {
-        connection.closed.value = true
-      }
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => input.onListChanged())
       const startMs = Duration.toMillis(timings.startTimeout)
-      const startedAt = Date.now()
-      const connected = yield* Effect.tryPromise({
-        try: () => client.connect(transport, { timeout: startMs }),
-        catch: (error) => error
-      }).pipe(Effect.either)
+      const prior = yield* Ref.get(verdict)
+      let { connected, connection, startedAt } = yield* attempt(prior, startMs)
+      if (connected._tag === "Left" && exitedOnProbe(connected.left)) {
+        // It exited on the probe: started again, once, with the 2025 handshake only.
+        yield* closeConnection(connection)
+        ;({ connected, connection } = yield* attempt(Option.some({ kind: "legacy" }), Math.max(1, startMs - (Date.now() - startedAt))))
+      }
       if (connected._tag === "Left") {
         const error = connected.left
         const reason = timedOut(error, startedAt, startMs)
           ? `did not answer initialize within ${startMs} ms`
           : closedUnder(error, connection)
           ? "exited before it answered initialize"
-          : error instanceof McpError
+          : error instanceof ProtocolError
           ? `answered initialize with error ${error.code}: ${errorAnswer(error)}`
           : `could not be started (${describeServer(config)}): ${errorText(error)}`
         yield* closeConnection(connection)
+        yield* Ref.set(verdict, Option.none())
         const full = `${reason}${garbageNote(Option.some(connection))}`
         yield* fail(Option.none(), full)
         return yield* failed(full)
+      }
+      const { client } = connection
+      const discover = client.getDiscoverResult()
+      const era: DownstreamEra = {
+        era: client.getProtocolEra() ?? "legacy",
+        protocolVersion: client.getNegotiatedProtocolVersion() ?? ""
+      }
+      yield* Ref.set(verdict, Option.some<PriorDiscovery>(era.era === "modern" && discover !== undefined ? { kind: "modern", discover } : { kind: "legacy" }))
+      if (era.era === "modern" && client.getServerCapabilities()?.tools?.listChanged === true) {
+        // In 2026-07-28 a change reaches only a client that listens for it. The start does not
+        // wait for the server's acknowledgement: the request is on the wire ahead of every
+        // later one, and a server that never acknowledges must not hold the start.
+        Effect.runFork(
+          Effect.tryPromise({ try: () => client.listen({ toolsListChanged: true }, { timeout: startMs }), catch: (error) => error }).pipe(
+            Effect.catchAll((error) =>
+              connection.closed.value
+                ? Effect.void
+                : Effect.logWarning(
+                  `MCP server ${neutralize(config.name)}: its tool-list changes will not be seen (subscriptions/listen failed: ${
+                    reasonText(config, errorText(error))
+                  })`
+                )
+            )
+          )
+        )
       }
       // A crash or an exit of the server: its calls in flight fail at once (the SDK rejects
       // them), and the next call restarts it after the backoff.
@@ -357,7 +449,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
         connection.closed.value = true
         Effect.runFork(fail(Option.some(connection), "exited"))
       }
-      yield* Ref.update(state, (current): State => ({ _tag: "Running", connection, failures: current.failures }))
+      yield* Ref.update(state, (current): State => ({ _tag: "Running", connection, failures: current.failures, era }))
       return connection
     })
 
@@ -406,7 +498,10 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           yield* fail(Option.some(open), reason)
           return yield* failed(`${reason}; it was stopped`)
         }
-        if (error instanceof McpError) return yield* failed(`answered ${what} with error ${error.code}: ${errorAnswer(error)}`)
+        if (inputRequired(error)) {
+          return yield* failed(`asked for input during ${what} (an input_required result), which the gateway does not answer`)
+        }
+        if (error instanceof ProtocolError) return yield* failed(`answered ${what} with error ${error.code}: ${errorAnswer(error)}`)
         return yield* failed(`failed on ${what}: ${errorText(error)}`)
       })
 
@@ -501,6 +596,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       listTools,
       call,
       running: Effect.map(Ref.get(state), (s) => s._tag === "Running"),
+      era: Effect.map(Ref.get(state), (s) => (s._tag === "Running" ? Option.some(s.era) : Option.none())),
       lastError: Effect.map(Ref.get(state), (s) => (s._tag === "Idle" ? s.lastError : Option.none())),
       stop
     } satisfies Downstream

@@ -5,9 +5,9 @@
  * `StreamableHTTPClientTransport` pulls in its OAuth client, whose PKCE module holds a dynamic
  * `import()` the CLI's single-script bundle cannot run; the gateway needs none of OAuth.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { notJsonReason } from "../../inventory/domain/jsonText.js"
+import { jsonRpcMessage } from "./ChildTransport.js"
 
 const decoded = (part: string): string => {
   try {
@@ -144,8 +144,8 @@ export class HttpTransport implements Transport {
   }
 
   private dispatch(json: unknown): void {
-    const parsed = JSONRPCMessageSchema.safeParse(json)
-    if (parsed.success) this.onmessage?.(parsed.data)
+    const message = jsonRpcMessage(json)
+    if (message !== undefined) this.onmessage?.(message)
     else this.onerror?.(new Error("not a JSON-RPC message"))
   }
 

@@ -1,0 +1,248 @@
+/**
+ * The downstream side in both eras of MCP (issue 31): a 2026-07-28 server on the SDK v2
+ * (test/mcp/fixtures/modern.mjs) is listed and called in that era, its tool-list change reaches
+ * the gateway through `subscriptions/listen`, an `input_required` result is refused in a
+ * sentence, and a dead or garbled one fails within the timeouts; a 2025-era server is spoken to
+ * in its era, one that exits on the `server/discover` probe included.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Duration, Effect, Either, Option } from "effect"
+import { afterEach, beforeEach, chai, describe, expect, it } from "vitest"
+chai.config.truncateThreshold = 0
+import { DEFAULT_TIMINGS, type Downstream, type DownstreamTimings, makeDownstream } from "../../../src/mcp/gateway/Downstream.js"
+import type { StdioServerConfig } from "../../../src/mcp/gateway/ServerConfig.js"
+import { fixture, TEST_TIMINGS, tempDir, textOf, withGateway } from "./harness.js"
+
+let dir: string
+let remove: () => void
+beforeEach(() => {
+  ;({ dir, remove } = tempDir("tool-map-gateway-eras-"))
+})
+afterEach(() => remove())
+
+const logOf = (server: string) => path.join(dir, `${server}.log`)
+
+/** A server's pid as it wrote it on stderr (modern.mjs). */
+const pidOf = (server: string) => Number(/modern pid (\d+)/.exec(fs.readFileSync(logOf(server), "utf8"))?.[1])
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Resolves once `check` holds, checked every 10 ms for at most `ms`. */
+const eventually = async (check: () => boolean, ms: number) => {
+  const end = Date.now() + ms
+  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10))
+  return check()
+}
+
+const MODERN_TOOLS = ["echo", "add_tool", "confirm", "resume", "hang", "exit", "fail"]
+const SERVER_INFO = { "io.modelcontextprotocol/serverInfo": { name: "modern", version: "2.0.0" } }
+
+/** Runs `body` on a downstream of `server` (stopped after it), with the count of its list changes. */
+const withDownstream = <A>(
+  server: StdioServerConfig,
+  body: (downstream: Downstream, changes: () => number) => Effect.Effect<A, unknown>,
+  timings: Partial<DownstreamTimings> = {}
+) => {
+  let changes = 0
+  return Effect.runPromise(
+    Effect.gen(function*() {
+      const downstream = yield* makeDownstream({
+        config: server,
+        timings: { ...DEFAULT_TIMINGS, ...TEST_TIMINGS, ...timings },
+        logPath: logOf(server.name),
+        onListChanged: () => {
+          changes += 1
+        }
+      })
+      return yield* body(downstream, () => changes).pipe(Effect.ensuring(downstream.stop))
+    })
+  )
+}
+
+const names = (tools: ReadonlyArray<{ readonly name: string }>) => tools.map((tool) => tool.name)
+const message = <A>(result: Either.Either<A, { readonly message: string }>) => Either.match(result, { onLeft: (e) => e.message, onRight: () => "succeeded" })
+
+describe("a 2026-07-28 server (SDK v2)", () => {
+  for (const [label, args] of [["that refuses the 2025 era", ["--legacy=reject"]], ["that serves both eras", []]] as const) {
+    it(`${label}: is listed and called in 2026-07-28, and its tool-list change reaches the gateway`, async () => {
+      const seen = await withDownstream(fixture("modern", "modern.mjs", args), (downstream, changes) =>
+        Effect.gen(function*() {
+          const before = yield* downstream.era
+          const listed = names(yield* downstream.listTools)
+          const era = yield* downstream.era
+          const echo = yield* downstream.call("echo", { text: "hi" }, {})
+          const added = yield* downstream.call("add_tool", {}, {})
+          const changed = yield* Effect.promise(() => eventually(() => changes() === 1, 3000))
+          const relisted = names(yield* downstream.listTools)
+          const late = yield* downstream.call("late_tool", {}, {})
+          return { before, listed, era, echo, added, changed, changes: changes(), relisted, late }
+        }))
+      expect(seen).toEqual({
+        before: Option.none(),
+        listed: MODERN_TOOLS,
+        era: Option.some({ era: "modern", protocolVersion: "2026-07-28" }),
+        echo: { _meta: SERVER_INFO, content: [{ type: "text", text: "hi" }] },
+        added: { _meta: SERVER_INFO, content: [{ type: "text", text: "added" }] },
+        changed: true,
+        changes: 1,
+        relisted: [...MODERN_TOOLS, "late_tool"],
+        late: { _meta: SERVER_INFO, content: [{ type: "text", text: "late" }] }
+      })
+    })
+  }
+
+  it("refuses an input_required result in a sentence, and a request for input the gateway did not declare; the server keeps running", async () => {
+    const log = logOf("modern")
+    const seen = await withDownstream(fixture("modern", "modern.mjs", ["--legacy=reject"]), (downstream) =>
+      Effect.gen(function*() {
+        const resume = message(yield* Effect.either(downstream.call("resume", {}, {})))
+        const confirm = message(yield* Effect.either(downstream.call("confirm", {}, {})))
+        const fail = yield* downstream.call("fail", {}, {})
+        return { resume, confirm, fail, running: yield* downstream.running }
+      }))
+    expect(seen).toEqual({
+      resume:
+        `The MCP server "modern" asked for input during tools/call of "resume" (an input_required result), which the gateway does not answer (its stderr is logged in ${log}).`,
+      confirm:
+        `The MCP server "modern" answered tools/call of "confirm" with error -32021: Cannot request input 'ok' (elicitation/create): the request's client capabilities do not declare the required capability (its stderr is logged in ${log}).`,
+      fail: { _meta: SERVER_INFO, content: [{ type: "text", text: "it failed" }], isError: true },
+      running: true
+    })
+  })
+
+  it("that hangs on a call is stopped at the call timeout, and its process is gone within a second of the stop", async () => {
+    const started = Date.now()
+    const seen = await withDownstream(fixture("modern", "modern.mjs", ["--legacy=reject"]), (downstream) =>
+      Effect.gen(function*() {
+        yield* downstream.listTools
+        const pid = pidOf("modern")
+        const hang = message(yield* Effect.either(downstream.call("hang", {}, {})))
+        const gone = yield* Effect.promise(() => eventually(() => !alive(pid), 1000))
+        return { hang, running: yield* downstream.running, era: yield* downstream.era, gone }
+      }), { callTimeout: Duration.seconds(1) })
+    expect(seen).toEqual({
+      hang: `The MCP server "modern" did not answer tools/call of "hang" within 1000 ms; it was stopped (its stderr is logged in ${logOf("modern")}).`,
+      running: false,
+      era: Option.none(),
+      gone: true
+    })
+    expect(Date.now() - started).toBeLessThan(4000)
+  })
+
+  it("that exits during a call fails that call at once, and is started again in the same era on the next need", async () => {
+    const seen = await withDownstream(fixture("modern", "modern.mjs", ["--legacy=reject"]), (downstream) =>
+      Effect.gen(function*() {
+        yield* downstream.listTools
+        const startedAt = Date.now()
+        const exit = message(yield* Effect.either(downstream.call("exit", {}, {})))
+        const took = Date.now() - startedAt
+        yield* Effect.sleep(Duration.millis(300))
+        const echo = yield* downstream.call("echo", { text: "back" }, {})
+        return { exit, fast: took < 2000, echo, era: yield* downstream.era }
+      }))
+    expect(seen).toEqual({
+      exit: `The MCP server "modern" exited during tools/call of "exit" (its stderr is logged in ${logOf("modern")}).`,
+      fast: true,
+      echo: { _meta: SERVER_INFO, content: [{ type: "text", text: "back" }] },
+      era: Option.some({ era: "modern", protocolVersion: "2026-07-28" })
+    })
+  })
+
+  it("that garbles its lines after server/discover fails its listing at the listing timeout, told what it wrote", async () => {
+    const started = Date.now()
+    const listed = await withDownstream(fixture("modern", "modern.mjs", ["--garble"]), (downstream) =>
+      Effect.gen(function*() {
+        const result = message(yield* Effect.either(downstream.listTools))
+        return { result, running: yield* downstream.running }
+      }), { listTimeout: Duration.seconds(1) })
+    expect(listed).toEqual({
+      result:
+        `The MCP server "modern" did not finish tools/list within 1000 ms (0 page(s), 0 tools so far); it wrote something that is not JSON-RPC on stdout: Welcome to my server! Type help.; it was stopped (its stderr is logged in ${logOf("modern")}).`,
+      running: false
+    })
+    expect(Date.now() - started).toBeLessThan(4000)
+  })
+})
+
+describe("a 2025-era server", () => {
+  it("is spoken to in 2025-11-25, and its notifications/tools/list_changed reaches the gateway", async () => {
+    const seen = await withDownstream(fixture("rugpull", "rugpull.mjs"), (downstream, changes) =>
+      Effect.gen(function*() {
+        const listed = names(yield* downstream.listTools)
+        const era = yield* downstream.era
+        yield* downstream.call("swap", {}, {})
+        const changed = yield* Effect.promise(() => eventually(() => changes() === 1, 3000))
+        return { listed, era, changed }
+      }))
+    expect(seen).toEqual({
+      listed: ["lookup", "swap"],
+      era: Option.some({ era: "legacy", protocolVersion: "2025-11-25" }),
+      changed: true
+    })
+  })
+
+  it("that exits on the server/discover probe is started again with initialize, and a restart skips the probe", async () => {
+    const openings = path.join(dir, "openings")
+    const seen = await withDownstream(fixture("strict", "strictlegacy.mjs", [openings]), (downstream) =>
+      Effect.gen(function*() {
+        const listed = names(yield* downstream.listTools)
+        const era = yield* downstream.era
+        yield* downstream.stop
+        const again = yield* downstream.call("hello", {}, {})
+        return { listed, era, again }
+      }))
+    expect(seen).toEqual({
+      listed: ["hello"],
+      era: Option.some({ era: "legacy", protocolVersion: "2025-11-25" }),
+      again: { content: [{ type: "text", text: "hello" }] }
+    })
+    expect(fs.readFileSync(openings, "utf8")).toBe("server/discover\ninitialize\ninitialize\n")
+  })
+})
+
+describe("the gateway in front of a 2026-07-28 server", () => {
+  it("loads its tool, sees the tool-list change after add_tool, and loads and calls the new tool", async () => {
+    await withGateway({ servers: [fixture("modern", "modern.mjs", ["--legacy=reject"])], dataDir: dir }, async ({ client, nextListChanged }) => {
+      expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["mcp__modern__echo", "mcp__modern__add_tool"] } })))
+        .toBe([
+          "Loaded 2 tool(s), ~91 tok; callable from your next step:",
+          "  mcp__modern__echo",
+          "  mcp__modern__add_tool",
+          "Your tool list now has them: call each by its name (tools_call {name, arguments} works too).",
+          `mcp__modern__echo {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
+          `mcp__modern__add_tool {"type":"object","properties":{}}`
+        ].join("\n"))
+      expect(textOf(await client.callTool({ name: "mcp__modern__echo", arguments: { text: "through" } }))).toBe("through")
+      const changed = nextListChanged()
+      expect(textOf(await client.callTool({ name: "mcp__modern__add_tool", arguments: {} }))).toBe("added")
+      await Promise.race([changed, new Promise((_, reject) => setTimeout(() => reject(new Error("no list change within 5 s")), 5000))])
+      // Listed again after the change, without a refresh asked for.
+      expect(textOf(await client.callTool({ name: "tools_ls", arguments: { path: "/mcp/modern" } }))).toBe([
+        "/mcp/modern/",
+        "  *   add_tool   ~41 tok  Adds late_tool.",
+        "      confirm    ~40 tok  Asks before it answers.",
+        "  *   echo       ~50 tok  Returns its text.",
+        "      exit       ~40 tok  Exits during the call.",
+        "      fail       ~37 tok  Fails.",
+        "      hang       ~38 tok  Never answers.",
+        "      late_tool  ~39 tok  Came late.",
+        "      resume     ~41 tok  Asks to be called again."
+      ].join("\n"))
+      expect(textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["mcp__modern__late_tool"] } }))).toBe([
+        "Loaded 1 tool(s), ~39 tok; callable from your next step:",
+        "  mcp__modern__late_tool",
+        "Your tool list now has them: call each by its name (tools_call {name, arguments} works too).",
+        `mcp__modern__late_tool {"type":"object","properties":{}}`
+      ].join("\n"))
+      expect(textOf(await client.callTool({ name: "mcp__modern__late_tool", arguments: {} }))).toBe("late")
+    })
+  })
+})
