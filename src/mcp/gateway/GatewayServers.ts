@@ -17,7 +17,14 @@ import type { ToolSchema } from "../../catalog/core/model.js"
 import { canonicalJson } from "../../catalog/core/definitions.js"
 import { nestsDeeperText, nestsDeeperThan } from "../../catalog/core/nesting.js"
 import { displayName, MAX_NAME_WIDTH } from "../../catalog/core/sanitize.js"
-import { DEFAULT_TIMINGS, type Downstream, type DownstreamFailed, type DownstreamTimings, makeDownstream } from "./Downstream.js"
+import {
+  DEFAULT_TIMINGS,
+  type Downstream,
+  type DownstreamEra,
+  type DownstreamFailed,
+  type DownstreamTimings,
+  makeDownstream
+} from "./Downstream.js"
 import { configHash, type ServerConfig, type ToolFilter, toolAllowed, uniqueSegments } from "./ServerConfig.js"
 import { escapedName, isListable, listedToolNames, MAX_LISTED_NAME } from "./toolNames.js"
 import { Snapshots } from "../../services/ToolSnapshots.js"
@@ -47,6 +54,8 @@ export interface ServerStatus {
   readonly running: boolean
   /** Why its last start, list or call failed, if it is waiting for a restart. */
   readonly lastError: Option.Option<string>
+  /** The era of MCP its running connection speaks (2025 or 2026-07-28); none while it is not running. */
+  readonly era: Option.Option<DownstreamEra>
 }
 
 interface ToolSet {
@@ -232,7 +241,8 @@ const make = (options: GatewayServersOptions): Effect.Effect<GatewayServers["Typ
               (tools) => tools.filter((tool) => toolAllowed(entry.filter, tool.name)).length
             ),
             running: yield* entry.downstream.running,
-            lastError: yield* entry.downstream.lastError
+            lastError: yield* entry.downstream.lastError,
+            era: yield* entry.downstream.era
           } satisfies ServerStatus
         }))
     })

@@ -5,13 +5,17 @@
  * sentence, and a dead or garbled one fails within the timeouts; a 2025-era server is spoken to
  * in its era, one that exits on the `server/discover` probe included.
  */
+import { NodeContext } from "@effect/platform-node"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Duration, Effect, Either, Option } from "effect"
+import { Duration, Effect, Either, Layer, Option } from "effect"
 import { afterEach, beforeEach, chai, describe, expect, it } from "vitest"
 chai.config.truncateThreshold = 0
 import { DEFAULT_TIMINGS, type Downstream, type DownstreamTimings, makeDownstream } from "../../../src/mcp/gateway/Downstream.js"
+import { GatewayLayer } from "../../../src/layers/GatewayLayer.js"
+import { GatewayServers } from "../../../src/mcp/gateway/GatewayServers.js"
 import type { StdioServerConfig } from "../../../src/mcp/gateway/ServerConfig.js"
+import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import { fixture, TEST_TIMINGS, tempDir, textOf, withGateway } from "./harness.js"
 
 let dir: string
@@ -244,5 +248,25 @@ describe("the gateway in front of a 2026-07-28 server", () => {
       ].join("\n"))
       expect(textOf(await client.callTool({ name: "mcp__modern__late_tool", arguments: {} }))).toBe("late")
     })
+  })
+})
+
+describe("the gateway's status of its servers", () => {
+  it("tells the era each running server speaks", async () => {
+    const layer = GatewayLayer({
+      servers: [fixture("modern", "modern.mjs", ["--legacy=reject"]), fixture("rugpull", "rugpull.mjs")],
+      agent: Option.none(),
+      dataDir: dir,
+      timings: TEST_TIMINGS
+    }).pipe(Layer.provide(Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({ homedir: dir, cwd: dir }))))
+    const status = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const servers = yield* GatewayServers
+      yield* servers.initialized
+      return yield* servers.status
+    })).pipe(Effect.provide(layer)))
+    expect(status.map(({ era, name, running, tools }) => ({ name, running, tools, era }))).toEqual([
+      { name: "modern", running: true, tools: Option.some(7), era: Option.some({ era: "modern", protocolVersion: "2026-07-28" }) },
+      { name: "rugpull", running: true, tools: Option.some(2), era: Option.some({ era: "legacy", protocolVersion: "2025-11-25" }) }
+    ])
   })
 })
