@@ -4,12 +4,14 @@
  * a start-up cost the stdio server would pay for nothing.
  */
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import { isInitializeRequest, type JSONRPCMessage, JSONRPCMessageSchema, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, Option, Runtime, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import { DEFAULT_HTTP_SESSION_LIMITS, type HttpSessionLimits, makeHttpSessions } from "./http/HttpSessions.js"
 import { McpServer } from "./McpServer.js"
+import type { ModernEndpoint } from "./modern/ModernEra.js"
+import { isModernRequest } from "./modern/wire.js"
 
 export { DEFAULT_HTTP_SESSION_LIMITS, type HttpSessionLimits } from "./http/HttpSessions.js"
 
@@ -72,9 +74,12 @@ const routeOf = (req: Http.IncomingMessage): Route => {
 
 /**
  * What the body of a POST without a session opens (undefined: over {@link INITIALIZE_BODY_CAP}):
- * the `initialize` request it is, else a refusal.
+ * the `initialize` request it is, a 2026-07-28 request (its `_meta` envelope: no session, see
+ * src/mcp/server/modern), else a refusal.
  */
-const initializeOf = (text: string | undefined): Refusal | { readonly _tag: "Initialize"; readonly body: unknown } => {
+const initializeOf = (
+  text: string | undefined
+): Refusal | { readonly _tag: "Initialize"; readonly body: unknown } | { readonly _tag: "Modern"; readonly request: JSONRPCRequest } => {
   if (text === undefined) return refusal(413, `Payload too large: a request without a session must not exceed ${INITIALIZE_BODY_CAP} bytes`)
   let body: unknown
   try {
@@ -84,9 +89,10 @@ const initializeOf = (text: string | undefined): Refusal | { readonly _tag: "Ini
   }
   // The method first: the schema's check of anything else builds an error to throw away.
   const method = typeof body === "object" && body !== null && "method" in body ? body.method : undefined
-  return method === "initialize" && isInitializeRequest(body)
-    ? { _tag: "Initialize", body }
-    : refusal(400, "Bad request: no Mcp-Session-Id; only an initialize request opens a session")
+  if (method === "initialize" && isInitializeRequest(body)) return { _tag: "Initialize", body }
+  const message = typeof method === "string" && method !== "initialize" ? JSONRPCMessageSchema.safeParse(body) : undefined
+  if (message?.success === true && isModernRequest(message.data)) return { _tag: "Modern", request: message.data }
+  return refusal(400, "Bad request: no Mcp-Session-Id; only an initialize request opens a session")
 }
 
 /**
@@ -110,6 +116,24 @@ const readBody = (req: Http.IncomingMessage, cap: number, then: (text: string | 
 /** Resolves once `res` is closed (sent, or its connection gone); made before anything is sent. */
 const closedOf = (res: Http.ServerResponse) => new Promise<void>((resolve) => res.once("close", () => resolve()))
 
+/**
+ * Answers a 2026-07-28 request: its answer as JSON (notifications on the way, progress, are not
+ * sent), a `subscriptions/listen` as an SSE stream of its notifications until the client closes
+ * it. The client closing the response first stops the request.
+ */
+const serveModern = (endpoint: ModernEndpoint, request: JSONRPCRequest, res: Http.ServerResponse, closed: Promise<void>) => {
+  const listen = request.method === "subscriptions/listen"
+  if (listen) res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+  const write = (message: JSONRPCMessage) =>
+    Effect.sync(() => {
+      if (listen) return void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+      if (!("id" in message) || res.headersSent) return
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify(message))
+    })
+  return Effect.raceFirst(endpoint.serve(request, write), Effect.promise(() => closed)).pipe(Effect.ensuring(Effect.sync(() => res.end())))
+}
+
 /** The listening server of {@link listenHttp}. */
 export interface HttpEndpoint {
   /** The port bound. */
@@ -122,7 +146,8 @@ export interface HttpEndpoint {
  * Listens for Streamable HTTP on 127.0.0.1:`port` (0 picks a free port) at {@link MCP_HTTP_PATH}
  * until the scope closes. A request whose `Origin` or `Host` is not this machine's is refused
  * with 403. Only an `initialize` POST opens a session (a transport and a server connection);
- * any other request without a session id is refused before anything is allocated. A session is
+ * a 2026-07-28 request (its own `_meta` envelope) is answered without one; any other request
+ * without a session id is refused before anything is allocated. A session is
  * closed by DELETE, when idle for `limits.idle`, or, the table being full (`limits.max`), to make
  * room for a new one when it is the one idle the longest; with every session busy a new one is
  * refused with 503.
@@ -131,6 +156,8 @@ export const listenHttp = (port: number, limits: HttpSessionLimits = DEFAULT_HTT
   Effect.gen(function* () {
     const server = yield* McpServer
     const runtime = yield* Effect.runtime<never>()
+    // 2026-07-28 clients: no session; their agents' state kept within the same limits as the sessions.
+    const modern = yield* server.modern({ limits, fallbackAgent: "http" })
     const sessions = yield* makeHttpSessions(limits, (id, closeSelf) =>
       Effect.gen(function* () {
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id })
@@ -174,6 +201,7 @@ export const listenHttp = (port: number, limits: HttpSessionLimits = DEFAULT_HTT
       readBody(req, INITIALIZE_BODY_CAP, (text) => {
         const initialize = initializeOf(text)
         if (initialize._tag === "Refused") return refuse(res, initialize)
+        if (initialize._tag === "Modern") return void run(serveModern(modern, initialize.request, res, closed))
         run(opening(initialize.body, req, res, closed))
       })
     })

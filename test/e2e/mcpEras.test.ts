@@ -1,0 +1,272 @@
+/**
+ * Issue 31, done when: the built `tool-map mcp` answers both eras of MCP on one stdio command and
+ * one HTTP endpoint. The official SDK v2 client pinned to 2026-07-28 and the SDK v1 client
+ * (2025-11-25) each list and call the inventory server's tools; through the gateway each loads a
+ * tool of a 2025-era downstream server (the reference memory server, SDK v1) and of a 2026-era one
+ * (test/mcp/fixtures/modern.mjs, SDK v2), receives the list change and calls them; the high-risk
+ * gate asks in both eras (2026: an `input_required` answer) and refuses with a code a client that
+ * cannot ask.
+ */
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client"
+import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { BIN, makeTempDir, requireBuiltCli, writeExecutable } from "../support/cli.js"
+
+const ROOT = path.resolve(import.meta.dirname, "../..")
+const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"]
+const INVENTORY_TOOLS = ["which", "inventory_query", "inventory_refresh"]
+const RISKY = "mcp__memory__delete_entities"
+
+let dir: string
+let remove: () => void
+let env: Record<string, string>
+let bin: string
+
+beforeAll(() => requireBuiltCli())
+beforeEach(() => {
+  ;({ dir, remove } = makeTempDir("tool-map-e2e-eras-"))
+  const home = path.join(dir, "home")
+  bin = path.join(dir, "bin")
+  fs.mkdirSync(home)
+  writeExecutable(path.join(bin, "hello-tool"))
+  env = { HOME: home, PATH: `${bin}:${path.dirname(process.execPath)}`, PLUGIN_DATA: path.join(dir, "data"), LANG: "C.UTF-8" }
+})
+afterEach(() => remove())
+
+type AnyResult = { readonly content?: ReadonlyArray<{ readonly type: string; readonly text?: string }> }
+const textOf = (result: unknown) => ((result as AnyResult).content ?? []).map((part) => part.text ?? "").join("\n")
+const namesOf = (result: { readonly tools: ReadonlyArray<{ readonly name: string }> }) => result.tools.map((tool) => tool.name)
+
+/** What an elicitation answers: yes, no, or (none) the client declares no elicitation at all. */
+type Answer = "yes" | "no" | "none"
+
+/** The questions a client was asked (elicitation messages). */
+interface Asked {
+  readonly questions: Array<string>
+}
+
+/** An SDK v2 client pinned to 2026-07-28 (no fallback to `initialize`). */
+const modernClient = (name: string, answer: Answer, onListChanged: (names: ReadonlyArray<string>) => void = () => {}) => {
+  const asked: Asked = { questions: [] }
+  const client = new ModernClient(
+    { name, version: "1.0.0" },
+    {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+      ...(answer === "none" ? {} : { capabilities: { elicitation: { form: {} } } }),
+      listChanged: { tools: { onChanged: (_error, tools) => onListChanged((tools ?? []).map((tool) => tool.name)) } }
+    }
+  )
+  if (answer !== "none") {
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.questions.push(request.params.message)
+      return { action: "accept", content: { confirm: answer === "yes" } }
+    })
+  }
+  return { client, asked }
+}
+
+/** An SDK v1 client (2025-11-25, `initialize`). */
+const legacyClient = (name: string, answer: Answer, onListChanged: () => void = () => {}) => {
+  const asked: Asked = { questions: [] }
+  const client = new Client({ name, version: "1.0.0" }, answer === "none" ? {} : { capabilities: { elicitation: { form: {} } } })
+  if (answer !== "none") {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.questions.push(request.params.message)
+      return { action: "accept", content: { confirm: answer === "yes" } }
+    })
+  }
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => onListChanged())
+  return { client, asked }
+}
+
+const stdioArgs = (extra: ReadonlyArray<string> = []) => ({ command: process.execPath, args: [BIN, "mcp", ...extra], env, cwd: env.HOME!, stderr: "pipe" as const })
+
+/** Resolves once `check` holds, polled every 20 ms (fails after 10 s). */
+const eventually = async (check: () => boolean, what: string) => {
+  for (let waited = 0; !check(); waited += 20) {
+    if (waited > 10_000) throw new Error(`not within 10 s: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+describe("tool-map mcp, the inventory server: both eras", () => {
+  const which = "hello-tool runs " // the rest: its path under the test's bin dir
+
+  it("on stdio: the SDK v2 client (2026-07-28) and the SDK v1 client (2025-11-25) list and call its tools", async () => {
+    const modern = modernClient("eras-modern", "none").client
+    await modern.connect(new ModernStdioTransport(stdioArgs()))
+    const legacy = legacyClient("eras-legacy", "none").client
+    await legacy.connect(new StdioClientTransport(stdioArgs()))
+    try {
+      expect(modern.getProtocolEra()).toBe("modern")
+      expect(legacy.getServerVersion()?.name).toBe("tool-map")
+      expect(namesOf(await modern.listTools())).toEqual(INVENTORY_TOOLS)
+      expect(namesOf(await legacy.listTools())).toEqual(INVENTORY_TOOLS)
+      const expected = `${which}${path.join(bin, "hello-tool")}.`
+      expect(textOf(await modern.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
+      expect(textOf(await legacy.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
+    } finally {
+      await modern.close()
+      await legacy.close()
+    }
+  })
+
+  describe("on one HTTP endpoint", () => {
+    let server: ChildProcess | undefined
+    afterEach(() => {
+      server?.kill("SIGTERM")
+      server = undefined
+    })
+
+    it("the SDK v2 client (2026-07-28, no session) and the SDK v1 client (a session) list and call its tools", async () => {
+      server = spawn(process.execPath, [BIN, "mcp", "--http", "0"], { env, cwd: env.HOME!, stdio: ["ignore", "pipe", "pipe"] })
+      let stderr = ""
+      const url = await new Promise<URL>((resolve, reject) => {
+        server!.stderr!.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString()
+          const match = /^tool-map mcp: Streamable HTTP on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr)
+          if (match !== null) resolve(new URL(match[1]!))
+        })
+        server!.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)))
+      })
+      const modern = modernClient("eras-modern-http", "none").client
+      await modern.connect(new ModernHttpTransport(url))
+      const legacy = legacyClient("eras-legacy-http", "none").client
+      await legacy.connect(new StreamableHTTPClientTransport(url))
+      try {
+        expect(modern.getProtocolEra()).toBe("modern")
+        expect(namesOf(await modern.listTools())).toEqual(INVENTORY_TOOLS)
+        expect(namesOf(await legacy.listTools())).toEqual(INVENTORY_TOOLS)
+        const expected = `${which}${path.join(bin, "hello-tool")}.`
+        expect(textOf(await modern.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
+        expect(textOf(await legacy.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
+      } finally {
+        await modern.close()
+        await legacy.close()
+      }
+    })
+  })
+})
+
+describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
+  /** The downstream servers: the reference memory server (SDK v1, 2025) and modern.mjs (SDK v2, 2026-07-28). */
+  const serversFile = () => {
+    const file = path.join(dir, "servers.json")
+    const memory = path.join(ROOT, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")
+    fs.writeFileSync(file, JSON.stringify({
+      mcpServers: {
+        memory: { command: process.execPath, args: [memory], env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") } },
+        modern: { command: process.execPath, args: [path.join(ROOT, "test", "mcp", "fixtures", "modern.mjs")] }
+      }
+    }))
+    return file
+  }
+
+  const LOADED = ["mcp__modern__echo", "mcp__memory__read_graph"]
+
+  it("the SDK v2 client (2026-07-28): loads a tool of each downstream server, gets the change on its listen stream, calls them, unloads", async () => {
+    const lists: Array<ReadonlyArray<string>> = []
+    const { client } = modernClient("eras-modern-gateway", "none", (names) => lists.push(names))
+    await client.connect(new ModernStdioTransport(stdioArgs(["--servers", serversFile()])))
+    try {
+      expect(client.getProtocolEra()).toBe("modern")
+      expect(namesOf(await client.listTools())).toEqual(ENTRY)
+      const loaded = textOf(await client.callTool({ name: "tools_load", arguments: { targets: LOADED } }))
+      expect(loaded.split("\n")[0]).toMatch(/^Loaded 2 tool\(s\), ~\d+ tok; callable from your next step:$/)
+      await eventually(() => lists.some((names) => LOADED.every((name) => names.includes(name))), "the list change after tools_load")
+      expect(lists.at(-1)).toEqual([...ENTRY, ...LOADED])
+      expect(textOf(await client.callTool({ name: "mcp__modern__echo", arguments: { text: "from the 2026 era" } }))).toBe("from the 2026 era")
+      expect(JSON.parse(textOf(await client.callTool({ name: "mcp__memory__read_graph", arguments: {} })))).toEqual({ entities: [], relations: [] })
+      const before = lists.length
+      await client.callTool({ name: "tools_unload", arguments: { targets: ["mcp__modern__echo"] } })
+      await eventually(() => lists.length > before && !lists.at(-1)!.includes("mcp__modern__echo"), "the list change after tools_unload")
+      expect(lists.at(-1)).toEqual([...ENTRY, "mcp__memory__read_graph"])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("the SDK v1 client (2025-11-25): the same loads, list change and calls", async () => {
+    let changes = 0
+    const { client } = legacyClient("eras-legacy-gateway", "none", () => changes++)
+    await client.connect(new StdioClientTransport(stdioArgs(["--servers", serversFile()])))
+    try {
+      expect(namesOf(await client.listTools())).toEqual(ENTRY)
+      const loaded = textOf(await client.callTool({ name: "tools_load", arguments: { targets: LOADED } }))
+      expect(loaded.split("\n")[0]).toMatch(/^Loaded 2 tool\(s\), ~\d+ tok; callable from your next step:$/)
+      await eventually(() => changes > 0, "list_changed after tools_load")
+      expect(namesOf(await client.listTools())).toEqual([...ENTRY, ...LOADED])
+      expect(textOf(await client.callTool({ name: "mcp__modern__echo", arguments: { text: "from the 2025 era" } }))).toBe("from the 2025 era")
+      expect(JSON.parse(textOf(await client.callTool({ name: "mcp__memory__read_graph", arguments: {} })))).toEqual({ entities: [], relations: [] })
+    } finally {
+      await client.close()
+    }
+  })
+
+  describe("the high-risk gate", () => {
+    const QUESTION = `Let the agent use the high-risk tool ${RISKY}?`
+    const refusedWithCode = (text: string) => {
+      const lines = text.split("\n")
+      expect(lines.slice(0, 2)).toEqual(["Nothing new loaded.", `${RISKY} is high risk and the risk gate MCP elicitation did not approve it; not loaded`])
+      expect(lines[2]).toMatch(
+        new RegExp(`^${RISKY} was not loaded: this MCP client cannot ask the user to confirm a high-risk tool \\(it declared no elicitation capability\\)\\. Ask the user to run \`tool-map catalog approve [A-Z2-9]{4}-[A-Z2-9]{4}\` in their terminal \\(the code expires in 10 minutes\\), then call tools_load again\\.$`)
+      )
+      expect(lines).toHaveLength(3)
+    }
+    const refusedNo = [
+      "Nothing new loaded.",
+      `${RISKY} is high risk and the risk gate MCP elicitation did not approve it; not loaded`,
+      `${RISKY} was not loaded: the user answered no`
+    ].join("\n")
+
+    const load = (client: { callTool: (request: { name: string; arguments: Record<string, unknown> }) => Promise<unknown> }) =>
+      client.callTool({ name: "tools_load", arguments: { targets: [RISKY] } }).then(textOf)
+
+    it("2026-07-28: input_required answered yes loads, no refuses, a client that cannot answer is refused with a code", async () => {
+      const file = serversFile()
+      for (const [name, answer] of [["eras-yes", "yes"], ["eras-no", "no"], ["eras-none", "none"]] as const) {
+        const { client, asked } = modernClient(name, answer)
+        await client.connect(new ModernStdioTransport(stdioArgs(["--servers", file])))
+        try {
+          const text = await load(client)
+          if (answer === "yes") {
+            expect(text.split("\n")[0]).toMatch(/^Loaded 1 tool\(s\), ~\d+ tok; callable from your next step:$/)
+            expect(namesOf(await client.listTools())).toEqual([...ENTRY, RISKY])
+          }
+          if (answer === "no") expect(text).toBe(refusedNo)
+          if (answer === "none") refusedWithCode(text)
+          expect(asked.questions.map((question) => question.split("\n")[0])).toEqual(answer === "none" ? [] : [QUESTION])
+        } finally {
+          await client.close()
+        }
+      }
+    })
+
+    it("2025-11-25: elicitation answered yes loads, no refuses, a client that cannot elicit is refused with a code", async () => {
+      const file = serversFile()
+      for (const [name, answer] of [["eras-yes-legacy", "yes"], ["eras-no-legacy", "no"], ["eras-none-legacy", "none"]] as const) {
+        const { client, asked } = legacyClient(name, answer)
+        await client.connect(new StdioClientTransport(stdioArgs(["--servers", file])))
+        try {
+          const text = await load(client)
+          if (answer === "yes") {
+            expect(text.split("\n")[0]).toMatch(/^Loaded 1 tool\(s\), ~\d+ tok; callable from your next step:$/)
+            expect(namesOf(await client.listTools())).toEqual([...ENTRY, RISKY])
+          }
+          if (answer === "no") expect(text).toBe(refusedNo)
+          if (answer === "none") refusedWithCode(text)
+          expect(asked.questions.map((question) => question.split("\n")[0])).toEqual(answer === "none" ? [] : [QUESTION])
+        } finally {
+          await client.close()
+        }
+      }
+    })
+  })
+})
