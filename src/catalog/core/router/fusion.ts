@@ -28,12 +28,19 @@ export const rankByVector = (
   limit: number,
   keep: ((position: number) => boolean) | undefined
 ): Array<number> => {
-  const scored: Array<readonly [number, number]> = []
+  // The best `limit` kept in order as the documents go by (no sort of 50,000 scores per query).
+  const best: Array<readonly [number, number]> = []
+  if (limit <= 0) return []
   for (let position = 0; position < vectors.length; position++) {
     if (keep !== undefined && !keep(position)) continue
-    scored.push([position, cosine(query, vectors[position]!)])
+    const score = cosine(query, vectors[position]!)
+    if (best.length === limit && score <= best[limit - 1]![1]) continue
+    let at = best.length
+    while (at > 0 && best[at - 1]![1] < score) at--
+    best.splice(at, 0, [position, score])
+    if (best.length > limit) best.pop()
   }
-  return scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit).map(([position]) => position)
+  return best.map(([position]) => position)
 }
 
 /**
@@ -67,7 +74,7 @@ export interface FusionParameters {
 }
 
 /** The fusion the router uses (chosen on the development sets: bench/results/router-vectors-2026-12-07.md). */
-export const DEFAULT_FUSION: FusionParameters = { k: 10, vectorWeight: 0.2, vectorCandidates: 10 }
+export const DEFAULT_FUSION: FusionParameters = { k: 5, vectorWeight: 0.3, vectorCandidates: 10 }
 
 /**
  * The lexical ranking (best first; a hit with `exact` > 0 matched a tool's name exactly) fused

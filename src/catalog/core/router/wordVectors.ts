@@ -104,8 +104,10 @@ export const decodeTable = (bytes: Uint8Array): WordVectors | TableProblem => {
   } catch {
     return { problem: "its words are not UTF-8" }
   }
+  if (count > 0 && !text.endsWith("\n")) return { problem: "its words section does not end with a newline" }
   const list = text.split("\n")
-  if (list.pop() !== "" || list.length !== count) return { problem: `its words section holds ${list.length} words where its header says ${count}` }
+  list.pop()
+  if (list.length !== count) return { problem: `its words section holds ${list.length} words where its header says ${count}` }
   const rankOf = new Map<string, number>()
   list.forEach((word, rank) => {
     if (!rankOf.has(word)) rankOf.set(word, rank)
@@ -197,13 +199,18 @@ export const cutWinkTable = (head: Uint8Array, sourceBytes: number, limit: numbe
   let lastIndex = -1
   while (entries.length < limit) {
     if (text.charCodeAt(at) === 125 /* } */) break
-    if (text.charCodeAt(at) !== 34 /* " */) return problemAt(at, "a quoted word", head.length, sourceBytes)
+    const problem = (expected: string, endOfBytes: boolean): TableProblem => ({
+      problem: endOfBytes && head.length < sourceBytes
+        ? `the bytes read (${head.length}) end before ${expected}: more bytes of the file are needed`
+        : `byte ${at} is not ${expected}: not a wink embeddings JSON file, or damaged`
+    })
+    if (text.charCodeAt(at) !== 34 /* " */) return problem("a quoted word", at >= text.length)
     let end = at + 1
     while (end < text.length && text.charCodeAt(end) !== 34) end += text.charCodeAt(end) === 92 /* \ */ ? 2 : 1
     const open = end + 1
-    if (end >= text.length || text.slice(open, open + 2) !== ":[") return problemAt(at, "a word and its vector", head.length, sourceBytes)
+    if (text.slice(open, open + 2) !== ":[") return problem("a word and its vector", open + 2 > text.length)
     const close = text.indexOf("]", open + 2)
-    if (close < 0) return problemAt(at, "the end of a vector", head.length, sourceBytes)
+    if (close < 0) return problem("the end of a vector", true)
     const quoted = Buffer.from(text.slice(at, end + 1), "latin1").toString("utf8")
     let word: unknown
     try {
@@ -228,9 +235,3 @@ export const cutWinkTable = (head: Uint8Array, sourceBytes: number, limit: numbe
   }
   return encodeTable(dimensions, entries)
 }
-
-const problemAt = (at: number, expected: string, read: number, sourceBytes: number): TableProblem => ({
-  problem: at >= read - 1 && read < sourceBytes
-    ? `the bytes read (${read}) end before ${expected}: more bytes of the file are needed`
-    : `byte ${at} is not ${expected}: not a wink embeddings JSON file, or damaged`
-})

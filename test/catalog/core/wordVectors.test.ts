@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest"
+import { DEFAULT_FUSION, fuseRankings, rankByVector, reciprocalRankFusion } from "../../../src/catalog/core/router/fusion.js"
+import {
+  cutWinkTable,
+  decodeTable,
+  embedText,
+  encodeTable,
+  isTable,
+  keepsWord,
+  quantize,
+  rankWeight,
+  TABLE_HEADER_BYTES,
+  type TableProblem,
+  vectorOf,
+  type WordVectors
+} from "../../../src/catalog/core/router/wordVectors.js"
+
+import { winkJson } from "./winkFixture.js"
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+const SOURCE: ReadonlyArray<readonly [string, ReadonlyArray<number>]> = [
+  ["the", [0.1, 0.2, 0.3]],
+  [",", [0.3, 0.2, 0.1]],
+  ["cat", [0.5, -1, 0.25]],
+  ["U.S.", [1, 1, 1]],
+  ["dog", [0.4, -0.9, 0.3]],
+  ["paris", [-2, 0.5, 1]]
+]
+
+const tableOf = (decoded: WordVectors | TableProblem): WordVectors => {
+  if (!isTable(decoded)) throw new Error(decoded.problem)
+  return decoded
+}
+
+describe("the word-vector table", () => {
+  it("is written as a header, float32 scales, signed bytes and the words, byte for byte", () => {
+    const out = encodeTable(3, [{ word: "cat", vector: [0.5, -1, 0.25] }, { word: "dog", vector: [0, 0, 0] }])
+    const expected = new Uint8Array(TABLE_HEADER_BYTES + 2 * 4 + 2 * 3 + 8)
+    const view = new DataView(expected.buffer)
+    expected.set(bytes("TMWV"), 0)
+    view.setUint32(4, 1, true)
+    view.setUint32(8, 3, true)
+    view.setUint32(12, 2, true)
+    view.setUint32(16, 8, true)
+    view.setFloat32(24, 1 / 127, true)
+    view.setFloat32(28, 0, true)
+    // 0.5 / (1/127) = 63.5 → 64; −1 → −127; 0.25 → 31.75 → 32; the zero vector stays zeros.
+    expected.set([64, 256 - 127, 32, 0, 0, 0], 32)
+    expected.set(bytes("cat\ndog\n"), 38)
+    expect([...out]).toEqual([...expected])
+  })
+
+  it("cuts a wink source to the most frequent words the router's split keeps", () => {
+    const cut = cutWinkTable(bytes(winkJson(3, SOURCE)), 10_000, 2)
+    expect(cut).toBeInstanceOf(Uint8Array)
+    // "the" is a stop word, "," and "U.S." are not one word of the router's split.
+    expect([...(cut as Uint8Array)]).toEqual([...encodeTable(3, [{ word: "cat", vector: [0.5, -1, 0.25] }, { word: "dog", vector: [0.4, -0.9, 0.3] }])])
+    const table = tableOf(decodeTable(cut as Uint8Array))
+    expect(table.words).toEqual(["cat", "dog"])
+    expect(table.dimensions).toBe(3)
+    expect([keepsWord("cat"), keepsWord("the"), keepsWord(","), keepsWord("U.S."), keepsWord("Paris")]).toEqual([true, false, false, false, false])
+  })
+
+  it("reads each vector back within half its scale", () => {
+    const table = tableOf(decodeTable(cutWinkTable(bytes(winkJson(3, SOURCE)), 10_000) as Uint8Array))
+    expect(table.words).toEqual(["cat", "dog", "paris"])
+    const source = new Map(SOURCE)
+    table.words.forEach((word, rank) => {
+      const original = source.get(word)!
+      const scale = table.scales[rank]!
+      vectorOf(table, rank).forEach((component, i) => expect(Math.abs(component - original[i]!)).toBeLessThanOrEqual(scale / 2 + 1e-9))
+    })
+  })
+
+  it("refuses a source that is not a wink table, in another order, or cut short", () => {
+    const problem = (text: string, size = 10_000) => (cutWinkTable(bytes(text), size) as TableProblem).problem
+    expect(problem("[1,2,3]")).toBe("it does not start like a wink embeddings JSON file ({\"precision\":…,\"size\":…,\"dimensions\":…,\"words\":[…")
+    const reordered = winkJson(3, SOURCE).replace(/"cat":\[([^\]]*),2\]/, "\"cat\":[$1,9]")
+    expect(problem(reordered)).toBe(`its vectors are not in the words' (frequency) order: the vector at byte ${reordered.lastIndexOf("\"U.S.\"")} has index 3 after 9`)
+    const whole = winkJson(3, SOURCE)
+    const cutAt = whole.lastIndexOf("\"dog\"") + 10
+    expect(problem(whole.slice(0, cutAt), whole.length)).toBe(`the bytes read (${cutAt}) end before the end of a vector: more bytes of the file are needed`)
+    expect(problem(whole.replace("[0.5,-1,0.25,", "[0.5,-1,"))).toBe(`the vector at byte ${whole.lastIndexOf("\"cat\"")} is not 3 numbers, a norm and an index`)
+  })
+
+  it("refuses a damaged table with what is wrong", () => {
+    const good = encodeTable(3, [{ word: "cat", vector: [0.5, -1, 0.25] }])
+    const problem = (data: Uint8Array) => (decodeTable(data) as TableProblem).problem
+    expect(problem(good.subarray(0, 10))).toBe("it has 10 bytes, fewer than the 24 of the header")
+    expect(problem(good.subarray(0, good.length - 1))).toBe("it has 34 bytes where its header says 35 (1 words of 3 dimensions): truncated or damaged")
+    const magic = good.slice()
+    magic[0] = 0x58
+    expect(problem(magic)).toBe("it does not start with TMWV: not a word-vector table")
+    const version = good.slice()
+    new DataView(version.buffer).setUint32(4, 2, true)
+    expect(problem(version)).toBe("its layout is version 2, this tool-map reads version 1")
+    const dimensions = good.slice()
+    new DataView(dimensions.buffer).setUint32(8, 5000, true)
+    expect(problem(dimensions)).toBe("it has 5000 dimensions (1 to 1024 are read)")
+    const words = good.slice()
+    words.set(bytes("ca\nt"), good.length - 4)
+    expect(problem(words)).toBe("its words section does not end with a newline")
+    words.set(bytes("c\nt\n"), good.length - 4)
+    expect(problem(words)).toBe("its words section holds 2 words where its header says 1")
+  })
+})
+
+describe("the embedding of a text", () => {
+  const table = tableOf(decodeTable(encodeTable(2, [
+    { word: "weather", vector: [1, 0] },
+    { word: "forecast", vector: [0, 1] },
+    { word: "city", vector: [1, 1] }
+  ])))
+
+  it("is the rank-weighted mean of its known words, of unit length, the same for the same text", () => {
+    const vector = embedText(table, "Weather forecast")
+    const w0 = rankWeight(0) * table.scales[0]! * 127
+    const w1 = rankWeight(1) * table.scales[1]! * 127
+    const length = Math.hypot(w0, w1)
+    expect(vector).toEqual([w0 / length, w1 / length])
+    expect(embedText(table, "Weather forecast")).toEqual(vector)
+  })
+
+  it("ignores stop words and words the table does not hold", () => {
+    expect(embedText(table, "the weather in zzyzx, please")).toEqual(embedText(table, "weather"))
+    expect(embedText(table, "weather")).toEqual([1, 0])
+  })
+
+  it("is all zeros for a text without a known word", () => {
+    expect(embedText(table, "")).toEqual([0, 0])
+    expect(embedText(table, "the and of zzyzx")).toEqual([0, 0])
+  })
+})
+
+describe("fusion", () => {
+  it("weights each ranking's reciprocal ranks", () => {
+    expect(reciprocalRankFusion([[0, 1], [1, 2]], 10, [1, 0.5])).toEqual([
+      { position: 1, score: 1 / 12 + 0.5 / 11 },
+      { position: 0, score: 1 / 11 },
+      { position: 2, score: 0.5 / 12 }
+    ])
+  })
+
+  it("keeps exact-name hits first with their lexical score and fuses the rest, the vector ranking cut to its candidates", () => {
+    const lexical = [{ position: 4, score: 9, exact: 2 }, { position: 0, score: 3, exact: 0 }, { position: 1, score: 2, exact: 0 }]
+    const vector = [1, 4, 2, 3, ...Array.from({ length: 20 }, (_, i) => 10 + i)]
+    const fused = fuseRankings(lexical, vector, { k: 10, vectorWeight: 0.5, vectorCandidates: 3 })
+    expect(fused).toEqual([
+      { position: 4, score: 9 },
+      { position: 1, score: 1 / 12 + 0.5 / 11 },
+      { position: 0, score: 1 / 11 },
+      { position: 2, score: 0.5 / 13 }
+    ])
+    expect(fuseRankings(lexical, [], DEFAULT_FUSION).map((hit) => hit.position)).toEqual([4, 0, 1])
+  })
+
+  it("ranks by cosine, best first, ties by position, at most the limit, only what keep keeps", () => {
+    const vectors = [[1, 0], [0, 1], [1, 1], [2, 0], [0, 0], [-1, 0]]
+    expect(rankByVector([1, 0], vectors, 10, undefined)).toEqual([0, 3, 2, 1, 4, 5])
+    expect(rankByVector([1, 0], vectors, 2, undefined)).toEqual([0, 3])
+    expect(rankByVector([1, 0], vectors, 3, (position) => position !== 0)).toEqual([3, 2, 1])
+    expect(rankByVector([1, 0], vectors, 0, undefined)).toEqual([])
+  })
+
+  it("quantizes to ±127 around the largest component", () => {
+    expect([...quantize([2, -1, 0]).bytes]).toEqual([127, -64, 0])
+    expect(quantize([0, 0]).scale).toBe(0)
+  })
+})
