@@ -27,7 +27,7 @@ import { cleanText } from "../../../inventory/domain/untrusted.js"
 import { TOOL_MAP_VERSION } from "../../../version.js"
 import { type HttpSessionLimits, makeHttpSessions } from "../http/HttpSessions.js"
 import type { McpProviderSet } from "../McpProviders.js"
-import { type McpCallContext, CurrentRequestSession, type McpSession } from "../McpSession.js"
+import { type McpCallContext, McpClientRequestFailed, CurrentRequestSession, type McpSession } from "../McpSession.js"
 import {
   acknowledgedFilter,
   completeResult,
@@ -130,8 +130,11 @@ const roundOf = (params: unknown): Effect.Effect<Round> =>
  * else the question is kept as the round's pending one and the call is interrupted, so that the
  * request answers `input_required` with it (the risk gate asks before anything is loaded).
  */
-const elicitIn = (round: Round): McpSession["elicit"] => (params) =>
+const elicitIn = (round: Round, envelope: Envelope): McpSession["elicit"] => (params) =>
   Effect.suspend(() => {
+    if (!Option.exists(envelope.capabilities, (capabilities) => capabilities.elicitation !== undefined)) {
+      return new McpClientRequestFailed({ method: "elicitation/create", reason: "the client declared no elicitation capability" })
+    }
     const key = questionKey(params)
     const answer = round.answers.get(key)
     if (answer !== undefined) return Effect.succeed(answer)
@@ -168,12 +171,14 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
     const sessions = yield* makeHttpSessions<Either.Either<McpSession, E>>(options.limits, (id) =>
       Effect.gen(function* () {
         const base = yield* Ref.get(firstEnvelope)
+        // Capabilities are each request's own: the session kept declares none, so that nothing asks
+        // this agent's user through it outside a request of its own (see `answerCall`).
         const session: McpSession = {
           id,
           client: base.client,
-          capabilities: base.capabilities,
+          capabilities: Option.none(),
           ...(Option.isSome(base.agent) ? { agent: base.agent.value } : {}),
-          elicit: () => Effect.interrupt
+          elicit: () => new McpClientRequestFailed({ method: "elicitation/create", reason: "a 2026-07-28 client is asked only in answer to its own request" })
         }
         const providers = yield* Effect.either(answering.providers)
         if (Either.isLeft(providers)) return Either.left(providers.left)
@@ -248,7 +253,7 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
               })
           })
         const call = withSession(envelope, (session) => {
-          const asking: McpSession = { ...session, elicit: elicitIn(round) }
+          const asking: McpSession = { ...session, elicit: elicitIn(round, envelope) }
           return answering.callTool(asking, name, args, { progressToken, progress }).pipe(Effect.locally(CurrentRequestSession, Option.some(asking)))
         })
         const exit = yield* Effect.exit(call)

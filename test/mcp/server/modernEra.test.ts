@@ -1,0 +1,201 @@
+/**
+ * The 2026-07-28 era on tool-map's stdio server, on the wire (issue 31): `server/discover`, the
+ * `_meta` envelope (refused for another version), per-agent sessions, `subscriptions/listen`
+ * (acknowledged, then only what the client opted in to, ended by a cancellation), and a
+ * provider's question to the user as an `input_required` answer retried with the answer.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Layer, Logger, Option, PubSub, Ref, Stream } from "effect"
+import { PassThrough } from "node:stream"
+import { providersLayer } from "../../../src/mcp/server/McpProviders.js"
+import { McpServer } from "../../../src/mcp/server/McpServer.js"
+import type { McpSession } from "../../../src/mcp/server/McpSession.js"
+import type { McpToolProvider } from "../../../src/mcp/server/McpToolProvider.js"
+import { questionKey } from "../../../src/mcp/server/modern/ModernEra.js"
+import { serveStdioOn } from "../../../src/mcp/server/serveStdio.js"
+import { TOOL_MAP_VERSION } from "../../../src/version.js"
+
+const QUESTION = {
+  mode: "form" as const,
+  message: "Go on?",
+  requestedSchema: { type: "object" as const, properties: { confirm: { type: "boolean" as const } }, required: ["confirm"] }
+}
+const KEY = questionKey(QUESTION)
+
+/**
+ * `whoami` answers the session's id, client and agent; `ask` asks the user `QUESTION` and answers
+ * what was said; `change` publishes a list change for every session.
+ */
+const makeProvider = (changes: PubSub.PubSub<void>, attached: Ref.Ref<ReadonlyArray<string>>): McpToolProvider => ({
+  name: "test",
+  attach: (session) => Ref.update(attached, (ids) => [...ids, session.id]),
+  listTools: () => Effect.succeed([{ name: "whoami", inputSchema: { type: "object" } }, { name: "ask", inputSchema: { type: "object" } }]),
+  callTool: (call, { session }) =>
+    Effect.gen(function* () {
+      if (call.name === "whoami") return Option.some({ content: [{ type: "text" as const, text: describeSession(session) }] })
+      if (call.name === "ask") {
+        const answer = yield* Effect.either(session.elicit(QUESTION))
+        const text = answer._tag === "Left" ? `failed: ${answer.left.message}` : JSON.stringify(answer.right)
+        return Option.some({ content: [{ type: "text" as const, text }] })
+      }
+      if (call.name === "change") {
+        yield* PubSub.publish(changes, undefined)
+        return Option.some({ content: [{ type: "text" as const, text: "changed" }] })
+      }
+      return Option.none()
+    }),
+  listChanged: () => Stream.fromPubSub(changes)
+})
+
+const describeSession = (session: McpSession) =>
+  `${session.id} ${Option.match(session.client, { onNone: () => "-", onSome: (client) => client.name })} ${session.agent ?? "-"}`
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "wire-client", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } }
+}
+const SERVER_META = { "io.modelcontextprotocol/serverInfo": { name: "tool-map", version: TOOL_MAP_VERSION } }
+const request = (id: number | string, method: string, params: object = {}, meta: object = META) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } })
+
+const served = Effect.gen(function* () {
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const changes = yield* PubSub.unbounded<void>()
+  const attached = yield* Ref.make<ReadonlyArray<string>>([])
+  const fiber = yield* serveStdioOn(input, output).pipe(
+    Effect.provide(Layer.merge(
+      McpServer.layer.pipe(Layer.provide(providersLayer({ tools: [makeProvider(changes, attached)], resources: [] }))),
+      Logger.replace(Logger.defaultLogger, Logger.none)
+    )),
+    Effect.fork
+  )
+  let received = ""
+  output.on("data", (chunk: Buffer) => {
+    received += chunk.toString("utf8")
+  })
+  const lines = () => received.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as unknown)
+  /** The messages written so far once there are `count` of them. */
+  const upTo = (count: number) =>
+    Effect.gen(function* () {
+      while (lines().length < count) yield* Effect.sleep("5 millis")
+      return lines()
+    })
+  const send = (...messages: ReadonlyArray<string>) => Effect.sync(() => input.write(messages.map((line) => `${line}\n`).join("")))
+  return { input, fiber, send, upTo, attached }
+})
+
+describe("tool-map mcp on stdio, 2026-07-28", () => {
+  it.live("answers server/discover, lists and calls tools with each request's envelope, and refuses another version", () =>
+    Effect.gen(function* () {
+      const { fiber, send, upTo, attached } = yield* served
+      yield* send(
+        request(1, "server/discover"),
+        request(2, "tools/list"),
+        request(3, "tools/call", { name: "whoami", arguments: {} }),
+        request(4, "tools/call", { name: "whoami", arguments: {} }, { ...META, "dev.tool-map/agent": "named" }),
+        request(5, "tools/list", {}, { ...META, "io.modelcontextprotocol/protocolVersion": "2027-01-01" })
+      )
+      const answers = yield* upTo(5)
+      const byId = new Map(answers.map((answer) => [(answer as { id: number }).id, answer]))
+      expect(byId.get(1)).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+          instructions: expect.stringMatching(/^tool-map maps the tools this machine has/),
+          resultType: "complete",
+          ttlMs: 0,
+          cacheScope: "private",
+          _meta: SERVER_META
+        }
+      })
+      expect(byId.get(2)).toEqual({
+        jsonrpc: "2.0",
+        id: 2,
+        result: {
+          tools: [{ name: "whoami", inputSchema: { type: "object" } }, { name: "ask", inputSchema: { type: "object" } }],
+          resultType: "complete",
+          ttlMs: 0,
+          cacheScope: "private",
+          _meta: SERVER_META
+        }
+      })
+      expect(byId.get(3)).toEqual({
+        jsonrpc: "2.0",
+        id: 3,
+        result: { content: [{ type: "text", text: "modern/wire-client wire-client -" }], resultType: "complete", _meta: SERVER_META }
+      })
+      expect((byId.get(4) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe("modern/named wire-client named")
+      expect(byId.get(5)).toEqual({
+        jsonrpc: "2.0",
+        id: 5,
+        error: { code: -32022, message: "Unsupported protocol version: 2027-01-01", data: { supported: ["2026-07-28"], requested: "2027-01-01" } }
+      })
+      // One session per agent, attached once: the client's name, then the agent it named.
+      expect(yield* Ref.get(attached)).toEqual(["modern/wire-client", "modern/named"])
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.live("asks the user with input_required, answers the retry with the user's answer; a client that cannot elicit is refused", () =>
+    Effect.gen(function* () {
+      const { fiber, send, upTo } = yield* served
+      yield* send(request(1, "tools/call", { name: "ask", arguments: {} }))
+      const [first] = yield* upTo(1)
+      expect(first).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          resultType: "input_required",
+          inputRequests: { [KEY]: { method: "elicitation/create", params: QUESTION } },
+          requestState: JSON.stringify({ answers: {} })
+        }
+      })
+      const answer = { action: "accept", content: { confirm: true } }
+      yield* send(request(2, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: answer }, requestState: JSON.stringify({ answers: {} }) }))
+      // An answer kept in requestState from an earlier round answers too; one to another question does not.
+      yield* send(request(3, "tools/call", { name: "ask", arguments: {}, requestState: JSON.stringify({ answers: { [KEY]: { action: "decline" } } }) }))
+      yield* send(request(4, "tools/call", { name: "ask", arguments: {}, inputResponses: { "confirm-other": answer } }))
+      const { "io.modelcontextprotocol/clientCapabilities": _, ...withoutCapabilities } = META
+      yield* send(request(5, "tools/call", { name: "ask", arguments: {} }, withoutCapabilities))
+      const all = yield* upTo(5)
+      // Each request runs in a fiber of its own: their answers come in any order.
+      const answers = [1, 2, 3, 4, 5].map((id) => all.find((answer) => (answer as { id: number }).id === id))
+      expect(answers[1]).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: JSON.stringify(answer) }], resultType: "complete", _meta: SERVER_META } })
+      expect(answers[2]).toEqual({ jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text: '{"action":"decline"}' }], resultType: "complete", _meta: SERVER_META } })
+      expect((answers[3] as { result: { resultType: string } }).result.resultType).toBe("input_required")
+      expect((answers[4] as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe(
+        "failed: The MCP client did not answer elicitation/create: the client declared no elicitation capability"
+      )
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.live("subscriptions/listen: acknowledged with what it sends, a list change on the stream, nothing after its cancellation", () =>
+    Effect.gen(function* () {
+      const { fiber, send, upTo } = yield* served
+      yield* send(request("listen:0", "subscriptions/listen", { notifications: { toolsListChanged: true, promptsListChanged: true } }))
+      const [ack] = yield* upTo(1)
+      expect(ack).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { toolsListChanged: true }, _meta: { "io.modelcontextprotocol/subscriptionId": "listen:0" } }
+      })
+      yield* send(request(1, "tools/call", { name: "change", arguments: {} }))
+      const afterChange = yield* upTo(3)
+      expect(afterChange.slice(1)).toContainEqual({
+        jsonrpc: "2.0",
+        method: "notifications/tools/list_changed",
+        params: { _meta: { "io.modelcontextprotocol/subscriptionId": "listen:0" } }
+      })
+      yield* send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "listen:0" } }))
+      yield* Effect.sleep("50 millis")
+      yield* send(request(2, "tools/call", { name: "change", arguments: {} }))
+      const last = yield* upTo(4)
+      yield* Effect.sleep("50 millis")
+      expect((yield* upTo(4)).length).toBe(4)
+      expect(last[3]).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "changed" }], resultType: "complete", _meta: SERVER_META } })
+      yield* Fiber.interrupt(fiber)
+    }))
+})
