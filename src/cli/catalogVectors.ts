@@ -33,7 +33,7 @@ const tablePath = Effect.gen(function*() {
   return path.join(defaultCatalogDir(environment.env, environment.homedir), WORD_VECTORS_FILE)
 })
 
-const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`
+const size = (bytes: number) => bytes < 1_000_000 ? `${bytes.toLocaleString("en-US")} bytes` : `${(bytes / 1_000_000).toFixed(2)} MB`
 
 /** The package's directory as Node would resolve it from the working directory, if it is installed there. */
 const installedPackage = (cwd: string, path: Path.Path): Option.Option<string> =>
@@ -62,7 +62,7 @@ export const install = (flags: { readonly from: Option.Option<string>; readonly 
     )
     if (flags.json) return yield* printJson(result)
     yield* printLines([
-      `Installed ${result.table}: ${result.words.toLocaleString("en-US")} words × ${result.dimensions} dimensions, ${megabytes(result.bytes)}, from ${result.source}.`,
+      `Installed ${result.table}: ${result.words.toLocaleString("en-US")} words × ${result.dimensions} dimensions, ${size(result.bytes)}, from ${result.source}.`,
       "The router fuses them into tools_find, tools_route and catalog find from its next start; `tool-map catalog vectors remove` turns them off."
     ])
   })
@@ -80,7 +80,7 @@ export const status = (flags: { readonly json: boolean }) =>
     const bytes = Number((yield* fs.stat(table).pipe(Effect.orDie)).size)
     const facts = { installed: true, table, words: loaded.value.words.length, dimensions: loaded.value.dimensions, bytes }
     if (flags.json) return yield* printJson(facts)
-    yield* printLines([`Installed ${table}: ${facts.words.toLocaleString("en-US")} words × ${facts.dimensions} dimensions, ${megabytes(bytes)}; the router fuses them.`])
+    yield* printLines([`Installed ${table}: ${facts.words.toLocaleString("en-US")} words × ${facts.dimensions} dimensions, ${size(bytes)}; the router fuses them.`])
   })
 
 /** `catalog vectors remove`. */
