@@ -38,6 +38,7 @@ import type { ToolSchema } from "../src/catalog/core/model.js"
 import { words } from "../src/catalog/core/router/analyze.js"
 import { DEFAULT_FUSION, type FusionParameters, fuseRankings, rankByVector, toolEmbeddingText } from "../src/catalog/core/router/fusion.js"
 import { cutWinkTable, decodeTable, embedText, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
+import { WINK_HEAD_BYTES } from "../src/catalog/services/WordVectorEmbedder.js"
 import { routerDocuments } from "../src/catalog/core/router/router.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
 import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters } from "../src/catalog/core/router/rank.js"
@@ -215,9 +216,6 @@ export const routerOf = (schemas: ReadonlyArray<ToolSchema>, parameters: RankPar
 
 // ---- the router fused with word vectors ----
 
-/** The bytes of a wink source's head the cut reads (its 50,000 words end near 50 MB). */
-const WINK_HEAD_BYTES = 96 * 1024 * 1024
-
 /** The table at `source` (a table file, or a directory with the wink JSON, cut here), with what loading it cost. */
 export const loadVectors = (source: string): { readonly table: WordVectors; readonly rows: ReadonlyArray<string> } => {
   const rows: Array<string> = []
@@ -375,9 +373,9 @@ const latencyRows = (sizes: ReadonlyArray<number>): Array<string> => {
 /** R@5 / nDCG@10 of fusion parameters around the default on the development sets (tuning; never the held-out sets). */
 const fusionGrid = (sets: ReadonlyArray<DevSet>, table: WordVectors): Array<string> => {
   const grid: Array<FusionParameters> = []
-  for (const k of [10, 30, 60]) {
-    for (const vectorWeight of [0.1, 0.2, 0.3, 0.5, 1]) {
-      for (const vectorCandidates of [10, 50]) grid.push({ k, vectorWeight, vectorCandidates })
+  for (const k of [5, 10, 60]) {
+    for (const vectorWeight of [0.2, 0.3, 0.4, 0.5, 1]) {
+      for (const vectorCandidates of [10, 20, 50]) grid.push({ k, vectorWeight, vectorCandidates })
     }
   }
   const rankers = sets.map((set) => ({ set, router: routerWithVectors(set.schemas, table), bm25: evaluate(set.queries, plainBm25(set.schemas)) }))
