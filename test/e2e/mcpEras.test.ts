@@ -171,7 +171,7 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
 
   const LOADED = ["mcp__modern__echo", "mcp__memory__read_graph"]
 
-  it("the SDK v2 client (2026-07-28): loads a tool of each downstream server, gets the change on its listen stream, calls them, unloads", async () => {
+  it("the SDK v2 client (2026-07-28): loads a tool of each downstream server, gets the change on its listen stream, calls them, unloads; a downstream list change reaches it", async () => {
     const lists: Array<ReadonlyArray<string>> = []
     const { client } = modernClient("eras-modern-gateway", "none", (names) => lists.push(names))
     await client.connect(new ModernStdioTransport(stdioArgs(["--servers", serversFile()])))
@@ -188,12 +188,17 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
       await client.callTool({ name: "tools_unload", arguments: { targets: ["mcp__modern__echo"] } })
       await eventually(() => lists.length > before && !lists.at(-1)!.includes("mcp__modern__echo"), "the list change after tools_unload")
       expect(lists.at(-1)).toEqual([...ENTRY, "mcp__memory__read_graph"])
+      // A downstream list change: the v2 server's group loaded whole, its add_tool adds late_tool.
+      await client.callTool({ name: "tools_load", arguments: { targets: ["/mcp/modern"] } })
+      expect(textOf(await client.callTool({ name: "mcp__modern__add_tool", arguments: {} }))).toBe("added")
+      await eventually(() => lists.at(-1)!.includes("mcp__modern__late_tool"), "the list change after the downstream server's")
+      expect(textOf(await client.callTool({ name: "mcp__modern__late_tool", arguments: {} }))).toBe("late")
     } finally {
       await client.close()
     }
   })
 
-  it("the SDK v1 client (2025-11-25): the same loads, list change and calls", async () => {
+  it("the SDK v1 client (2025-11-25): the same loads, list changes and calls", async () => {
     let changes = 0
     const { client } = legacyClient("eras-legacy-gateway", "none", () => changes++)
     await client.connect(new StdioClientTransport(stdioArgs(["--servers", serversFile()])))
@@ -205,6 +210,12 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
       expect(namesOf(await client.listTools())).toEqual([...ENTRY, ...LOADED])
       expect(textOf(await client.callTool({ name: "mcp__modern__echo", arguments: { text: "from the 2025 era" } }))).toBe("from the 2025 era")
       expect(JSON.parse(textOf(await client.callTool({ name: "mcp__memory__read_graph", arguments: {} })))).toEqual({ entities: [], relations: [] })
+      await client.callTool({ name: "tools_load", arguments: { targets: ["/mcp/modern"] } })
+      const before = changes
+      expect(textOf(await client.callTool({ name: "mcp__modern__add_tool", arguments: {} }))).toBe("added")
+      await eventually(() => changes > before, "list_changed after the downstream server's")
+      expect(namesOf(await client.listTools())).toContain("mcp__modern__late_tool")
+      expect(textOf(await client.callTool({ name: "mcp__modern__late_tool", arguments: {} }))).toBe("late")
     } finally {
       await client.close()
     }
