@@ -81,11 +81,13 @@ describe("tool-map catalog vectors through the built CLI", () => {
   })
 
   it("reports a damaged table once on stderr and ranks by words alone; status exits 4", () => {
+    const words = findNames("create an issue")
+    expect([words.status, words.names[0], words.stderr]).toEqual([0, "mcp__github__create_issue", ""])
     fs.mkdirSync(path.dirname(table), { recursive: true })
     fs.writeFileSync(table, "TMWV\u0001")
-    const lexical = findNames("create an issue")
-    expect([lexical.status, lexical.names]).toEqual([0, ["mcp__github__create_issue"]])
-    const warnings = lexical.stderr.split("\n").filter((line) => line.includes("word-vector table"))
+    const damaged = findNames("create an issue")
+    expect([damaged.status, damaged.names]).toEqual([0, words.names])
+    const warnings = damaged.stderr.split("\n").filter((line) => line.includes("word-vector table"))
     expect(warnings.length).toBe(1)
     expect(warnings[0]).toContain(`The embedding provider word vectors failed: The word-vector table ${table} cannot be used: it has 5 bytes, fewer than the 24 of the header; the router ranks by words alone`)
     const status = runCli(["catalog", "vectors", "status"], env)
