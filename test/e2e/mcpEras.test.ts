@@ -88,6 +88,28 @@ const legacyClient = (name: string, answer: Answer, onListChanged: () => void = 
 
 const stdioArgs = (extra: ReadonlyArray<string> = []) => ({ command: process.execPath, args: [BIN, "mcp", ...extra], env, cwd: env.HOME!, stderr: "pipe" as const })
 
+/** The HTTP servers a test started, stopped after it. */
+let servers: Array<ChildProcess> = []
+afterEach(() => {
+  for (const server of servers) server.kill("SIGTERM")
+  servers = []
+})
+
+/** Starts `tool-map mcp ARGS --http 0`: the URL of its endpoint, from its stderr. */
+const listening = (args: ReadonlyArray<string>) => {
+  const server = spawn(process.execPath, [BIN, "mcp", ...args, "--http", "0"], { env, cwd: env.HOME!, stdio: ["ignore", "pipe", "pipe"] })
+  servers.push(server)
+  let stderr = ""
+  return new Promise<URL>((resolve, reject) => {
+    server.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const match = /^tool-map mcp: Streamable HTTP on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr)
+      if (match !== null) resolve(new URL(match[1]!))
+    })
+    server.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)))
+  })
+}
+
 /** Resolves once `check` holds, polled every 20 ms (fails after 10 s). */
 const eventually = async (check: () => boolean, what: string) => {
   for (let waited = 0; !check(); waited += 20) {
@@ -118,40 +140,23 @@ describe("tool-map mcp, the inventory server: both eras", () => {
     }
   })
 
-  describe("on one HTTP endpoint", () => {
-    let server: ChildProcess | undefined
-    afterEach(() => {
-      server?.kill("SIGTERM")
-      server = undefined
-    })
-
-    it("the SDK v2 client (2026-07-28, no session) and the SDK v1 client (a session) list and call its tools", async () => {
-      server = spawn(process.execPath, [BIN, "mcp", "--http", "0"], { env, cwd: env.HOME!, stdio: ["ignore", "pipe", "pipe"] })
-      let stderr = ""
-      const url = await new Promise<URL>((resolve, reject) => {
-        server!.stderr!.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString()
-          const match = /^tool-map mcp: Streamable HTTP on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr)
-          if (match !== null) resolve(new URL(match[1]!))
-        })
-        server!.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)))
-      })
-      const modern = modernClient("eras-modern-http", "none").client
-      await modern.connect(new ModernHttpTransport(url))
-      const legacy = legacyClient("eras-legacy-http", "none").client
-      await legacy.connect(new StreamableHTTPClientTransport(url))
-      try {
-        expect(modern.getProtocolEra()).toBe("modern")
-        expect(namesOf(await modern.listTools())).toEqual(INVENTORY_TOOLS)
-        expect(namesOf(await legacy.listTools())).toEqual(INVENTORY_TOOLS)
-        const expected = `${which}${path.join(bin, "hello-tool")}.`
-        expect(textOf(await modern.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
-        expect(textOf(await legacy.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
-      } finally {
-        await modern.close()
-        await legacy.close()
-      }
-    })
+  it("on one HTTP endpoint: the SDK v2 client (2026-07-28, no session) and the SDK v1 client (a session) list and call its tools", async () => {
+    const url = await listening([])
+    const modern = modernClient("eras-modern-http", "none").client
+    await modern.connect(new ModernHttpTransport(url))
+    const legacy = legacyClient("eras-legacy-http", "none").client
+    await legacy.connect(new StreamableHTTPClientTransport(url))
+    try {
+      expect(modern.getProtocolEra()).toBe("modern")
+      expect(namesOf(await modern.listTools())).toEqual(INVENTORY_TOOLS)
+      expect(namesOf(await legacy.listTools())).toEqual(INVENTORY_TOOLS)
+      const expected = `${which}${path.join(bin, "hello-tool")}.`
+      expect(textOf(await modern.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
+      expect(textOf(await legacy.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
+    } finally {
+      await modern.close()
+      await legacy.close()
+    }
   })
 })
 
@@ -218,6 +223,31 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
       expect(textOf(await client.callTool({ name: "mcp__modern__late_tool", arguments: {} }))).toBe("late")
     } finally {
       await client.close()
+    }
+  })
+
+  it("on one HTTP endpoint: the SDK v2 client (listen stream over SSE, the gate's question as input_required) and the SDK v1 client", async () => {
+    const url = await listening(["--servers", serversFile()])
+    const lists: Array<ReadonlyArray<string>> = []
+    const modern = modernClient("eras-modern-http-gateway", "yes", (names) => lists.push(names))
+    await modern.client.connect(new ModernHttpTransport(url))
+    let changes = 0
+    const legacy = legacyClient("eras-legacy-http-gateway", "yes", () => changes++)
+    await legacy.client.connect(new StreamableHTTPClientTransport(url))
+    try {
+      expect(modern.client.getProtocolEra()).toBe("modern")
+      for (const client of [modern.client, legacy.client]) {
+        const loaded = textOf(await client.callTool({ name: "tools_load", arguments: { targets: ["mcp__modern__echo", RISKY] } }))
+        expect(loaded.split("\n").slice(0, 3)).toEqual([expect.stringMatching(/^Loaded 2 tool\(s\), ~\d+ tok; callable from your next step:$/), "  mcp__modern__echo", `  ${RISKY}`])
+        expect(textOf(await client.callTool({ name: "mcp__modern__echo", arguments: { text: "over HTTP" } }))).toBe("over HTTP")
+      }
+      await eventually(() => lists.some((names) => names.includes(RISKY)) && changes > 0, "both clients' list changes")
+      expect(lists.at(-1)).toEqual([...ENTRY, "mcp__modern__echo", RISKY])
+      expect(namesOf(await legacy.client.listTools())).toEqual([...ENTRY, "mcp__modern__echo", RISKY])
+      expect([modern.asked.questions.length, legacy.asked.questions.length]).toEqual([1, 1])
+    } finally {
+      await modern.client.close()
+      await legacy.client.close()
     }
   })
 
