@@ -5,8 +5,9 @@
  * and anything it started are stopped together (SIGTERM to the group, SIGKILL after a grace
  * period), and sends its stderr to a capped log file.
  */
-import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from "@modelcontextprotocol/client"
-import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcess, spawn } from "node:child_process"
 import { cleanText } from "../../inventory/domain/untrusted.js"
 import { ChildMarker } from "./processTree.js"
@@ -61,15 +62,6 @@ const excerpt = (line: string): string => {
   return clean.length > 80 ? `${clean.slice(0, 80)}…` : clean
 }
 
-/** `json` as a JSON-RPC message, or undefined when it is none (the SDK's parser throws). */
-export const jsonRpcMessage = (json: unknown): JSONRPCMessage | undefined => {
-  try {
-    return parseJSONRPCMessage(json)
-  } catch {
-    return undefined
-  }
-}
-
 export class ChildTransport implements Transport {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
@@ -94,16 +86,22 @@ export class ChildTransport implements Transport {
     return this.child?.pid
   }
 
-  /**
-   * Its stderr goes to the log, never to the client. The SDK v2 takes a transport with `pid`
-   * and `stderr` for a stdio one: a server silent to its `server/discover` probe, or one that
-   * answers it with an error, is then a 2025-era server (on HTTP, silence is an outage).
-   */
-  get stderr(): null {
-    return null
+  /** The 2025-era version the handshake agreed on (the SDK client sets it). */
+  protocolVersion: string | undefined
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version
   }
 
+  /** The start, once: the era's probe (Downstream) starts the transport before the client does. */
+  private started: Promise<void> | undefined
+
   start(): Promise<void> {
+    this.started ??= this.spawn()
+    return this.started
+  }
+
+  private spawn(): Promise<void> {
     installExitHook()
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, [...this.options.args], {
@@ -168,9 +166,9 @@ export class ChildTransport implements Transport {
     } catch {
       return this.garbage(excerpt(line))
     }
-    const message = jsonRpcMessage(json)
-    if (message === undefined) return this.garbage(excerpt(line))
-    this.inbox.push(message)
+    const parsed = JSONRPCMessageSchema.safeParse(json)
+    if (!parsed.success) return this.garbage(excerpt(line))
+    this.inbox.push(parsed.data)
     if (!this.delivering) this.deliver()
   }
 

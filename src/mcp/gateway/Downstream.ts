@@ -3,28 +3,26 @@
  * restarted with backoff after a failure, and stopped with its process group. Each server has
  * its own state and lock, so a server that hangs or dies holds up only its own calls.
  *
- * It speaks either era of MCP (docs/mcp-eras.md): the SDK v2 client probes a stdio server with
- * `server/discover` and lands on 2026-07-28 when the server offers it, on the 2025 `initialize`
- * handshake otherwise. An HTTP server is spoken to in the 2025 era.
+ * It speaks either era of MCP (docs/mcp-eras.md): a stdio server is first probed with
+ * `server/discover` and spoken to in 2026-07-28 when it offers it (ModernClient), with the SDK
+ * client's 2025 `initialize` handshake otherwise. An HTTP server is spoken to in the 2025 era.
  */
-import {
-  Client,
-  type JsonSchemaValidator,
-  type jsonSchemaValidator,
-  type PriorDiscovery,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-  type Transport
-} from "@modelcontextprotocol/client"
-// The results are checked with the SDK v1's schemas, as before: the gateway's server side serves
-// them with the SDK v1 types (the SDK v2 client takes any Standard Schema for a result).
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import {
   type CallToolResult,
   CallToolResultSchema,
+  ErrorCode,
   ListToolsResultSchema,
+  McpError,
+  type Notification,
   type Progress,
-  type Tool
+  type Request,
+  type Result,
+  type Tool,
+  ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Duration, Effect, Option, Ref, Schema } from "effect"
 import { MAX_NESTING } from "../../catalog/core/nesting.js"
@@ -34,14 +32,16 @@ import { neutralize } from "../../inventory/render/text.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { ChildTransport } from "./ChildTransport.js"
 import { HttpTransport, httpTarget } from "./HttpTransport.js"
+import { MODERN_PROTOCOL_VERSION } from "../server/modern/wire.js"
+import { envelopeOf, ModernClient, probeEra, ResultRefused } from "./ModernClient.js"
 import { describeServer, type ServerConfig } from "./ServerConfig.js"
 import { StderrLog } from "./StderrLog.js"
 
 /** How the gateway treats its downstream servers. */
 export interface DownstreamTimings {
   /**
-   * From spawn to the `initialize` answer (or, in the 2026-07-28 era, the `server/discover`
-   * one); a stdio server's first start spends at most half of it on the era's probe.
+   * From spawn to the `initialize` answer, or to the `server/discover` one in the 2026-07-28 era;
+   * a stdio server's first start spends at most half of it on the era's probe.
    */
   readonly startTimeout: Duration.Duration
   /**
@@ -100,12 +100,12 @@ const PASS_THROUGH: jsonSchemaValidator = {
 }
 
 /**
- * The era a connection landed on: `legacy` is the 2025 family (`initialize`, a session),
- * `modern` is 2026-07-28 (`server/discover`, `subscriptions/listen`, `input_required`).
+ * The era a connection speaks: `legacy` is the 2025 family (`initialize`, a session), `modern`
+ * is 2026-07-28 (`server/discover`, `subscriptions/listen`, `input_required`).
  */
 export interface DownstreamEra {
   readonly era: "legacy" | "modern"
-  /** The protocol version agreed on, as the server gave it (untrusted text). */
+  /** The protocol version agreed on (the server's word, in the 2025 era). */
   readonly protocolVersion: string
 }
 
@@ -130,7 +130,8 @@ export interface CallOptions {
 }
 
 interface Connection {
-  readonly client: Client
+  /** The SDK v1 `Client` in the 2025 era, a {@link ModernClient} in 2026-07-28. */
+  readonly client: Protocol<Request, Notification, Result>
   readonly transport: Transport
   readonly child: Option.Option<ChildTransport>
   /** Set when the SDK saw the transport close (before it fails the requests in flight). */
@@ -140,28 +141,19 @@ interface Connection {
 // A timer may fire a millisecond or so before its time.
 const TIMER_SLACK_MS = 10
 
-/** The SDK's own timeout of a request (a server's error answer is a `ProtocolError`, whatever its code). */
+/**
+ * The SDK's own timeout of a request, not a server's error answer with the same code (-32001):
+ * a server may answer with any code, and is not stopped for answering.
+ */
 const timedOut = (error: unknown, startedAt: number, ms: number): boolean =>
-  error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && Date.now() - startedAt >= ms - TIMER_SLACK_MS
+  error instanceof McpError && error.code === ErrorCode.RequestTimeout && Date.now() - startedAt >= ms - TIMER_SLACK_MS
 
-/** The SDK's failure of a request because the connection closed. */
+/**
+ * The SDK's failure of a request because the connection closed, not a server's error answer
+ * with the same code (-32000, the first of the range JSON-RPC leaves to servers, and common).
+ */
 const closedUnder = (error: unknown, connection: Connection): boolean =>
-  error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed && connection.closed.value
-
-/**
- * A stdio server that exits on the `server/discover` probe, as servers on SDKs that stop on any
- * request before `initialize` do: a 2025-era server, started again with the plain handshake.
- */
-const exitedOnProbe = (error: unknown): boolean =>
-  error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /connection closed during the server\/discover probe/.test(error.message)
-
-/**
- * A 2026-07-28 server's `input_required` result: it asks the client for input (elicitation,
- * sampling, roots) before it answers. The gateway declares none of these, so it refuses.
- */
-const inputRequired = (error: unknown): boolean =>
-  error instanceof SdkError &&
-  (error.code === SdkErrorCode.UnsupportedResultType || error.code === SdkErrorCode.InputRequiredRoundsExceeded)
+  error instanceof McpError && error.code === ErrorCode.ConnectionClosed && connection.closed.value
 
 type State =
   | { readonly _tag: "Idle"; readonly failures: number; readonly retryAt: number; readonly lastError: Option.Option<string> }
@@ -197,8 +189,8 @@ export interface DownstreamInput {
   /** Where its stderr goes (stdio servers). */
   readonly logPath: string
   /**
-   * Called when the server's tool list changes: its `notifications/tools/list_changed` in the
-   * 2025 era, the same notification on the `subscriptions/listen` stream in the 2026-07-28 one.
+   * Called (in a fiber of its own) when the server sends `notifications/tools/list_changed`:
+   * unsolicited in the 2025 era, on the `subscriptions/listen` stream in 2026-07-28.
    */
   readonly onListChanged: () => void
   /** How far a listing is followed (default {@link DEFAULT_LISTING_LIMITS}). */
@@ -240,7 +232,7 @@ const reasonText = (config: ServerConfig, reason: string): string => {
  * A server's error answer in its own words: the SDK puts "MCP error <code>: " ahead of the
  * message, and a server built on the SDK has often put it there already.
  */
-const errorAnswer = (error: ProtocolError): string => error.message.replace(/^(?:MCP error -?\d+: )+/, "")
+const errorAnswer = (error: McpError): string => error.message.replace(/^(?:MCP error -?\d+: )+/, "")
 
 /**
  * About how many bytes `value` takes as JSON (strings by their UTF-16 length, each value and key
@@ -338,7 +330,10 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
         onSome: (line) => `; it wrote something that is not JSON-RPC on stdout: ${line}`
       })
 
-    const transportOf = (): { readonly transport: Transport; readonly child: Option.Option<ChildTransport> } => {
+    const transportOf = (): {
+      readonly transport: ChildTransport | HttpTransport
+      readonly child: Option.Option<ChildTransport>
+    } => {
       if (config._tag === "Http") {
         const target = httpTarget(config.url, config.headers)
         return { transport: new HttpTransport(target.url, target.headers), child: Option.none() }
@@ -355,38 +350,60 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       return { transport: child, child: Option.some(child) }
     }
 
+    const clientInfo = { name: "tool-map-gateway", version: TOOL_MAP_VERSION }
+    const envelope = envelopeOf(clientInfo, {})
     /**
-     * What the last start learned of the server's era, so that a restart skips the probe: a
-     * server's era does not change while the gateway runs, except by a new version of it, which
-     * a failed start forgets.
+     * The era the last start found, so that a restart of a 2025-era server skips the probe (a
+     * 2026-07-28 one is probed again: `server/discover` is its handshake). A failed start forgets it.
      */
-    const verdict = yield* Ref.make<Option.Option<PriorDiscovery>>(Option.none())
+    const knownEra = yield* Ref.make<Option.Option<DownstreamEra["era"]>>(Option.none())
 
-    /** One connect: the probe (none with a prior verdict, or on HTTP) and the handshake of the era found. */
-    const attempt = (prior: Option.Option<PriorDiscovery>, startMs: number) =>
+    type Attempt =
+      | { readonly _tag: "Connected"; readonly connection: Connection; readonly era: DownstreamEra; readonly listens: boolean }
+      | { readonly _tag: "Failed"; readonly connection: Connection; readonly error: unknown; readonly handshake: string }
+      | { readonly _tag: "ExitedOnProbe"; readonly connection: Connection }
+
+    /**
+     * One connect within `startMs`: the probe (a stdio server not known to be of the 2025 era;
+     * half the time when its era is unknown), then the client of the era found.
+     */
+    const attempt = (startMs: number, probe: boolean, startedAt: number) =>
       Effect.gen(function*() {
         const { child, transport } = transportOf()
-        const client = new Client({ name: "tool-map-gateway", version: TOOL_MAP_VERSION }, {
-          capabilities: {},
-          jsonSchemaValidator: PASS_THROUGH,
-          versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.max(1, Math.floor(startMs / 2)) } },
-          // An `input_required` result is an error of the call, never answered by a handler.
-          inputRequired: { autoFulfill: false }
+        const closed = { value: false }
+        const legacy = (): Connection => ({
+          client: new Client(clientInfo, { capabilities: {}, jsonSchemaValidator: PASS_THROUGH }),
+          transport,
+          child,
+          closed
         })
-        const connection: Connection = { client, transport, child, closed: { value: false } }
-        client.onclose = () => {
-          connection.closed.value = true
+        const left = () => Math.max(1, startMs - (Date.now() - startedAt))
+        const known = yield* Ref.get(knownEra)
+        const probed = probe
+          ? yield* Effect.tryPromise({
+            try: () => probeEra(transport, envelope, Option.isSome(known) ? left() : Math.max(1, Math.floor(startMs / 2))),
+            catch: (error) => error
+          }).pipe(Effect.either)
+          : undefined
+        if (probed?._tag === "Left") return { _tag: "Failed", connection: legacy(), error: probed.left, handshake: "server/discover" } satisfies Attempt
+        const outcome = probed?.right
+        if (outcome?._tag === "Closed") return { _tag: "ExitedOnProbe", connection: legacy() } satisfies Attempt
+        const connection: Connection = outcome?._tag === "Modern" ? { client: new ModernClient(envelope), transport, child, closed } : legacy()
+        connection.client.onclose = () => {
+          closed.value = true
         }
-        // Both eras deliver a change here: unsolicited in 2025, on the listen stream in 2026-07-28.
-        client.setNotificationHandler("notifications/tools/list_changed", () => input.onListChanged())
-        const startedAt = Date.now()
-        // An HTTP server is spoken to in the 2025 era (docs/mcp-eras.md).
-        const known = config._tag === "Http" ? Option.some<PriorDiscovery>({ kind: "legacy" }) : prior
+        connection.client.setNotificationHandler(ToolListChangedNotificationSchema, () => input.onListChanged())
+        const { client } = connection
         const connected = yield* Effect.tryPromise({
-          try: () => client.connect(transport, { timeout: startMs, ...(Option.isSome(known) ? { prior: known.value } : {}) }),
+          try: () => (client instanceof Client ? client.connect(transport, { timeout: left() }) : client.connect(transport)),
           catch: (error) => error
         }).pipe(Effect.either)
-        return { connection, connected, startedAt }
+        if (connected._tag === "Left") return { _tag: "Failed", connection, error: connected.left, handshake: "initialize" } satisfies Attempt
+        const era: DownstreamEra = client instanceof Client
+          ? { era: "legacy", protocolVersion: transport.protocolVersion ?? "" }
+          : { era: "modern", protocolVersion: MODERN_PROTOCOL_VERSION }
+        const listens = outcome?._tag === "Modern" && outcome.capabilities.tools?.listChanged === true
+        return { _tag: "Connected", connection, era, listens } satisfies Attempt
       })
 
     const start = Effect.gen(function*() {
@@ -396,47 +413,48 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
         return yield* failed(reason)
       }
       const startMs = Duration.toMillis(timings.startTimeout)
-      const prior = yield* Ref.get(verdict)
-      let { connected, connection, startedAt } = yield* attempt(prior, startMs)
-      if (connected._tag === "Left" && exitedOnProbe(connected.left)) {
-        // It exited on the probe: started again, once, with the 2025 handshake only.
-        yield* closeConnection(connection)
-        ;({ connected, connection } = yield* attempt(Option.some({ kind: "legacy" }), Math.max(1, startMs - (Date.now() - startedAt))))
+      const startedAt = Date.now()
+      // An HTTP server is spoken to in the 2025 era (docs/mcp-eras.md).
+      const probe = config._tag === "Stdio" && Option.getOrUndefined(yield* Ref.get(knownEra)) !== "legacy"
+      let attempted = yield* attempt(startMs, probe, startedAt)
+      if (attempted._tag === "ExitedOnProbe") {
+        // It exited on the probe, as servers on SDKs that stop on any request before
+        // `initialize` do: started again, once, with the 2025 handshake only.
+        yield* closeConnection(attempted.connection)
+        attempted = yield* attempt(startMs, false, startedAt)
       }
-      if (connected._tag === "Left") {
-        const error = connected.left
-        const reason = timedOut(error, startedAt, startMs)
-          ? `did not answer initialize within ${startMs} ms`
-          : closedUnder(error, connection)
-          ? "exited before it answered initialize"
-          : error instanceof ProtocolError
-          ? `answered initialize with error ${error.code}: ${errorAnswer(error)}`
+      if (attempted._tag !== "Connected") {
+        const { connection } = attempted
+        const error = attempted._tag === "Failed" ? attempted.error : undefined
+        const handshake = attempted._tag === "Failed" ? attempted.handshake : "initialize"
+        const reason = attempted._tag === "ExitedOnProbe" || closedUnder(error, connection)
+          ? `exited before it answered ${handshake}`
+          : timedOut(error, startedAt, startMs)
+          ? `did not answer ${handshake} within ${startMs} ms`
+          : error instanceof McpError
+          ? `answered ${handshake} with error ${error.code}: ${errorAnswer(error)}`
           : `could not be started (${describeServer(config)}): ${errorText(error)}`
         yield* closeConnection(connection)
-        yield* Ref.set(verdict, Option.none())
+        yield* Ref.set(knownEra, Option.none())
         const full = `${reason}${garbageNote(Option.some(connection))}`
         yield* fail(Option.none(), full)
         return yield* failed(full)
       }
-      const { client } = connection
-      const discover = client.getDiscoverResult()
-      const era: DownstreamEra = {
-        era: client.getProtocolEra() ?? "legacy",
-        protocolVersion: client.getNegotiatedProtocolVersion() ?? ""
-      }
-      yield* Ref.set(verdict, Option.some<PriorDiscovery>(era.era === "modern" && discover !== undefined ? { kind: "modern", discover } : { kind: "legacy" }))
-      if (era.era === "modern" && client.getServerCapabilities()?.tools?.listChanged === true) {
+      const { connection, era } = attempted
+      yield* Ref.set(knownEra, Option.some(era.era))
+      if (attempted.listens && connection.client instanceof ModernClient) {
         // In 2026-07-28 a change reaches only a client that listens for it. The start does not
-        // wait for the server's acknowledgement: the request is on the wire ahead of every
-        // later one, and a server that never acknowledges must not hold the start.
+        // wait for the server's acknowledgement: the request is on the wire ahead of every later
+        // one, and a server that never acknowledges must not hold the start.
+        const listening = connection.client.listenToolChanges()
         Effect.runFork(
-          Effect.tryPromise({ try: () => client.listen({ toolsListChanged: true }, { timeout: startMs }), catch: (error) => error }).pipe(
+          Effect.tryPromise({ try: () => listening, catch: (error) => error }).pipe(
             Effect.catchAll((error) =>
               connection.closed.value
                 ? Effect.void
                 : Effect.logWarning(
-                  `MCP server ${neutralize(config.name)}: its tool-list changes will not be seen (subscriptions/listen failed: ${
-                    reasonText(config, errorText(error))
+                  `MCP server ${neutralize(config.name)}: its tool-list changes are not seen (subscriptions/listen ended: ${
+                    reasonText(config, error instanceof McpError ? errorAnswer(error) : errorText(error))
                   })`
                 )
             )
@@ -445,7 +463,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       }
       // A crash or an exit of the server: its calls in flight fail at once (the SDK rejects
       // them), and the next call restarts it after the backoff.
-      client.onclose = () => {
+      connection.client.onclose = () => {
         connection.closed.value = true
         Effect.runFork(fail(Option.some(connection), "exited"))
       }
@@ -498,10 +516,14 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           yield* fail(Option.some(open), reason)
           return yield* failed(`${reason}; it was stopped`)
         }
-        if (inputRequired(error)) {
-          return yield* failed(`asked for input during ${what} (an input_required result), which the gateway does not answer`)
+        if (error instanceof ResultRefused) {
+          return yield* failed(
+            error.kind === "input_required"
+              ? `asked for input during ${what} (an input_required result), which the gateway does not answer`
+              : `answered ${what} with a result of kind "${error.kind}", which the gateway does not know`
+          )
         }
-        if (error instanceof ProtocolError) return yield* failed(`answered ${what} with error ${error.code}: ${errorAnswer(error)}`)
+        if (error instanceof McpError) return yield* failed(`answered ${what} with error ${error.code}: ${errorAnswer(error)}`)
         return yield* failed(`failed on ${what}: ${errorText(error)}`)
       })
 

@@ -5,9 +5,9 @@
  * `StreamableHTTPClientTransport` pulls in its OAuth client, whose PKCE module holds a dynamic
  * `import()` the CLI's single-script bundle cannot run; the gateway needs none of OAuth.
  */
-import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import { notJsonReason } from "../../inventory/domain/jsonText.js"
-import { jsonRpcMessage } from "./ChildTransport.js"
 
 const decoded = (part: string): string => {
   try {
@@ -43,7 +43,8 @@ export class HttpTransport implements Transport {
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
   sessionId?: string | undefined
 
-  private protocolVersion: string | undefined
+  /** The 2025-era version the handshake agreed on (the SDK client sets it). */
+  protocolVersion: string | undefined
   private readonly aborts = new AbortController()
   private closed = false
   private listening = false
@@ -144,8 +145,8 @@ export class HttpTransport implements Transport {
   }
 
   private dispatch(json: unknown): void {
-    const message = jsonRpcMessage(json)
-    if (message !== undefined) this.onmessage?.(message)
+    const parsed = JSONRPCMessageSchema.safeParse(json)
+    if (parsed.success) this.onmessage?.(parsed.data)
     else this.onerror?.(new Error("not a JSON-RPC message"))
   }
 
