@@ -7,7 +7,7 @@ import { FileSystem } from "@effect/platform"
 import { Context, Effect, Either, Layer, Option, Ref, Schema, type Scope, SynchronizedRef } from "effect"
 import { resolveTarget } from "../core/catalog.js"
 import type { Catalog, ToolSchema } from "../core/model.js"
-import { DEFAULT_FUSION, fuseRankings, rankByVector, toolEmbeddingText } from "../core/router/fusion.js"
+import { DEFAULT_FUSION, fuseRankings, rankByVector, toolEmbeddingText, type VectorSet, vectorSet } from "../core/router/fusion.js"
 import { sameDocumentSource } from "../core/router/document.js"
 import { StoredIndex } from "../core/router/indexFile.js"
 import { addDocuments, buildIndex, buildIndexSteps, type RouterIndex } from "../core/router/invertedIndex.js"
@@ -93,7 +93,7 @@ interface ToolIndex {
   /** Built in memory, or read piece by piece from the store's file (its documents are then the catalog's tools, in order). */
   readonly index: RouterIndex | StoredIndex
   /** The embedder's document vectors, once asked for. */
-  vectors: Option.Option<ReadonlyArray<ReadonlyArray<number>>>
+  vectors: Option.Option<VectorSet>
 }
 
 /** The index of the skills and subagents of one inventory and host. */
@@ -278,7 +278,7 @@ const make = Effect.gen(function*() {
           if (Option.isNone(entry.vectors)) {
             const index = asRankIndex(entry.index)
             const tools = Array.from({ length: index.documentCount }, (_, position) => entry.catalog.byName.get(index.idOf(position))!)
-            entry.vectors = Option.some(yield* provider.embed(tools.map(toolEmbeddingText)))
+            entry.vectors = Option.some(vectorSet(yield* provider.embed(tools.map(toolEmbeddingText))))
           }
           const [vector] = yield* provider.embed([query])
           if (vector === undefined || vector.every((component) => component === 0)) return Option.none<Array<number>>()

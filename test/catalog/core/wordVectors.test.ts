@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { DEFAULT_FUSION, fuseRankings, rankByVector, reciprocalRankFusion } from "../../../src/catalog/core/router/fusion.js"
+import { DEFAULT_FUSION, fuseRankings, rankByVector, reciprocalRankFusion, vectorSet } from "../../../src/catalog/core/router/fusion.js"
 import {
   cutWinkTable,
   decodeTable,
@@ -156,11 +156,14 @@ describe("fusion", () => {
   })
 
   it("ranks by cosine, best first, ties by position, at most the limit, only what keep keeps", () => {
-    const vectors = [[1, 0], [0, 1], [1, 1], [2, 0], [0, 0], [-1, 0]]
-    expect(rankByVector([1, 0], vectors, 10, undefined)).toEqual([0, 3, 2, 1, 4, 5])
+    // A vector of another length counts as zeros.
+    const vectors = vectorSet([[1, 0], [0, 1], [1, 1], [2, 0], [0, 0], [-1, 0], [1, 0, 0]])
+    expect(rankByVector([3, 0], vectors, 10, undefined)).toEqual([0, 3, 2, 1, 4, 6, 5])
     expect(rankByVector([1, 0], vectors, 2, undefined)).toEqual([0, 3])
     expect(rankByVector([1, 0], vectors, 3, (position) => position !== 0)).toEqual([3, 2, 1])
     expect(rankByVector([1, 0], vectors, 0, undefined)).toEqual([])
+    expect(rankByVector([1, 0, 0], vectors, 5, undefined)).toEqual([])
+    expect([...vectorSet([[3, 4]]).unit]).toEqual([Math.fround(0.6), Math.fround(0.8)])
   })
 
   it("quantizes to ±127 around the largest component", () => {
