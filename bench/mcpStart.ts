@@ -24,11 +24,16 @@ const INITIALIZE = `${JSON.stringify({
 
 /**
  * Milliseconds from the spawn of `node ARGS` (a `tool-map mcp` command line) until its answer
- * to `initialize` is on stdout (then stdin is closed and the server exits, not timed but waited
- * for: a gateway builds its providers as the client leaves, which would slow the next run). Throws
- * unless the answer is the result of request 0 in the current protocol revision.
+ * to `request` (one JSON-RPC line, id 0) is on stdout (then stdin is closed and the server exits,
+ * not timed but waited for: a gateway builds its providers as the client leaves, which would slow
+ * the next run). Throws unless `accept` takes the answer.
  */
-export const timeMcpInitialize = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> =>
+export const timeMcpAnswer = (
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv,
+  request: string,
+  accept: (answer: { readonly id?: unknown; readonly result?: Readonly<Record<string, unknown>> }) => boolean
+): Promise<number> =>
   new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
     const child = spawn(process.execPath, [...args], { env, stdio: ["pipe", "pipe", "pipe"] })
@@ -42,22 +47,26 @@ export const timeMcpInitialize = (args: ReadonlyArray<string>, env: NodeJS.Proce
       if (newline === -1 || answered) return
       answered = true
       const elapsed = Number(process.hrtime.bigint() - started) / 1e6
-      const answer = JSON.parse(out.slice(0, newline)) as { id?: number; result?: { protocolVersion?: string } }
+      const answer = JSON.parse(out.slice(0, newline)) as { id?: unknown; result?: Readonly<Record<string, unknown>> }
       child.stdin.end()
       // Settled once the server has exited: work it does on its way out would slow the next run.
       child.once("exit", () => {
-        if (answer.id !== 0 || answer.result?.protocolVersion !== PROTOCOL) reject(new Error(`unexpected answer: ${out}`))
+        if (!accept(answer)) reject(new Error(`unexpected answer: ${out}`))
         else resolve(elapsed)
       })
     })
     child.on("exit", (code) => {
       if (!out.includes("\n")) reject(new Error(`node ${args.join(" ")} exited ${code} before answering: ${err}`))
     })
-    child.stdin.write(INITIALIZE)
+    child.stdin.write(request)
   })
 
+/** Milliseconds from the spawn of `node ARGS` until its `initialize` answer in the current protocol revision (see {@link timeMcpAnswer}). */
+export const timeMcpInitialize = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<number> =>
+  timeMcpAnswer(args, env, INITIALIZE, (answer) => answer.id === 0 && answer.result?.["protocolVersion"] === PROTOCOL)
+
 /** Milliseconds of one run of `node -e 0`, spawned the same way. */
-const timeNode = (): Promise<number> =>
+export const timeNode = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
     const child = spawn(process.execPath, ["-e", "0"], { stdio: ["pipe", "pipe", "pipe"] })

@@ -121,11 +121,8 @@ const eventually = async (check: () => boolean, what: string) => {
 describe("tool-map mcp, the inventory server: both eras", () => {
   const which = "hello-tool runs " // the rest: its path under the test's bin dir
 
-  it("on stdio: the SDK v2 client (2026-07-28) and the SDK v1 client (2025-11-25) list and call its tools", async () => {
-    const modern = modernClient("eras-modern", "none").client
-    await modern.connect(new ModernStdioTransport(stdioArgs()))
-    const legacy = legacyClient("eras-legacy", "none").client
-    await legacy.connect(new StdioClientTransport(stdioArgs()))
+  /** Both clients, connected: each lists the inventory's tools and gets the same answer from `which`. */
+  const bothListAndCall = async (modern: ModernClient, legacy: Client) => {
     try {
       expect(modern.getProtocolEra()).toBe("modern")
       expect(legacy.getServerVersion()?.name).toBe("tool-map")
@@ -138,6 +135,14 @@ describe("tool-map mcp, the inventory server: both eras", () => {
       await modern.close()
       await legacy.close()
     }
+  }
+
+  it("on stdio: the SDK v2 client (2026-07-28) and the SDK v1 client (2025-11-25) list and call its tools", async () => {
+    const modern = modernClient("eras-modern", "none").client
+    await modern.connect(new ModernStdioTransport(stdioArgs()))
+    const legacy = legacyClient("eras-legacy", "none").client
+    await legacy.connect(new StdioClientTransport(stdioArgs()))
+    await bothListAndCall(modern, legacy)
   })
 
   it("on one HTTP endpoint: the SDK v2 client (2026-07-28, no session) and the SDK v1 client (a session) list and call its tools", async () => {
@@ -146,17 +151,7 @@ describe("tool-map mcp, the inventory server: both eras", () => {
     await modern.connect(new ModernHttpTransport(url))
     const legacy = legacyClient("eras-legacy-http", "none").client
     await legacy.connect(new StreamableHTTPClientTransport(url))
-    try {
-      expect(modern.getProtocolEra()).toBe("modern")
-      expect(namesOf(await modern.listTools())).toEqual(INVENTORY_TOOLS)
-      expect(namesOf(await legacy.listTools())).toEqual(INVENTORY_TOOLS)
-      const expected = `${which}${path.join(bin, "hello-tool")}.`
-      expect(textOf(await modern.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
-      expect(textOf(await legacy.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
-    } finally {
-      await modern.close()
-      await legacy.close()
-    }
+    await bothListAndCall(modern, legacy)
   })
 })
 
@@ -267,16 +262,19 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
       `${RISKY} was not loaded: the user answered no`
     ].join("\n")
 
-    const load = (client: { callTool: (request: { name: string; arguments: Record<string, unknown> }) => Promise<unknown> }) =>
-      client.callTool({ name: "tools_load", arguments: { targets: [RISKY] } }).then(textOf)
+    /** A connected client of one era that answers the gate's question `answer`, and the questions it was asked. */
+    type Connect = (name: string, answer: Answer, file: string) => Promise<{
+      readonly client: { callTool: (request: { name: string; arguments: Record<string, unknown> }) => Promise<unknown>; listTools: () => Promise<{ tools: ReadonlyArray<{ name: string }> }>; close: () => Promise<void> }
+      readonly asked: Asked
+    }>
 
-    it("2026-07-28: input_required answered yes loads, no refuses, a client that cannot answer is refused with a code", async () => {
+    /** Each answer by a client of its own (an agent of its own): yes loads, no refuses, no way to ask refuses with a code. */
+    const gateAnswers = async (era: string, connect: Connect) => {
       const file = serversFile()
-      for (const [name, answer] of [["eras-yes", "yes"], ["eras-no", "no"], ["eras-none", "none"]] as const) {
-        const { client, asked } = modernClient(name, answer)
-        await client.connect(new ModernStdioTransport(stdioArgs(["--servers", file])))
+      for (const answer of ["yes", "no", "none"] as const) {
+        const { client, asked } = await connect(`eras-${era}-${answer}`, answer, file)
         try {
-          const text = await load(client)
+          const text = textOf(await client.callTool({ name: "tools_load", arguments: { targets: [RISKY] } }))
           if (answer === "yes") {
             expect(text.split("\n")[0]).toMatch(/^Loaded 1 tool\(s\), ~\d+ tok; callable from your next step:$/)
             expect(namesOf(await client.listTools())).toEqual([...ENTRY, RISKY])
@@ -288,26 +286,20 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
           await client.close()
         }
       }
-    })
+    }
 
-    it("2025-11-25: elicitation answered yes loads, no refuses, a client that cannot elicit is refused with a code", async () => {
-      const file = serversFile()
-      for (const [name, answer] of [["eras-yes-legacy", "yes"], ["eras-no-legacy", "no"], ["eras-none-legacy", "none"]] as const) {
-        const { client, asked } = legacyClient(name, answer)
-        await client.connect(new StdioClientTransport(stdioArgs(["--servers", file])))
-        try {
-          const text = await load(client)
-          if (answer === "yes") {
-            expect(text.split("\n")[0]).toMatch(/^Loaded 1 tool\(s\), ~\d+ tok; callable from your next step:$/)
-            expect(namesOf(await client.listTools())).toEqual([...ENTRY, RISKY])
-          }
-          if (answer === "no") expect(text).toBe(refusedNo)
-          if (answer === "none") refusedWithCode(text)
-          expect(asked.questions.map((question) => question.split("\n")[0])).toEqual(answer === "none" ? [] : [QUESTION])
-        } finally {
-          await client.close()
-        }
-      }
-    })
+    it("2026-07-28: input_required answered yes loads, no refuses, a client that cannot answer is refused with a code", () =>
+      gateAnswers("modern", async (name, answer, file) => {
+        const connected = modernClient(name, answer)
+        await connected.client.connect(new ModernStdioTransport(stdioArgs(["--servers", file])))
+        return connected
+      }))
+
+    it("2025-11-25: elicitation answered yes loads, no refuses, a client that cannot elicit is refused with a code", () =>
+      gateAnswers("legacy", async (name, answer, file) => {
+        const connected = legacyClient(name, answer)
+        await connected.client.connect(new StdioClientTransport(stdioArgs(["--servers", file])))
+        return connected
+      }))
   })
 })

@@ -1,6 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect, FiberMap, Runtime } from "effect"
+import { Duration, Effect, FiberMap, Runtime, Scope } from "effect"
 import { McpServer } from "./McpServer.js"
 import { isModernRequest } from "./modern/wire.js"
 import { StdioLineTransport } from "./StdioTransport.js"
@@ -48,12 +48,13 @@ export const serveStdioOn = (input: NodeJS.ReadableStream, output: NodeJS.Writab
     const runtime = yield* Effect.runtime<never>()
     const report = (line: string) => Runtime.runFork(runtime)(Effect.logWarning(line))
     const lines = new StdioLineTransport(input, output, report)
-    const endpoint = yield* server.modern({ limits: STDIO_AGENT_LIMITS, fallbackAgent: "stdio" })
+    // Made on the first 2026-07-28 request: a 2025 client's start pays nothing for it.
+    const endpoint = yield* Effect.cached(Scope.extend(server.modern({ limits: STDIO_AGENT_LIMITS, fallbackAgent: "stdio" }), yield* Effect.scope))
     const requests = yield* FiberMap.make<string | number>()
     const write = (message: JSONRPCMessage) => Effect.promise(() => lines.send(message))
     const transport = legacyPart(
       lines,
-      (request) => Runtime.runFork(runtime)(FiberMap.run(requests, request.id, endpoint.serve(request, write))),
+      (request) => Runtime.runFork(runtime)(FiberMap.run(requests, request.id, Effect.flatMap(endpoint, (modern) => modern.serve(request, write)))),
       (id) => {
         if (!Runtime.runSync(runtime)(FiberMap.has(requests, id))) return false
         Runtime.runFork(runtime)(FiberMap.remove(requests, id))
