@@ -131,6 +131,12 @@ describe("tool-map mcp, the inventory server: both eras", () => {
       const expected = `${which}${path.join(bin, "hello-tool")}.`
       expect(textOf(await modern.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
       expect(textOf(await legacy.callTool({ name: "which", arguments: { name: "hello-tool" } }))).toBe(expected)
+      // The resources too: the same list, the same summary.
+      const uris = (await legacy.listResources()).resources.map((resource) => resource.uri)
+      expect((await modern.listResources()).resources.map((resource) => resource.uri)).toEqual(uris)
+      expect(uris).toContain("tool-map://inventory/summary")
+      const summary = (await legacy.readResource({ uri: "tool-map://inventory/summary" })).contents
+      expect((await modern.readResource({ uri: "tool-map://inventory/summary" })).contents).toEqual(summary)
     } finally {
       await modern.close()
       await legacy.close()

@@ -251,7 +251,8 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
         new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
       ),
     instructions,
-    capabilities: SERVER_CAPABILITIES
+    capabilities: SERVER_CAPABILITIES,
+    callsAtOnce: toolCallsAtOnce
   }
 
   const connect = Effect.fn("McpServer.connect")(function* (transport: Transport, id: string) {

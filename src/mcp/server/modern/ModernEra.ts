@@ -63,6 +63,8 @@ export interface McpAnswering<E extends ProtocolFailure> {
   readonly internalError: (cause: Cause.Cause<never>) => Effect.Effect<E>
   readonly instructions: string
   readonly capabilities: ServerCapabilities
+  /** How many tool calls and resource reads of one agent run at once (the others wait their turn), as per 2025 session. */
+  readonly callsAtOnce: number
 }
 
 /** Serves 2026-07-28 requests. */
@@ -82,6 +84,12 @@ export interface ModernOptions {
   readonly limits: HttpSessionLimits
   /** The agent key of a request naming neither an agent nor its client (`stdio`: the one client of the process). */
   readonly fallbackAgent: string
+}
+
+/** An agent's session, and the turns of its calls. */
+interface Agent {
+  readonly session: McpSession
+  readonly turns: Effect.Semaphore
 }
 
 /** The prefix of a 2026-07-28 agent's session id. */
@@ -168,7 +176,7 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
     const firstEnvelope = yield* Ref.make<Envelope>({ client: Option.none(), capabilities: Option.none(), agent: Option.none() })
 
     /** An agent's session, attached to every tool provider in the session's scope (a failure of the providers kept as such). */
-    const sessions = yield* makeHttpSessions<Either.Either<McpSession, E>>(options.limits, (id) =>
+    const sessions = yield* makeHttpSessions<Either.Either<Agent, E>>(options.limits, (id) =>
       Effect.gen(function* () {
         const base = yield* Ref.get(firstEnvelope)
         // Capabilities are each request's own: the session kept declares none, so that nothing asks
@@ -183,11 +191,14 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
         const providers = yield* Effect.either(answering.providers)
         if (Either.isLeft(providers)) return Either.left(providers.left)
         yield* Effect.forEach(providers.right.tools, (provider) => provider.attach(session), { discard: true })
-        return Either.right(session)
+        return Either.right({ session, turns: yield* Effect.makeSemaphore(answering.callsAtOnce) })
       }))
 
     /** Runs `use` with the agent's session of `envelope`, opened on its first request; counted in progress meanwhile. */
-    const withSession = <A>(envelope: Envelope, use: (session: McpSession) => Effect.Effect<A, E>): Effect.Effect<A, E | ProtocolFailure> => {
+    const withSession = <A>(
+      envelope: Envelope,
+      use: (session: McpSession, turns: Effect.Semaphore) => Effect.Effect<A, E>
+    ): Effect.Effect<A, E | ProtocolFailure> => {
       const id = MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent)
       const acquire = opening.withPermits(1)(
         Effect.gen(function* () {
@@ -205,7 +216,7 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
           }
           const attached = opened.right
           if (Either.isLeft(attached)) return Effect.fail(attached.left)
-          return use({ ...attached.right, client: envelope.client, capabilities: envelope.capabilities })
+          return use({ ...attached.right.session, client: envelope.client, capabilities: envelope.capabilities }, attached.right.turns)
         },
         (opened) => (Either.isRight(opened) ? sessions.release(id) : Effect.void)
       )
@@ -252,9 +263,11 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
                 params: { progressToken, progress: value, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
               })
           })
-        const call = withSession(envelope, (session) => {
+        const call = withSession(envelope, (session, turns) => {
           const asking: McpSession = { ...session, elicit: elicitIn(round, envelope) }
-          return answering.callTool(asking, name, args, { progressToken, progress }).pipe(Effect.locally(CurrentRequestSession, Option.some(asking)))
+          return turns.withPermits(1)(answering.callTool(asking, name, args, { progressToken, progress })).pipe(
+            Effect.locally(CurrentRequestSession, Option.some(asking))
+          )
         })
         const exit = yield* Effect.exit(call)
         if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) && Option.isSome(round.pending)) {
@@ -308,15 +321,15 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
           case "ping":
             return yield* Effect.flatMap(reply(request, Effect.succeed({})), write)
           case "tools/list":
-            return yield* Effect.flatMap(reply(request, withSession(envelope.right, answering.listTools)), write)
+            return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session) => answering.listTools(session))), write)
           case "tools/call":
             return yield* Effect.flatMap(answerCall(request, write, envelope.right), write)
           case "resources/list":
-            return yield* Effect.flatMap(reply(request, withSession(envelope.right, answering.listResources)), write)
+            return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session) => answering.listResources(session))), write)
           case "resources/read": {
             const uri = params["uri"]
             if (typeof uri !== "string") return yield* write(errorMessage(request.id, INVALID_PARAMS, "Invalid params: resources/read needs a uri"))
-            return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session) => answering.readResource(uri, session))), write)
+            return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session, turns) => turns.withPermits(1)(answering.readResource(uri, session)))), write)
           }
           case "subscriptions/listen":
             return yield* listen(request, write, envelope.right)

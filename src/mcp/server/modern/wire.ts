@@ -139,7 +139,7 @@ export const acknowledgedFilter = (filter: ListenFilter): Record<string, unknown
 })
 
 /** Results a client may cache: the spec requires their cache fields (tool-map's lists change, so none is cached). */
-const CACHEABLE: ReadonlySet<string> = new Set(["server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list"])
+const CACHEABLE: ReadonlySet<string> = new Set(["server/discover", "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list"])
 
 /** A final result of `method` as 2026-07-28 writes it: `resultType`, cache fields where required, the server's `_meta`. */
 export const completeResult = (method: string, result: Readonly<Record<string, unknown>>, server: Implementation): Record<string, unknown> => ({
