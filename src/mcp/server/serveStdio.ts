@@ -1,6 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect, FiberMap, Runtime, Scope } from "effect"
+import { Duration, Effect, Fiber, Runtime, Scope } from "effect"
 import { McpServer } from "./McpServer.js"
 import { isModernRequest } from "./modern/wire.js"
 import { StdioLineTransport } from "./StdioTransport.js"
@@ -50,14 +50,23 @@ export const serveStdioOn = (input: NodeJS.ReadableStream, output: NodeJS.Writab
     const lines = new StdioLineTransport(input, output, report)
     // Made on the first 2026-07-28 request: a 2025 client's start pays nothing for it.
     const endpoint = yield* Effect.cached(Scope.extend(server.modern({ limits: STDIO_AGENT_LIMITS, fallbackAgent: "stdio" }), yield* Effect.scope))
-    const requests = yield* FiberMap.make<string | number>()
+    // The 2026 requests being answered, by id: a cancellation interrupts one, the connection's end all of them.
+    const requests = new Map<string | number, Fiber.RuntimeFiber<void>>()
+    yield* Effect.addFinalizer(() => Effect.suspend(() => Fiber.interruptAll(requests.values())))
     const write = (message: JSONRPCMessage) => Effect.promise(() => lines.send(message))
     const transport = legacyPart(
       lines,
-      (request) => Runtime.runFork(runtime)(FiberMap.run(requests, request.id, Effect.flatMap(endpoint, (modern) => modern.serve(request, write)))),
+      (request) => {
+        const fiber = Runtime.runFork(runtime)(Effect.flatMap(endpoint, (modern) => modern.serve(request, write)))
+        requests.set(request.id, fiber)
+        fiber.addObserver(() => {
+          if (requests.get(request.id) === fiber) requests.delete(request.id)
+        })
+      },
       (id) => {
-        if (!Runtime.runSync(runtime)(FiberMap.has(requests, id))) return false
-        Runtime.runFork(runtime)(FiberMap.remove(requests, id))
+        const fiber = requests.get(id)
+        if (fiber === undefined) return false
+        Runtime.runFork(runtime)(Fiber.interrupt(fiber))
         return true
       }
     )

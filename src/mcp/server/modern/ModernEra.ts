@@ -103,7 +103,7 @@ export const agentKeyOf = (envelope: Envelope, fallback: string): string =>
   )
 
 /** The answers carried from round to round in `requestState`: each question's key and the client's result. */
-const RequestState = Schema.parseJson(Schema.Struct({ answers: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+const RequestState = Schema.Struct({ answers: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
 
 /**
  * The key of an elicitation in `inputRequests`: the question's digest, so that an answer can only
@@ -124,7 +124,7 @@ const roundOf = (params: unknown): Effect.Effect<Round> =>
     const state = requestStateOf(params)
     if (Option.isSome(state)) {
       // Forged or stale state is the client's own answer again (it answers the questions anyway): only its shape is checked.
-      const decoded = yield* Schema.decodeUnknown(RequestState)(state.value).pipe(Effect.option)
+      const decoded = yield* Schema.decodeUnknown(Schema.parseJson(RequestState))(state.value).pipe(Effect.option)
       if (Option.isSome(decoded)) {
         for (const [key, value] of inputResponsesOf({ inputResponses: decoded.value.answers })) answers.set(key, value)
       }
