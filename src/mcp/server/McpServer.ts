@@ -14,27 +14,16 @@ import {
   type Tool,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Context, Deferred, Effect, Exit, HashSet, Layer, Option, Ref, Runtime, Schema, Scope, Stream } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, HashSet, Layer, Option, Ref, Runtime, Scope, Stream } from "effect"
 import { cleanText } from "../../inventory/domain/untrusted.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
+import { McpProtocolError, RESOURCE_NOT_FOUND } from "./McpProtocolError.js"
 import { McpProviders, type McpProviderSet } from "./McpProviders.js"
 import { McpClientRequestFailed, type McpCallContext, type McpSession } from "./McpSession.js"
 import type { McpToolProvider } from "./McpToolProvider.js"
 import { type McpAnswering, makeModernEndpoint, type ModernEndpoint, type ModernOptions } from "./modern/ModernEra.js"
 
-/** A request the server refuses with a JSON-RPC error (unknown tool, unknown resource). */
-export class McpProtocolError extends Schema.TaggedError<McpProtocolError>()("McpProtocolError", {
-  /** The JSON-RPC error code (`ErrorCode` of the SDK, or -32002 for a resource not found). */
-  code: Schema.Number,
-  reason: Schema.String
-}) {
-  get message() {
-    return this.reason
-  }
-}
-
-/** JSON-RPC error code of `resources/read` of an unknown URI (the spec's "Resource not found"). */
-export const RESOURCE_NOT_FOUND = -32002
+export { McpProtocolError, RESOURCE_NOT_FOUND } from "./McpProtocolError.js"
 
 /** What the server tells a client about itself in `initialize`. */
 export const SERVER_INSTRUCTIONS =
@@ -236,7 +225,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
     })
 
   /** What the 2026-07-28 era answers from: the same providers, per agent session (src/mcp/server/modern). */
-  const answering: McpAnswering<McpProtocolError> = {
+  const answering: McpAnswering = {
     providers: providerSet,
     listTools: listToolsOf,
     callTool: (session, name, args, context) =>

@@ -26,6 +26,7 @@ import { createHash } from "node:crypto"
 import { cleanText } from "../../../inventory/domain/untrusted.js"
 import { TOOL_MAP_VERSION } from "../../../version.js"
 import { type HttpSessionLimits, makeHttpSessions } from "../http/HttpSessions.js"
+import { McpProtocolError } from "../McpProtocolError.js"
 import type { McpProviderSet } from "../McpProviders.js"
 import { type McpCallContext, McpClientRequestFailed, CurrentRequestSession, type McpSession } from "../McpSession.js"
 import {
@@ -40,27 +41,21 @@ import {
   requestStateOf
 } from "./wire.js"
 
-/** A failure the client gets as a JSON-RPC error (McpServer's `McpProtocolError`). */
-interface ProtocolFailure {
-  readonly code: number
-  readonly reason: string
-}
-
 /** What both eras answer from: McpServer's composition of the providers, per session. */
-export interface McpAnswering<E extends ProtocolFailure> {
-  readonly providers: Effect.Effect<McpProviderSet, E>
-  readonly listTools: (session: McpSession) => Effect.Effect<ListToolsResult, E>
+export interface McpAnswering {
+  readonly providers: Effect.Effect<McpProviderSet, McpProtocolError>
+  readonly listTools: (session: McpSession) => Effect.Effect<ListToolsResult, McpProtocolError>
   /** A call, its arguments' depth checked (refused with -32602 when too deep). */
   readonly callTool: (
     session: McpSession,
     name: string,
     args: Readonly<Record<string, unknown>>,
     context: Omit<McpCallContext, "session">
-  ) => Effect.Effect<CallToolResult, E>
-  readonly listResources: (session: McpSession) => Effect.Effect<{ readonly resources: Array<Resource> }, E>
-  readonly readResource: (uri: string, session: McpSession) => Effect.Effect<ReadResourceResult, E>
+  ) => Effect.Effect<CallToolResult, McpProtocolError>
+  readonly listResources: (session: McpSession) => Effect.Effect<{ readonly resources: Array<Resource> }, McpProtocolError>
+  readonly readResource: (uri: string, session: McpSession) => Effect.Effect<ReadResourceResult, McpProtocolError>
   /** A defect's answer: logged on stderr, the client told only that there was one. */
-  readonly internalError: (cause: Cause.Cause<never>) => Effect.Effect<E>
+  readonly internalError: (cause: Cause.Cause<unknown>) => Effect.Effect<McpProtocolError>
   readonly instructions: string
   readonly capabilities: ServerCapabilities
   /** How many tool calls and resource reads of one agent run at once (the others wait their turn), as per 2025 session. */
@@ -164,8 +159,8 @@ const INVALID_PARAMS = -32602
 const METHOD_NOT_FOUND = -32601
 
 /** Makes the endpoint; the agents' sessions are closed with the scope. */
-export const makeModernEndpoint = <E extends ProtocolFailure>(
-  answering: McpAnswering<E>,
+export const makeModernEndpoint = (
+  answering: McpAnswering,
   options: ModernOptions
 ): Effect.Effect<ModernEndpoint, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -176,7 +171,7 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
     const firstEnvelope = yield* Ref.make<Envelope>({ client: Option.none(), capabilities: Option.none(), agent: Option.none() })
 
     /** An agent's session, attached to every tool provider in the session's scope (a failure of the providers kept as such). */
-    const sessions = yield* makeHttpSessions<Either.Either<Agent, E>>(options.limits, (id) =>
+    const sessions = yield* makeHttpSessions<Either.Either<Agent, McpProtocolError>>(options.limits, (id) =>
       Effect.gen(function* () {
         const base = yield* Ref.get(firstEnvelope)
         // Capabilities are each request's own: the session kept declares none, so that nothing asks
@@ -197,8 +192,8 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
     /** Runs `use` with the agent's session of `envelope`, opened on its first request; counted in progress meanwhile. */
     const withSession = <A>(
       envelope: Envelope,
-      use: (session: McpSession, turns: Effect.Semaphore) => Effect.Effect<A, E>
-    ): Effect.Effect<A, E | ProtocolFailure> => {
+      use: (session: McpSession, turns: Effect.Semaphore) => Effect.Effect<A, McpProtocolError>
+    ): Effect.Effect<A, McpProtocolError> => {
       const id = MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent)
       const acquire = opening.withPermits(1)(
         Effect.gen(function* () {
@@ -212,7 +207,7 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
         acquire,
         (opened) => {
           if (Either.isLeft(opened)) {
-            return Effect.fail<ProtocolFailure>({ code: -32000, reason: `all ${opened.left.max} agents' sessions are busy; retry later` })
+            return new McpProtocolError({ code: -32000, reason: `all ${opened.left.max} agents' sessions are busy; retry later` })
           }
           const attached = opened.right
           if (Either.isLeft(attached)) return Effect.fail(attached.left)
@@ -223,7 +218,7 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
     }
 
     /** The answer to `request` from `effect`: its result as 2026-07-28 writes it, or its failure as a JSON-RPC error. */
-    const reply = (request: JSONRPCRequest, effect: Effect.Effect<Readonly<Record<string, unknown>>, E | ProtocolFailure>) =>
+    const reply = (request: JSONRPCRequest, effect: Effect.Effect<Readonly<Record<string, unknown>>, McpProtocolError>) =>
       Effect.gen(function* () {
         const exit = yield* Effect.exit(effect)
         if (Exit.isSuccess(exit)) {
@@ -231,7 +226,7 @@ export const makeModernEndpoint = <E extends ProtocolFailure>(
         }
         const failure = Cause.failureOption(exit.cause)
         if (Option.isSome(failure)) return errorMessage(request.id, failure.value.code, failure.value.reason)
-        const error = yield* answering.internalError(exit.cause as Cause.Cause<never>)
+        const error = yield* answering.internalError(exit.cause)
         return errorMessage(request.id, error.code, error.reason)
       })
 
