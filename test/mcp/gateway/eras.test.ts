@@ -212,6 +212,36 @@ describe("a 2025-era server", () => {
   })
 })
 
+describe("the probe's other answers", () => {
+  it("a 2025-era server that leaves server/discover unanswered gets initialize after half the start timeout", async () => {
+    const openings = path.join(dir, "openings")
+    const started = Date.now()
+    const seen = await withDownstream(fixture("quiet", "strictlegacy.mjs", [openings, "--ignore"]), (downstream) =>
+      Effect.gen(function*() {
+        const listed = names(yield* downstream.listTools)
+        const took = Date.now() - started
+        return { listed, era: yield* downstream.era, waited: took >= 1000 && took < 2000 }
+      }), { startTimeout: Duration.seconds(2) })
+    expect(seen).toEqual({ listed: ["hello"], era: Option.some({ era: "legacy", protocolVersion: "2025-11-25" }), waited: true })
+    expect(fs.readFileSync(openings, "utf8")).toBe("server/discover\n")
+  })
+
+  it("a result of a kind the gateway does not know fails the call in a sentence", async () => {
+    const seen = await withDownstream(fixture("odd", "oddresult.mjs"), (downstream) =>
+      Effect.gen(function*() {
+        const listed = names(yield* downstream.listTools)
+        const later = message(yield* Effect.either(downstream.call("later", {}, {})))
+        return { listed, era: yield* downstream.era, later, running: yield* downstream.running }
+      }))
+    expect(seen).toEqual({
+      listed: ["later"],
+      era: Option.some({ era: "modern", protocolVersion: "2026-07-28" }),
+      later: `The MCP server "odd" answered tools/call of "later" with a result of kind "eventually", which the gateway does not know (its stderr is logged in ${logOf("odd")}).`,
+      running: true
+    })
+  })
+})
+
 describe("the gateway in front of a 2026-07-28 server", () => {
   it("loads its tool, sees the tool-list change after add_tool, and loads and calls the new tool", async () => {
     await withGateway({ servers: [fixture("modern", "modern.mjs", ["--legacy=reject"])], dataDir: dir }, async ({ client, nextListChanged }) => {
