@@ -95,9 +95,11 @@ describe("tool-map mcp on stdio, 2026-07-28", () => {
         request(2, "tools/list"),
         request(3, "tools/call", { name: "whoami", arguments: {} }),
         request(4, "tools/call", { name: "whoami", arguments: {} }, { ...META, "dev.tool-map/agent": "named" }),
-        request(5, "tools/list", {}, { ...META, "io.modelcontextprotocol/protocolVersion": "2027-01-01" })
+        request(5, "tools/list", {}, { ...META, "io.modelcontextprotocol/protocolVersion": "2027-01-01" }),
+        request(6, "tools/call", { name: "whoami", arguments: {} }, { ...META, "dev.tool-map/agent": "bad\u001b[2Jname" }),
+        request(7, "tools/list", {}, { ...META, "io.modelcontextprotocol/protocolVersion": "\u001b[2J" })
       )
-      const answers = yield* upTo(5)
+      const answers = yield* upTo(7)
       const byId = new Map(answers.map((answer) => [(answer as { id: number }).id, answer]))
       expect(byId.get(1)).toEqual({
         jsonrpc: "2.0",
@@ -134,8 +136,13 @@ describe("tool-map mcp on stdio, 2026-07-28", () => {
         id: 5,
         error: { code: -32022, message: "Unsupported protocol version: 2027-01-01", data: { supported: ["2026-07-28"], requested: "2027-01-01" } }
       })
-      // One session per agent, attached once: the client's name, then the agent it named.
-      expect(yield* Ref.get(attached)).toEqual(["modern/wire-client", "modern/named"])
+      // A hostile agent id or version is neutralized wherever it is shown.
+      expect((byId.get(6) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe(
+        "modern/bad\uFFFD[2Jname wire-client bad\u001b[2Jname"
+      )
+      expect((byId.get(7) as { error: { message: string } }).error.message).toBe("Unsupported protocol version: \uFFFD[2J")
+      // One session per agent, attached once (the requests run at once: in any order).
+      expect([...(yield* Ref.get(attached))].sort()).toEqual(["modern/bad\uFFFD[2Jname", "modern/named", "modern/wire-client"])
       yield* Fiber.interrupt(fiber)
     }))
 

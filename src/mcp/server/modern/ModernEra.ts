@@ -93,7 +93,10 @@ export const MODERN_SESSION_PREFIX = "modern/"
 /** The agent a request runs as: `_meta` `dev.tool-map/agent`, else its client's name, else `fallback`. */
 export const agentKeyOf = (envelope: Envelope, fallback: string): string =>
   Option.getOrElse(
-    Option.orElse(envelope.agent, () => Option.filter(Option.map(envelope.client, (client) => cleanText(client.name).trim()), (name) => name !== "")),
+    Option.orElse(
+      Option.filter(Option.map(envelope.agent, (agent) => cleanText(agent).trim()), (agent) => agent !== ""),
+      () => Option.filter(Option.map(envelope.client, (client) => cleanText(client.name).trim()), (name) => name !== "")
+    ),
     () => fallback
   )
 

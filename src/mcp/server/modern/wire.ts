@@ -17,6 +17,7 @@ import {
   type JSONRPCRequest
 } from "@modelcontextprotocol/sdk/types.js"
 import { Either, Option } from "effect"
+import { cleanText } from "../../../inventory/domain/untrusted.js"
 
 /** The revision served without `initialize`. */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28"
@@ -80,7 +81,7 @@ export const envelopeOf = (request: JSONRPCRequest): Either.Either<Envelope, Env
   const meta = metaOf(request.params) ?? {}
   const version = meta[PROTOCOL_VERSION_META_KEY]
   if (version !== MODERN_PROTOCOL_VERSION && !(version === undefined && request.method === "server/discover")) {
-    const requested = typeof version === "string" ? version : JSON.stringify(version ?? null)
+    const requested = cleanText(typeof version === "string" ? version : JSON.stringify(version ?? null))
     return Either.left({
       code: UNSUPPORTED_PROTOCOL_VERSION,
       message: `Unsupported protocol version: ${requested}`,
