@@ -26,7 +26,7 @@
 //
 // `node scripts/bundle.mjs --warm CACHE cli|mcp|gateway|everyday` is the child that makes a cache (internal).
 // TOOL_MAP_METAFILE=PATH also writes esbuild's metafile there (which modules fill the bundle).
-import { build } from "esbuild"
+import { build, transformSync } from "esbuild"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -280,6 +280,31 @@ const warm = (cacheFile, which) => {
   next()
 }
 
+/**
+ * The library's modules (what `import "tool-map"` loads; the bundles above were made from them)
+ * without comments and spaces, names kept: the install's size limit (15 MiB) is spent on the
+ * bundles and their code caches, and the API's documentation lives in the `.d.ts` files, which
+ * keep their comments. Their source maps no longer fit and are not packed: removed.
+ */
+const compactLibrary = (dir) => {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name)
+    if (entry.isDirectory()) compactLibrary(file)
+    else if (entry.name.endsWith(".js")) {
+      const { code } = transformSync(fs.readFileSync(file, "utf8"), {
+        minifyWhitespace: true,
+        minifySyntax: true,
+        format: "esm",
+        target: "node20",
+        loader: "js",
+        legalComments: "none"
+      })
+      writeAtomically(file, code)
+      fs.rmSync(`${file}.map`, { force: true })
+    }
+  }
+}
+
 const main = async () => {
   // First of all: V8 matches a cache to its script by length only, so a run must never see the
   // new script next to the old cache.
@@ -316,6 +341,7 @@ const main = async () => {
     // Each file is swapped in whole: a run during a build sees the old or the new one.
     writeAtomically(output.path, `${WRAPPER_HEAD}${bundled}${WRAPPER_TAIL}`)
   }
+  compactLibrary(DIST)
   const { TOOL_MAP_VERSION } = await import(pathToFileURL(path.join(DIST, "version.js")).href)
   writeAtomically(LAUNCHER, launcherSource(TOOL_MAP_VERSION), 0o755)
   for (const file of OBSOLETE) fs.rmSync(file, { force: true })
