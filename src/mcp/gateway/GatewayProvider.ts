@@ -18,7 +18,7 @@ import { ENTRY_TOOLS, isEmptyState } from "../../catalog/core/visibility.js"
 import { type Agent, ToolCatalog } from "../../catalog/services/ToolCatalog.js"
 import type { ApprovalCodes } from "../../catalog/stores/ApprovalCodes.js"
 import { neutralize } from "../../inventory/render/text.js"
-import type { McpCallContext, McpSession } from "../server/McpSession.js"
+import { agentNameOf, type McpCallContext, type McpSession } from "../server/McpSession.js"
 import type { McpToolCall, McpToolProvider } from "../server/McpToolProvider.js"
 import { GatewayRestrictions } from "./GatewayHost.js"
 import { type GatewayTool, GatewayServers, type ServerEntry, type ServerStatus } from "./GatewayServers.js"
@@ -47,13 +47,14 @@ export const DEFAULT_AGENT_ID = "mcp-client"
 
 /**
  * The agent of a session: `--agent`, else the agent the client named (2026-07-28 `_meta`), else
- * the client's name (from `initialize`, or the request's `_meta`).
+ * the client's name (from `initialize`, or the request's `_meta`); the client's say bounded and
+ * cleaned (`agentNameOf`: it keys state and is shown in notes, codes' texts and answers).
  */
 export const agentIdOf = (override: Option.Option<string>, session: McpSession): string =>
   Option.getOrElse(
     Option.orElse(
-      Option.orElse(override, () => Option.filter(Option.map(Option.fromNullable(session.agent), (agent) => neutralize(agent).trim()), (id) => id !== "")),
-      () => Option.filter(Option.map(session.client, (client) => neutralize(client.name).trim()), (name) => name !== "")
+      Option.orElse(override, () => Option.flatMap(Option.fromNullable(session.agent), agentNameOf)),
+      () => Option.flatMap(session.client, (client) => agentNameOf(client.name))
     ),
     () => DEFAULT_AGENT_ID
   )
@@ -197,7 +198,14 @@ export const makeGatewayProvider = (
               next.delete(session.id)
               return next
             })
-            if (![...rest.values()].some((entry) => entry.agent.id === agent.id)) yield* catalog.detach(agent.id)
+            if ([...rest.values()].some((entry) => entry.agent.id === agent.id)) return
+            // The agent's last session: nothing of it is kept (a flood of agent ids keeps no more than the sessions open).
+            yield* Ref.update(refusals, (all) => {
+              const next = new Map(all)
+              next.delete(agent.id)
+              return next
+            })
+            yield* catalog.detach(agent.id)
           })
         )
         if (waits) yield* servers.initialized

@@ -11,7 +11,7 @@ import * as Http from "node:http"
 import { DEFAULT_HTTP_SESSION_LIMITS, type HttpSessionLimits, makeHttpSessions } from "./http/HttpSessions.js"
 import { McpServer } from "./McpServer.js"
 import type { ModernEndpoint } from "./modern/ModernEra.js"
-import { isModernRequest } from "./modern/wire.js"
+import { isModernRequest, MODERN_PROTOCOL_VERSION, notificationVersionOf, unsupportedVersion } from "./modern/wire.js"
 
 export { DEFAULT_HTTP_SESSION_LIMITS, type HttpSessionLimits } from "./http/HttpSessions.js"
 
@@ -75,11 +75,18 @@ const routeOf = (req: Http.IncomingMessage): Route => {
 /**
  * What the body of a POST without a session opens (undefined: over {@link INITIALIZE_BODY_CAP}):
  * the `initialize` request it is, a 2026-07-28 request (its `_meta` envelope: no session, see
- * src/mcp/server/modern), else a refusal.
+ * src/mcp/server/modern), a 2026-07-28 notification (its envelope, or `versionHeader`, names that
+ * revision: accepted with 202 and no body, as the spec's Streamable HTTP says, and dropped: that
+ * era's client cancels a request by closing its response), else a refusal.
  */
 const initializeOf = (
-  text: string | undefined
-): Refusal | { readonly _tag: "Initialize"; readonly body: unknown } | { readonly _tag: "Modern"; readonly request: JSONRPCRequest } => {
+  text: string | undefined,
+  versionHeader: string | undefined
+):
+  | Refusal
+  | { readonly _tag: "Initialize"; readonly body: unknown }
+  | { readonly _tag: "Modern"; readonly request: JSONRPCRequest }
+  | { readonly _tag: "Accepted" } => {
   if (text === undefined) return refusal(413, `Payload too large: a request without a session must not exceed ${INITIALIZE_BODY_CAP} bytes`)
   let body: unknown
   try {
@@ -92,6 +99,12 @@ const initializeOf = (
   if (method === "initialize" && isInitializeRequest(body)) return { _tag: "Initialize", body }
   const message = typeof method === "string" && method !== "initialize" ? JSONRPCMessageSchema.safeParse(body) : undefined
   if (message?.success === true && isModernRequest(message.data)) return { _tag: "Modern", request: message.data }
+  const claimed = message?.success === true ? notificationVersionOf(message.data, versionHeader) : Option.none()
+  if (Option.isSome(claimed)) {
+    if (claimed.value === MODERN_PROTOCOL_VERSION) return { _tag: "Accepted" }
+    const unsupported = unsupportedVersion(claimed.value)
+    return refusal(400, unsupported.message, unsupported.code)
+  }
   return refusal(400, "Bad request: no Mcp-Session-Id; only an initialize request opens a session")
 }
 
@@ -116,17 +129,24 @@ const readBody = (req: Http.IncomingMessage, cap: number, then: (text: string | 
 /** Resolves once `res` is closed (sent, or its connection gone); made before anything is sent. */
 const closedOf = (res: Http.ServerResponse) => new Promise<void>((resolve) => res.once("close", () => resolve()))
 
+/** Whether `request` asked for progress (`_meta.progressToken`): its answer is then an SSE stream. */
+const asksProgress = (request: JSONRPCRequest): boolean => {
+  const token = request.params?._meta?.progressToken
+  return typeof token === "string" || typeof token === "number"
+}
+
 /**
- * Answers a 2026-07-28 request: its answer as JSON (notifications on the way, progress, are not
- * sent), a `subscriptions/listen` as an SSE stream of its notifications until the client closes
- * it. The client closing the response first stops the request.
+ * Answers a 2026-07-28 request: its answer as one JSON body; a request with a progress token as an
+ * SSE stream of its progress notifications, then its answer (the stream ends with it); a
+ * `subscriptions/listen` as an SSE stream of its notifications until the client closes it. The
+ * client closing the response first stops the request.
  */
 const serveModern = (endpoint: ModernEndpoint, request: JSONRPCRequest, res: Http.ServerResponse, closed: Promise<void>) => {
-  const listen = request.method === "subscriptions/listen"
-  if (listen) res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+  const stream = request.method === "subscriptions/listen" || asksProgress(request)
+  if (stream) res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
   const write = (message: JSONRPCMessage) =>
     Effect.sync(() => {
-      if (listen) return void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+      if (stream) return void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
       if (!("id" in message) || res.headersSent) return
       res.writeHead(200, { "content-type": "application/json" })
       res.end(JSON.stringify(message))
@@ -199,8 +219,10 @@ export const listenHttp = (port: number, limits: HttpSessionLimits = DEFAULT_HTT
       const closed = closedOf(res)
       if (route._tag === "Session") return void run(inSession(route.id, req, res, closed))
       readBody(req, INITIALIZE_BODY_CAP, (text) => {
-        const initialize = initializeOf(text)
+        const header = req.headers["mcp-protocol-version"]
+        const initialize = initializeOf(text, Array.isArray(header) ? header[0] : header)
         if (initialize._tag === "Refused") return refuse(res, initialize)
+        if (initialize._tag === "Accepted") return void res.writeHead(202).end()
         if (initialize._tag === "Modern") return void run(serveModern(modern, initialize.request, res, closed))
         run(opening(initialize.body, req, res, closed))
       })

@@ -138,7 +138,7 @@ describe("tool-map mcp on stdio, 2026-07-28", () => {
       })
       // A hostile agent id or version is neutralized wherever it is shown.
       expect((byId.get(6) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe(
-        "modern/bad\uFFFD[2Jname wire-client bad\u001b[2Jname"
+        "modern/bad\uFFFD[2Jname wire-client bad\uFFFD[2Jname"
       )
       expect((byId.get(7) as { error: { message: string } }).error.message).toBe("Unsupported protocol version: \uFFFD[2J")
       // One session per agent, attached once (the requests run at once: in any order).

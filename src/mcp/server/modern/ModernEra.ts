@@ -28,7 +28,7 @@ import { TOOL_MAP_VERSION } from "../../../version.js"
 import { type HttpSessionLimits, makeHttpSessions } from "../http/HttpSessions.js"
 import { McpProtocolError } from "../McpProtocolError.js"
 import type { McpProviderSet } from "../McpProviders.js"
-import { type McpCallContext, McpClientRequestFailed, CurrentRequestSession, type McpSession } from "../McpSession.js"
+import { agentNameOf, type McpCallContext, McpClientRequestFailed, CurrentRequestSession, type McpSession } from "../McpSession.js"
 import {
   acknowledgedFilter,
   completeResult,
@@ -90,13 +90,10 @@ interface Agent {
 /** The prefix of a 2026-07-28 agent's session id. */
 export const MODERN_SESSION_PREFIX = "modern/"
 
-/** The agent a request runs as: `_meta` `dev.tool-map/agent`, else its client's name, else `fallback`. */
+/** The agent a request runs as: `_meta` `dev.tool-map/agent`, else its client's name, else `fallback` (each bounded and cleaned: `agentNameOf`). */
 export const agentKeyOf = (envelope: Envelope, fallback: string): string =>
   Option.getOrElse(
-    Option.orElse(
-      Option.filter(Option.map(envelope.agent, (agent) => cleanText(agent).trim()), (agent) => agent !== ""),
-      () => Option.filter(Option.map(envelope.client, (client) => cleanText(client.name).trim()), (name) => name !== "")
-    ),
+    Option.orElse(envelope.agent, () => Option.flatMap(envelope.client, (client) => agentNameOf(client.name))),
     () => fallback
   )
 

@@ -18,6 +18,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Either, Option } from "effect"
 import { cleanText } from "../../../inventory/domain/untrusted.js"
+import { agentNameOf } from "../McpSession.js"
 
 /** The revision served without `initialize`. */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28"
@@ -61,7 +62,7 @@ export const isModernRequest = (message: JSONRPCMessage): message is JSONRPCRequ
 export interface Envelope {
   readonly client: Option.Option<Implementation>
   readonly capabilities: Option.Option<ClientCapabilities>
-  /** {@link AGENT_META_KEY}, when given (a non-empty string). */
+  /** {@link AGENT_META_KEY}, when given: a string that names someone, bounded and cleaned (`agentNameOf`). */
   readonly agent: Option.Option<string>
 }
 
@@ -70,6 +71,25 @@ export interface EnvelopeRefusal {
   readonly code: number
   readonly message: string
   readonly data?: unknown
+}
+
+/** The refusal of a message naming `version` (anything but {@link MODERN_PROTOCOL_VERSION}; absent: `null`). */
+export const unsupportedVersion = (version: unknown): EnvelopeRefusal => ({
+  code: UNSUPPORTED_PROTOCOL_VERSION,
+  message: `Unsupported protocol version: ${cleanText(typeof version === "string" ? version : JSON.stringify(version ?? null))}`,
+  data: { supported: [MODERN_PROTOCOL_VERSION], requested: version ?? null }
+})
+
+/**
+ * The protocol version a notification posted without a session claims: its `_meta` envelope's,
+ * else the `MCP-Protocol-Version` header's when that names {@link MODERN_PROTOCOL_VERSION}; none
+ * for a 2025-era notification (and for anything that is not a notification).
+ */
+export const notificationVersionOf = (message: JSONRPCMessage, versionHeader: string | undefined): Option.Option<unknown> => {
+  if (!("method" in message) || "id" in message) return Option.none()
+  const claimed = metaOf(message.params)?.[PROTOCOL_VERSION_META_KEY]
+  if (claimed !== undefined) return Option.some(claimed)
+  return versionHeader?.trim() === MODERN_PROTOCOL_VERSION ? Option.some(MODERN_PROTOCOL_VERSION) : Option.none()
 }
 
 /**
@@ -81,12 +101,7 @@ export const envelopeOf = (request: JSONRPCRequest): Either.Either<Envelope, Env
   const meta = metaOf(request.params) ?? {}
   const version = meta[PROTOCOL_VERSION_META_KEY]
   if (version !== MODERN_PROTOCOL_VERSION && !(version === undefined && request.method === "server/discover")) {
-    const requested = cleanText(typeof version === "string" ? version : JSON.stringify(version ?? null))
-    return Either.left({
-      code: UNSUPPORTED_PROTOCOL_VERSION,
-      message: `Unsupported protocol version: ${requested}`,
-      data: { supported: [MODERN_PROTOCOL_VERSION], requested: version ?? null }
-    })
+    return Either.left(unsupportedVersion(version))
   }
   const client = ImplementationSchema.safeParse(meta[CLIENT_INFO_META_KEY])
   const capabilities = ClientCapabilitiesSchema.safeParse(meta[CLIENT_CAPABILITIES_META_KEY])
@@ -94,7 +109,7 @@ export const envelopeOf = (request: JSONRPCRequest): Either.Either<Envelope, Env
   return Either.right({
     client: client.success ? Option.some(client.data) : Option.none(),
     capabilities: capabilities.success ? Option.some(capabilities.data) : Option.none(),
-    agent: typeof agent === "string" && agent.trim() !== "" ? Option.some(agent.trim()) : Option.none()
+    agent: typeof agent === "string" ? agentNameOf(agent) : Option.none()
   })
 }
 
