@@ -36,12 +36,12 @@ import * as path from "node:path"
 import { buildCatalog } from "../src/catalog/core/catalog.js"
 import type { ToolSchema } from "../src/catalog/core/model.js"
 import { words } from "../src/catalog/core/router/analyze.js"
-import { DEFAULT_FUSION, type FusionParameters, fuseRankings, rankByVector, toolEmbeddingText, vectorSet } from "../src/catalog/core/router/fusion.js"
+import { clauseVectorRanking, DEFAULT_FUSION, type FusionParameters, fuseRankings, toolEmbeddingText, vectorSet } from "../src/catalog/core/router/fusion.js"
 import { cutWinkTable, decodeTable, embedText, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
 import { WINK_HEAD_BYTES } from "../src/catalog/services/WordVectorEmbedder.js"
 import { routerDocuments } from "../src/catalog/core/router/router.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
-import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters } from "../src/catalog/core/router/rank.js"
+import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters, taskClauses } from "../src/catalog/core/router/rank.js"
 import { generateTools, prng } from "./catalogGenerators.js"
 import { readBfcl } from "./data/bfcl/cut.js"
 import { ROOT } from "./harness.js"
@@ -248,19 +248,19 @@ export const routerWithVectors = (schemas: ReadonlyArray<ToolSchema>, table: Wor
   const catalog = buildCatalog(schemas)
   const index = buildIndex(routerDocuments(catalog, schemas))
   const vectors = vectorSet(index.documents.map((indexed) => embedText(table, toolEmbeddingText(catalog.byName.get(indexed.document.id)!))))
-  // The lexical and vector rankings of a query do not depend on the fusion: kept per query for a grid.
-  const cache = new Map<string, readonly [ReadonlyArray<{ position: number; score: number; exact: number }>, ReadonlyArray<number>]>()
+  // The lexical ranking and the vectors of a query do not depend on the fusion: kept per query for a grid.
+  const cache = new Map<string, readonly [ReadonlyArray<{ position: number; score: number; exact: number }>, ReadonlyArray<number>, ReadonlyArray<ReadonlyArray<number>>]>()
   const rankings = (query: string) => {
     const known = cache.get(query)
     if (known !== undefined) return known
-    const lexical = rankDocuments(index, { query, limit: 50 })
-    const vector = embedText(table, query)
-    const found = [lexical, vector.some((x) => x !== 0) ? rankByVector(vector, vectors, 200, undefined) : []] as const
+    const found = [rankDocuments(index, { query, limit: 50 }), embedText(table, query), taskClauses(query).map((clause) => embedText(table, clause))] as const
     cache.set(query, found)
     return found
   }
   const ranker = (parameters: FusionParameters) => (query: string, limit: number): Array<string> => {
-    const [lexical, vector] = rankings(query)
+    const [lexical, whole, clauses] = rankings(query)
+    // As the Router service ranks: the clauses' rankings to the fusion's number of candidates.
+    const vector = clauseVectorRanking(whole, clauses, vectors, parameters.vectorCandidates, undefined)
     const ranked = vector.length === 0 ? lexical : fuseRankings(lexical, vector, parameters)
     return ranked.slice(0, limit).map((hit) => index.documents[hit.position]!.document.name)
   }
@@ -412,7 +412,7 @@ const vectorLatencyRows = (table: WordVectors, n: number): Array<string> => {
   for (let i = 0; i < 100; i++) {
     const task = Array.from({ length: 3 + Math.floor(random() * 6) }, () => taskWords[Math.floor(random() * taskWords.length)]!).join(" ")
     const t1 = performance.now()
-    rankByVector(embedText(table, task), vectors, DEFAULT_FUSION.vectorCandidates, undefined)
+    clauseVectorRanking(embedText(table, task), taskClauses(task).map((clause) => embedText(table, clause)), vectors, DEFAULT_FUSION.vectorCandidates, undefined)
     times.push(performance.now() - t1)
   }
   return [

@@ -7,11 +7,11 @@ import { FileSystem } from "@effect/platform"
 import { Context, Effect, Either, Layer, Option, Ref, Schema, type Scope, SynchronizedRef } from "effect"
 import { resolveTarget } from "../core/catalog.js"
 import type { Catalog, ToolSchema } from "../core/model.js"
-import { DEFAULT_FUSION, fuseRankings, rankByVector, toolEmbeddingText, type VectorSet, vectorSet } from "../core/router/fusion.js"
+import { clauseVectorRanking, DEFAULT_FUSION, fuseRankings, toolEmbeddingText, type VectorSet, vectorSet } from "../core/router/fusion.js"
 import { sameDocumentSource } from "../core/router/document.js"
 import { StoredIndex } from "../core/router/indexFile.js"
 import { addDocuments, buildIndex, buildIndexSteps, type RouterIndex } from "../core/router/invertedIndex.js"
-import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps } from "../core/router/rank.js"
+import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps, taskClauses } from "../core/router/rank.js"
 import { asRankIndex, type Needs, type RankIndex } from "../core/router/rankIndex.js"
 import { routerDocuments, routerDocumentSteps, skillDocument } from "../core/router/router.js"
 import {
@@ -268,7 +268,8 @@ const make = Effect.gen(function*() {
 
   /**
    * The embedder's ranking of the query, `None` without an embedder, when it fails (reported
-   * once) or when the query's vector is all zeros (none of its words known).
+   * once) or when no vector of the task is usable (none of its words known); a task that joins
+   * needs is ranked by its clauses in turns (`clauseVectorRanking`).
    */
   const vectorRanking = (entry: ToolIndex, query: string, limit: number, keep: ((position: number) => boolean) | undefined) =>
     Option.match(embedder, {
@@ -280,9 +281,9 @@ const make = Effect.gen(function*() {
             const tools = Array.from({ length: index.documentCount }, (_, position) => entry.catalog.byName.get(index.idOf(position))!)
             entry.vectors = Option.some(vectorSet(yield* provider.embed(tools.map(toolEmbeddingText))))
           }
-          const [vector] = yield* provider.embed([query])
-          if (vector === undefined || vector.every((component) => component === 0)) return Option.none<Array<number>>()
-          return Option.some(rankByVector(vector, Option.getOrThrow(entry.vectors), limit, keep))
+          const [whole = [], ...clauses] = yield* provider.embed([query, ...taskClauses(query)])
+          const ranking = clauseVectorRanking(whole, clauses, Option.getOrThrow(entry.vectors), limit, keep)
+          return ranking.length === 0 ? Option.none<Array<number>>() : Option.some(ranking)
         }).pipe(
           Effect.tapError((error) =>
             Effect.flatMap(Ref.getAndSet(embedderWarned, true), (warned) => warned ? Effect.void : Effect.logWarning(`${error.message}; the router ranks by words alone`))

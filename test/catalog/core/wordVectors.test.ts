@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest"
-import { DEFAULT_FUSION, fuseRankings, rankByVector, reciprocalRankFusion, vectorSet } from "../../../src/catalog/core/router/fusion.js"
+import {
+  clauseVectorRanking,
+  DEFAULT_FUSION,
+  fuseRankings,
+  interleaveRankings,
+  rankByVector,
+  reciprocalRankFusion,
+  vectorSet
+} from "../../../src/catalog/core/router/fusion.js"
+import { taskClauses } from "../../../src/catalog/core/router/rank.js"
 import {
   cutWinkTable,
   decodeTable,
@@ -164,6 +173,55 @@ describe("fusion", () => {
     expect(rankByVector([1, 0], vectors, 0, undefined)).toEqual([])
     expect(rankByVector([1, 0, 0], vectors, 5, undefined)).toEqual([])
     expect([...vectorSet([[3, 4]]).unit]).toEqual([Math.fround(0.6), Math.fround(0.8)])
+  })
+
+  it("takes rankings in turns, each position once, at most the limit", () => {
+    expect(interleaveRankings([[0, 1, 2], [3, 0, 4], [5]], 10)).toEqual([0, 3, 5, 1, 2, 4])
+    expect(interleaveRankings([[0, 1, 2], [3, 0, 4], [5]], 4)).toEqual([0, 3, 5, 1])
+    expect(interleaveRankings([], 3)).toEqual([])
+  })
+
+  it("keeps positions once, as many as it can up to the limit, each ranking's best among the first ones (property)", () => {
+    let seed = 7
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    for (let trial = 0; trial < 200; trial++) {
+      const rankings = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
+        [...new Set(Array.from({ length: Math.floor(random() * 8) }, () => Math.floor(random() * 12)))])
+      const limit = Math.floor(random() * 15)
+      const out = interleaveRankings(rankings, limit)
+      const all = new Set(rankings.flat())
+      expect(new Set(out).size).toBe(out.length)
+      expect(out.length).toBe(Math.min(limit, all.size))
+      if (limit >= rankings.length) {
+        for (const ranking of rankings) if (ranking.length > 0) expect(out.slice(0, rankings.length)).toContain(ranking[0])
+      }
+    }
+  })
+
+  it("ranks a task by its clauses in turns when two or more have a vector, else by the whole task", () => {
+    const vectors = vectorSet([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9], [-1, 0]])
+    // Mostly the first need: the whole task's vector ranks the second need's tools after both of the first.
+    expect(rankByVector([1, 0.5], vectors, 3, undefined)).toEqual([1, 0, 3])
+    expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 1]], vectors, 3, undefined)).toEqual([0, 2, 1])
+    expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 0]], vectors, 3, undefined)).toEqual([1, 0, 3])
+    expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 1]], vectors, 3, (position) => position !== 0)).toEqual([1, 2, 3])
+    expect(clauseVectorRanking([0, 0], [[0, 0]], vectors, 3, undefined)).toEqual([])
+  })
+
+  it("cuts a task into the needs it joins", () => {
+    expect(taskClauses("Transfer $5000 to savings and calculate the interest after 5 years.")).toEqual([
+      "Transfer $5000 to savings",
+      "calculate the interest after 5 years."
+    ])
+    // A clause of one word joins the one before; a second sentence and a semicolon cut.
+    expect(taskClauses("Book a hotel in Paris, cheap, then order food. Convert euros; pay the bill")).toEqual([
+      "Book a hotel in Paris cheap",
+      "order food.",
+      "Convert euros",
+      "pay the bill"
+    ])
+    expect(taskClauses("and then")).toEqual([])
+    expect(taskClauses("find the invoice")).toEqual(["find the invoice"])
   })
 
   it("quantizes to ±127 around the largest component", () => {

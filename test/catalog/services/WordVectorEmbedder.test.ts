@@ -153,11 +153,11 @@ describe("the router with word vectors", () => {
       expect((yield* found("chat", 2, embedder))).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])
       // Lexically: create_issue ("issue"), then list_channels and read_text_file (related terms,
       // far behind). The task's vector is halfway between talk and code: list_channels (0.6, 0.8)
-      // is nearest, then post_message. Fused (k 5, vector weight 0.3): create_issue 1/6 + 0.3/8,
-      // list_channels 1/7 + 0.3/6, read_text_file 1/8, post_message 0.3/7.
+      // is nearest, then post_message. Fused (k 5, vector weight 0.6): list_channels 1/7 + 0.6/6
+      // (0.2429), create_issue 1/6 + 0.6/8 (0.2417), read_text_file 1/8, post_message 0.6/7.
       expect((yield* found("chat about an issue", 4, embedder))).toEqual([
-        "mcp__github__create_issue",
         "mcp__slack__list_channels",
+        "mcp__github__create_issue",
         "read_text_file",
         "mcp__slack__post_message"
       ])

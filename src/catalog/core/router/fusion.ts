@@ -65,6 +65,46 @@ export const rankByVector = (
 }
 
 /**
+ * Rankings taken in turns (the first of each, then the second of each …), each position once,
+ * at most `limit`.
+ */
+export const interleaveRankings = (rankings: ReadonlyArray<ReadonlyArray<number>>, limit: number): Array<number> => {
+  const out: Array<number> = []
+  const seen = new Set<number>()
+  const longest = Math.max(0, ...rankings.map((ranking) => ranking.length))
+  for (let rank = 0; rank < longest && out.length < limit; rank++) {
+    for (const ranking of rankings) {
+      const position = ranking[rank]
+      if (position === undefined || seen.has(position)) continue
+      seen.add(position)
+      out.push(position)
+      if (out.length === limit) break
+    }
+  }
+  return out
+}
+
+const isZero = (vector: ReadonlyArray<number>): boolean => vector.every((component) => component === 0)
+
+/**
+ * The vector ranking of a task from its vector and its clauses' (`taskClauses`): for a task of two
+ * clauses or more with a vector, their rankings in turns, so each need the task joins has its
+ * best tools near the top (a mean over the whole task drifts to its main topic); else the whole
+ * task's ranking. Empty when no vector is usable.
+ */
+export const clauseVectorRanking = (
+  whole: ReadonlyArray<number>,
+  clauses: ReadonlyArray<ReadonlyArray<number>>,
+  set: VectorSet,
+  limit: number,
+  keep: ((position: number) => boolean) | undefined
+): Array<number> => {
+  const usable = clauses.filter((vector) => !isZero(vector))
+  if (usable.length >= 2) return interleaveRankings(usable.map((vector) => rankByVector(vector, set, limit, keep)), limit)
+  return isZero(whole) ? [] : rankByVector(whole, set, limit, keep)
+}
+
+/**
  * Reciprocal rank fusion of rankings (each a list of positions, best first): the positions by
  * descending fused score, ties in the order of their first appearance in the first ranking
  * that holds them.
@@ -95,7 +135,7 @@ export interface FusionParameters {
 }
 
 /** The fusion the router uses (chosen on the development sets: bench/results/router-vectors-2026-12-07.md). */
-export const DEFAULT_FUSION: FusionParameters = { k: 5, vectorWeight: 0.3, vectorCandidates: 10 }
+export const DEFAULT_FUSION: FusionParameters = { k: 5, vectorWeight: 0.6, vectorCandidates: 20 }
 
 /**
  * The lexical ranking (best first; a hit with `exact` > 0 matched a tool's name exactly) fused

@@ -491,11 +491,36 @@ const exactMatches = (index: RankIndex, query: string): Map<number, ExactMatch> 
 
 // A task that joins needs: "and", "also", "then", "as well", "plus", a semicolon, or a second
 // sentence (an end mark, then a capital).
-const JOINED = /\b(?:and|also|then|plus|as well)\b/i
+const JOINERS = "and|also|then|plus|as well"
+const JOINED = new RegExp(`\\b(?:${JOINERS})\\b`, "i")
 const SECOND_SENTENCE = /[.?!]\s+\p{Lu}|;/u
 
 /** Whether a task may name several needs (see `diversify`): it joins clauses or sentences. */
 export const severalNeeds = (query: string): boolean => JOINED.test(query) || SECOND_SENTENCE.test(query)
+
+// Where `taskClauses` cuts: between sentences (the end mark kept, the capital left to the next),
+// at a semicolon, a comma or a joining word (those dropped).
+const SENTENCE_BREAK = /(?<=[.?!])\s+(?=\p{Lu})|;/u
+const CLAUSE_BREAK = new RegExp(`\\b(?:${JOINERS})\\b|,`, "i")
+/** A clause of fewer words than this (stop words not counted) joins the one before it. */
+export const MIN_CLAUSE_WORDS = 2
+
+/**
+ * The needs a task may join, one text each (see `severalNeeds`): its sentences and clauses cut at
+ * joining words and commas, a clause of fewer than `MIN_CLAUSE_WORDS` words appended to the one
+ * before it (the first kept as it is), clauses without a word left out; one text for a task that
+ * joins nothing.
+ */
+export const taskClauses = (query: string): Array<string> => {
+  const out: Array<string> = []
+  for (const part of query.split(SENTENCE_BREAK).flatMap((sentence) => sentence.split(CLAUSE_BREAK))) {
+    const count = words(part).filter((word) => !STOP_WORDS.has(word)).length
+    if (count === 0) continue
+    if (count < MIN_CLAUSE_WORDS && out.length > 0) out[out.length - 1] += ` ${part.trim()}`
+    else out.push(part.trim())
+  }
+  return out
+}
 
 /**
  * Sibling diversity, for a task that names several needs: the first `diversityWindow` hits are
