@@ -3,9 +3,9 @@
  * restarted with backoff after a failure, and stopped with its process group. Each server has
  * its own state and lock, so a server that hangs or dies holds up only its own calls.
  *
- * It speaks either era of MCP (docs/mcp-eras.md): a stdio server is first probed with
+ * It speaks either era of MCP (docs/mcp-eras.md): a server (stdio or HTTP) is first probed with
  * `server/discover` and spoken to in 2026-07-28 when it offers it (ModernClient), with the SDK
- * client's 2025 `initialize` handshake otherwise. An HTTP server is spoken to in the 2025 era.
+ * client's 2025 `initialize` handshake otherwise.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
@@ -56,6 +56,16 @@ export interface DownstreamTimings {
   /** The wait before the first restart after a failure; doubled after each further failure. */
   readonly backoffInitial: Duration.Duration
   readonly backoffMax: Duration.Duration
+  /**
+   * The longest wait for the answer to the `server/discover` probe on a first start (at most
+   * half the start timeout): a 2025-era server that leaves it unanswered gets `initialize` then.
+   */
+  readonly probeTimeout: Duration.Duration
+  /**
+   * The wait before a `subscriptions/listen` stream that ended is opened again; doubled at each
+   * further end without a change on it, and given up after {@link LISTEN_REOPENS} in a row.
+   */
+  readonly listenBackoff: Duration.Duration
 }
 
 /** The timings of a real session. */
@@ -65,8 +75,13 @@ export const DEFAULT_TIMINGS: DownstreamTimings = {
   callTimeout: Duration.minutes(5),
   killGrace: Duration.seconds(2),
   backoffInitial: Duration.seconds(1),
-  backoffMax: Duration.minutes(1)
+  backoffMax: Duration.minutes(1),
+  probeTimeout: Duration.seconds(5),
+  listenBackoff: Duration.millis(500)
 }
+
+/** How many times in a row an ended `subscriptions/listen` stream is opened again. */
+export const LISTEN_REOPENS = 3
 
 /** The longest line a stdio server may write: a tool list of many large schemas is one line. */
 const MAX_LINE_BYTES = 128 * 1024 * 1024
@@ -136,6 +151,11 @@ interface Connection {
   readonly child: Option.Option<ChildTransport>
   /** Set when the SDK saw the transport close (before it fails the requests in flight). */
   readonly closed: { value: boolean }
+  /**
+   * Its `subscriptions/listen` stream (2026-07-28, a server whose capabilities say
+   * `tools.listChanged`): whether one is open, and the changes seen on the connection.
+   */
+  readonly listen: { wanted: boolean; open: boolean; changes: number }
 }
 
 // A timer may fire a millisecond or so before its time.
@@ -291,6 +311,30 @@ const redactedTool = (tool: Tool): Tool => {
   return after === rest ? tool : { name, ...(after as Omit<Tool, "name">) }
 }
 
+/**
+ * Whether a `_meta` key is the protocol's: its prefix has a label `modelcontextprotocol` or `mcp`
+ * (the spec reserves those), as `io.modelcontextprotocol/serverInfo` has. Such keys describe
+ * the hop to the downstream server (who it is, its subscription, its task), not the tool's
+ * result, and the gateway does not relay them as its own.
+ */
+const protocolMetaKey = (key: string): boolean => {
+  const slash = key.indexOf("/")
+  return slash > 0 && key.slice(0, slash).split(".").some((label) => label === "modelcontextprotocol" || label === "mcp")
+}
+
+/**
+ * A call's result as the gateway passes it on: its `_meta` without the protocol's keys (the
+ * server's own, such as a UI template or a trace id, are relayed), and without `_meta` when none
+ * is left.
+ */
+export const relayedResult = (result: CallToolResult): CallToolResult => {
+  const meta = result._meta
+  if (meta === undefined || !Object.keys(meta).some(protocolMetaKey)) return result
+  const { _meta: _, ...rest } = result
+  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !protocolMetaKey(key)))
+  return Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept }
+}
+
 /** Builds the handle of one server; nothing is started until it is needed. */
 export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream> =>
   Effect.gen(function*() {
@@ -359,40 +403,49 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
     const knownEra = yield* Ref.make<Option.Option<DownstreamEra["era"]>>(Option.none())
 
     type Attempt =
-      | { readonly _tag: "Connected"; readonly connection: Connection; readonly era: DownstreamEra; readonly listens: boolean }
+      | { readonly _tag: "Connected"; readonly connection: Connection; readonly era: DownstreamEra }
       | { readonly _tag: "Failed"; readonly connection: Connection; readonly error: unknown; readonly handshake: string }
       | { readonly _tag: "ExitedOnProbe"; readonly connection: Connection }
 
     /**
-     * One connect within `startMs`: the probe (a stdio server not known to be of the 2025 era;
-     * half the time when its era is unknown), then the client of the era found.
+     * One connect within `startMs`: the probe (a server not known to be of the 2025 era; at most
+     * {@link DownstreamTimings.probeTimeout} and half the time when its era is unknown), then the
+     * client of the era found.
      */
     const attempt = (startMs: number, probe: boolean, startedAt: number) =>
       Effect.gen(function*() {
         const { child, transport } = transportOf()
         const closed = { value: false }
+        const listen = { wanted: false, open: false, changes: 0 }
         const legacy = (): Connection => ({
           client: new Client(clientInfo, { capabilities: {}, jsonSchemaValidator: PASS_THROUGH }),
           transport,
           child,
-          closed
+          closed,
+          listen
         })
         const left = () => Math.max(1, startMs - (Date.now() - startedAt))
         const known = yield* Ref.get(knownEra)
+        const probeMs = Math.max(1, Math.min(Duration.toMillis(timings.probeTimeout), Math.floor(startMs / 2)))
         const probed = probe
           ? yield* Effect.tryPromise({
-            try: () => probeEra(transport, envelope, Option.isSome(known) ? left() : Math.max(1, Math.floor(startMs / 2))),
+            try: () => probeEra(transport, envelope, Option.isSome(known) ? left() : probeMs),
             catch: (error) => error
           }).pipe(Effect.either)
           : undefined
         if (probed?._tag === "Left") return { _tag: "Failed", connection: legacy(), error: probed.left, handshake: "server/discover" } satisfies Attempt
         const outcome = probed?.right
         if (outcome?._tag === "Closed") return { _tag: "ExitedOnProbe", connection: legacy() } satisfies Attempt
-        const connection: Connection = outcome?._tag === "Modern" ? { client: new ModernClient(envelope), transport, child, closed } : legacy()
+        // A session the probe's answer may have named is not the handshake's.
+        if (outcome?._tag === "Legacy" && transport instanceof HttpTransport) transport.sessionId = undefined
+        const connection: Connection = outcome?._tag === "Modern" ? { client: new ModernClient(envelope), transport, child, closed, listen } : legacy()
         connection.client.onclose = () => {
           closed.value = true
         }
-        connection.client.setNotificationHandler(ToolListChangedNotificationSchema, () => input.onListChanged())
+        connection.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          listen.changes += 1
+          input.onListChanged()
+        })
         const { client } = connection
         const connected = yield* Effect.tryPromise({
           try: () => (client instanceof Client ? client.connect(transport, { timeout: left() }) : client.connect(transport)),
@@ -402,9 +455,60 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
         const era: DownstreamEra = client instanceof Client
           ? { era: "legacy", protocolVersion: transport.protocolVersion ?? "" }
           : { era: "modern", protocolVersion: MODERN_PROTOCOL_VERSION }
-        const listens = outcome?._tag === "Modern" && outcome.capabilities.tools?.listChanged === true
-        return { _tag: "Connected", connection, era, listens } satisfies Attempt
+        listen.wanted = outcome?._tag === "Modern" && outcome.capabilities.tools?.listChanged === true
+        return { _tag: "Connected", connection, era } satisfies Attempt
       })
+
+    const listenBackoffMs = Duration.toMillis(timings.listenBackoff)
+
+    /**
+     * Keeps a `subscriptions/listen` stream open on `connection` while it runs: in 2026-07-28 a
+     * change reaches only a client that listens for it. A stream the server ends (or that breaks)
+     * is opened again after {@link listenBackoffMs}, doubled at each end in a row without a change
+     * on it, and each re-opened stream is followed by a listing (a change between the two streams
+     * was sent to nobody). After {@link LISTEN_REOPENS} ends in a row it is left closed, with a
+     * warning, until the server's next listing opens it again.
+     */
+    const keepListening = (connection: Connection) => {
+      const { client } = connection
+      if (!(client instanceof ModernClient) || !connection.listen.wanted || connection.listen.open) return
+      connection.listen.open = true
+      const current = Effect.map(Ref.get(state), (s) => s._tag === "Running" && s.connection === connection)
+      const loop = Effect.gen(function*() {
+        let ends = 0
+        for (let opened = 0;; opened += 1) {
+          const changesBefore = connection.listen.changes
+          // The start does not wait for the server's acknowledgement: the request is on the wire
+          // ahead of every later one, and a server that never acknowledges must not hold it.
+          // A re-opened stream is followed by a listing, once the server acknowledged it (or after
+          // the backoff, for a server that does not acknowledge): it sees what changed while none was open.
+          let relisted = opened === 0
+          const relist = () => {
+            if (relisted || connection.closed.value) return
+            relisted = true
+            input.onListChanged()
+          }
+          const listening = client.listenToolChanges(relist)
+          if (!relisted) setTimeout(relist, listenBackoffMs)
+          const ended = yield* Effect.either(Effect.tryPromise({ try: () => listening, catch: (error) => error }))
+          if (connection.closed.value) return
+          ends = connection.listen.changes > changesBefore ? 1 : ends + 1
+          const why = ended._tag === "Right"
+            ? "the server ended it"
+            : reasonText(config, ended.left instanceof McpError ? errorAnswer(ended.left) : errorText(ended.left))
+          if (ends > LISTEN_REOPENS) {
+            return yield* Effect.logWarning(
+              `MCP server ${neutralize(config.name)}: its tool-list changes are not seen until its next listing (subscriptions/listen ended ${ends} times in a row: ${why})`
+            )
+          }
+          yield* Effect.sleep(Duration.millis(listenBackoffMs * 2 ** (ends - 1)))
+          if (connection.closed.value || !(yield* current)) return
+        }
+      }).pipe(Effect.ensuring(Effect.sync(() => {
+        connection.listen.open = false
+      })))
+      Effect.runFork(loop)
+    }
 
     const start = Effect.gen(function*() {
       if (config._tag === "Http" && !URL.canParse(config.url)) {
@@ -414,20 +518,24 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       }
       const startMs = Duration.toMillis(timings.startTimeout)
       const startedAt = Date.now()
-      // An HTTP server is spoken to in the 2025 era (docs/mcp-eras.md).
-      const probe = config._tag === "Stdio" && Option.getOrUndefined(yield* Ref.get(knownEra)) !== "legacy"
+      const probe = Option.getOrUndefined(yield* Ref.get(knownEra)) !== "legacy"
       let attempted = yield* attempt(startMs, probe, startedAt)
+      const exitedOnProbe = attempted._tag === "ExitedOnProbe"
       if (attempted._tag === "ExitedOnProbe") {
         // It exited on the probe, as servers on SDKs that stop on any request before
-        // `initialize` do: started again, once, with the 2025 handshake only.
+        // `initialize` do: started again, once, with the 2025 handshake only. A server that
+        // crashes at once looks the same; its later starts skip the probe (below), so it is
+        // started twice on its first start only.
         yield* closeConnection(attempted.connection)
+        yield* Ref.set(knownEra, Option.some("legacy"))
         attempted = yield* attempt(startMs, false, startedAt)
       }
       if (attempted._tag !== "Connected") {
         const { connection } = attempted
         const error = attempted._tag === "Failed" ? attempted.error : undefined
         const handshake = attempted._tag === "Failed" ? attempted.handshake : "initialize"
-        const reason = attempted._tag === "ExitedOnProbe" || closedUnder(error, connection)
+        const exited = attempted._tag === "ExitedOnProbe" || closedUnder(error, connection)
+        const reason = exited
           ? `exited before it answered ${handshake}`
           : timedOut(error, startedAt, startMs)
           ? `did not answer ${handshake} within ${startMs} ms`
@@ -435,32 +543,15 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           ? `answered ${handshake} with error ${error.code}: ${errorAnswer(error)}`
           : `could not be started (${describeServer(config)}): ${errorText(error)}`
         yield* closeConnection(connection)
-        yield* Ref.set(knownEra, Option.none())
+        // A failed start forgets the era (an upgraded server is probed again), except that of a
+        // server that exited on the probe and again before it answered.
+        if (!(exitedOnProbe && exited)) yield* Ref.set(knownEra, Option.none())
         const full = `${reason}${garbageNote(Option.some(connection))}`
         yield* fail(Option.none(), full)
         return yield* failed(full)
       }
       const { connection, era } = attempted
       yield* Ref.set(knownEra, Option.some(era.era))
-      if (attempted.listens && connection.client instanceof ModernClient) {
-        // In 2026-07-28 a change reaches only a client that listens for it. The start does not
-        // wait for the server's acknowledgement: the request is on the wire ahead of every later
-        // one, and a server that never acknowledges must not hold the start.
-        const listening = connection.client.listenToolChanges()
-        Effect.runFork(
-          Effect.tryPromise({ try: () => listening, catch: (error) => error }).pipe(
-            Effect.catchAll((error) =>
-              connection.closed.value
-                ? Effect.void
-                : Effect.logWarning(
-                  `MCP server ${neutralize(config.name)}: its tool-list changes are not seen (subscriptions/listen ended: ${
-                    reasonText(config, error instanceof McpError ? errorAnswer(error) : errorText(error))
-                  })`
-                )
-            )
-          )
-        )
-      }
       // A crash or an exit of the server: its calls in flight fail at once (the SDK rejects
       // them), and the next call restarts it after the backoff.
       connection.client.onclose = () => {
@@ -468,6 +559,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
         Effect.runFork(fail(Option.some(connection), "exited"))
       }
       yield* Ref.update(state, (current): State => ({ _tag: "Running", connection, failures: current.failures, era }))
+      keepListening(connection)
       return connection
     })
 
@@ -532,6 +624,8 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
 
     /** All pages of the server's list, within {@link limits} and {@link listMs} in all. */
     const listPages = async (open: Connection, signal: AbortSignal): Promise<ReadonlyArray<Tool>> => {
+      // A listen stream given up on is opened again by the next listing.
+      keepListening(open)
       const deadline = Date.now() + listMs
       const tools: Array<Tool> = []
       const cursors = new Set<string>()
@@ -597,7 +691,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
             resetTimeoutOnProgress: true,
             ...(options.onProgress === undefined ? {} : { onprogress: progressOf(options.onProgress) })
           }
-        )).pipe(Effect.withSpan("Downstream.call", { attributes: { server: config.name, tool } }))
+        ).then(relayedResult)).pipe(Effect.withSpan("Downstream.call", { attributes: { server: config.name, tool } }))
 
     /** A progress notification goes on to the client: its message through the one boundary too. */
     const progressOf = (onProgress: (progress: Progress) => void) => (progress: Progress) =>

@@ -6,8 +6,72 @@
  * `import()` the CLI's single-script bundle cannot run; the gateway needs none of OAuth.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import { notJsonReason } from "../../inventory/domain/jsonText.js"
+import { PROTOCOL_VERSION_META_KEY } from "../server/modern/wire.js"
+
+/** The server answered a POST with an HTTP error status (a 2025-era server answers `server/discover` so). */
+export class HttpStatusError extends Error {
+  constructor(readonly status: number, statusText: string) {
+    super(`HTTP ${status} ${statusText}`.trim())
+  }
+}
+
+/** The longest JSON answer or SSE event read from a server, as a stdio server's longest line. */
+export const MAX_HTTP_MESSAGE_BYTES = 128 * 1024 * 1024
+
+/** Of a request's params, the field its `Mcp-Name` header repeats (spec 2026-07-28, Streamable HTTP). */
+const NAME_HEADER_SOURCE: Readonly<Record<string, string>> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri"
+}
+
+/** A header value as the spec writes one: plain when it is printable ASCII without edge spaces, else `=?base64?…?=`. */
+const headerValue = (value: string): string =>
+  value !== "" && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value) && !(value.startsWith("=?base64?") && value.endsWith("?="))
+    ? value
+    : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * The headers of a 2026-07-28 message (one whose `_meta` names its protocol version): that
+ * version, its method and, for a call or a read, the name or URI it is for. None for a 2025 one.
+ */
+const modernHeaders = (message: JSONRPCMessage): Record<string, string> => {
+  if (!("method" in message) || !isRecord(message.params)) return {}
+  const meta = message.params["_meta"]
+  const version = isRecord(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined
+  if (typeof version !== "string") return {}
+  const field = NAME_HEADER_SOURCE[message.method]
+  const name = field === undefined ? undefined : message.params[field]
+  return {
+    "mcp-protocol-version": version,
+    "mcp-method": message.method,
+    ...(typeof name === "string" ? { "mcp-name": headerValue(name) } : {})
+  }
+}
+
+/** The body of `response` as text, or undefined when it is longer than `max` bytes (then cancelled). */
+const cappedText = async (response: Response, max: number): Promise<string | undefined> => {
+  if (response.body === null) return ""
+  const reader = response.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let bytes = 0
+  for (;;) {
+    const chunk = await reader.read()
+    if (chunk.done) break
+    bytes += chunk.value.byteLength
+    if (bytes > max) {
+      await reader.cancel()
+      return undefined
+    }
+    chunks.push(chunk.value)
+  }
+  return Buffer.concat(chunks).toString("utf8")
+}
 
 const decoded = (part: string): string => {
   try {
@@ -49,7 +113,11 @@ export class HttpTransport implements Transport {
   private closed = false
   private listening = false
 
-  constructor(private readonly url: URL, private readonly headers: Readonly<Record<string, string>>) {}
+  constructor(
+    private readonly url: URL,
+    private readonly headers: Readonly<Record<string, string>>,
+    private readonly maxMessageBytes: number = MAX_HTTP_MESSAGE_BYTES
+  ) {}
 
   async start(): Promise<void> {}
 
@@ -70,7 +138,7 @@ export class HttpTransport implements Transport {
     if (this.closed) throw new Error("Not connected")
     const response = await fetch(this.url, {
       method: "POST",
-      headers: { ...this.headersFor("application/json, text/event-stream"), "content-type": "application/json" },
+      headers: { ...this.headersFor("application/json, text/event-stream"), "content-type": "application/json", ...modernHeaders(message) },
       body: JSON.stringify(message),
       signal: this.aborts.signal,
       redirect: "error"
@@ -79,14 +147,24 @@ export class HttpTransport implements Transport {
     if (session !== null) this.sessionId = session
     if (!response.ok) {
       await response.body?.cancel()
-      throw new Error(`HTTP ${response.status} ${response.statusText}`.trim())
+      throw new HttpStatusError(response.status, response.statusText)
     }
     const type = response.headers.get("content-type") ?? ""
+    const id = "method" in message && "id" in message ? message.id : undefined
     if (type.includes("text/event-stream")) {
-      void this.readEvents(response)
+      // A stream that ends before it answered its request fails that request (the 2026-07-28
+      // `subscriptions/listen` ends so), instead of leaving it to its timeout.
+      void this.readEvents(response, id).then((answered) => {
+        if (id !== undefined && !answered && !this.closed) this.streamEnded(id)
+      })
     } else if (type.includes("application/json")) {
-      const body: unknown = await response.json()
-      for (const item of Array.isArray(body) ? body : [body]) this.dispatch(item)
+      const text = await cappedText(response, this.maxMessageBytes)
+      if (text === undefined) {
+        this.onerror?.(new Error(`an answer longer than ${this.maxMessageBytes} bytes was left unread`))
+        if (id !== undefined) this.streamEnded(id)
+        return
+      }
+      this.dispatchText(text)
     } else {
       await response.body?.cancel()
     }
@@ -107,47 +185,72 @@ export class HttpTransport implements Transport {
     await this.readEvents(response)
   }
 
-  private async readEvents(response: Response): Promise<void> {
-    if (response.body === null) return
+  /** Fails the request `id`, whose answer will not come: its stream ended first. */
+  private streamEnded(id: string | number): void {
+    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message: "the server's HTTP stream ended before it answered" } })
+  }
+
+  /**
+   * Reads the SSE events of `response` until it ends (or an event passes the size cap); true when
+   * one of them answered the request `id`.
+   */
+  private async readEvents(response: Response, id?: string | number): Promise<boolean> {
+    if (response.body === null) return false
     const decoder = new TextDecoder()
     let buffer = ""
     let data: Array<string> = []
+    let size = 0
+    let answered = false
     const reader = response.body.getReader()
     for (;;) {
       const chunk = await reader.read().catch(() => ({ done: true, value: undefined }))
-      if (chunk.done === true) return
+      if (chunk.done === true) return answered
       buffer += decoder.decode(chunk.value, { stream: true })
       let end = buffer.indexOf("\n")
       while (end >= 0) {
         const line = buffer.slice(0, end).replace(/\r$/, "")
         buffer = buffer.slice(end + 1)
         if (line === "") {
-          if (data.length > 0) this.dispatchText(data.join("\n"))
+          if (data.length > 0) answered = this.dispatchText(data.join("\n"), id) || answered
           data = []
+          size = 0
         } else if (line.startsWith("data:")) {
           data.push(line.slice(5).replace(/^ /, ""))
+          size += line.length
         }
         end = buffer.indexOf("\n")
+      }
+      if (size + buffer.length > this.maxMessageBytes) {
+        await reader.cancel().catch(() => undefined)
+        this.onerror?.(new Error(`an event longer than ${this.maxMessageBytes} bytes was left unread`))
+        return answered
       }
     }
   }
 
-  private dispatchText(text: string): void {
+  /** Dispatches the message(s) of `text`; true when one answers the request `id`. */
+  private dispatchText(text: string, id?: string | number): boolean {
     let json: unknown
     try {
       json = JSON.parse(text)
     } catch (error) {
       // The server's text is not quoted: it can hold anything, secrets included.
       this.onerror?.(new Error(`not a JSON-RPC message: ${notJsonReason(error, text)}`))
-      return
+      return false
     }
-    this.dispatch(json)
+    let answers = false
+    for (const item of Array.isArray(json) ? json : [json]) answers = this.dispatch(item, id) || answers
+    return answers
   }
 
-  private dispatch(json: unknown): void {
+  private dispatch(json: unknown, id?: string | number): boolean {
     const parsed = JSONRPCMessageSchema.safeParse(json)
-    if (parsed.success) this.onmessage?.(parsed.data)
-    else this.onerror?.(new Error("not a JSON-RPC message"))
+    if (!parsed.success) {
+      this.onerror?.(new Error("not a JSON-RPC message"))
+      return false
+    }
+    this.onmessage?.(parsed.data)
+    return id !== undefined && !("method" in parsed.data) && "id" in parsed.data && parsed.data.id === id
   }
 
   async close(): Promise<void> {

@@ -25,6 +25,7 @@ import {
   MODERN_PROTOCOL_VERSION,
   PROTOCOL_VERSION_META_KEY
 } from "../server/modern/wire.js"
+import { HttpStatusError, HttpTransport } from "./HttpTransport.js"
 
 /** The `_meta` envelope every 2026-07-28 request of the gateway carries. */
 export type Envelope = Readonly<Record<string, unknown>>
@@ -41,7 +42,7 @@ export type ProbeOutcome =
   | { readonly _tag: "Modern"; readonly capabilities: ServerCapabilities }
   /** It answered otherwise (an error, another version), or not within the probe's time: a 2025-era server. */
   | { readonly _tag: "Legacy" }
-  /** The connection closed before it answered: a server that exits on a request before `initialize`. */
+  /** The (stdio) connection closed before it answered: a server that exits on a request before `initialize`. */
   | { readonly _tag: "Closed" }
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
@@ -53,7 +54,9 @@ const PROBE_ID = "tool-map-probe"
 /**
  * Sends `server/discover` on `transport`, which no Protocol has yet, and waits `ms` at most for
  * its answer. The transport is left started (a second `start()` must do nothing: ChildTransport's
- * does) and without handlers, for the client of the era found.
+ * and HttpTransport's do) and without handlers, for the client of the era found. Over HTTP, an
+ * error status is a 2025-era server's answer (it wants `initialize` first); a server that cannot
+ * be reached fails the probe.
  */
 export const probeEra = (transport: Transport, envelope: Envelope, ms: number): Promise<ProbeOutcome> =>
   new Promise((resolve, reject) => {
@@ -93,7 +96,15 @@ export const probeEra = (transport: Transport, envelope: Envelope, ms: number): 
         clearTimeout(timer)
         reject(error)
       }
-    ).catch(() => settle({ _tag: "Closed" }))
+    ).catch((error: unknown) => {
+      if (error instanceof HttpStatusError) return settle({ _tag: "Legacy" })
+      if (!(transport instanceof HttpTransport)) return settle({ _tag: "Closed" })
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      transport.onmessage = undefined
+      reject(error)
+    })
   })
 
 /**
@@ -115,8 +126,17 @@ const FOREVER_MS = 2 ** 31 - 1
  * its own (a server of this era sends the client none).
  */
 export class ModernClient extends Protocol<Request, Notification, Result> {
+  /** Called at the acknowledgement of the stream being opened (one is opened at a time). */
+  private acknowledged: (() => void) | undefined
+
   constructor(private readonly envelope: Envelope) {
     super()
+    this.fallbackNotificationHandler = async (notification) => {
+      if (notification.method !== "notifications/subscriptions/acknowledged") return
+      const acknowledged = this.acknowledged
+      this.acknowledged = undefined
+      acknowledged?.()
+    }
   }
 
   protected assertCapabilityForMethod(): void {}
@@ -141,10 +161,12 @@ export class ModernClient extends Protocol<Request, Notification, Result> {
 
   /**
    * Opens the stream of tool-list changes: the server acknowledges it and then sends each change
-   * as `notifications/tools/list_changed` (the handler set for it). Settles when the stream ends:
-   * the server's error answer, or the connection's close.
+   * as `notifications/tools/list_changed` (the handler set for it); `onAcknowledged` is called at
+   * the acknowledgement. Settles when the stream ends: the server's answer (a result or an error),
+   * or the connection's close.
    */
-  listenToolChanges(): Promise<unknown> {
+  listenToolChanges(onAcknowledged?: () => void): Promise<unknown> {
+    this.acknowledged = onAcknowledged
     return super.request(
       { method: "subscriptions/listen", params: { _meta: { ...this.envelope }, notifications: { toolsListChanged: true } } },
       ResultSchema,

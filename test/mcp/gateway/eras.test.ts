@@ -6,15 +6,17 @@
  * in its era, one that exits on the `server/discover` probe included.
  */
 import { NodeContext } from "@effect/platform-node"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { Duration, Effect, Either, Layer, Option } from "effect"
 import { afterEach, beforeEach, chai, describe, expect, it } from "vitest"
 chai.config.truncateThreshold = 0
-import { DEFAULT_TIMINGS, type Downstream, type DownstreamTimings, makeDownstream } from "../../../src/mcp/gateway/Downstream.js"
+import { DEFAULT_TIMINGS, type Downstream, type DownstreamTimings, LISTEN_REOPENS, makeDownstream, relayedResult } from "../../../src/mcp/gateway/Downstream.js"
 import { GatewayLayer } from "../../../src/layers/GatewayLayer.js"
 import { GatewayServers } from "../../../src/mcp/gateway/GatewayServers.js"
-import type { StdioServerConfig } from "../../../src/mcp/gateway/ServerConfig.js"
+import type { HttpServerConfig, ServerConfig } from "../../../src/mcp/gateway/ServerConfig.js"
 import { MachineEnvironment } from "../../../src/services/MachineEnvironment.js"
 import { fixture, TEST_TIMINGS, tempDir, textOf, withGateway } from "./harness.js"
 
@@ -47,11 +49,10 @@ const eventually = async (check: () => boolean, ms: number) => {
 }
 
 const MODERN_TOOLS = ["echo", "add_tool", "confirm", "resume", "hang", "exit", "fail"]
-const SERVER_INFO = { "io.modelcontextprotocol/serverInfo": { name: "modern", version: "2.0.0" } }
 
 /** Runs `body` on a downstream of `server` (stopped after it), with the count of its list changes. */
 const withDownstream = <A>(
-  server: StdioServerConfig,
+  server: ServerConfig,
   body: (downstream: Downstream, changes: () => number) => Effect.Effect<A, unknown>,
   timings: Partial<DownstreamTimings> = {}
 ) => {
@@ -93,12 +94,12 @@ describe("a 2026-07-28 server (SDK v2)", () => {
         before: Option.none(),
         listed: MODERN_TOOLS,
         era: Option.some({ era: "modern", protocolVersion: "2026-07-28" }),
-        echo: { _meta: SERVER_INFO, content: [{ type: "text", text: "hi" }] },
-        added: { _meta: SERVER_INFO, content: [{ type: "text", text: "added" }] },
+        echo: { content: [{ type: "text", text: "hi" }] },
+        added: { content: [{ type: "text", text: "added" }] },
         changed: true,
         changes: 1,
         relisted: [...MODERN_TOOLS, "late_tool"],
-        late: { _meta: SERVER_INFO, content: [{ type: "text", text: "late" }] }
+        late: { content: [{ type: "text", text: "late" }] }
       })
     })
   }
@@ -117,7 +118,7 @@ describe("a 2026-07-28 server (SDK v2)", () => {
         `The MCP server "modern" asked for input during tools/call of "resume" (an input_required result), which the gateway does not answer (its stderr is logged in ${log}).`,
       confirm:
         `The MCP server "modern" answered tools/call of "confirm" with error -32021: Cannot request input 'ok' (elicitation/create): the request's client capabilities do not declare the required capability (its stderr is logged in ${log}).`,
-      fail: { _meta: SERVER_INFO, content: [{ type: "text", text: "it failed" }], isError: true },
+      fail: { content: [{ type: "text", text: "it failed" }], isError: true },
       running: true
     })
   })
@@ -155,7 +156,7 @@ describe("a 2026-07-28 server (SDK v2)", () => {
     expect(seen).toEqual({
       exit: `The MCP server "modern" exited during tools/call of "exit" (its stderr is logged in ${logOf("modern")}).`,
       fast: true,
-      echo: { _meta: SERVER_INFO, content: [{ type: "text", text: "back" }] },
+      echo: { content: [{ type: "text", text: "back" }] },
       era: Option.some({ era: "modern", protocolVersion: "2026-07-28" })
     })
   })
@@ -298,5 +299,142 @@ describe("the gateway's status of its servers", () => {
       { name: "modern", running: true, tools: Option.some(7), era: Option.some({ era: "modern", protocolVersion: "2026-07-28" }) },
       { name: "rugpull", running: true, tools: Option.some(2), era: Option.some({ era: "legacy", protocolVersion: "2025-11-25" }) }
     ])
+  })
+})
+
+describe("the results of a 2026-07-28 server", () => {
+  it("are passed on without the protocol's _meta keys (the server's self-description), its own keys kept", () => {
+    const content = [{ type: "text" as const, text: "x" }]
+    expect([
+      relayedResult({ content, _meta: { "io.modelcontextprotocol/serverInfo": { name: "s", version: "1" } } }),
+      relayedResult({
+        content,
+        _meta: { "io.modelcontextprotocol/serverInfo": {}, "dev.mcp.tools/x": 1, "com.example/trace": "t1", "openai/outputTemplate": "ui://a", plain: true }
+      }),
+      relayedResult({ content, _meta: { "com.example/trace": "t2" } }),
+      relayedResult({ content })
+    ]).toEqual([
+      { content },
+      { content, _meta: { "com.example/trace": "t1", "openai/outputTemplate": "ui://a", plain: true } },
+      { content, _meta: { "com.example/trace": "t2" } },
+      { content }
+    ])
+  })
+})
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address() as net.AddressInfo
+      probe.close(() => resolve(address.port))
+    })
+  })
+
+describe("a 2026-07-28 server over Streamable HTTP (SDK v2 createMcpHandler)", () => {
+  let server: ChildProcess | undefined
+  afterEach(() => {
+    server?.kill("SIGKILL")
+    server = undefined
+  })
+  const requests = () => path.join(dir, "requests")
+  const requestLines = () => fs.readFileSync(requests(), "utf8").split("\n").filter((line) => line !== "")
+  const listens = () => requestLines().filter((line) => line.startsWith("subscriptions/listen ")).length
+
+  const serve = async (args: ReadonlyArray<string>): Promise<HttpServerConfig> => {
+    const port = await freePort()
+    const script = path.join(import.meta.dirname, "..", "fixtures", "modernhttp.mjs")
+    const child = spawn(process.execPath, [script, String(port), requests(), ...args], { stdio: ["ignore", "ignore", "pipe"] })
+    server = child
+    await new Promise<void>((resolve) => child.stderr!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve()))
+    return { _tag: "Http", name: "remote", url: `http://127.0.0.1:${port}/mcp`, headers: {} }
+  }
+  const HTTP_TOOLS = ["echo", "add_tool", "add_more"]
+  const timings = { listenBackoff: Duration.millis(100) }
+
+  for (const [label, args] of [["that serves both eras", []], ["that serves 2026-07-28 only", ["--legacy=reject"]]] as const) {
+    it(`${label}: is probed, listed and called in 2026-07-28 with the era's headers, and its tool-list change comes on the listen stream`, async () => {
+      const config = await serve(args)
+      const seen = await withDownstream(config, (downstream, changes) =>
+        Effect.gen(function*() {
+          const before = yield* downstream.era
+          const listed = names(yield* downstream.listTools)
+          const era = yield* downstream.era
+          const echo = yield* downstream.call("echo", { text: "over http" }, {})
+          yield* Effect.promise(() => eventually(() => listens() === 1, 3000))
+          const added = yield* downstream.call("add_tool", {}, {})
+          const changed = yield* Effect.promise(() => eventually(() => changes() === 1, 3000))
+          const relisted = names(yield* downstream.listTools)
+          const late = yield* downstream.call("late_tool", {}, {})
+          return { before, listed, era, echo, added, changed, relisted, late }
+        }), timings)
+      expect(seen).toEqual({
+        before: Option.none(),
+        listed: HTTP_TOOLS,
+        era: Option.some({ era: "modern", protocolVersion: "2026-07-28" }),
+        echo: { content: [{ type: "text", text: "over http" }] },
+        added: { content: [{ type: "text", text: "added" }] },
+        changed: true,
+        relisted: [...HTTP_TOOLS, "late_tool"],
+        late: { content: [{ type: "text", text: "late_tool" }] }
+      })
+      expect(requestLines().sort()).toEqual([
+        "server/discover server/discover - 2026-07-28",
+        "subscriptions/listen subscriptions/listen - 2026-07-28",
+        "tools/call tools/call add_tool 2026-07-28",
+        "tools/call tools/call echo 2026-07-28",
+        "tools/call tools/call late_tool 2026-07-28",
+        "tools/list tools/list - 2026-07-28",
+        "tools/list tools/list - 2026-07-28"
+      ])
+    })
+  }
+
+  it("a listen stream the server ends after a change is opened again and followed by a listing: the next change is seen too", async () => {
+    const config = await serve(["--legacy=reject", "--listen-once"])
+    const seen = await withDownstream(config, (downstream, changes) =>
+      Effect.gen(function*() {
+        yield* downstream.listTools
+        yield* Effect.promise(() => eventually(() => listens() === 1, 3000))
+        yield* downstream.call("add_tool", {}, {})
+        // The change on the first stream, then the listing after the second one opened.
+        const reopened = yield* Effect.promise(() => eventually(() => changes() === 2 && listens() === 2, 3000))
+        yield* downstream.call("add_more", {}, {})
+        const again = yield* Effect.promise(() => eventually(() => changes() === 4 && listens() === 3, 3000))
+        yield* Effect.sleep(Duration.millis(300))
+        const relisted = names(yield* downstream.listTools)
+        return { reopened, again, changes: changes(), listens: listens(), relisted, running: yield* downstream.running }
+      }), timings)
+    expect(seen).toEqual({
+      reopened: true,
+      again: true,
+      changes: 4,
+      listens: 3,
+      relisted: [...HTTP_TOOLS, "late_tool", "later_tool"],
+      running: true
+    })
+  })
+
+  it(`a listen stream that ends at once is opened again ${LISTEN_REOPENS} times with a growing wait, then left until the next listing`, async () => {
+    const config = await serve(["--legacy=reject", "--listen-ends"])
+    const seen = await withDownstream(config, (downstream, changes) =>
+      Effect.gen(function*() {
+        const started = Date.now()
+        yield* downstream.listTools
+        const gaveUp = yield* Effect.promise(() => eventually(() => listens() === 1 + LISTEN_REOPENS, 3000))
+        // 100 + 200 + 400 ms of waits between the four streams.
+        const took = Date.now() - started
+        yield* Effect.sleep(Duration.millis(1000))
+        const afterWait = { listens: listens(), changes: changes() }
+        yield* downstream.listTools
+        yield* Effect.promise(() => eventually(() => listens() === 2 * (1 + LISTEN_REOPENS), 3000))
+        return { gaveUp, waited: took >= 700, afterWait, listensAfterListing: listens(), running: yield* downstream.running }
+      }), timings)
+    expect(seen).toEqual({
+      gaveUp: true,
+      waited: true,
+      afterWait: { listens: 1 + LISTEN_REOPENS, changes: LISTEN_REOPENS },
+      listensAfterListing: 2 * (1 + LISTEN_REOPENS),
+      running: true
+    })
   })
 })
