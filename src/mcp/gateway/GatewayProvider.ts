@@ -205,6 +205,7 @@ export const makeGatewayProvider = (
               next.delete(agent.id)
               return next
             })
+            yield* loaded.forget(agent.id)
             yield* catalog.detach(agent.id)
           })
         )

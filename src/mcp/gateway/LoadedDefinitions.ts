@@ -43,6 +43,8 @@ export class LoadedDefinitions extends Context.Tag("tool-map/gateway/LoadedDefin
     agentId: string,
     definitionOf: (name: string) => Option.Option<Tool>
   ) => Effect.Effect<ReadonlyArray<ChangedTool>>
+  /** Drops the agent's record from memory (its last session ended; its file stays and is read again on its next use). */
+  readonly forget: (agentId: string) => Effect.Effect<void>
 }>() {
   /** Kept in `dir`, one file per agent, as `RecordedBuilds` records what an agent loaded. */
   static readonly layer = (dir: string) =>
@@ -133,7 +135,14 @@ export class LoadedDefinitions extends Context.Tag("tool-map/gateway/LoadedDefin
           return out
         })
 
-        return LoadedDefinitions.of({ track, accept, changed })
+        const forget = (agentId: string) =>
+          Ref.update(records, (all) => {
+            const next = new Map(all)
+            next.delete(agentId)
+            return next
+          })
+
+        return LoadedDefinitions.of({ track, accept, changed, forget })
       })
     ).pipe(Layer.provide(RecordedBuilds.layer))
 }
