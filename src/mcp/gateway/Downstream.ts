@@ -543,9 +543,10 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           ? `answered ${handshake} with error ${error.code}: ${errorAnswer(error)}`
           : `could not be started (${describeServer(config)}): ${errorText(error)}`
         yield* closeConnection(connection)
-        // A failed start forgets the era (an upgraded server is probed again), except that of a
-        // server that exited on the probe and again before it answered.
-        if (!(exitedOnProbe && exited)) yield* Ref.set(knownEra, Option.none())
+        // A failed start forgets the era (an upgraded server is probed again), except when the
+        // server exited before `initialize` without a probe sent, or on the probe and again
+        // after it: a server that crashes at once is not spawned twice on each restart.
+        if (!(exited && (exitedOnProbe || !probe))) yield* Ref.set(knownEra, Option.none())
         const full = `${reason}${garbageNote(Option.some(connection))}`
         yield* fail(Option.none(), full)
         return yield* failed(full)

@@ -227,6 +227,35 @@ describe("the probe's other answers", () => {
     expect(fs.readFileSync(openings, "utf8")).toBe("server/discover\n")
   })
 
+  it("a 2025-era server that leaves server/discover unanswered waits for the probe timeout at most, whatever the start timeout", async () => {
+    const openings = path.join(dir, "openings")
+    const started = Date.now()
+    const seen = await withDownstream(fixture("quiet", "strictlegacy.mjs", [openings, "--ignore"]), (downstream) =>
+      Effect.gen(function*() {
+        const listed = names(yield* downstream.listTools)
+        const took = Date.now() - started
+        return { listed, waited: took >= 300 && took < 1500 }
+      }), { startTimeout: Duration.seconds(5), probeTimeout: Duration.millis(300) })
+    expect(seen).toEqual({ listed: ["hello"], waited: true })
+  })
+
+  it("a server that exits at once is started twice on its first start only (the probe, then initialize), once on each later start", async () => {
+    const spawned = path.join(dir, "spawned")
+    const config: ServerConfig = { _tag: "Stdio", name: "crash", command: "sh", args: ["-c", `echo spawned >> '${spawned}'; exit 1`], env: {} }
+    const seen = await withDownstream(config, (downstream) =>
+      Effect.gen(function*() {
+        const first = message(yield* Effect.either(downstream.listTools))
+        const afterFirst = fs.readFileSync(spawned, "utf8")
+        yield* Effect.sleep(Duration.millis(300))
+        const second = message(yield* Effect.either(downstream.listTools))
+        yield* Effect.sleep(Duration.millis(500))
+        const third = message(yield* Effect.either(downstream.listTools))
+        return { first, afterFirst, second, third, spawned: fs.readFileSync(spawned, "utf8") }
+      }))
+    const exited = `The MCP server "crash" exited before it answered initialize (its stderr is logged in ${logOf("crash")}).`
+    expect(seen).toEqual({ first: exited, afterFirst: "spawned\nspawned\n", second: exited, third: exited, spawned: "spawned\nspawned\nspawned\nspawned\n" })
+  })
+
   it("a result of a kind the gateway does not know fails the call in a sentence", async () => {
     const seen = await withDownstream(fixture("odd", "oddresult.mjs"), (downstream) =>
       Effect.gen(function*() {
