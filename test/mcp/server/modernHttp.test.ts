@@ -6,6 +6,7 @@
  * agent ids keeps no more agents than the limits allow.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client"
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer, Logger, Option, Ref, Stream } from "effect"
 import { providersLayer } from "../../../src/mcp/server/McpProviders.js"
@@ -143,6 +144,19 @@ describe("tool-map mcp --http, 2026-07-28", () => {
         type: "application/json",
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "done" }], resultType: "complete", _meta: SERVER_META } })
       })
+    }).pipe(Effect.scoped))
+
+  it.live("the SDK v2 client (pinned to 2026-07-28) gets a call's progress and then its result over HTTP", () =>
+    Effect.gen(function* () {
+      const { url } = yield* served
+      const client = new ModernClient({ name: "progress-client", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
+      yield* Effect.acquireRelease(Effect.promise(() => client.connect(new ModernHttpTransport(url))), () => Effect.promise(() => client.close()))
+      const seen: Array<unknown> = []
+      const result = yield* Effect.promise(() => client.callTool({ name: "slow", arguments: {} }, { onprogress: (progress) => void seen.push(progress) }))
+      expect([seen, result.content]).toEqual([
+        [{ progress: 1, total: 2, message: "half" }, { progress: 2, total: 2 }],
+        [{ type: "text", text: "done" }]
+      ])
     }).pipe(Effect.scoped))
 
   it.live("hostile agent ids and client names: bounded and cleaned before they key a session or are shown", () =>
