@@ -112,6 +112,8 @@ export class HttpTransport implements Transport {
   private readonly aborts = new AbortController()
   private closed = false
   private listening = false
+  /** The POSTs of requests not yet answered, by request id: a cancelled request's POST is aborted. */
+  private readonly inflight = new Map<string | number, AbortController>()
 
   constructor(
     private readonly url: URL,
@@ -136,29 +138,45 @@ export class HttpTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) throw new Error("Not connected")
+    const id = "method" in message && "id" in message ? message.id : undefined
+    // A cancelled request's POST is closed too: in 2026-07-28 that is how a server hears of it
+    // (its `notifications/cancelled`, without an envelope, is a 2025-era message).
+    if ("method" in message && message.method === "notifications/cancelled" && isRecord(message.params)) {
+      const cancelled = message.params["requestId"]
+      if (typeof cancelled === "string" || typeof cancelled === "number") this.inflight.get(cancelled)?.abort()
+    }
+    const own = new AbortController()
+    if (id !== undefined) this.inflight.set(id, own)
+    const done = () => {
+      if (id !== undefined && this.inflight.get(id) === own) this.inflight.delete(id)
+    }
     const response = await fetch(this.url, {
       method: "POST",
       headers: { ...this.headersFor("application/json, text/event-stream"), "content-type": "application/json", ...modernHeaders(message) },
       body: JSON.stringify(message),
-      signal: this.aborts.signal,
+      signal: AbortSignal.any([this.aborts.signal, own.signal]),
       redirect: "error"
+    }).catch((error: unknown) => {
+      done()
+      throw error
     })
     const session = response.headers.get("mcp-session-id")
     if (session !== null) this.sessionId = session
     if (!response.ok) {
+      done()
       await response.body?.cancel()
       throw new HttpStatusError(response.status, response.statusText)
     }
     const type = response.headers.get("content-type") ?? ""
-    const id = "method" in message && "id" in message ? message.id : undefined
     if (type.includes("text/event-stream")) {
       // A stream that ends before it answered its request fails that request (the 2026-07-28
       // `subscriptions/listen` ends so), instead of leaving it to its timeout.
       void this.readEvents(response, id).then((answered) => {
-        if (id !== undefined && !answered && !this.closed) this.streamEnded(id)
+        done()
+        if (id !== undefined && !answered && !this.closed && !own.signal.aborted) this.streamEnded(id)
       })
     } else if (type.includes("application/json")) {
-      const text = await cappedText(response, this.maxMessageBytes)
+      const text = await cappedText(response, this.maxMessageBytes).finally(done)
       if (text === undefined) {
         this.onerror?.(new Error(`an answer longer than ${this.maxMessageBytes} bytes was left unread`))
         if (id !== undefined) this.streamEnded(id)
@@ -166,6 +184,7 @@ export class HttpTransport implements Transport {
       }
       this.dispatchText(text)
     } else {
+      done()
       await response.body?.cancel()
     }
     if ("method" in message && message.method === "notifications/initialized") void this.listen()

@@ -377,7 +377,7 @@ describe("a 2026-07-28 server over Streamable HTTP (SDK v2 createMcpHandler)", (
     await new Promise<void>((resolve) => child.stderr!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve()))
     return { _tag: "Http", name: "remote", url: `http://127.0.0.1:${port}/mcp`, headers: {} }
   }
-  const HTTP_TOOLS = ["echo", "add_tool", "add_more"]
+  const HTTP_TOOLS = ["echo", "hang", "add_tool", "add_more"]
   const timings = { listenBackoff: Duration.millis(100) }
 
   for (const [label, args] of [["that serves both eras", []], ["that serves 2026-07-28 only", ["--legacy=reject"]]] as const) {
@@ -417,6 +417,18 @@ describe("a 2026-07-28 server over Streamable HTTP (SDK v2 createMcpHandler)", (
       ])
     })
   }
+
+  it("a call interrupted by the gateway's client closes its POST, which is how a 2026-07-28 server hears of it", async () => {
+    const config = await serve(["--legacy=reject"])
+    const seen = await withDownstream(config, (downstream) =>
+      Effect.gen(function*() {
+        const hang = yield* Effect.timeoutOption(downstream.call("hang", {}, {}), Duration.millis(300))
+        const closed = yield* Effect.promise(() => eventually(() => requestLines().includes("(closed by the client) tools/call"), 3000))
+        const echo = yield* downstream.call("echo", { text: "still here" }, {})
+        return { hang, closed, echo, running: yield* downstream.running }
+      }), timings)
+    expect(seen).toEqual({ hang: Option.none(), closed: true, echo: { content: [{ type: "text", text: "still here" }] }, running: true })
+  })
 
   it("a listen stream the server ends after a change is opened again and followed by a listing: the next change is seen too", async () => {
     const config = await serve(["--legacy=reject", "--listen-once"])
