@@ -12,21 +12,25 @@ import { cleanText } from "../../inventory/domain/untrusted.js"
 /** The longest agent id kept, in UTF-16 code units (see {@link agentNameOf}). */
 export const AGENT_ID_MAX = 128
 
+/** How much of a long agent id is cleaned (the rest is only hashed): a 1 MB id costs no 1 MB scan for secrets. */
+const AGENT_ID_CLEANED = 4096
+
 /**
  * An agent id or client name a client gave (`_meta` `dev.tool-map/agent`, `clientInfo.name` of
  * either era), as tool-map keys an agent's state by it and shows it: through the one rule
  * (`cleanText`: secrets redacted, controls and invisible characters as U+FFFD), blanks and line
- * breaks at either end dropped; none
- * when nothing is left but blanks and U+FFFD (an empty or control-only name names no one). A
- * name over {@link AGENT_ID_MAX} is cut to its first 119 code units (a surrogate pair kept
- * whole), `…` and 8 hex digits of its SHA-256, so two long names still name two agents.
- * Idempotent: a name it gave comes back unchanged.
+ * breaks at either end dropped; none when nothing is left but blanks and U+FFFD (an empty or
+ * control-only name names no one). A name over {@link AGENT_ID_MAX} is cut to its first 119 code
+ * units (a surrogate pair kept whole), `…` and 8 hex digits of the SHA-256 of the name as given,
+ * so two long names still name two agents (only its first 4096 code units are cleaned: the rest
+ * is never shown). Idempotent: a name it gave comes back unchanged.
  */
 export const agentNameOf = (raw: string): Option.Option<string> => {
-  const clean = cleanText(raw.trim()).trim()
+  const given = raw.trim()
+  const clean = cleanText(given.length > AGENT_ID_CLEANED ? given.slice(0, AGENT_ID_CLEANED) : given).trim()
   if (!/[^\s\uFFFD]/.test(clean)) return Option.none()
   if (clean.length <= AGENT_ID_MAX) return Option.some(clean)
-  const digest = createHash("sha256").update(clean).digest("hex").slice(0, 8)
+  const digest = createHash("sha256").update(given).digest("hex").slice(0, 8)
   const cut = /[\ud800-\udbff]/.test(clean.charAt(118)) ? 118 : 119
   return Option.some(`${clean.slice(0, cut).trimEnd()}\u2026${digest}`)
 }

@@ -9,6 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client"
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer, Logger, Option, Ref, Stream } from "effect"
+import { agentIdOf } from "../../../src/mcp/gateway/GatewayProvider.js"
 import { providersLayer } from "../../../src/mcp/server/McpProviders.js"
 import { McpServer } from "../../../src/mcp/server/McpServer.js"
 import { AGENT_ID_MAX, agentNameOf } from "../../../src/mcp/server/McpSession.js"
@@ -78,7 +79,7 @@ const call = (name: string, meta: Record<string, unknown>, id: number | string =
 const whoami = (url: URL, meta: Record<string, unknown>) =>
   Effect.map(post(url, call("whoami", meta)), (answer) => (JSON.parse(answer.body) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text)
 
-const LONG_DIGEST = "cdc76e5c" // sha256("a" × 1,000,000), first 8 hex digits
+const LONG_DIGEST = "cdc76e5c" // sha256("a" × 1,000,000), its first 8 hex digits
 
 describe("agentNameOf", () => {
   it("cleans, bounds and refuses what names no one; idempotent", () => {
@@ -104,6 +105,23 @@ describe("agentNameOf", () => {
       const once = agentNameOf(raw)
       expect(Option.flatMap(once, agentNameOf)).toEqual(once)
     }
+  })
+})
+
+describe("agentIdOf: the gateway's agent of a session", () => {
+  const session = (name: string, agent?: string) => ({
+    id: "s",
+    client: Option.some({ name, version: "1" }),
+    capabilities: Option.none(),
+    ...(agent === undefined ? {} : { agent }),
+    elicit: () => Effect.die("not asked")
+  })
+  it("bounds and cleans a 2025 client's name, falls back past a control-only one, keeps --agent", () => {
+    expect(agentIdOf(Option.none(), session("a".repeat(1_000_000)))).toBe(`${"a".repeat(119)}\u2026${LONG_DIGEST}`)
+    expect(agentIdOf(Option.none(), session("evil\u001b[2J\nname"))).toBe("evil\uFFFD[2J\uFFFDname")
+    expect(agentIdOf(Option.none(), session("\u001b\u0000"))).toBe("mcp-client")
+    expect(agentIdOf(Option.none(), session("client", "\r\n"))).toBe("client")
+    expect(agentIdOf(Option.some("ops"), session("client", "named"))).toBe("ops")
   })
 })
 
@@ -171,7 +189,7 @@ describe("tool-map mcp --http, 2026-07-28", () => {
       expect(yield* agent("\u0000\u001b\r\n")).toBe("modern/http-client -")
       expect(yield* agent("")).toBe("modern/http-client -")
       const client = (name: string) => whoami(url, { ...META, "io.modelcontextprotocol/clientInfo": { name, version: "1" } })
-      expect(yield* client(`x\u001b]0;title\u0007${"y".repeat(500)}`)).toBe(`modern/x\uFFFD]0;title\uFFFD${"y".repeat(108)}\u20267fd16e80 -`)
+      expect(yield* client(`x\u001b]0;title\u0007${"y".repeat(500)}`)).toBe(`modern/x\uFFFD]0;title\uFFFD${"y".repeat(108)}\u2026d8f663a2 -`)
       // A control-only client name: the fallback agent of HTTP.
       expect(yield* client("\u001b\u0007")).toBe("modern/http -")
     }).pipe(Effect.scoped))
