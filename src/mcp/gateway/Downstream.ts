@@ -41,7 +41,7 @@ import { StderrLog } from "./StderrLog.js"
 export interface DownstreamTimings {
   /**
    * From spawn to the `initialize` answer, or to the `server/discover` one in the 2026-07-28 era;
-   * a stdio server's first start spends at most half of it on the era's probe.
+   * a first start spends at most {@link probeTimeout} and half of it on the era's probe.
    */
   readonly startTimeout: Duration.Duration
   /**

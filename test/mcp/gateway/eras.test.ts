@@ -256,6 +256,24 @@ describe("the probe's other answers", () => {
     expect(seen).toEqual({ first: exited, afterFirst: "spawned\nspawned\n", second: exited, third: exited, spawned: "spawned\nspawned\nspawned\nspawned\n" })
   })
 
+  it("a stdio server that answers its listen request after each change gets it again, followed by a listing: both changes are seen", async () => {
+    const listened = path.join(dir, "listens")
+    const listens = () => (fs.existsSync(listened) ? fs.readFileSync(listened, "utf8").split("\n").length - 1 : 0)
+    const seen = await withDownstream(fixture("once", "listenonce.mjs", [listened]), (downstream, changes) =>
+      Effect.gen(function*() {
+        const listed = names(yield* downstream.listTools)
+        yield* Effect.promise(() => eventually(() => listens() === 1, 3000))
+        yield* downstream.call("add_a", {}, {})
+        const reopened = yield* Effect.promise(() => eventually(() => changes() === 2 && listens() === 2, 3000))
+        yield* downstream.call("add_b", {}, {})
+        const again = yield* Effect.promise(() => eventually(() => changes() === 4 && listens() === 3, 3000))
+        yield* Effect.sleep(Duration.millis(300))
+        const relisted = names(yield* downstream.listTools)
+        return { listed, reopened, again, changes: changes(), listens: listens(), relisted }
+      }), { listenBackoff: Duration.millis(100) })
+    expect(seen).toEqual({ listed: ["add_a", "add_b"], reopened: true, again: true, changes: 4, listens: 3, relisted: ["add_a", "add_b", "a", "b"] })
+  })
+
   it("a result of a kind the gateway does not know fails the call in a sentence", async () => {
     const seen = await withDownstream(fixture("odd", "oddresult.mjs"), (downstream) =>
       Effect.gen(function*() {
