@@ -36,12 +36,23 @@ import * as path from "node:path"
 import { buildCatalog } from "../src/catalog/core/catalog.js"
 import type { ToolSchema } from "../src/catalog/core/model.js"
 import { words } from "../src/catalog/core/router/analyze.js"
-import { clauseVectorRanking, DEFAULT_FUSION, type FusionParameters, fuseRankings, toolEmbeddingText, vectorSet } from "../src/catalog/core/router/fusion.js"
+import {
+  catalogWords,
+  clauseVectorRanking,
+  DEFAULT_FUSION,
+  DEFAULT_NEIGHBOURS,
+  type FusionParameters,
+  fuseRankings,
+  nearestWords,
+  type NeighbourParameters,
+  toolEmbeddingText,
+  vectorSet
+} from "../src/catalog/core/router/fusion.js"
 import { cutWinkTable, decodeTable, embedText, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
 import { WINK_HEAD_BYTES } from "../src/catalog/services/WordVectorEmbedder.js"
 import { routerDocuments } from "../src/catalog/core/router/router.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
-import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters, taskClauses } from "../src/catalog/core/router/rank.js"
+import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters, taskClauses, wordsUnknownTo } from "../src/catalog/core/router/rank.js"
 import { generateTools, prng } from "./catalogGenerators.js"
 import { readBfcl } from "./data/bfcl/cut.js"
 import { ROOT } from "./harness.js"
@@ -244,16 +255,25 @@ export const loadVectors = (source: string): { readonly table: WordVectors; read
 }
 
 /** The router fused with the table's vectors, as the `Router` service does. */
-export const routerWithVectors = (schemas: ReadonlyArray<ToolSchema>, table: WordVectors, fusion: FusionParameters = DEFAULT_FUSION) => {
+export const routerWithVectors = (
+  schemas: ReadonlyArray<ToolSchema>,
+  table: WordVectors,
+  fusion: FusionParameters = DEFAULT_FUSION,
+  neighbours: NeighbourParameters | undefined = DEFAULT_NEIGHBOURS
+) => {
   const catalog = buildCatalog(schemas)
   const index = buildIndex(routerDocuments(catalog, schemas))
-  const vectors = vectorSet(index.documents.map((indexed) => embedText(table, toolEmbeddingText(catalog.byName.get(indexed.document.id)!))))
+  const texts = index.documents.map((indexed) => toolEmbeddingText(catalog.byName.get(indexed.document.id)!))
+  const vectors = vectorSet(texts.map((text) => embedText(table, text)))
+  const vocabularyWords = catalogWords(texts)
+  const vocabulary = { words: vocabularyWords, set: vectorSet(vocabularyWords.map((word) => embedText(table, word))) }
   // The lexical ranking and the vectors of a query do not depend on the fusion: kept per query for a grid.
   const cache = new Map<string, readonly [ReadonlyArray<{ position: number; score: number; exact: number }>, ReadonlyArray<number>, ReadonlyArray<ReadonlyArray<number>>]>()
   const rankings = (query: string) => {
     const known = cache.get(query)
     if (known !== undefined) return known
-    const found = [rankDocuments(index, { query, limit: 50 }), embedText(table, query), taskClauses(query).map((clause) => embedText(table, clause))] as const
+    const related = neighbours === undefined ? [] : wordsUnknownTo(index, query).flatMap((word) => nearestWords(embedText(table, word), vocabulary, neighbours))
+    const found = [rankDocuments(index, { query, limit: 50, related }), embedText(table, query), taskClauses(query).map((clause) => embedText(table, clause))] as const
     cache.set(query, found)
     return found
   }
@@ -314,6 +334,7 @@ const qualityRows = (sets: ReadonlyArray<DevSet>, table: WordVectors | undefined
     const rankers = [
       ["router", routerOf(set.schemas)],
       ...(table === undefined ? [] : [["router + vectors", routerWithVectors(set.schemas, table).ranker] as const]),
+      ...(table === undefined || process.env.NB === undefined ? [] : [["router + vectors, NB", routerWithVectors(set.schemas, table, DEFAULT_FUSION, JSON.parse(process.env.NB) as NeighbourParameters | undefined).ranker] as const]),
       // The same router without its general-English lexicon (lexicon.ts): what the lexicon adds.
       ["router, no lexicon", routerOf(set.schemas, { ...DEFAULT_RANK_PARAMETERS, lexiconWeight: 0 })],
       ["plain BM25", plainBm25(set.schemas)]

@@ -7,11 +7,21 @@ import { FileSystem } from "@effect/platform"
 import { Context, Effect, Either, Layer, Option, Ref, Schema, type Scope, SynchronizedRef } from "effect"
 import { resolveTarget } from "../core/catalog.js"
 import type { Catalog, ToolSchema } from "../core/model.js"
-import { clauseVectorRanking, DEFAULT_FUSION, fuseRankings, toolEmbeddingText, type VectorSet, vectorSet } from "../core/router/fusion.js"
+import {
+  catalogWords,
+  clauseVectorRanking,
+  DEFAULT_FUSION,
+  fuseRankings,
+  nearestWords,
+  toolEmbeddingText,
+  type VectorSet,
+  vectorSet,
+  type WordSet
+} from "../core/router/fusion.js"
 import { sameDocumentSource } from "../core/router/document.js"
 import { StoredIndex } from "../core/router/indexFile.js"
 import { addDocuments, buildIndex, buildIndexSteps, type RouterIndex } from "../core/router/invertedIndex.js"
-import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps, taskClauses } from "../core/router/rank.js"
+import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps, taskClauses, wordsUnknownTo } from "../core/router/rank.js"
 import { asRankIndex, type Needs, type RankIndex } from "../core/router/rankIndex.js"
 import { routerDocuments, routerDocumentSteps, skillDocument } from "../core/router/router.js"
 import {
@@ -92,9 +102,17 @@ interface ToolIndex {
   readonly catalog: Catalog
   /** Built in memory, or read piece by piece from the store's file (its documents are then the catalog's tools, in order). */
   readonly index: RouterIndex | StoredIndex
-  /** The embedder's document vectors, once asked for. */
-  vectors: Option.Option<VectorSet>
+  /** The embedder's vectors of the documents and of the words of their texts, once asked for. */
+  vectors: Option.Option<{ readonly documents: VectorSet; readonly words: WordSet }>
 }
+
+/** What an embedder adds to a ranking: its own ranking of the task, and catalog words for the task's words the catalog lacks. */
+interface VectorHints {
+  readonly ranking: ReadonlyArray<number>
+  readonly related: ReadonlyArray<{ readonly word: string; readonly weight: number }>
+}
+
+const NO_HINTS: VectorHints = { ranking: [], related: [] }
 
 /** The index of the skills and subagents of one inventory and host. */
 interface SkillIndex {
@@ -267,28 +285,35 @@ const make = Effect.gen(function*() {
     })
 
   /**
-   * The embedder's ranking of the query, `None` without an embedder, when it fails (reported
-   * once) or when no vector of the task is usable (none of its words known); a task that joins
-   * needs is ranked by its clauses in turns (`clauseVectorRanking`).
+   * The embedder's hints for a query (none without an embedder, or when it fails: reported once):
+   * its ranking of the tools (`clauseVectorRanking`: a task that joins needs by its clauses in
+   * turns; none when no vector of the task is usable), and for each task word no tool's text
+   * holds, the catalog's words nearest to it (`nearestWords`).
    */
-  const vectorRanking = (entry: ToolIndex, query: string, limit: number, keep: ((position: number) => boolean) | undefined) =>
+  const vectorHints = (entry: ToolIndex, query: string, limit: number, keep: ((position: number) => boolean) | undefined) =>
     Option.match(embedder, {
-      onNone: () => Effect.succeed(Option.none<Array<number>>()),
+      onNone: () => Effect.succeed(NO_HINTS),
       onSome: (provider) =>
         Effect.gen(function*() {
           if (Option.isNone(entry.vectors)) {
             const index = asRankIndex(entry.index)
-            const tools = Array.from({ length: index.documentCount }, (_, position) => entry.catalog.byName.get(index.idOf(position))!)
-            entry.vectors = Option.some(vectorSet(yield* provider.embed(tools.map(toolEmbeddingText))))
+            const texts = Array.from({ length: index.documentCount }, (_, position) => toolEmbeddingText(entry.catalog.byName.get(index.idOf(position))!))
+            const words = catalogWords(texts)
+            const [documents, wordVectors] = yield* Effect.all([provider.embed(texts), provider.embed(words)])
+            entry.vectors = Option.some({ documents: vectorSet(documents), words: { words, set: vectorSet(wordVectors) } })
           }
-          const [whole = [], ...clauses] = yield* provider.embed([query, ...taskClauses(query)])
-          const ranking = clauseVectorRanking(whole, clauses, Option.getOrThrow(entry.vectors), limit, keep)
-          return ranking.length === 0 ? Option.none<Array<number>>() : Option.some(ranking)
+          const vectors = Option.getOrThrow(entry.vectors)
+          const clauses = taskClauses(query)
+          const unknown = wordsUnknownTo(entry.index, query)
+          const embedded = yield* provider.embed([query, ...clauses, ...unknown])
+          const ranking = clauseVectorRanking(embedded[0] ?? [], embedded.slice(1, 1 + clauses.length), vectors.documents, limit, keep)
+          const related = embedded.slice(1 + clauses.length).flatMap((vector) => nearestWords(vector, vectors.words))
+          return { ranking, related }
         }).pipe(
           Effect.tapError((error) =>
             Effect.flatMap(Ref.getAndSet(embedderWarned, true), (warned) => warned ? Effect.void : Effect.logWarning(`${error.message}; the router ranks by words alone`))
           ),
-          Effect.orElseSucceed(() => Option.none<Array<number>>())
+          Effect.orElseSucceed(() => NO_HINTS)
         )
     })
 
@@ -329,12 +354,11 @@ const make = Effect.gen(function*() {
       const index = asRankIndex(entry.index)
       const reads: Reads = index instanceof StoredIndex ? yield* Effect.cached(store.reader(index)) : Effect.dieMessage("an index built in memory has nothing to read")
       const keep = under === undefined ? undefined : (position: number) => under.has(index.idOf(position))
-      const lexical = yield* runSteps(index, reads, rankSteps(index, { query, limit: Math.max(k, 50), keep }))
-      const vectors = yield* vectorRanking(entry, query, DEFAULT_FUSION.vectorCandidates, keep)
-      const ranked: ReadonlyArray<Pick<RankedDocument, "position" | "score">> = Option.match(vectors, {
-        onNone: () => lexical,
-        onSome: (ranking) => fuseRankings(lexical, ranking, DEFAULT_FUSION)
-      })
+      const hints = yield* vectorHints(entry, query, DEFAULT_FUSION.vectorCandidates, keep)
+      const lexical = yield* runSteps(index, reads, rankSteps(index, { query, limit: Math.max(k, 50), keep, related: hints.related }))
+      const ranked: ReadonlyArray<Pick<RankedDocument, "position" | "score">> = hints.ranking.length === 0
+        ? lexical
+        : fuseRankings(lexical, hints.ranking, DEFAULT_FUSION)
       const best = ranked.slice(0, k)
       const matched = yield* runSteps(index, reads, explainSteps(index, best.map((hit) => hit.position), query))
       return best.map((hit, i): ToolHit => {

@@ -5,7 +5,7 @@ import type { ToolSchema } from "../../../src/catalog/core/model.js"
 import { nameKey, terms, words } from "../../../src/catalog/core/router/analyze.js"
 import { reciprocalRankFusion } from "../../../src/catalog/core/router/fusion.js"
 import { addDocuments, buildIndex, splitRunTogether } from "../../../src/catalog/core/router/invertedIndex.js"
-import { DEFAULT_RANK_PARAMETERS, explainMatch, rankDocuments, type RankParameters } from "../../../src/catalog/core/router/rank.js"
+import { DEFAULT_RANK_PARAMETERS, explainMatch, rankDocuments, type RankParameters, wordsUnknownTo } from "../../../src/catalog/core/router/rank.js"
 import { builtRankIndex, type RankIndex } from "../../../src/catalog/core/router/rankIndex.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
 import { WordTable } from "../../../src/catalog/core/router/wordTable.js"
@@ -187,6 +187,25 @@ describe("rankDocuments: vocabulary learned from the catalog", () => {
     expect(rankWith(schemas, "rental", { ...DEFAULT_RANK_PARAMETERS, prefixTermWeight: 0 })).toEqual([])
     // A prefix of fewer than four letters is none ("car" of "carton").
     expect(rankWith(schemas, "carton", DEFAULT_RANK_PARAMETERS)).toEqual([])
+  })
+
+  it("adds an embedder's related words to the task's, each at its weight, none the task or the lexicon already gives", () => {
+    const schemas = [
+      { name: "send_mail", description: "Send an email.", inputSchema: object({}) },
+      { name: "post_note", description: "Post a note to a channel.", inputSchema: object({}) },
+      { name: "read_note", description: "Read a note.", inputSchema: object({}) }
+    ]
+    const index = buildIndex(routerDocuments(buildCatalog(schemas), schemas))
+    expect(wordsUnknownTo(index, "ping the team channel")).toEqual(["ping", "team"])
+    const ranked = (query: string, related: ReadonlyArray<{ word: string; weight: number }>) =>
+      rankDocuments(index, { query, limit: 5, related }).map((hit) => index.documents[hit.position]!.document.name)
+    expect(ranked("ping the team", [])).toEqual([])
+    expect(ranked("ping the team", [{ word: "channel", weight: 0.3 }, { word: "unheard", weight: 1 }])).toEqual(["post_note"])
+    // A related word's weight orders the tools it brings (read_note, the shorter, before post_note).
+    expect(ranked("ping the team", [{ word: "email", weight: 0.2 }, { word: "note", weight: 0.4 }])).toEqual(["read_note", "post_note", "send_mail"])
+    expect(ranked("ping the team", [{ word: "email", weight: 0.6 }, { word: "note", weight: 0.4 }])).toEqual(["send_mail", "read_note", "post_note"])
+    // The task's own word keeps its weight: "email" related at 5 changes nothing.
+    expect(ranked("email a note", [{ word: "email", weight: 5 }])).toEqual(ranked("email a note", []))
   })
 })
 

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest"
 import {
+  catalogWords,
   clauseVectorRanking,
   DEFAULT_FUSION,
   fuseRankings,
   interleaveRankings,
+  nearestVectors,
+  nearestWords,
   rankByVector,
   reciprocalRankFusion,
   vectorSet
@@ -206,6 +209,18 @@ describe("fusion", () => {
     expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 0]], vectors, 3, undefined)).toEqual([1, 0, 3])
     expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 1]], vectors, 3, (position) => position !== 0)).toEqual([1, 2, 3])
     expect(clauseVectorRanking([0, 0], [[0, 0]], vectors, 3, undefined)).toEqual([])
+  })
+
+  it("gives a word's nearest catalog words at or above the minimum cosine, weighted by it", () => {
+    expect(catalogWords(["Post a message to the channel", "post_message: message channels"])).toEqual(["post", "message", "channel", "channels"])
+    const vocabulary = { words: ["message", "channel", "issue", "file"], set: vectorSet([[1, 0], [0.6, 0.8], [0, 1], [-1, 0]]) }
+    expect(nearestVectors([1, 0], vocabulary.set, 2, undefined)).toEqual([[0, 1], [1, Math.fround(0.6)]])
+    expect(nearestWords([2, 0], vocabulary, { count: 3, minimum: 0.5, weight: 0.5 })).toEqual([
+      { word: "message", weight: 0.5 },
+      { word: "channel", weight: 0.5 * Math.fround(0.6) }
+    ])
+    expect(nearestWords([2, 0], vocabulary, { count: 1, minimum: 0.5, weight: 0.5 })).toEqual([{ word: "message", weight: 0.5 }])
+    expect(nearestWords([0, 0], vocabulary, { count: 3, minimum: 0.5, weight: 0.5 })).toEqual([])
   })
 
   it("cuts a task into the needs it joins", () => {

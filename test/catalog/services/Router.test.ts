@@ -130,8 +130,10 @@ describe("Router", () => {
       const lexical = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "chat with the team" }, main)))
       expect(lexical).toEqual([])
       const fused = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "chat with the team", k: 3 }, main)), topicEmbedder)
-      // Equal vectors keep the catalog's order (list_channels before post_message).
-      expect(fused.map((hit) => hit.name)).toEqual(["mcp__slack__list_channels", "mcp__slack__post_message", "read_text_file"])
+      // Equal vectors keep the catalog's order (list_channels before post_message) in the vector
+      // ranking; "chat" and "team", which no tool holds, bring the catalog's words of the same
+      // topic (message, channel …) into the lexical ranking, where post_message holds the most.
+      expect(fused.map((hit) => hit.name)).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels", "read_text_file"])
       // An exact name still comes first.
       const exact = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "read_text_file", k: 1 }, main)), topicEmbedder)
       expect(exact.map((hit) => hit.name)).toEqual(["read_text_file"])

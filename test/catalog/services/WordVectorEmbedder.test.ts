@@ -151,15 +151,16 @@ describe("the router with word vectors", () => {
       // post_message holds message and channel (cosine 0.9), list_channels channels (0.6);
       // the rest are at 0 or below, and only vectorCandidates (10) take part.
       expect((yield* found("chat", 2, embedder))).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])
-      // Lexically: create_issue ("issue"), then list_channels and read_text_file (related terms,
-      // far behind). The task's vector is halfway between talk and code: list_channels (0.6, 0.8)
-      // is nearest, then post_message. Fused (k 5, vector weight 0.6): list_channels 1/7 + 0.6/6
-      // (0.2429), create_issue 1/6 + 0.6/8 (0.2417), read_text_file 1/8, post_message 0.6/7.
+      // "chat", which no tool's text holds, brings the catalog's words nearest to it into the
+      // lexical ranking at 0.25 × cosine: message (1), channel and channels (0.6); issue and
+      // repository (0) and file (-1) stay out. Lexically create_issue ("issue", weight 1) leads,
+      // post_message (message, channel) follows; fused with the vector ranking (list_channels,
+      // post_message, … at weight 0.6), create_issue keeps the lead.
       expect((yield* found("chat about an issue", 4, embedder))).toEqual([
-        "mcp__slack__list_channels",
         "mcp__github__create_issue",
-        "read_text_file",
-        "mcp__slack__post_message"
+        "mcp__slack__post_message",
+        "mcp__slack__list_channels",
+        "read_text_file"
       ])
     }))
 

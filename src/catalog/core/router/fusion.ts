@@ -3,6 +3,7 @@
  * documents by vector, and reciprocal rank fusion (each ranking gives `1 / (k + rank)`) merges
  * the two without having to make their scores comparable.
  */
+import { STOP_WORDS, words } from "./analyze.js"
 
 /** The constant of reciprocal rank fusion (60 in the original paper). */
 export const RRF_K = 60
@@ -34,15 +35,16 @@ export const vectorSet = (vectors: ReadonlyArray<ReadonlyArray<number>>): Vector
 }
 
 /**
- * The positions of the set's vectors most similar to `query` by cosine, best first (ties by
- * position), at most `limit`, kept by `keep`; none when the query's length is not the set's.
+ * The positions of the set's vectors most similar to `query` by cosine, with their cosines, best
+ * first (ties by position), at most `limit`, kept by `keep`; none when the query's length is not
+ * the set's.
  */
-export const rankByVector = (
+export const nearestVectors = (
   query: ReadonlyArray<number>,
   set: VectorSet,
   limit: number,
   keep: ((position: number) => boolean) | undefined
-): Array<number> => {
+): Array<readonly [position: number, cosine: number]> => {
   const { dimensions, unit } = set
   if (limit <= 0 || query.length !== dimensions) return []
   let norm = 0
@@ -61,8 +63,52 @@ export const rankByVector = (
     best.splice(at, 0, [position, score])
     if (best.length > limit) best.pop()
   }
-  return best.map(([position]) => position)
+  return best
 }
+
+/** The positions of `nearestVectors`. */
+export const rankByVector = (
+  query: ReadonlyArray<number>,
+  set: VectorSet,
+  limit: number,
+  keep: ((position: number) => boolean) | undefined
+): Array<number> => nearestVectors(query, set, limit, keep).map(([position]) => position)
+
+/** The words of a catalog's texts (stop words left out, each once) and their vectors. */
+export interface WordSet {
+  readonly words: ReadonlyArray<string>
+  readonly set: VectorSet
+}
+
+/** The distinct words of `texts` an embedder is asked for (the router's word split, no stop words), in order of appearance. */
+export const catalogWords = (texts: ReadonlyArray<string>): Array<string> => {
+  const out = new Set<string>()
+  for (const text of texts) for (const word of words(text)) if (!STOP_WORDS.has(word)) out.add(word)
+  return [...out]
+}
+
+/** How a task word the catalog lacks brings the catalog's words nearest to it into the lexical ranking. */
+export interface NeighbourParameters {
+  /** At most this many words per task word. */
+  readonly count: number
+  /** Only words at this cosine or more. */
+  readonly minimum: number
+  /** A word's weight in the task: this × its cosine. */
+  readonly weight: number
+}
+
+/** The neighbours the router adds (chosen on the development sets: bench/results/router-vectors-2026-12-07.md). */
+export const DEFAULT_NEIGHBOURS: NeighbourParameters = { count: 10, minimum: 0.45, weight: 0.25 }
+
+/** The words of `vocabulary` nearest to a word's vector, each with its weight (see `NeighbourParameters`). */
+export const nearestWords = (
+  vector: ReadonlyArray<number>,
+  vocabulary: WordSet,
+  parameters: NeighbourParameters = DEFAULT_NEIGHBOURS
+): Array<{ readonly word: string; readonly weight: number }> =>
+  nearestVectors(vector, vocabulary.set, parameters.count, undefined)
+    .filter(([, cosine]) => cosine >= parameters.minimum)
+    .map(([position, cosine]) => ({ word: vocabulary.words[position]!, weight: parameters.weight * cosine }))
 
 /**
  * Rankings taken in turns (the first of each, then the second of each …), each position once,

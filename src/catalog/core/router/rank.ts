@@ -117,6 +117,12 @@ export interface RankRequest {
   readonly limit: number
   /** Only documents this keeps (a path, a host); all by default. */
   readonly keep?: ((position: number) => boolean) | undefined
+  /**
+   * Words to add to the task's, each with its weight (an embedder's nearest catalog words to a
+   * task word the catalog lacks, `nearestWords`): a word whose term the task already has, or that
+   * the catalog lacks, adds nothing.
+   */
+  readonly related?: ReadonlyArray<{ readonly word: string; readonly weight: number }> | undefined
 }
 
 /**
@@ -203,7 +209,7 @@ const knownPrefix = (index: RankIndex, term: string, minimum: number): number | 
 
 const DIGIT = /\p{N}/u
 
-const queryTerms = (index: RankIndex, query: string, parameters: RankParameters): WeightedTerms => {
+const queryTerms = (index: RankIndex, query: string, parameters: RankParameters, related: RankRequest["related"] = []): WeightedTerms => {
   const out: WeightedTerms = new Map()
   const own = terms(query)
   if (parameters.lexiconWeight > 0) {
@@ -214,6 +220,14 @@ const queryTerms = (index: RankIndex, query: string, parameters: RankParameters)
         const id = distinct.has(other) ? undefined : index.termId(other)
         if (id !== undefined) out.set(id, parameters.lexiconWeight)
       }
+    }
+  }
+  // After the lexicon's, so that a word both give keeps the larger weight.
+  const ownIds = new Set(own.map((term) => index.termId(term)))
+  for (const { word, weight } of related) {
+    for (const term of terms(word)) {
+      const id = index.termId(term)
+      if (id !== undefined && !ownIds.has(id)) out.set(id, Math.max(out.get(id) ?? 0, weight))
     }
   }
   for (const term of own) {
@@ -228,6 +242,12 @@ const queryTerms = (index: RankIndex, query: string, parameters: RankParameters)
 }
 
 const PREFIX_MINIMUM = 4
+
+/** The task's words (no stop words, each once) none of whose terms the catalog holds: those an embedder's neighbours may stand in for. */
+export const wordsUnknownTo = (index: RouterIndex | RankIndex, query: string): Array<string> => {
+  const rankIndex = asRankIndex(index)
+  return [...new Set(words(query))].filter((word) => !STOP_WORDS.has(word) && terms(word).every((term) => rankIndex.termId(term) === undefined))
+}
 
 /**
  * Terms the catalog uses together with the task's own (learned from the catalog, no list): for
@@ -600,7 +620,7 @@ export function* rankSteps(
 ): Generator<Needs, ReadonlyArray<RankedDocument>, void> {
   if (request.limit <= 0 || index.documentCount === 0) return []
   const { keep } = request
-  const query = queryTerms(index, request.query, parameters)
+  const query = queryTerms(index, request.query, parameters, request.related)
   yield* want(index, [...query.keys()], [])
   if (parameters.cooccurrenceWeight > 0 && parameters.cooccurrenceTerms > 0) {
     // The documents of the rare terms whose terms the index does not hold yet (none in memory).
