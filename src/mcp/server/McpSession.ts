@@ -20,18 +20,20 @@ const AGENT_ID_CLEANED = 4096
  * either era), as tool-map keys an agent's state by it and shows it: through the one rule
  * (`cleanText`: secrets redacted, controls and invisible characters as U+FFFD), blanks and line
  * breaks at either end dropped; none when nothing is left but blanks and U+FFFD (an empty or
- * control-only name names no one). A name over {@link AGENT_ID_MAX} is cut to its first 119 code
- * units (a surrogate pair kept whole), `…` and 8 hex digits of the SHA-256 of the name as given,
- * so two long names still name two agents (only its first 4096 code units are cleaned: the rest
- * is never shown). Idempotent: a name it gave comes back unchanged.
+ * control-only name names no one). When cleaning changed the name, or it is over
+ * {@link AGENT_ID_MAX}, the cleaned name (cut to its first 119 code units, a surrogate pair kept
+ * whole) gets `…` and 8 hex digits of the SHA-256 of the name as given, so two names that clean
+ * alike (`ghp_…` tokens both `[redacted]`) or share a long start still name two agents, and
+ * neither is shown raw (only a long name's first 4096 code units are cleaned: the rest is never
+ * shown). Idempotent: a name it gave comes back unchanged.
  */
 export const agentNameOf = (raw: string): Option.Option<string> => {
   const given = raw.trim()
   const clean = cleanText(given.length > AGENT_ID_CLEANED ? given.slice(0, AGENT_ID_CLEANED) : given).trim()
   if (!/[^\s\uFFFD]/.test(clean)) return Option.none()
-  if (clean.length <= AGENT_ID_MAX) return Option.some(clean)
+  if (clean === given && clean.length <= AGENT_ID_MAX) return Option.some(clean)
   const digest = createHash("sha256").update(given).digest("hex").slice(0, 8)
-  const cut = /[\ud800-\udbff]/.test(clean.charAt(118)) ? 118 : 119
+  const cut = clean.length <= 119 ? clean.length : /[\ud800-\udbff]/.test(clean.charAt(118)) ? 118 : 119
   return Option.some(`${clean.slice(0, cut).trimEnd()}\u2026${digest}`)
 }
 

@@ -138,42 +138,57 @@ describe("tool-map mcp on stdio, 2026-07-28", () => {
       })
       // A hostile agent id or version is neutralized wherever it is shown.
       expect((byId.get(6) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe(
-        "modern/bad\uFFFD[2Jname wire-client bad\uFFFD[2Jname"
+        "modern/bad\uFFFD[2Jname\u2026e0cff306 wire-client bad\uFFFD[2Jname\u2026e0cff306"
       )
       expect((byId.get(7) as { error: { message: string } }).error.message).toBe("Unsupported protocol version: \uFFFD[2J")
       // One session per agent, attached once (the requests run at once: in any order).
-      expect([...(yield* Ref.get(attached))].sort()).toEqual(["modern/bad\uFFFD[2Jname", "modern/named", "modern/wire-client"])
+      expect([...(yield* Ref.get(attached))].sort()).toEqual(["modern/bad\uFFFD[2Jname\u2026e0cff306", "modern/named", "modern/wire-client"])
       yield* Fiber.interrupt(fiber)
     }))
 
-  it.live("asks the user with input_required, answers the retry with the user's answer; a client that cannot elicit is refused", () =>
+  it.live("asks the user with input_required under a signed requestState; only the retry of that round, by that agent, once, is answered", () =>
     Effect.gen(function* () {
       const { fiber, send, upTo } = yield* served
+      const answer = { action: "accept", content: { confirm: true } }
+      const asked = (id: number, requestState: unknown) => ({
+        jsonrpc: "2.0",
+        id,
+        result: { resultType: "input_required", inputRequests: { [KEY]: { method: "elicitation/create", params: QUESTION } }, requestState }
+      })
+      const stateOf = (message: unknown) => (message as { result: { requestState: string } }).result.requestState
       yield* send(request(1, "tools/call", { name: "ask", arguments: {} }))
       const [first] = yield* upTo(1)
-      expect(first).toEqual({
-        jsonrpc: "2.0",
-        id: 1,
-        result: {
-          resultType: "input_required",
-          inputRequests: { [KEY]: { method: "elicitation/create", params: QUESTION } },
-          requestState: JSON.stringify({ answers: {} })
-        }
-      })
-      const answer = { action: "accept", content: { confirm: true } }
-      yield* send(request(2, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: answer }, requestState: JSON.stringify({ answers: {} }) }))
-      // An answer kept in requestState from an earlier round answers too; one to another question does not.
-      yield* send(request(3, "tools/call", { name: "ask", arguments: {}, requestState: JSON.stringify({ answers: { [KEY]: { action: "decline" } } }) }))
-      yield* send(request(4, "tools/call", { name: "ask", arguments: {}, inputResponses: { "confirm-other": answer } }))
+      const state = stateOf(first)
+      expect(first).toEqual(asked(1, state))
+      expect(state).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/)
+      // Forged: an answer never asked for, a made-up state, a tampered one, another agent's: each asked anew.
+      const made = JSON.stringify({ answers: { [KEY]: answer } })
+      const [body, mac] = state.split(".") as [string, string]
+      const tampered = `${Buffer.from(Buffer.from(body, "base64url").toString("utf8").replace('"tool":"ask"', '"tool":"ask" ')).toString("base64url")}.${mac}`
+      yield* send(
+        request(2, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: answer } }),
+        request(3, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: answer }, requestState: made }),
+        request(4, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: answer }, requestState: tampered }),
+        request(5, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: answer }, requestState: state }, { ...META, "dev.tool-map/agent": "other" })
+      )
+      const forged = yield* upTo(5)
+      for (const id of [2, 3, 4, 5]) {
+        const message = forged.find((answer) => (answer as { id: number }).id === id)
+        expect(message).toEqual(asked(id, stateOf(message)))
+      }
+      // The honest retry (the other agent's attempt spent no nonce of this one's): answered; its replay is asked anew.
+      yield* send(request(6, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: answer }, requestState: state }))
+      const honest = (yield* upTo(6))[5]
+      expect(honest).toEqual({ jsonrpc: "2.0", id: 6, result: { content: [{ type: "text", text: JSON.stringify(answer) }], resultType: "complete", _meta: SERVER_META } })
+      yield* send(request(7, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: answer }, requestState: state }))
+      const replay = (yield* upTo(7))[6]
+      expect(replay).toEqual(asked(7, stateOf(replay)))
+      // A "no" answered with the state it was asked with is the user's "no".
+      yield* send(request(8, "tools/call", { name: "ask", arguments: {}, inputResponses: { [KEY]: { action: "decline" } }, requestState: stateOf(replay) }))
+      expect((yield* upTo(8))[7]).toEqual({ jsonrpc: "2.0", id: 8, result: { content: [{ type: "text", text: '{"action":"decline"}' }], resultType: "complete", _meta: SERVER_META } })
       const { "io.modelcontextprotocol/clientCapabilities": _, ...withoutCapabilities } = META
-      yield* send(request(5, "tools/call", { name: "ask", arguments: {} }, withoutCapabilities))
-      const all = yield* upTo(5)
-      // Each request runs in a fiber of its own: their answers come in any order.
-      const answers = [1, 2, 3, 4, 5].map((id) => all.find((answer) => (answer as { id: number }).id === id))
-      expect(answers[1]).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: JSON.stringify(answer) }], resultType: "complete", _meta: SERVER_META } })
-      expect(answers[2]).toEqual({ jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text: '{"action":"decline"}' }], resultType: "complete", _meta: SERVER_META } })
-      expect((answers[3] as { result: { resultType: string } }).result.resultType).toBe("input_required")
-      expect((answers[4] as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe(
+      yield* send(request(9, "tools/call", { name: "ask", arguments: {} }, withoutCapabilities))
+      expect(((yield* upTo(9))[8] as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe(
         "failed: The MCP client did not answer elicitation/create: the client declared no elicitation capability"
       )
       yield* Fiber.interrupt(fiber)

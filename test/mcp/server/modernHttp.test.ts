@@ -87,9 +87,11 @@ describe("agentNameOf", () => {
     const cases: ReadonlyArray<readonly [string, Option.Option<string>]> = [
       ["claude", Option.some("claude")],
       ["  spaced  ", Option.some("spaced")],
-      ["\u001b[31mred\u001b[0m", Option.some("\uFFFD[31mred\uFFFD[0m")],
-      ["line1\nline2\r\n", Option.some("line1\uFFFDline2")],
-      ["ghp_0123456789abcdefghijklmnopqrstuvwxyzAB", Option.some("[redacted]")],
+      ["\u001b[31mred\u001b[0m", Option.some("\uFFFD[31mred\uFFFD[0m\u2026f0fdc93e")],
+      ["line1\nline2\r\n", Option.some("line1\uFFFDline2\u2026683376e2")],
+      // Two secret-shaped names: two agents (the digest of each as given), neither shown raw.
+      ["ghp_0123456789abcdefghijklmnopqrstuvwxyzAB", Option.some("[redacted]\u20266ec359a7")],
+      ["ghp_9876543210abcdefghijklmnopqrstuvwxyzAB", Option.some("[redacted]\u2026cfc468d6")],
       ["", Option.none()],
       ["   ", Option.none()],
       ["\u0000\u001b\u200b\t", Option.none()],
@@ -118,7 +120,7 @@ describe("agentIdOf: the gateway's agent of a session", () => {
   })
   it("bounds and cleans a 2025 client's name, falls back past a control-only one, keeps --agent", () => {
     expect(agentIdOf(Option.none(), session("a".repeat(1_000_000)))).toBe(`${"a".repeat(119)}\u2026${LONG_DIGEST}`)
-    expect(agentIdOf(Option.none(), session("evil\u001b[2J\nname"))).toBe("evil\uFFFD[2J\uFFFDname")
+    expect(agentIdOf(Option.none(), session("evil\u001b[2J\nname"))).toBe("evil\uFFFD[2J\uFFFDname\u2026ffbdfa1a")
     expect(agentIdOf(Option.none(), session("\u001b\u0000"))).toBe("mcp-client")
     expect(agentIdOf(Option.none(), session("client", "\r\n"))).toBe("client")
     expect(agentIdOf(Option.some("ops"), session("client", "named"))).toBe("ops")
@@ -182,9 +184,10 @@ describe("tool-map mcp --http, 2026-07-28", () => {
       const { url } = yield* served
       const agent = (id: string) => whoami(url, { ...META, "dev.tool-map/agent": id })
       expect(yield* agent("a".repeat(1_000_000))).toBe(`modern/${"a".repeat(119)}\u2026${LONG_DIGEST} ${"a".repeat(119)}\u2026${LONG_DIGEST}`)
-      expect(yield* agent("\u001b[31mred\u001b[0m")).toBe("modern/\uFFFD[31mred\uFFFD[0m \uFFFD[31mred\uFFFD[0m")
-      expect(yield* agent("one\ntwo")).toBe("modern/one\uFFFDtwo one\uFFFDtwo")
-      expect(yield* agent("ghp_0123456789abcdefghijklmnopqrstuvwxyzAB")).toBe("modern/[redacted] [redacted]")
+      expect(yield* agent("\u001b[31mred\u001b[0m")).toBe("modern/\uFFFD[31mred\uFFFD[0m\u2026f0fdc93e \uFFFD[31mred\uFFFD[0m\u2026f0fdc93e")
+      expect(yield* agent("one\ntwo")).toBe("modern/one\uFFFDtwo\u202621066d10 one\uFFFDtwo\u202621066d10")
+      expect(yield* agent("ghp_0123456789abcdefghijklmnopqrstuvwxyzAB")).toBe("modern/[redacted]\u20266ec359a7 [redacted]\u20266ec359a7")
+      expect(yield* agent("ghp_9876543210abcdefghijklmnopqrstuvwxyzAB")).toBe("modern/[redacted]\u2026cfc468d6 [redacted]\u2026cfc468d6")
       // Empty or control-only: no agent named; the client's name is used.
       expect(yield* agent("\u0000\u001b\r\n")).toBe("modern/http-client -")
       expect(yield* agent("")).toBe("modern/http-client -")

@@ -21,10 +21,11 @@ import type {
   Resource,
   ServerCapabilities
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, Either, Exit, Option, Ref, Schema, type Scope, Stream } from "effect"
+import { Cause, Effect, Either, Exit, Option, Ref, type Scope, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { cleanText } from "../../../inventory/domain/untrusted.js"
 import { TOOL_MAP_VERSION } from "../../../version.js"
+import { makeRoundStates } from "./roundState.js"
 import { type HttpSessionLimits, makeHttpSessions } from "../http/HttpSessions.js"
 import { McpProtocolError } from "../McpProtocolError.js"
 import type { McpProviderSet } from "../McpProviders.js"
@@ -97,9 +98,6 @@ export const agentKeyOf = (envelope: Envelope, fallback: string): string =>
     () => fallback
   )
 
-/** The answers carried from round to round in `requestState`: each question's key and the client's result. */
-const RequestState = Schema.Struct({ answers: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
-
 /**
  * The key of an elicitation in `inputRequests`: the question's digest, so that an answer can only
  * answer the question it was given for (a retry whose loads differ asks anew).
@@ -107,26 +105,11 @@ const RequestState = Schema.Struct({ answers: Schema.Record({ key: Schema.String
 export const questionKey = (params: ElicitRequestFormParams): string =>
   `confirm-${createHash("sha256").update(JSON.stringify([params.message, params.requestedSchema])).digest("hex").slice(0, 16)}`
 
-/** One round of a `tools/call`: the answers known so far, and the question it stopped at, if any. */
+/** One round of a `tools/call`: the answers known so far (see roundState.ts), and the question it stopped at, if any. */
 interface Round {
   readonly answers: Map<string, ElicitResult>
   pending: Option.Option<{ readonly key: string; readonly params: ElicitRequestFormParams }>
 }
-
-const roundOf = (params: unknown): Effect.Effect<Round> =>
-  Effect.gen(function* () {
-    const answers = new Map<string, ElicitResult>()
-    const state = requestStateOf(params)
-    if (Option.isSome(state)) {
-      // Forged or stale state is the client's own answer again (it answers the questions anyway): only its shape is checked.
-      const decoded = yield* Schema.decodeUnknown(Schema.parseJson(RequestState))(state.value).pipe(Effect.option)
-      if (Option.isSome(decoded)) {
-        for (const [key, value] of inputResponsesOf({ inputResponses: decoded.value.answers })) answers.set(key, value)
-      }
-    }
-    for (const [key, value] of inputResponsesOf(params)) answers.set(key, value)
-    return { answers, pending: Option.none() }
-  })
 
 /**
  * The request's `elicit`: the answer the client gave to this question in this or an earlier round;
@@ -166,6 +149,7 @@ export const makeModernEndpoint = (
   Effect.gen(function* () {
     const server = { name: "tool-map", version: TOOL_MAP_VERSION }
     const opening = yield* Effect.makeSemaphore(1)
+    const states = yield* makeRoundStates
 
     // The envelope of the request that opens an agent's session (read by `make` below, under `opening`).
     const firstEnvelope = yield* Ref.make<Envelope>({ client: Option.none(), capabilities: Option.none(), agent: Option.none() })
@@ -244,7 +228,8 @@ export const makeModernEndpoint = (
         if (typeof name !== "string" || !isRecord(args)) {
           return errorMessage(request.id, INVALID_PARAMS, "Invalid params: tools/call needs a tool name and an arguments object")
         }
-        const round = yield* roundOf(params)
+        const owner = { agent: MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent), tool: name }
+        const round: Round = { answers: yield* states.answersOf(owner, requestStateOf(params), inputResponsesOf(params)), pending: Option.none() }
         const meta = isRecord(params) && isRecord(params["_meta"]) ? params["_meta"] : {}
         const token = meta["progressToken"]
         const progressToken = typeof token === "string" || typeof token === "number" ? Option.some<ProgressToken>(token) : Option.none<ProgressToken>()
@@ -273,7 +258,7 @@ export const makeModernEndpoint = (
             result: {
               resultType: "input_required",
               inputRequests: { [key]: { method: "elicitation/create", params: question } },
-              requestState: JSON.stringify({ answers: Object.fromEntries(round.answers) })
+              requestState: yield* states.issue(owner, key, round.answers)
             }
           } satisfies JSONRPCMessage
         }
