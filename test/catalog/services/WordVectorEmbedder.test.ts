@@ -149,13 +149,13 @@ describe("the router with word vectors", () => {
       expect(yield* found("chat", 3)).toEqual([])
       const embedder = Layer.succeed(Embedder, tableEmbedder(table))
       // post_message holds message and channel (cosine 0.9), list_channels channels (0.6);
-      // the rest are at 0 or below, and only vectorCandidates (10) take part.
+      // the rest are at 0 or below, and only vectorCandidates (20) take part.
       expect((yield* found("chat", 2, embedder))).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels"])
       // "chat", which no tool's text holds, brings the catalog's words nearest to it into the
       // lexical ranking at 0.25 × cosine: message (1), channel and channels (0.6); issue and
       // repository (0) and file (-1) stay out. Lexically create_issue ("issue", weight 1) leads,
       // post_message (message, channel) follows; fused with the vector ranking (list_channels,
-      // post_message, … at weight 0.6), create_issue keeps the lead.
+      // post_message, … at k 4, weight 0.5), create_issue keeps the lead.
       expect((yield* found("chat about an issue", 4, embedder))).toEqual([
         "mcp__github__create_issue",
         "mcp__slack__post_message",

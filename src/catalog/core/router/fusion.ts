@@ -181,7 +181,7 @@ export interface FusionParameters {
 }
 
 /** The fusion the router uses (chosen on the development sets: bench/results/router-vectors-2026-12-07.md). */
-export const DEFAULT_FUSION: FusionParameters = { k: 5, vectorWeight: 0.6, vectorCandidates: 20 }
+export const DEFAULT_FUSION: FusionParameters = { k: 4, vectorWeight: 0.5, vectorCandidates: 20 }
 
 /**
  * The lexical ranking (best first; a hit with `exact` > 0 matched a tool's name exactly) fused
