@@ -23,6 +23,13 @@ import { McpClientRequestFailed, type McpCallContext, type McpSession } from "./
 import type { McpToolProvider } from "./McpToolProvider.js"
 import { type McpAnswering, makeModernEndpoint, type ModernEndpoint, type ModernOptions } from "./modern/ModernEra.js"
 
+/** The longest internal-error line logged, in UTF-16 code units. */
+const INTERNAL_ERROR_LINE_MAX = 2000
+
+/** A defect as one cleaned line of stderr: its report's lines joined by ` | `, cut at {@link INTERNAL_ERROR_LINE_MAX}. */
+export const internalErrorLine = (cause: Cause.Cause<unknown>): string =>
+  `tool-map mcp: internal error: ${cleanText(Cause.pretty(cause).split("\n").map((line) => line.trim()).filter((line) => line !== "").join(" | ").slice(0, INTERNAL_ERROR_LINE_MAX))}`
+
 export { McpProtocolError, RESOURCE_NOT_FOUND } from "./McpProtocolError.js"
 
 /** What the server tells a client about itself in `initialize`. */
@@ -161,7 +168,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
       if (Option.isSome(failure)) throw failure.value
       if (Cause.isInterruptedOnly(exit.cause)) throw new McpProtocolError({ code: ErrorCode.RequestTimeout, reason: "the request was cancelled" })
       // A defect's trace names the install path and the code: it goes to stderr, not to the client (and the model).
-      return Runtime.runPromise(runtime)(Effect.logError(`tool-map mcp: internal error: ${Cause.pretty(exit.cause)}`)).then(() => {
+      return Runtime.runPromise(runtime)(Effect.logError(internalErrorLine(exit.cause))).then(() => {
         throw new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
       })
     })
@@ -236,7 +243,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
     readResource: (uri, session) => Effect.zipRight(eventLoopTurn, readResourceOf(uri, session)),
     internalError: (cause) =>
       Effect.as(
-        Effect.logError(`tool-map mcp: internal error: ${Cause.pretty(cause)}`),
+        Effect.logError(internalErrorLine(cause)),
         new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
       ),
     instructions,

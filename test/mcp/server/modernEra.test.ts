@@ -28,7 +28,8 @@ const KEY = questionKey(QUESTION)
  */
 const makeProvider = (changes: PubSub.PubSub<void>, attached: Ref.Ref<ReadonlyArray<string>>): McpToolProvider => ({
   name: "test",
-  attach: (session) => Ref.update(attached, (ids) => [...ids, session.id]),
+  attach: (session) =>
+    session.agent === "doomed" ? Effect.die(new Error("attach broke\nsecond line")) : Ref.update(attached, (ids) => [...ids, session.id]),
   listTools: () => Effect.succeed([{ name: "whoami", inputSchema: { type: "object" } }, { name: "ask", inputSchema: { type: "object" } }]),
   callTool: (call, { session }) =>
     Effect.gen(function* () {
@@ -191,6 +192,36 @@ describe("tool-map mcp on stdio, 2026-07-28", () => {
       expect(((yield* upTo(9))[8] as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe(
         "failed: The MCP client did not answer elicitation/create: the client declared no elicitation capability"
       )
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.live("a 200,000-deep version is refused without being serialized, a defect is answered as an internal error, and neither holds a place among the 64 requests in flight", () =>
+    Effect.gen(function* () {
+      const { fiber, send, upTo } = yield* served
+      const deep = `${"[".repeat(200_000)}0${"]".repeat(200_000)}`
+      const deepLines = Array.from({ length: 66 }, (_, i) =>
+        `{"jsonrpc":"2.0","id":${1000 + i},"method":"tools/call","params":{"name":"whoami","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":${deep}}}}`)
+      yield* send(...deepLines, request("doomed", "subscriptions/listen", { notifications: { toolsListChanged: true } }, { ...META, "dev.tool-map/agent": "doomed" }))
+      yield* send(request(1, "tools/call", { name: "whoami", arguments: {} }))
+      const all = yield* upTo(68)
+      const byId = new Map(all.map((answer) => [(answer as { id: number | string }).id, answer]))
+      for (let i = 0; i < 66; i++) {
+        expect(byId.get(1000 + i)).toEqual({
+          jsonrpc: "2.0",
+          id: 1000 + i,
+          error: { code: -32022, message: "Unsupported protocol version: null", data: { supported: ["2026-07-28"], requested: null } }
+        })
+      }
+      expect(byId.get("doomed")).toEqual({
+        jsonrpc: "2.0",
+        id: "doomed",
+        error: { code: -32603, message: "tool-map: internal error (its details are on the server's stderr)" }
+      })
+      expect(byId.get(1)).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        result: { content: [{ type: "text", text: "modern/wire-client wire-client -" }], resultType: "complete", _meta: SERVER_META }
+      })
       yield* Fiber.interrupt(fiber)
     }))
 

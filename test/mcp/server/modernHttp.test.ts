@@ -58,12 +58,14 @@ interface Answer {
   readonly body: string
 }
 
-const post = (url: URL, body: unknown, headers: Record<string, string> = {}) =>
+const post = (url: URL, body: unknown, headers: Record<string, string> = {}) => postText(url, JSON.stringify(body), headers)
+
+const postText = (url: URL, body: string, headers: Record<string, string> = {}) =>
   Effect.promise(async (): Promise<Answer> => {
     const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-      body: JSON.stringify(body)
+      body
     })
     return { status: response.status, type: response.headers.get("content-type"), body: await response.text() }
   })
@@ -177,6 +179,21 @@ describe("tool-map mcp --http, 2026-07-28", () => {
         [{ progress: 1, total: 2, message: "half" }, { progress: 2, total: 2 }],
         [{ type: "text", text: "done" }]
       ])
+    }).pipe(Effect.scoped))
+
+  it.live("a 200,000-deep version is refused without being serialized; the server answers the next request", () =>
+    Effect.gen(function* () {
+      const { url } = yield* served
+      const deep = `${"[".repeat(200_000)}0${"]".repeat(200_000)}`
+      const refused = yield* postText(url, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"whoami","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":${deep}}}}`)
+      expect([refused.status, JSON.parse(refused.body)]).toEqual([200, {
+        jsonrpc: "2.0",
+        id: 5,
+        error: { code: -32022, message: "Unsupported protocol version: null", data: { supported: ["2026-07-28"], requested: null } }
+      }])
+      const long = yield* post(url, call("whoami", { ...META, "io.modelcontextprotocol/protocolVersion": "9".repeat(1000) }))
+      expect((JSON.parse(long.body) as { error: { data: unknown } }).error.data).toEqual({ supported: ["2026-07-28"], requested: "9".repeat(64) })
+      expect(yield* whoami(url, META)).toBe("modern/http-client -")
     }).pipe(Effect.scoped))
 
   it.live("hostile agent ids and client names: bounded and cleaned before they key a session or are shown", () =>

@@ -43,7 +43,8 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022
 /** Methods that exist only in the 2026-07-28 era. */
 const MODERN_METHODS: ReadonlySet<string> = new Set(["server/discover", "subscriptions/listen"])
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+/** A JSON object (not an array, not null). */
+export const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 const metaOf = (params: unknown): Readonly<Record<string, unknown>> | undefined =>
@@ -73,12 +74,22 @@ export interface EnvelopeRefusal {
   readonly data?: unknown
 }
 
-/** The refusal of a message naming `version` (anything but {@link MODERN_PROTOCOL_VERSION}; absent: `null`). */
-export const unsupportedVersion = (version: unknown): EnvelopeRefusal => ({
-  code: UNSUPPORTED_PROTOCOL_VERSION,
-  message: `Unsupported protocol version: ${cleanText(typeof version === "string" ? version : JSON.stringify(version ?? null))}`,
-  data: { supported: [MODERN_PROTOCOL_VERSION], requested: version ?? null }
-})
+/** The longest requested version echoed in a refusal, in UTF-16 code units (the rest is cut). */
+export const VERSION_ECHO_MAX = 64
+
+/**
+ * The refusal of a message naming `version` (anything but {@link MODERN_PROTOCOL_VERSION}): only a
+ * string is echoed, its first {@link VERSION_ECHO_MAX} code units (cleaned in the message);
+ * anything else (absent, a number, a deeply nested value) as `null`, never serialized.
+ */
+export const unsupportedVersion = (version: unknown): EnvelopeRefusal => {
+  const requested = typeof version === "string" ? version.slice(0, VERSION_ECHO_MAX) : null
+  return {
+    code: UNSUPPORTED_PROTOCOL_VERSION,
+    message: `Unsupported protocol version: ${requested === null ? "null" : cleanText(requested)}`,
+    data: { supported: [MODERN_PROTOCOL_VERSION], requested }
+  }
+}
 
 /**
  * The protocol version a notification posted without a session claims: its `_meta` envelope's,
