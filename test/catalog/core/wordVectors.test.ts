@@ -92,7 +92,12 @@ describe("the word-vector table", () => {
     expect(problem(reordered)).toBe(`its vectors are not in the words' (frequency) order: the vector at byte ${reordered.lastIndexOf("\"U.S.\"")} has index 3 after 9`)
     const whole = winkJson(3, SOURCE)
     const cutAt = whole.lastIndexOf("\"dog\"") + 10
-    expect(problem(whole.slice(0, cutAt), whole.length)).toBe(`the bytes read (${cutAt}) end before the end of a vector: more bytes of the file are needed`)
+    expect(problem(whole.slice(0, cutAt), whole.length)).toBe(`the 50000 words asked for do not fit in the first ${cutAt} bytes the cut reads (they end before the end of a vector): ask for fewer words`)
+    // A hostile source's overlong vector or word is refused before it is split or parsed.
+    const longVector = whole.replace("[0.5,-1,0.25,", `[0.5,-1,0.25,${"1,".repeat(100)}`)
+    expect(problem(longVector)).toBe(`the vector at byte ${whole.lastIndexOf("\"cat\"")} is longer than 3 numbers, a norm and an index can be`)
+    const longWord = whole.replace("\"cat\":[", `"${"c".repeat(300)}":[`)
+    expect(problem(longWord)).toBe(`the word at byte ${whole.lastIndexOf("\"cat\"")} is longer than 256 bytes: not a wink embeddings JSON file, or damaged`)
     expect(problem(whole.replace("[0.5,-1,0.25,", "[0.5,-1,"))).toBe(`the vector at byte ${whole.lastIndexOf("\"cat\"")} is not 3 numbers, a norm and an index`)
   })
 

@@ -174,6 +174,11 @@ export const keepsWord = (word: string): boolean => {
   return split.length === 1 && split[0] === word
 }
 
+/** The longest word of a source kept or skipped (GloVe's longest are under 100 bytes). */
+const MAX_SOURCE_WORD_BYTES = 256
+/** The longest a number of a source vector is written (`-0.12345678` is 11; with room for exponents). */
+const MAX_NUMBER_CHARS = 32
+
 /** The JSON prefix of a wink table: `{"precision":…,"size":…,"dimensions":…,"words":[` and what it says. */
 const HEADER_PATTERN = /^\{("precision":\d+,)?("l2NormIndex":\d+,)?("wordIndex":\d+,)?"size":(\d+),"dimensions":(\d+),"words":\[/
 
@@ -201,16 +206,19 @@ export const cutWinkTable = (head: Uint8Array, sourceBytes: number, limit: numbe
     if (text.charCodeAt(at) === 125 /* } */) break
     const problem = (expected: string, endOfBytes: boolean): TableProblem => ({
       problem: endOfBytes && head.length < sourceBytes
-        ? `the bytes read (${head.length}) end before ${expected}: more bytes of the file are needed`
+        ? `the ${limit} words asked for do not fit in the first ${head.length} bytes the cut reads (they end before ${expected}): ask for fewer words`
         : `byte ${at} is not ${expected}: not a wink embeddings JSON file, or damaged`
     })
     if (text.charCodeAt(at) !== 34 /* " */) return problem("a quoted word", at >= text.length)
     let end = at + 1
     while (end < text.length && text.charCodeAt(end) !== 34) end += text.charCodeAt(end) === 92 /* \ */ ? 2 : 1
+    if (end - at > MAX_SOURCE_WORD_BYTES) return { problem: `the word at byte ${at} is longer than ${MAX_SOURCE_WORD_BYTES} bytes: not a wink embeddings JSON file, or damaged` }
     const open = end + 1
     if (text.slice(open, open + 2) !== ":[") return problem("a word and its vector", open + 2 > text.length)
     const close = text.indexOf("]", open + 2)
     if (close < 0) return problem("the end of a vector", true)
+    // Checked before the numbers are split: a hostile file's one vector of many megabytes would take gigabytes as an array.
+    if (close - open > (dimensions + 2) * MAX_NUMBER_CHARS) return { problem: `the vector at byte ${at} is longer than ${dimensions} numbers, a norm and an index can be` }
     const quoted = Buffer.from(text.slice(at, end + 1), "latin1").toString("utf8")
     let word: unknown
     try {
