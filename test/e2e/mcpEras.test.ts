@@ -17,7 +17,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { BIN, makeTempDir, requireBuiltCli, writeExecutable } from "../support/cli.js"
+import { BIN, makeTempDir, requireBuiltCli, runCli, writeExecutable } from "../support/cli.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"]
@@ -300,6 +300,59 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
         await connected.client.connect(new ModernStdioTransport(stdioArgs(["--servers", file])))
         return connected
       }))
+
+    it("2026-07-28: a terminal approval survives a round a later tool's question interrupts, and is spent once by the load it answers", async () => {
+      const second = "mcp__memory__delete_relations"
+      const child = spawn(process.execPath, [BIN, "mcp", "--servers", serversFile()], { env, cwd: env.HOME!, stdio: ["pipe", "pipe", "pipe"] })
+      servers.push(child)
+      const waiting = new Map<number, (message: unknown) => void>()
+      let buffered = ""
+      child.stdout!.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString()
+        for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+          const message = JSON.parse(buffered.slice(0, end)) as { id?: number }
+          buffered = buffered.slice(end + 1)
+          if (message.id !== undefined) waiting.get(message.id)?.(message)
+        }
+      })
+      let nextId = 1
+      type Round = { result: { resultType: string; content?: Array<{ text: string }>; inputRequests?: Record<string, unknown>; requestState?: string } }
+      const load = (targets: ReadonlyArray<string>, capabilities: object, extra: object = {}, tool = "tools_load") =>
+        new Promise<Round>((resolve) => {
+          const id = nextId++
+          waiting.set(id, (message) => resolve(message as Round))
+          child.stdin!.write(`${JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: {
+              name: tool,
+              arguments: { targets },
+              ...extra,
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": { name: "burn", version: "1" },
+                "io.modelcontextprotocol/clientCapabilities": capabilities
+              }
+            }
+          })}\n`)
+        })
+      const refused = await load([RISKY], {})
+      const code = /tool-map catalog approve ([A-Z2-9]{4}-[A-Z2-9]{4})/.exec(refused.result.content![0]!.text)![1]!
+      expect(runCli(["catalog", "approve", code, "--yes"], env).status).toBe(0)
+      const asking = { elicitation: { form: {} } }
+      const first = await load([RISKY, second], asking)
+      expect(first.result.resultType).toBe("input_required")
+      expect(Object.values(first.result.inputRequests!).map((question) => (question as { params: { message: string } }).params.message.split("\n")[0])).toEqual([
+        `Let the agent use the high-risk tool ${second}?`
+      ])
+      const [key] = Object.keys(first.result.inputRequests!)
+      const answered = await load([RISKY, second], asking, { inputResponses: { [key!]: { action: "accept", content: { confirm: true } } }, requestState: first.result.requestState })
+      expect(answered.result.content![0]!.text.split("\n").slice(0, 3)).toEqual([expect.stringMatching(/^Loaded 2 tool\(s\), ~\d+ tok; callable from your next step:$/), `  ${RISKY}`, `  ${second}`])
+      // Spent: unloaded, the same agent's next load of it needs a person again.
+      await load([RISKY], {}, {}, "tools_unload")
+      refusedWithCode((await load([RISKY], {})).result.content![0]!.text)
+    })
 
     it("2025-11-25: elicitation answered yes loads, no refuses, a client that cannot elicit is refused with a code", () =>
       gateAnswers("legacy", async (name, answer, file) => {

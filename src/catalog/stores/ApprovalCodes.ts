@@ -117,6 +117,8 @@ export class ApprovalCodes extends Context.Tag("tool-map/ApprovalCodes")<Approva
   readonly request: (request: ApprovalRequest) => Effect.Effect<IssuedCode, CatalogFileError>
   /** True once per approval: when the user approved this agent's use of `tool` and it has not expired; the approval is then gone. */
   readonly consume: (agentId: string, tool: string) => Effect.Effect<boolean, CatalogFileError>
+  /** Whether an approval of `tool` for `agentId` waits for its load (nothing is spent). */
+  readonly isApproved: (agentId: string, tool: string) => Effect.Effect<boolean, CatalogFileError>
   /** The approvals not expired, oldest first. Only reads. */
   readonly list: Effect.Effect<ReadonlyArray<Approval>, CatalogFileError>
   /** The approval under `code` (in its stored form), not expired. Only reads. */
@@ -214,10 +216,14 @@ const make = Effect.fn("ApprovalCodes.make")(function*(file: string, timings: Ap
     })
   })
 
+  const approvedUse = (agentId: string, tool: string) => (approval: Approval) => approval.status === "approved" && sameUse(agentId, tool)(approval)
+
+  const isApproved = (agentId: string, tool: string) => Effect.map(list, (approvals) => approvals.some(approvedUse(agentId, tool)))
+
   const consume = Effect.fn("ApprovalCodes.consume")(function*(agentId: string, tool: string) {
-    const approved = (approval: Approval) => approval.status === "approved" && sameUse(agentId, tool)(approval)
+    const approved = approvedUse(agentId, tool)
     // The usual answer, no: from a read, without the lock or a write.
-    if (!(yield* list).some(approved)) return false
+    if (!(yield* isApproved(agentId, tool))) return false
     return yield* modify((approvals) => {
       const used = approvals.find(approved)
       return Effect.succeed([used !== undefined, approvals.filter((approval) => approval !== used)] as const)
@@ -244,5 +250,5 @@ const make = Effect.fn("ApprovalCodes.make")(function*(file: string, timings: Ap
     })
   })
 
-  return ApprovalCodes.of({ file, request, consume, list, find, approve, deny })
+  return ApprovalCodes.of({ file, request, consume, isApproved, list, find, approve, deny })
 })

@@ -1,6 +1,8 @@
 /**
  * The gateway's risk gate: a high-risk tool is loaded only when a person said yes. An approval
- * the user gave with `tool-map catalog approve CODE` for this agent and tool is used first (once);
+ * the user gave with `tool-map catalog approve CODE` for this agent and tool is used first (once;
+ * in a 2026-07-28 request, spent only when the request is answered, not when a later tool's
+ * question interrupts its round);
  * else a session of the agent whose client can elicit asks the user (a 2026-07-28 request: that
  * request, whose answer is `input_required` until the client retries it with the user's answer); else (or when that request
  * fails or is cancelled) the load is refused with a one-time code the user approves in a terminal.
@@ -65,10 +67,19 @@ export const registerGatewayRiskGate = (
       name: options.name,
       approve: ({ agent, tool }) =>
         Effect.gen(function*() {
-          // A store that cannot be read has no approval to give: the code path below says why.
-          if (yield* approvals.consume(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false))) return true
-          // A 2026-07-28 request asks through its own answer (`input_required`), with its own capabilities.
           const current = yield* FiberRef.get(CurrentRequestSession)
+          // A store that cannot be read has no approval to give: the code path below says why.
+          const spend = approvals.consume(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false))
+          const whenAnswered = Option.flatMapNullable(current, (session) => session.whenAnswered)
+          if (Option.isSome(whenAnswered)) {
+            // A 2026-07-28 round may still stop at a later tool's question: the approval is spent
+            // only when the request is answered (the load done), else the retry finds it again.
+            if (yield* approvals.isApproved(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false))) {
+              yield* whenAnswered.value(Effect.asVoid(spend))
+              return true
+            }
+          } else if (yield* spend) return true
+          // A 2026-07-28 request asks through its own answer (`input_required`), with its own capabilities.
           const asking = (Option.isSome(current) ? [current.value] : yield* options.sessionsOf(agent.id)).find(canElicit)
           if (asking === undefined) {
             return yield* refuseWithCode(

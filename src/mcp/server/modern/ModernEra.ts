@@ -36,6 +36,7 @@ import {
   type Envelope,
   envelopeOf,
   inputResponsesOf,
+  isRecord,
   listenFilterOf,
   listenNotification,
   MODERN_PROTOCOL_VERSION,
@@ -127,9 +128,6 @@ const elicitIn = (round: Round, envelope: Envelope): McpSession["elicit"] => (pa
     round.pending = Option.some({ key, params })
     return Effect.interrupt
   })
-
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const errorMessage = (id: JSONRPCRequest["id"], code: number, message: string, data?: unknown): JSONRPCMessage => ({
   jsonrpc: "2.0",
@@ -243,8 +241,14 @@ export const makeModernEndpoint = (
                 params: { progressToken, progress: value, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
               })
           })
+        // What runs once this round ends with a final answer (see `McpSession.whenAnswered`).
+        const answered: Array<Effect.Effect<void>> = []
         const call = withSession(envelope, (session, turns) => {
-          const asking: McpSession = { ...session, elicit: elicitIn(round, envelope) }
+          const asking: McpSession = {
+            ...session,
+            elicit: elicitIn(round, envelope),
+            whenAnswered: (effect) => Effect.sync(() => void answered.push(effect))
+          }
           return turns.withPermits(1)(answering.callTool(asking, name, args, { progressToken, progress })).pipe(
             Effect.locally(CurrentRequestSession, Option.some(asking))
           )
@@ -262,6 +266,7 @@ export const makeModernEndpoint = (
             }
           } satisfies JSONRPCMessage
         }
+        if (Exit.isSuccess(exit)) yield* Effect.all(answered, { discard: true })
         return yield* reply(request, exit)
       })
 
@@ -287,7 +292,7 @@ export const makeModernEndpoint = (
           return yield* Effect.never
         })).pipe(Effect.catchAll((failure) => Effect.flatMap(reply(request, Effect.fail(failure)), write)))
 
-    const serve: ModernEndpoint["serve"] = (request, write) =>
+    const answer = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>) =>
       Effect.gen(function* () {
         const envelope = envelopeOf(request)
         if (Either.isLeft(envelope)) return yield* write(errorMessage(request.id, envelope.left.code, envelope.left.message, envelope.left.data))
@@ -317,6 +322,20 @@ export const makeModernEndpoint = (
             return yield* write(errorMessage(request.id, METHOD_NOT_FOUND, `Method not found: ${cleanText(request.method)}`))
         }
       })
+
+    /**
+     * Total: a failure or defect of any request (even one thrown while reading its envelope) is
+     * logged as one line and answered with a JSON-RPC internal error for its id, which frees the
+     * id's place among the requests in flight (stdio); only an interruption ends it without an answer.
+     */
+    const serve: ModernEndpoint["serve"] = (request, write) =>
+      Effect.suspend(() => answer(request, write)).pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.flatMap(answering.internalError(cause), (error) => write(errorMessage(request.id, error.code, error.reason)))
+        )
+      )
 
     return { serve } satisfies ModernEndpoint
   })
