@@ -29,7 +29,9 @@ const KEY = questionKey(QUESTION)
 const makeProvider = (changes: PubSub.PubSub<void>, attached: Ref.Ref<ReadonlyArray<string>>): McpToolProvider => ({
   name: "test",
   attach: (session) =>
-    session.agent === "doomed" ? Effect.die(new Error("attach broke\nsecond line")) : Ref.update(attached, (ids) => [...ids, session.id]),
+    session.agent === "doomed"
+      ? Effect.die(new Error("attach broke\nsecond line"))
+      : Effect.zipRight(session.agent === "slow" ? Effect.sleep("3 seconds") : Effect.void, Ref.update(attached, (ids) => [...ids, session.id])),
   listTools: () => Effect.succeed([{ name: "whoami", inputSchema: { type: "object" } }, { name: "ask", inputSchema: { type: "object" } }]),
   callTool: (call, { session }) =>
     Effect.gen(function* () {
@@ -222,6 +224,23 @@ describe("tool-map mcp on stdio, 2026-07-28", () => {
         id: 1,
         result: { content: [{ type: "text", text: "modern/wire-client wire-client -" }], resultType: "complete", _meta: SERVER_META }
       })
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.live("an agent whose attach is slow delays no other agent: the second agent's first request is answered first", () =>
+    Effect.gen(function* () {
+      const { fiber, send, upTo } = yield* served
+      const started = Date.now()
+      yield* send(request(1, "tools/call", { name: "whoami", arguments: {} }, { ...META, "dev.tool-map/agent": "slow" }))
+      yield* Effect.sleep("50 millis")
+      yield* send(request(2, "tools/call", { name: "whoami", arguments: {} }, { ...META, "dev.tool-map/agent": "quick" }))
+      const [first] = yield* upTo(1)
+      const quickAfter = Date.now() - started
+      expect(first).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "modern/quick wire-client quick" }], resultType: "complete", _meta: SERVER_META } })
+      // The slow attach takes 3 s; the other agent is answered well before it ends.
+      expect(quickAfter).toBeLessThan(2000)
+      const [, second] = yield* upTo(2)
+      expect(second).toEqual({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "modern/slow wire-client slow" }], resultType: "complete", _meta: SERVER_META } })
       yield* Fiber.interrupt(fiber)
     }))
 

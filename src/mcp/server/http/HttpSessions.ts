@@ -32,13 +32,13 @@ export interface SessionsBusy {
   readonly max: number
 }
 
-/** The open sessions, each of value `A`. */
-export interface HttpSessions<A> {
+/** The open sessions, each of value `A`, each made from what its opener gave (`I`). */
+export interface HttpSessions<A, I = void> {
   /**
    * Opens a session as `id` (its one request counted in progress until {@link release}): a
    * full table first closes the session idle the longest, or refuses when every one is busy.
    */
-  readonly open: (id: string) => Effect.Effect<Either.Either<A, SessionsBusy>>
+  readonly open: (id: string, input: I) => Effect.Effect<Either.Either<A, SessionsBusy>>
   /** The session `id`, its request counted in progress until {@link release}; none when it is not open. */
   readonly use: (id: string) => Effect.Effect<Option.Option<A>>
   /** Ends a request of session `id` started by {@link open} or {@link use}. */
@@ -51,13 +51,14 @@ export interface HttpSessions<A> {
 
 /**
  * A table of sessions, each made by `make` in a scope of its own (forked from the table's) and
- * closed with it. `make` gets a way to close its own session (when its client goes away). Idle
+ * closed with it, under the table's lock (so `make` should be quick: fork what waits). `make`
+ * gets a way to close its own session (when its client goes away) and the opener's input. Idle
  * sessions are swept every half idle time, at most every minute.
  */
-export const makeHttpSessions = <A>(
+export const makeHttpSessions = <A, I = void>(
   limits: HttpSessionLimits,
-  make: (id: string, closeSelf: Effect.Effect<void>) => Effect.Effect<A, never, Scope.Scope>
-): Effect.Effect<HttpSessions<A>, never, Scope.Scope> =>
+  make: (id: string, closeSelf: Effect.Effect<void>, input: I) => Effect.Effect<A, never, Scope.Scope>
+): Effect.Effect<HttpSessions<A, I>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const outer = yield* Effect.scope
     const table = yield* SynchronizedRef.make(HashMap.empty<string, Entry<A>>())
@@ -92,7 +93,7 @@ export const makeHttpSessions = <A>(
     /** The session opened, and the one closed to make room for it; or a refusal. */
     type Admission = Either.Either<readonly [A, Option.Option<Entry<A>>], SessionsBusy>
 
-    const admit = (id: string, now: number) =>
+    const admit = (id: string, input: I, now: number) =>
       SynchronizedRef.modifyEffect(table, (entries) =>
         Effect.gen(function* () {
           let kept = entries
@@ -107,14 +108,14 @@ export const makeHttpSessions = <A>(
             evicted = Option.some(victim.value[1])
           }
           const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
-          const value = yield* make(id, close(id)).pipe(Scope.extend(scope))
+          const value = yield* make(id, close(id), input).pipe(Scope.extend(scope))
           const opened: Admission = Either.right([value, evicted])
           return [opened, HashMap.set(kept, id, { value, scope, inProgress: 1, lastActive: now })] as const
         }))
 
-    const open = (id: string): Effect.Effect<Either.Either<A, SessionsBusy>> =>
+    const open = (id: string, input: I): Effect.Effect<Either.Either<A, SessionsBusy>> =>
       Effect.gen(function* () {
-        const admission = yield* admit(id, yield* Clock.currentTimeMillis)
+        const admission = yield* admit(id, input, yield* Clock.currentTimeMillis)
         if (Either.isLeft(admission)) return Either.left(admission.left)
         const [value, evicted] = admission.right
         // Closed outside the table's lock: its client's leaving runs close(id), which takes the lock.
@@ -139,5 +140,5 @@ export const makeHttpSessions = <A>(
       release: (id) => Effect.asVoid(touch(id, -1)),
       close,
       size: Effect.map(SynchronizedRef.get(table), HashMap.size)
-    } satisfies HttpSessions<A>
+    } satisfies HttpSessions<A, I>
   })

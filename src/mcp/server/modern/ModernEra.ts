@@ -9,19 +9,20 @@
  * `subscriptions/listen` forwards the providers' changes the client opted in to; the risk gate's
  * question to the user becomes an `input_required` answer (see {@link answerCall}).
  */
-import type {
-  CallToolResult,
-  ElicitRequestFormParams,
-  ElicitResult,
-  JSONRPCMessage,
-  JSONRPCRequest,
-  ListToolsResult,
-  ProgressToken,
-  ReadResourceResult,
-  Resource,
-  ServerCapabilities
+import {
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  ErrorCode,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type ListToolsResult,
+  type ProgressToken,
+  type ReadResourceResult,
+  type Resource,
+  type ServerCapabilities
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, Either, Exit, Option, Ref, type Scope, Stream } from "effect"
+import { Cause, Deferred, Effect, Either, Exit, Option, type Scope, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { cleanText } from "../../../inventory/domain/untrusted.js"
 import { TOOL_MAP_VERSION } from "../../../version.js"
@@ -135,9 +136,6 @@ const errorMessage = (id: JSONRPCRequest["id"], code: number, message: string, d
   error: { code, message, ...(data === undefined ? {} : { data }) }
 })
 
-/** JSON-RPC codes used here. */
-const INVALID_PARAMS = -32602
-const METHOD_NOT_FOUND = -32601
 
 /** Makes the endpoint; the agents' sessions are closed with the scope. */
 export const makeModernEndpoint = (
@@ -146,16 +144,18 @@ export const makeModernEndpoint = (
 ): Effect.Effect<ModernEndpoint, never, Scope.Scope> =>
   Effect.gen(function* () {
     const server = { name: "tool-map", version: TOOL_MAP_VERSION }
+    // Held only to look an agent up and, on its first request, to enter it in the table: the
+    // attach (which may wait for every downstream's first listing) runs outside, in the agent's
+    // own fiber, and each request of that agent awaits it alone (another agent never does).
     const opening = yield* Effect.makeSemaphore(1)
     const states = yield* makeRoundStates
 
-    // The envelope of the request that opens an agent's session (read by `make` below, under `opening`).
-    const firstEnvelope = yield* Ref.make<Envelope>({ client: Option.none(), capabilities: Option.none(), agent: Option.none() })
-
-    /** An agent's session, attached to every tool provider in the session's scope (a failure of the providers kept as such). */
-    const sessions = yield* makeHttpSessions<Either.Either<Agent, McpProtocolError>>(options.limits, (id) =>
+    /**
+     * An agent's session, opened with the envelope of its first request; its attach to every tool
+     * provider runs in the session's scope, its outcome (a failure of the providers kept as such) in `ready`.
+     */
+    const sessions = yield* makeHttpSessions<Deferred.Deferred<Agent, McpProtocolError>, Envelope>(options.limits, (id, _closeSelf, base) =>
       Effect.gen(function* () {
-        const base = yield* Ref.get(firstEnvelope)
         // Capabilities are each request's own: the session kept declares none, so that nothing asks
         // this agent's user through it outside a request of its own (see `answerCall`).
         const session: McpSession = {
@@ -165,10 +165,14 @@ export const makeModernEndpoint = (
           ...(Option.isSome(base.agent) ? { agent: base.agent.value } : {}),
           elicit: () => new McpClientRequestFailed({ method: "elicitation/create", reason: "a 2026-07-28 client is asked only in answer to its own request" })
         }
-        const providers = yield* Effect.either(answering.providers)
-        if (Either.isLeft(providers)) return Either.left(providers.left)
-        yield* Effect.forEach(providers.right.tools, (provider) => provider.attach(session), { discard: true })
-        return Either.right({ session, turns: yield* Effect.makeSemaphore(answering.callsAtOnce) })
+        const ready = yield* Deferred.make<Agent, McpProtocolError>()
+        const attach = Effect.gen(function* () {
+          const providers = yield* answering.providers
+          yield* Effect.forEach(providers.tools, (provider) => provider.attach(session), { discard: true })
+          return { session, turns: yield* Effect.makeSemaphore(answering.callsAtOnce) }
+        })
+        yield* Effect.forkScoped(Effect.intoDeferred(attach, ready))
+        return ready
       }))
 
     /** Runs `use` with the agent's session of `envelope`, opened on its first request; counted in progress meanwhile. */
@@ -181,19 +185,17 @@ export const makeModernEndpoint = (
         Effect.gen(function* () {
           const open = yield* sessions.use(id)
           if (Option.isSome(open)) return Either.right(open.value)
-          yield* Ref.set(firstEnvelope, envelope)
-          return yield* sessions.open(id)
+          return yield* sessions.open(id, envelope)
         })
       )
       return Effect.acquireUseRelease(
         acquire,
         (opened) => {
           if (Either.isLeft(opened)) {
-            return new McpProtocolError({ code: -32000, reason: `all ${opened.left.max} agents' sessions are busy; retry later` })
+            return new McpProtocolError({ code: ErrorCode.ConnectionClosed, reason: `all ${opened.left.max} agents' sessions are busy; retry later` })
           }
-          const attached = opened.right
-          if (Either.isLeft(attached)) return Effect.fail(attached.left)
-          return use({ ...attached.right.session, client: envelope.client, capabilities: envelope.capabilities }, attached.right.turns)
+          return Effect.flatMap(Deferred.await(opened.right), (attached) =>
+            use({ ...attached.session, client: envelope.client, capabilities: envelope.capabilities }, attached.turns))
         },
         (opened) => (Either.isRight(opened) ? sessions.release(id) : Effect.void)
       )
@@ -224,7 +226,7 @@ export const makeModernEndpoint = (
         const name = isRecord(params) ? params["name"] : undefined
         const args = isRecord(params) ? (params["arguments"] ?? {}) : {}
         if (typeof name !== "string" || !isRecord(args)) {
-          return errorMessage(request.id, INVALID_PARAMS, "Invalid params: tools/call needs a tool name and an arguments object")
+          return errorMessage(request.id, ErrorCode.InvalidParams, "Invalid params: tools/call needs a tool name and an arguments object")
         }
         const owner = { agent: MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent), tool: name }
         const round: Round = { answers: yield* states.answersOf(owner, requestStateOf(params), inputResponsesOf(params)), pending: Option.none() }
@@ -313,13 +315,13 @@ export const makeModernEndpoint = (
             return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session) => answering.listResources(session))), write)
           case "resources/read": {
             const uri = params["uri"]
-            if (typeof uri !== "string") return yield* write(errorMessage(request.id, INVALID_PARAMS, "Invalid params: resources/read needs a uri"))
+            if (typeof uri !== "string") return yield* write(errorMessage(request.id, ErrorCode.InvalidParams, "Invalid params: resources/read needs a uri"))
             return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session, turns) => turns.withPermits(1)(answering.readResource(uri, session)))), write)
           }
           case "subscriptions/listen":
             return yield* listen(request, write, envelope.right)
           default:
-            return yield* write(errorMessage(request.id, METHOD_NOT_FOUND, `Method not found: ${cleanText(request.method)}`))
+            return yield* write(errorMessage(request.id, ErrorCode.MethodNotFound, `Method not found: ${cleanText(request.method)}`))
         }
       })
 
