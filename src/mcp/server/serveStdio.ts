@@ -1,16 +1,19 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect, Fiber, Runtime, Scope } from "effect"
+import { Duration, Effect, FiberMap, Runtime, Scope } from "effect"
+import { DEFAULT_HTTP_SESSION_LIMITS } from "./http/HttpSessions.js"
 import { McpServer } from "./McpServer.js"
 import { isModernRequest } from "./modern/wire.js"
 import { StdioLineTransport } from "./StdioTransport.js"
 
 /** The agents a stdio client may name (its requests' `_meta`), each kept for the process's life. */
-const STDIO_AGENT_LIMITS = { idle: Duration.infinity, max: 64 }
+const STDIO_AGENT_LIMITS = { idle: Duration.infinity, max: DEFAULT_HTTP_SESSION_LIMITS.max }
 
 /**
  * The transport the 2025-era server is connected to: `lines` without the 2026-07-28 requests,
  * which go to `modern` (and a cancellation of one of them to `cancel`, which says whether it was one).
+ * Once the client opened a 2025 session (`initialize`), every later message is the 2025 era's:
+ * one client speaks one era on one stdio.
  */
 const legacyPart = (
   lines: StdioLineTransport,
@@ -24,8 +27,10 @@ const legacyPart = (
   }
   lines.onclose = () => part.onclose?.()
   lines.onerror = (error) => part.onerror?.(error)
+  let initialized = false
   lines.onmessage = (message: JSONRPCMessage) => {
-    if (isModernRequest(message)) return modern(message)
+    if ("method" in message && message.method === "initialize") initialized = true
+    if (!initialized && isModernRequest(message)) return modern(message)
     if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
       const id: unknown = message.params?.["requestId"]
       if ((typeof id === "string" || typeof id === "number") && cancel(id)) return
@@ -50,23 +55,16 @@ export const serveStdioOn = (input: NodeJS.ReadableStream, output: NodeJS.Writab
     const lines = new StdioLineTransport(input, output, report)
     // Made on the first 2026-07-28 request: a 2025 client's start pays nothing for it.
     const endpoint = yield* Effect.cached(Scope.extend(server.modern({ limits: STDIO_AGENT_LIMITS, fallbackAgent: "stdio" }), yield* Effect.scope))
-    // The 2026 requests being answered, by id: a cancellation interrupts one, the connection's end all of them.
-    const requests = new Map<string | number, Fiber.RuntimeFiber<void>>()
-    yield* Effect.addFinalizer(() => Effect.suspend(() => Fiber.interruptAll(requests.values())))
+    // The 2026 requests being answered, by id: a cancellation interrupts one, a request reusing
+    // the id of one still running interrupts that one, the connection's end all of them.
+    const requests = yield* FiberMap.make<string | number>()
     const write = (message: JSONRPCMessage) => Effect.promise(() => lines.send(message))
     const transport = legacyPart(
       lines,
-      (request) => {
-        const fiber = Runtime.runFork(runtime)(Effect.flatMap(endpoint, (modern) => modern.serve(request, write)))
-        requests.set(request.id, fiber)
-        fiber.addObserver(() => {
-          if (requests.get(request.id) === fiber) requests.delete(request.id)
-        })
-      },
+      (request) => void Runtime.runFork(runtime)(FiberMap.run(requests, request.id, Effect.flatMap(endpoint, (modern) => modern.serve(request, write)))),
       (id) => {
-        const fiber = requests.get(id)
-        if (fiber === undefined) return false
-        Runtime.runFork(runtime)(Fiber.interrupt(fiber))
+        if (!FiberMap.unsafeHas(requests, id)) return false
+        Runtime.runFork(runtime)(FiberMap.remove(requests, id))
         return true
       }
     )

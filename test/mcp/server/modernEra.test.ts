@@ -244,6 +244,53 @@ describe("tool-map mcp on stdio, 2026-07-28", () => {
       yield* Fiber.interrupt(fiber)
     }))
 
+  it.live("a listen whose id is used again is replaced: one stream per id, ended by one cancellation", () =>
+    Effect.gen(function* () {
+      const { fiber, send, upTo } = yield* served
+      const listen = request("dup", "subscriptions/listen", { notifications: { toolsListChanged: true } })
+      yield* send(listen)
+      yield* upTo(1)
+      yield* send(listen)
+      yield* upTo(2)
+      yield* Effect.sleep("50 millis")
+      yield* send(request(1, "tools/call", { name: "change", arguments: {} }))
+      yield* upTo(4)
+      yield* Effect.sleep("100 millis")
+      const changed = { jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "dup" } } }
+      const afterFirst = yield* upTo(4)
+      expect(afterFirst.length).toBe(4)
+      expect(afterFirst.slice(2).filter((message) => (message as { method?: string }).method === changed.method)).toEqual([changed])
+      yield* send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "dup" } }))
+      yield* Effect.sleep("50 millis")
+      yield* send(request(2, "tools/call", { name: "change", arguments: {} }))
+      yield* upTo(5)
+      yield* Effect.sleep("100 millis")
+      const all = yield* upTo(5)
+      expect(all.length).toBe(5)
+      expect((all[4] as { id: number }).id).toBe(2)
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.live("stdio after a 2025 initialize stays 2025, and an initialize naming the 2026 version is the 2025 handshake", () =>
+    Effect.gen(function* () {
+      const { fiber, send, upTo } = yield* served
+      yield* send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1" }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }
+        })
+      )
+      const [initialized] = yield* upTo(1)
+      expect((initialized as { id: number; result: { protocolVersion: string } }).result.protocolVersion).toBe("2025-11-25")
+      yield* send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), request(2, "tools/list"))
+      const [, listed] = yield* upTo(2)
+      // The 2025 answer: no resultType, no server _meta.
+      expect(listed).toEqual({ jsonrpc: "2.0", id: 2, result: { tools: [{ name: "whoami", inputSchema: { type: "object" } }, { name: "ask", inputSchema: { type: "object" } }] } })
+      yield* Fiber.interrupt(fiber)
+    }))
+
   it.live("subscriptions/listen: acknowledged with what it sends, a list change on the stream, nothing after its cancellation", () =>
     Effect.gen(function* () {
       const { fiber, send, upTo } = yield* served

@@ -53,10 +53,11 @@ const metaOf = (params: unknown): Readonly<Record<string, unknown>> | undefined 
 /**
  * Whether `message` is a 2026-07-28 request: its `_meta` names a protocol version (a 2025-era
  * client never sends one there), or its method exists only in that era. Anything else (the
- * `initialize` handshake, a 2025 session's requests, answers and notifications) is the 2025 era's.
+ * `initialize` handshake, even one whose `_meta` names a version, a 2025 session's requests,
+ * answers and notifications) is the 2025 era's.
  */
 export const isModernRequest = (message: JSONRPCMessage): message is JSONRPCRequest =>
-  "method" in message && "id" in message &&
+  "method" in message && "id" in message && message.method !== "initialize" &&
   (MODERN_METHODS.has(message.method) || metaOf(message.params)?.[PROTOCOL_VERSION_META_KEY] !== undefined)
 
 /** What a request tells about its client. */
