@@ -196,6 +196,44 @@ describe("tool-map mcp --http, 2026-07-28", () => {
       expect(yield* whoami(url, META)).toBe("modern/http-client -")
     }).pipe(Effect.scoped))
 
+  it.live("subscriptions/listen: at most 4 streams per agent; a fifth is refused with the cap named, another agent's is not, and ending one makes room", () =>
+    Effect.gen(function* () {
+      const { url } = yield* served
+      const streams: Array<AbortController> = []
+      yield* Effect.addFinalizer(() => Effect.sync(() => streams.forEach((stream) => stream.abort())))
+      /** The first event of a listen of `agent` (its acknowledgement), or its JSON answer. */
+      const listen = (agent: string, id: number) =>
+        Effect.promise(async () => {
+          const abort = new AbortController()
+          streams.push(abort)
+          const response = await fetch(url, {
+            method: "POST",
+            signal: abort.signal,
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body: JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: { ...META, "dev.tool-map/agent": agent } } })
+          })
+          if (response.headers.get("content-type") === "application/json") return JSON.parse(await response.text()) as unknown
+          const reader = response.body!.getReader()
+          const { value } = await reader.read()
+          return JSON.parse(/^data: (.*)$/m.exec(Buffer.from(value!).toString("utf8"))![1]!) as unknown
+        })
+      const ack = (id: number) => ({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { toolsListChanged: true }, _meta: { "io.modelcontextprotocol/subscriptionId": id } }
+      })
+      for (const id of [1, 2, 3, 4]) expect(yield* listen("many", id)).toEqual(ack(id))
+      expect(yield* listen("many", 5)).toEqual({
+        jsonrpc: "2.0",
+        id: 5,
+        error: { code: -32600, message: "Too many subscriptions/listen streams: an agent keeps at most 4 open; end one first" }
+      })
+      expect(yield* listen("other", 6)).toEqual(ack(6))
+      streams[0]!.abort()
+      yield* Effect.sleep("200 millis")
+      expect(yield* listen("many", 7)).toEqual(ack(7))
+    }).pipe(Effect.scoped))
+
   it.live("hostile agent ids and client names: bounded and cleaned before they key a session or are shown", () =>
     Effect.gen(function* () {
       const { url } = yield* served

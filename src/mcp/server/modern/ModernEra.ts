@@ -22,7 +22,7 @@ import {
   type Resource,
   type ServerCapabilities
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Deferred, Effect, Either, Exit, Option, type Scope, Stream } from "effect"
+import { Cause, Deferred, Effect, Either, Exit, Option, Ref, type Scope, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { cleanText } from "../../../inventory/domain/untrusted.js"
 import { TOOL_MAP_VERSION } from "../../../version.js"
@@ -89,6 +89,9 @@ interface Agent {
   readonly session: McpSession
   readonly turns: Effect.Semaphore
 }
+
+/** How many `subscriptions/listen` streams one agent keeps open at once (one more is refused). */
+export const LISTENS_PER_AGENT = 4
 
 /** The prefix of a 2026-07-28 agent's session id. */
 export const MODERN_SESSION_PREFIX = "modern/"
@@ -294,6 +297,35 @@ export const makeModernEndpoint = (
           return yield* Effect.never
         })).pipe(Effect.catchAll((failure) => Effect.flatMap(reply(request, Effect.fail(failure)), write)))
 
+    /** The open `subscriptions/listen` streams of each agent (by session id). */
+    const listening = yield* Ref.make(new Map<string, number>())
+    const countListens = (id: string, delta: number) =>
+      Ref.update(listening, (counts) => {
+        const next = new Map(counts)
+        const count = (counts.get(id) ?? 0) + delta
+        if (count > 0) next.set(id, count)
+        else next.delete(id)
+        return next
+      })
+
+    /** {@link listen}, refused when the agent has {@link LISTENS_PER_AGENT} streams open already. */
+    const listenCounted = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, envelope: Envelope) => {
+      const id = MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent)
+      const admit = Ref.modify(listening, (counts) => {
+        const count = counts.get(id) ?? 0
+        if (count >= LISTENS_PER_AGENT) return [false, counts] as const
+        return [true, new Map(counts).set(id, count + 1)] as const
+      })
+      return Effect.acquireUseRelease(
+        admit,
+        (admitted) =>
+          admitted
+            ? listen(request, write, envelope)
+            : write(errorMessage(request.id, ErrorCode.InvalidRequest, `Too many subscriptions/listen streams: an agent keeps at most ${LISTENS_PER_AGENT} open; end one first`)),
+        (admitted) => (admitted ? countListens(id, -1) : Effect.void)
+      )
+    }
+
     const answer = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>) =>
       Effect.gen(function* () {
         const envelope = envelopeOf(request)
@@ -319,7 +351,7 @@ export const makeModernEndpoint = (
             return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session, turns) => turns.withPermits(1)(answering.readResource(uri, session)))), write)
           }
           case "subscriptions/listen":
-            return yield* listen(request, write, envelope.right)
+            return yield* listenCounted(request, write, envelope.right)
           default:
             return yield* write(errorMessage(request.id, ErrorCode.MethodNotFound, `Method not found: ${cleanText(request.method)}`))
         }
