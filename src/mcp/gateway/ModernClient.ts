@@ -22,6 +22,7 @@ import {
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  isRecord,
   MODERN_PROTOCOL_VERSION,
   PROTOCOL_VERSION_META_KEY
 } from "../server/modern/wire.js"
@@ -44,9 +45,6 @@ export type ProbeOutcome =
   | { readonly _tag: "Legacy" }
   /** The (stdio) connection closed before it answered: a server that exits on a request before `initialize`. */
   | { readonly _tag: "Closed" }
-
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The probe's request id: no Protocol numbers its requests from it (they count from 0). */
 const PROBE_ID = "tool-map-probe"

@@ -23,6 +23,9 @@ import { McpClientRequestFailed, type McpCallContext, type McpSession } from "./
 import type { McpToolProvider } from "./McpToolProvider.js"
 import { type McpAnswering, makeModernEndpoint, type ModernEndpoint, type ModernOptions } from "./modern/ModernEra.js"
 
+/** How tool-map's server names itself to a client, in both eras. */
+export const SERVER_INFO = { name: "tool-map", version: TOOL_MAP_VERSION }
+
 /** The longest internal-error line logged, in UTF-16 code units. */
 const INTERNAL_ERROR_LINE_MAX = 2000
 
@@ -247,13 +250,14 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
         new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
       ),
     instructions,
+    serverInfo: SERVER_INFO,
     capabilities: SERVER_CAPABILITIES,
     callsAtOnce: toolCallsAtOnce
   }
 
   const connect = Effect.fn("McpServer.connect")(function* (transport: Transport, id: string) {
     const server = new Server(
-      { name: "tool-map", version: TOOL_MAP_VERSION },
+      SERVER_INFO,
       {
         capabilities: SERVER_CAPABILITIES,
         instructions,

@@ -14,6 +14,7 @@ import {
   type ElicitRequestFormParams,
   type ElicitResult,
   ErrorCode,
+  type Implementation,
   type JSONRPCMessage,
   type JSONRPCRequest,
   type ListToolsResult,
@@ -25,7 +26,6 @@ import {
 import { Cause, Deferred, Effect, Either, Exit, Option, Ref, type Scope, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { cleanText } from "../../../inventory/domain/untrusted.js"
-import { TOOL_MAP_VERSION } from "../../../version.js"
 import { makeRoundStates } from "./roundState.js"
 import { type HttpSessionLimits, makeHttpSessions } from "../http/HttpSessions.js"
 import { McpProtocolError } from "../McpProtocolError.js"
@@ -60,6 +60,8 @@ export interface McpAnswering {
   /** A defect's answer: logged on stderr, the client told only that there was one. */
   readonly internalError: (cause: Cause.Cause<unknown>) => Effect.Effect<McpProtocolError>
   readonly instructions: string
+  /** How the server names itself (`serverInfo`). */
+  readonly serverInfo: Implementation
   readonly capabilities: ServerCapabilities
   /** How many tool calls and resource reads of one agent run at once (the others wait their turn), as per 2025 session. */
   readonly callsAtOnce: number
@@ -146,7 +148,6 @@ export const makeModernEndpoint = (
   options: ModernOptions
 ): Effect.Effect<ModernEndpoint, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const server = { name: "tool-map", version: TOOL_MAP_VERSION }
     // Held only to look an agent up and, on its first request, to enter it in the table: the
     // attach (which may wait for every downstream's first listing) runs outside, in the agent's
     // own fiber, and each request of that agent awaits it alone (another agent never does).
@@ -209,7 +210,7 @@ export const makeModernEndpoint = (
       Effect.gen(function* () {
         const exit = yield* Effect.exit(effect)
         if (Exit.isSuccess(exit)) {
-          return { jsonrpc: "2.0", id: request.id, result: completeResult(request.method, exit.value, server) } satisfies JSONRPCMessage
+          return { jsonrpc: "2.0", id: request.id, result: completeResult(request.method, exit.value, answering.serverInfo) } satisfies JSONRPCMessage
         }
         const failure = Cause.failureOption(exit.cause)
         if (Option.isSome(failure)) return errorMessage(request.id, failure.value.code, failure.value.reason)
