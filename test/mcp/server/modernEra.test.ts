@@ -5,10 +5,10 @@
  * provider's question to the user as an `input_required` answer retried with the answer.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Logger, Option, PubSub, Ref, Stream } from "effect"
+import { Cause, Effect, Fiber, Layer, Logger, Option, PubSub, Ref, Stream } from "effect"
 import { PassThrough } from "node:stream"
 import { providersLayer } from "../../../src/mcp/server/McpProviders.js"
-import { McpServer } from "../../../src/mcp/server/McpServer.js"
+import { internalErrorLine, McpServer } from "../../../src/mcp/server/McpServer.js"
 import type { McpSession } from "../../../src/mcp/server/McpSession.js"
 import type { McpToolProvider } from "../../../src/mcp/server/McpToolProvider.js"
 import { questionKey } from "../../../src/mcp/server/modern/ModernEra.js"
@@ -87,6 +87,14 @@ const served = Effect.gen(function* () {
     })
   const send = (...messages: ReadonlyArray<string>) => Effect.sync(() => input.write(messages.map((line) => `${line}\n`).join("")))
   return { input, fiber, send, upTo, attached }
+})
+
+describe("internalErrorLine", () => {
+  it("logs a defect as one cleaned line", () => {
+    const line = internalErrorLine(Cause.die(new Error("attach broke\nsecond \u001b[2J line")))
+    expect(line.startsWith("tool-map mcp: internal error: Error: attach broke | second \uFFFD[2J line | at ")).toBe(true)
+    expect(/[\n\r\u001b]/.test(line)).toBe(false)
+  })
 })
 
 describe("tool-map mcp on stdio, 2026-07-28", () => {
