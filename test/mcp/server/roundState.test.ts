@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
-import { makeRoundStates, ROUND_STATE_TTL_MS } from "../../../src/mcp/server/modern/roundState.js"
+import { makeRoundStates, OPEN_ROUNDS_MAX, ROUND_STATE_TTL_MS } from "../../../src/mcp/server/modern/roundState.js"
 
 const OWNER = { agent: "modern/alice", tool: "tools_load" }
 const YES = new Map([["confirm-1", { action: "accept" as const, content: { confirm: true } }]])
@@ -36,5 +36,16 @@ describe("round states", () => {
       const late = yield* states.issue(OWNER, "confirm-1", new Map())
       yield* TestClock.adjust(ROUND_STATE_TTL_MS)
       expect((yield* states.answersOf(OWNER, Option.some(late), YES)).size).toBe(0)
+    }))
+
+  it.effect("a state carries no answer: the earlier rounds' answers are kept here, for the last 4,096 rounds open", () =>
+    Effect.gen(function* () {
+      const states = yield* makeRoundStates
+      const state = yield* states.issue(OWNER, "confirm-1", EARLIER)
+      const [body] = state.split(".") as [string]
+      expect(Object.keys(JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as object).sort()).toEqual(["agent", "asked", "expiresAt", "nonce", "tool"])
+      const oldest = yield* states.issue(OWNER, "confirm-1", EARLIER)
+      for (let i = 0; i < OPEN_ROUNDS_MAX; i++) yield* states.issue(OWNER, "confirm-1", new Map())
+      expect((yield* states.answersOf(OWNER, Option.some(oldest), YES)).size).toBe(0)
     }))
 })

@@ -3,19 +3,18 @@
  * `inputResponses` counts (docs/gateway-approvals.md: nothing a client sends approves, only the
  * user's answer to a question the gateway itself asked). The state binds the agent, the called
  * tool, the question asked, a random nonce and an expiry under HMAC-SHA256 with a key drawn at
- * start (never written anywhere); each nonce is accepted once. The answers of earlier rounds a
- * state carries are ones the server itself accepted under an earlier state of its own (a client
- * cannot add one: the signature would not match).
+ * start (never written anywhere); each nonce is accepted once. The answers of earlier rounds stay
+ * here, kept under the round's nonce: a state carries no answer.
  */
-import { type ElicitResult, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Effect, Option, Ref, Schema } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
 /** How long a question asked in an `input_required` answer may be answered, in milliseconds. */
 export const ROUND_STATE_TTL_MS = 10 * 60 * 1000
 
-/** How many spent nonces are remembered (expired ones are dropped first). */
-export const SPENT_NONCES_MAX = 4096
+/** How many rounds waiting for their retry are kept (expired ones are dropped first, then the oldest). */
+export const OPEN_ROUNDS_MAX = 4096
 
 /** What a signed state says. */
 const Payload = Schema.Struct({
@@ -23,8 +22,7 @@ const Payload = Schema.Struct({
   tool: Schema.String,
   asked: Schema.String,
   nonce: Schema.String,
-  expiresAt: Schema.Number,
-  answers: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  expiresAt: Schema.Number
 })
 type Payload = typeof Payload.Type
 
@@ -39,9 +37,9 @@ export interface RoundStates {
   /** The state of an `input_required` answer that asked `asked`, carrying the answers accepted so far. */
   readonly issue: (owner: RoundOwner, asked: string, answers: ReadonlyMap<string, ElicitResult>) => Effect.Effect<string>
   /**
-   * The answers a retry brings: those its state carries plus its `inputResponses`' answer to the
-   * question the state asked; none unless the state is one this process signed for `owner`, not
-   * expired, and not used before (its nonce is spent here).
+   * The answers a retry brings: those of its earlier rounds plus its `inputResponses`' answer to
+   * the question its state asked; none unless the state is one this process signed for `owner`,
+   * not expired, and not used before (its round is closed here).
    */
   readonly answersOf: (
     owner: RoundOwner,
@@ -52,23 +50,28 @@ export interface RoundStates {
 
 const decodePayload = Schema.decodeUnknownOption(Schema.parseJson(Payload))
 
-/** Makes the signer of this process: a fresh random key, no nonce spent. */
+/** A round waiting for its retry: the answers of its earlier rounds, until when it may be retried. */
+interface OpenRound {
+  readonly answers: ReadonlyMap<string, ElicitResult>
+  readonly expiresAt: number
+}
+
+/** Makes the signer of this process: a fresh random key, no round open. */
 export const makeRoundStates: Effect.Effect<RoundStates> = Effect.gen(function* () {
   const key = randomBytes(32)
-  const spent = yield* Ref.make(new Map<string, number>())
+  const open = yield* Ref.make(new Map<string, OpenRound>())
   const sign = (body: string) => createHmac("sha256", key).update(body).digest()
 
   const issue: RoundStates["issue"] = (owner, asked, answers) =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      const payload: Payload = {
-        agent: owner.agent,
-        tool: owner.tool,
-        asked,
-        nonce: randomBytes(16).toString("hex"),
-        expiresAt: now + ROUND_STATE_TTL_MS,
-        answers: Object.fromEntries(answers)
-      }
+      const payload: Payload = { agent: owner.agent, tool: owner.tool, asked, nonce: randomBytes(16).toString("hex"), expiresAt: now + ROUND_STATE_TTL_MS }
+      yield* Ref.update(open, (rounds) => {
+        const kept = new Map([...rounds].filter(([, round]) => round.expiresAt > now))
+        kept.set(payload.nonce, { answers: new Map(answers), expiresAt: payload.expiresAt })
+        while (kept.size > OPEN_ROUNDS_MAX) kept.delete(kept.keys().next().value as string)
+        return kept
+      })
       const body = Buffer.from(JSON.stringify(payload), "utf8").toString("base64url")
       return `${body}.${sign(body).toString("base64url")}`
     })
@@ -84,14 +87,14 @@ export const makeRoundStates: Effect.Effect<RoundStates> = Effect.gen(function* 
     return decodePayload(Buffer.from(body, "base64url").toString("utf8"))
   }
 
-  /** Spends `nonce` (false when spent already); expired nonces and the oldest beyond the cap are forgotten. */
-  const spend = (nonce: string, expiresAt: number, now: number) =>
-    Ref.modify(spent, (nonces) => {
-      if (nonces.has(nonce)) return [false, nonces] as const
-      const kept = new Map([...nonces].filter(([, expiry]) => expiry > now))
-      kept.set(nonce, expiresAt)
-      while (kept.size > SPENT_NONCES_MAX) kept.delete(kept.keys().next().value as string)
-      return [true, kept] as const
+  /** Closes the round of `nonce`: its earlier answers, none when it is not open (never issued, used, or dropped). */
+  const close = (nonce: string) =>
+    Ref.modify(open, (rounds) => {
+      const round = rounds.get(nonce)
+      if (round === undefined) return [Option.none<OpenRound>(), rounds] as const
+      const kept = new Map(rounds)
+      kept.delete(nonce)
+      return [Option.some(round), kept] as const
     })
 
   const answersOf: RoundStates["answersOf"] = (owner, state, responses) =>
@@ -103,11 +106,9 @@ export const makeRoundStates: Effect.Effect<RoundStates> = Effect.gen(function* 
       const { agent, tool, asked, nonce, expiresAt } = payload.value
       const now = yield* Clock.currentTimeMillis
       if (agent !== owner.agent || tool !== owner.tool || expiresAt <= now) return answers
-      if (!(yield* spend(nonce, expiresAt, now))) return answers
-      for (const [question, value] of Object.entries(payload.value.answers)) {
-        const result = ElicitResultSchema.safeParse(value)
-        if (result.success) answers.set(question, result.data)
-      }
+      const round = yield* close(nonce)
+      if (Option.isNone(round)) return answers
+      for (const [question, answer] of round.value.answers) answers.set(question, answer)
       const answer = responses.get(asked)
       if (answer !== undefined) answers.set(asked, answer)
       return answers
