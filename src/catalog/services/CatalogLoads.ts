@@ -105,7 +105,14 @@ const runHooks = <R>(hooks: ReadonlyArray<{ readonly check: (request: R) => Effe
     Effect.catchTag("LoadVetoed", (veto) => Effect.succeed(Option.some(veto.reason)))
   )
 
-/** Drops high-risk single tools no gate lets through, with a note for each. */
+/** A one-time approval's use a gate queued for the load's commit. */
+interface QueuedSpend {
+  readonly tool: ToolEntry
+  readonly gate: string
+  readonly spend: Effect.Effect<boolean>
+}
+
+/** Drops high-risk single tools no gate lets through, with a note for each; the spends the gates queued. */
 const gateRisky = Effect.fn("CatalogLoads.gateRisky")(function*(
   riskGates: ReadonlyArray<RiskGate>,
   agent: Agent,
@@ -114,6 +121,7 @@ const gateRisky = Effect.fn("CatalogLoads.gateRisky")(function*(
 ) {
   const tools: Array<ToolEntry> = []
   const notes: Array<VisibilityNote> = [...plan.notes]
+  const spends: Array<QueuedSpend> = []
   for (const tool of plan.tools) {
     if (!tool.highRisk) {
       tools.push(tool)
@@ -126,7 +134,8 @@ const gateRisky = Effect.fn("CatalogLoads.gateRisky")(function*(
     let refusedBy: string | undefined
     if (!consented) {
       for (const gate of riskGates) {
-        if (gate.approve !== undefined && !(yield* gate.approve({ agent, tool }))) {
+        const spendOnLoad = (spend: Effect.Effect<boolean>) => Effect.sync(() => void spends.push({ tool, gate: gate.name, spend }))
+        if (gate.approve !== undefined && !(yield* gate.approve({ agent, tool, spendOnLoad }))) {
           refusedBy = gate.name
           break
         }
@@ -135,7 +144,26 @@ const gateRisky = Effect.fn("CatalogLoads.gateRisky")(function*(
     if (refusedBy === undefined) tools.push(tool)
     else notes.push({ _tag: "NotApproved", tool: tool.name, gate: refusedBy })
   }
-  return { ...plan, tools, notes } satisfies LoadPlan
+  return { plan: { ...plan, tools, notes } satisfies LoadPlan, spends }
+})
+
+/**
+ * Runs the approvals' spends the gates queued, in order: a tool whose spend answers false (the
+ * approval gone meanwhile: used by another load, denied, expired) is dropped, refused as not
+ * approved. Run where the load commits, uninterruptibly with the change of the record.
+ */
+const spendApprovals = Effect.fn("CatalogLoads.spendApprovals")(function*(plan: LoadPlan, spends: ReadonlyArray<QueuedSpend>) {
+  const refused = new Map<ToolEntry, string>()
+  for (const queued of spends) {
+    if (refused.has(queued.tool)) continue
+    if (!(yield* queued.spend)) refused.set(queued.tool, queued.gate)
+  }
+  if (refused.size === 0) return plan
+  return {
+    ...plan,
+    tools: plan.tools.filter((tool) => !refused.has(tool)),
+    notes: [...plan.notes, ...[...refused].map(([tool, gate]): VisibilityNote => ({ _tag: "NotApproved", tool: tool.name, gate }))]
+  } satisfies LoadPlan
 })
 
 /** A narrower target a refused load names: a group or a tool, and the tokens it would add. */
@@ -231,13 +259,19 @@ const make = Effect.gen(function*() {
       const reason = overBudgetReason(over.value)
       return { text: renderLoadRefused(reason), added: [], denied: [], notes: [], refused: Option.some(reason) } satisfies LoadResult
     }
-    const plan = yield* gateRisky(registries.riskGates, agent, planned, options.consented === true)
-    // What this load added, judged on the record it changed (as stored now, under the lock):
-    // loads other processes made meanwhile are theirs to report.
-    const added = yield* store.modify(agent.id, (record) => {
-      const change = changeState(context, record, applyLoad(record.state, plan, options.forSubagents === true))
-      return Effect.succeed([change.added, change.record] as const)
-    })
+    const gated = yield* gateRisky(registries.riskGates, agent, planned, options.consented === true)
+    // No question can stop the load past the gates: the approvals are spent here, with the change
+    // of the record, uninterruptibly (a cancel either comes before and spends nothing, or after).
+    const { added, plan } = yield* Effect.uninterruptible(Effect.gen(function*() {
+      const plan = yield* spendApprovals(gated.plan, gated.spends)
+      // What this load added, judged on the record it changed (as stored now, under the lock):
+      // loads other processes made meanwhile are theirs to report.
+      const added = yield* store.modify(agent.id, (record) => {
+        const change = changeState(context, record, applyLoad(record.state, plan, options.forSubagents === true))
+        return Effect.succeed([change.added, change.record] as const)
+      })
+      return { added, plan }
+    }))
     yield* restrictions.sync(agent, context)
     yield* events.publish({ _tag: "ToolsLoaded", agentId: agent.id, targets: [...targets], added })
     // In `added`'s order already: the denied names are `added` filtered.

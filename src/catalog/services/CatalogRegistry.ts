@@ -20,7 +20,19 @@ export interface VisibilityFilter {
  */
 export interface RiskGate {
   readonly name: string
-  readonly approve?: ((request: { readonly agent: Agent; readonly tool: ToolEntry }) => Effect.Effect<boolean>) | undefined
+  readonly approve?:
+    | ((request: {
+      readonly agent: Agent
+      readonly tool: ToolEntry
+      /**
+       * Queues `spend` (a one-time approval's use) to run when the load commits: under the lock,
+       * after every gate, uninterruptibly, before the record changes. The tool is loaded only
+       * when it answers true (else refused as not approved), so a load that stops before it
+       * (a question, a cancel) spends nothing and two loads never share one approval.
+       */
+      readonly spendOnLoad: (spend: Effect.Effect<boolean>) => Effect.Effect<void>
+    }) => Effect.Effect<boolean>)
+    | undefined
 }
 
 /** A hook vetoed a load or an unload. */

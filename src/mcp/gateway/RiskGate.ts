@@ -1,8 +1,8 @@
 /**
  * The gateway's risk gate: a high-risk tool is loaded only when a person said yes. An approval
- * the user gave with `tool-map catalog approve CODE` for this agent and tool is used first (once;
- * in a 2026-07-28 request, spent only when the request is answered, not when a later tool's
- * question interrupts its round);
+ * the user gave with `tool-map catalog approve CODE` for this agent and tool is used first (once:
+ * spent where the load commits, after every gate, so a load stopped by a later tool's question or
+ * a cancel leaves it to the next, and two loads never share it);
  * else a session of the agent whose client can elicit asks the user (a 2026-07-28 request: that
  * request, whose answer is `input_required` until the client retries it with the user's answer); else (or when that request
  * fails or is cancelled) the load is refused with a one-time code the user approves in a terminal.
@@ -65,20 +65,16 @@ export const registerGatewayRiskGate = (
 
     yield* catalog.registerRiskGate({
       name: options.name,
-      approve: ({ agent, tool }) =>
+      approve: ({ agent, tool, spendOnLoad }) =>
         Effect.gen(function*() {
           const current = yield* FiberRef.get(CurrentRequestSession)
-          // A store that cannot be read has no approval to give: the code path below says why.
-          const spend = approvals.consume(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false))
-          const whenAnswered = Option.flatMapNullable(current, (session) => session.whenAnswered)
-          if (Option.isSome(whenAnswered)) {
-            // A 2026-07-28 round may still stop at a later tool's question: the approval is spent
-            // only when the request is answered (the load done), else the retry finds it again.
-            if (yield* approvals.isApproved(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false))) {
-              yield* whenAnswered.value(Effect.asVoid(spend))
-              return true
-            }
-          } else if (yield* spend) return true
+          // The approval is spent where the load commits (a later tool's question, a cancel, stops
+          // the load before it and spends nothing); a load that finds it gone by then refuses the
+          // tool. A store that cannot be read has no approval to give: the code path below says why.
+          if (yield* approvals.isApproved(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false))) {
+            yield* spendOnLoad(approvals.consume(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false)))
+            return true
+          }
           // A 2026-07-28 request asks through its own answer (`input_required`), with its own capabilities.
           const asking = (Option.isSome(current) ? [current.value] : yield* options.sessionsOf(agent.id)).find(canElicit)
           if (asking === undefined) {

@@ -72,12 +72,6 @@ export interface McpSession {
    * the request fails or times out. Interrupting the effect cancels the request.
    */
   readonly elicit: (params: ElicitRequestFormParams) => Effect.Effect<ElicitResult, McpClientRequestFailed>
-  /**
-   * A 2026-07-28 request's own session only: runs `effect` once the request ends with a final
-   * answer, never when a question interrupts its round (`input_required`). The risk gate spends a
-   * terminal approval through it, so an abandoned round leaves the approval to the next one.
-   */
-  readonly whenAnswered?: ((effect: Effect.Effect<void>) => Effect.Effect<void>) | undefined
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, Fiber, Option, Ref } from "effect"
 import { CatalogLoads } from "../../../src/catalog/services/CatalogLoads.js"
 import { LoadVetoed } from "../../../src/catalog/services/CatalogRegistry.js"
 import { ToolCatalog } from "../../../src/catalog/services/ToolCatalog.js"
@@ -42,6 +42,47 @@ describe("CatalogLoads", () => {
           refused: Option.some("this session keeps its tools")
         })
         expect((yield* catalog.stateOf(agent)).groups).toEqual(["/communication/slack"])
+      })
+    ))
+
+  it.effect("a gate's queued spend runs where the load commits: two loads, one approval, exactly one loads", () =>
+    withEmbedded(() =>
+      Effect.gen(function*() {
+        const catalog = yield* ToolCatalog
+        const loads = yield* CatalogLoads
+        const risky = "mcp__github__delete_repository"
+        // One approval both loads see before either commits (as two processes would): only one spend finds it.
+        const approval = yield* Ref.make(true)
+        const spent = yield* Ref.make(0)
+        yield* catalog.registerRiskGate({
+          name: "terminal",
+          approve: ({ spendOnLoad }) =>
+            Effect.as(spendOnLoad(Effect.zipRight(Ref.update(spent, (n) => n + 1), Ref.getAndSet(approval, false))), true)
+        })
+        const results = yield* Effect.forEach([{ id: "a" }, { id: "b" }], (who) => loads.load(who, [risky]), { concurrency: "unbounded" })
+        expect(results.map((result) => result.added)).toEqual([[risky], []])
+        expect(results[1]!.notes).toEqual([{ _tag: "NotApproved", tool: risky, gate: "terminal" }])
+        expect(results[1]!.text).toBe(`Nothing new loaded.\n${risky} is high risk and the risk gate terminal did not approve it; not loaded`)
+        expect(yield* Ref.get(spent)).toBe(2)
+        expect((yield* catalog.stateOf({ id: "b" })).loaded).toEqual([])
+      })
+    ))
+
+  it.effect("a load interrupted before it commits (a later tool's question, a cancel) spends nothing", () =>
+    withEmbedded(() =>
+      Effect.gen(function*() {
+        const catalog = yield* ToolCatalog
+        const loads = yield* CatalogLoads
+        const approval = yield* Ref.make(true)
+        const asked = yield* Deferred.make<void>()
+        yield* catalog.registerRiskGate({ name: "terminal", approve: ({ spendOnLoad }) => Effect.as(spendOnLoad(Ref.getAndSet(approval, false)), true) })
+        // A later gate's question, never answered.
+        yield* catalog.registerRiskGate({ name: "ask", approve: () => Effect.zipRight(Deferred.succeed(asked, undefined), Effect.never) })
+        const fiber = yield* Effect.fork(loads.load(agent, ["mcp__github__delete_repository"]))
+        yield* Deferred.await(asked)
+        yield* Fiber.interrupt(fiber)
+        expect(yield* Ref.get(approval)).toBe(true)
+        expect((yield* catalog.stateOf(agent)).loaded).toEqual([])
       })
     ))
 

@@ -247,13 +247,10 @@ export const makeModernEndpoint = (
                 params: { progressToken, progress: value, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
               })
           })
-        // What runs once this round ends with a final answer (see `McpSession.whenAnswered`).
-        const answered: Array<Effect.Effect<void>> = []
         const call = withSession(envelope, (session, turns) => {
           const asking: McpSession = {
             ...session,
-            elicit: elicitIn(round, envelope),
-            whenAnswered: (effect) => Effect.sync(() => void answered.push(effect))
+            elicit: elicitIn(round, envelope)
           }
           return turns.withPermits(1)(answering.callTool(asking, name, args, { progressToken, progress })).pipe(
             Effect.locally(CurrentRequestSession, Option.some(asking))
@@ -272,7 +269,6 @@ export const makeModernEndpoint = (
             }
           } satisfies JSONRPCMessage
         }
-        if (Exit.isSuccess(exit)) yield* Effect.all(answered, { discard: true })
         return yield* reply(request, exit)
       })
 
