@@ -24,14 +24,14 @@ import {
   type Tool,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Clock, Duration, Effect, Option, Ref, Schema } from "effect"
+import { Clock, Duration, Effect, Fiber, Option, Ref, Schema } from "effect"
 import { MAX_NESTING } from "../../catalog/core/nesting.js"
 import { looksSecret, redactSecrets } from "../../inventory/domain/secrets.js"
 import { cleanLine, cleanText } from "../../inventory/domain/untrusted.js"
 import { neutralize } from "../../inventory/render/text.js"
 import { TOOL_MAP_VERSION } from "../../version.js"
 import { ChildTransport } from "./ChildTransport.js"
-import { HttpTransport, httpTarget } from "./HttpTransport.js"
+import { HttpTransport, httpTarget, MAX_DOWNSTREAM_MESSAGE_BYTES } from "./HttpTransport.js"
 import { MODERN_PROTOCOL_VERSION } from "../server/modern/wire.js"
 import { envelopeOf, ModernClient, probeEra, ResultRefused } from "./ModernClient.js"
 import { describeServer, type ServerConfig } from "./ServerConfig.js"
@@ -83,8 +83,6 @@ export const DEFAULT_TIMINGS: DownstreamTimings = {
 /** How many times in a row an ended `subscriptions/listen` stream is opened again. */
 export const LISTEN_REOPENS = 3
 
-/** The longest line a stdio server may write: a tool list of many large schemas is one line. */
-const MAX_LINE_BYTES = 128 * 1024 * 1024
 
 /**
  * How far the gateway follows a server's `tools/list` pages: a server whose `nextCursor` never
@@ -153,9 +151,10 @@ interface Connection {
   readonly closed: { value: boolean }
   /**
    * Its `subscriptions/listen` stream (2026-07-28, a server whose capabilities say
-   * `tools.listChanged`): whether one is open, and the changes seen on the connection.
+   * `tools.listChanged`): whether one is open, the changes seen on the connection, and until when
+   * (epoch ms) a listing that starts is taken for the listen loop's own (it opens no stream again).
    */
-  readonly listen: { wanted: boolean; open: boolean; changes: number }
+  readonly listen: { wanted: boolean; open: boolean; changes: number; ownListingUntil: number }
 }
 
 // A timer may fire a millisecond or so before its time.
@@ -389,7 +388,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
         cwd: config.cwd,
         log: new StderrLog(input.logPath),
         killGraceMs: Duration.toMillis(timings.killGrace),
-        maxLineBytes: MAX_LINE_BYTES
+        maxLineBytes: MAX_DOWNSTREAM_MESSAGE_BYTES
       })
       return { transport: child, child: Option.some(child) }
     }
@@ -416,7 +415,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
       Effect.gen(function*() {
         const { child, transport } = transportOf()
         const closed = { value: false }
-        const listen = { wanted: false, open: false, changes: 0 }
+        const listen = { wanted: false, open: false, changes: 0, ownListingUntil: 0 }
         const legacy = (): Connection => ({
           client: new Client(clientInfo, { capabilities: {}, jsonSchemaValidator: PASS_THROUGH }),
           transport,
@@ -467,7 +466,9 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
      * is opened again after {@link listenBackoffMs}, doubled at each end in a row without a change
      * on it, and each re-opened stream is followed by a listing (a change between the two streams
      * was sent to nobody). After {@link LISTEN_REOPENS} ends in a row it is left closed, with a
-     * warning, until the server's next listing opens it again.
+     * warning, until the server's next listing opens it again: a listing the loop itself asked
+     * for (one that starts within a backoff of its asking) does not (a stream that ends before its backoff asks for its listing as it ends; no timer
+     * is left behind).
      */
     const keepListening = (connection: Connection) => {
       const { client } = connection
@@ -481,16 +482,20 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
           // The start does not wait for the server's acknowledgement: the request is on the wire
           // ahead of every later one, and a server that never acknowledges must not hold it.
           // A re-opened stream is followed by a listing, once the server acknowledged it (or after
-          // the backoff, for a server that does not acknowledge): it sees what changed while none was open.
+          // the backoff or at its end, for a server that does not acknowledge): it sees what changed while none was open.
           let relisted = opened === 0
           const relist = () => {
             if (relisted || connection.closed.value) return
             relisted = true
+            connection.listen.ownListingUntil = Date.now() + listenBackoffMs
             input.onListChanged()
           }
           const listening = client.listenToolChanges(relist)
-          if (!relisted) setTimeout(relist, listenBackoffMs)
+          const relistLater = relisted ? undefined : yield* Effect.fork(Effect.delay(Effect.sync(relist), Duration.millis(listenBackoffMs)))
           const ended = yield* Effect.either(Effect.tryPromise({ try: () => listening, catch: (error) => error }))
+          // Its listing is asked for now, not by a timer left behind, which would ask again after the loop gave up.
+          if (relistLater !== undefined) yield* Fiber.interrupt(relistLater)
+          relist()
           if (connection.closed.value) return
           ends = connection.listen.changes > changesBefore ? 1 : ends + 1
           const why = ended._tag === "Right"
@@ -625,8 +630,10 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
 
     /** All pages of the server's list, within {@link limits} and {@link listMs} in all. */
     const listPages = async (open: Connection, signal: AbortSignal): Promise<ReadonlyArray<Tool>> => {
-      // A listen stream given up on is opened again by the next listing.
-      keepListening(open)
+      // A listen stream given up on is opened again by the next listing, but not by one that starts
+      // within a backoff of the listen loop asking for one: that is the loop's own (else a server
+      // that ends every stream is listened to forever).
+      if (Date.now() > open.listen.ownListingUntil) keepListening(open)
       const deadline = Date.now() + listMs
       const tools: Array<Tool> = []
       const cursors = new Set<string>()

@@ -17,8 +17,18 @@ export class HttpStatusError extends Error {
   }
 }
 
-/** The longest JSON answer or SSE event read from a server, as a stdio server's longest line. */
-export const MAX_HTTP_MESSAGE_BYTES = 128 * 1024 * 1024
+/**
+ * The longest message read from a downstream server: a JSON answer or SSE event over HTTP, a line
+ * over stdio. A tool list of many large schemas is one message; 16 MiB holds thousands of them.
+ */
+export const MAX_DOWNSTREAM_MESSAGE_BYTES = 16 * 1024 * 1024
+
+/** A server's message passed the size cap: it was left unread, and the request it answers failed. */
+export class MessageTooLargeError extends Error {
+  constructor(readonly kind: "answer" | "event", readonly maxBytes: number) {
+    super(`the server sent an ${kind} longer than ${maxBytes} bytes; it was left unread`)
+  }
+}
 
 /** Of a request's params, the field its `Mcp-Name` header repeats (spec 2026-07-28, Streamable HTTP). */
 const NAME_HEADER_SOURCE: Readonly<Record<string, string>> = {
@@ -118,7 +128,7 @@ export class HttpTransport implements Transport {
   constructor(
     private readonly url: URL,
     private readonly headers: Readonly<Record<string, string>>,
-    private readonly maxMessageBytes: number = MAX_HTTP_MESSAGE_BYTES
+    private readonly maxMessageBytes: number = MAX_DOWNSTREAM_MESSAGE_BYTES
   ) {}
 
   async start(): Promise<void> {}
@@ -171,15 +181,16 @@ export class HttpTransport implements Transport {
     if (type.includes("text/event-stream")) {
       // A stream that ends before it answered its request fails that request (the 2026-07-28
       // `subscriptions/listen` ends so), instead of leaving it to its timeout.
-      void this.readEvents(response, id).then((answered) => {
+      void this.readEvents(response, id).then((read) => {
         done()
-        if (id !== undefined && !answered && !this.closed && !own.signal.aborted) this.streamEnded(id)
+        if (id !== undefined && read !== "answered" && !this.closed && !own.signal.aborted) this.streamEnded(id, read)
       })
     } else if (type.includes("application/json")) {
       const text = await cappedText(response, this.maxMessageBytes).finally(done)
       if (text === undefined) {
-        this.onerror?.(new Error(`an answer longer than ${this.maxMessageBytes} bytes was left unread`))
-        if (id !== undefined) this.streamEnded(id)
+        const error = new MessageTooLargeError("answer", this.maxMessageBytes)
+        this.onerror?.(error)
+        if (id !== undefined) this.streamEnded(id, error)
         return
       }
       this.dispatchText(text)
@@ -204,45 +215,60 @@ export class HttpTransport implements Transport {
     await this.readEvents(response)
   }
 
-  /** Fails the request `id`, whose answer will not come: its stream ended first. */
-  private streamEnded(id: string | number): void {
-    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message: "the server's HTTP stream ended before it answered" } })
+  /** Fails the request `id`, whose answer will not come: its stream ended first, or its answer passed the cap. */
+  private streamEnded(id: string | number, why: "ended" | MessageTooLargeError = "ended"): void {
+    const message = why === "ended" ? "the server's HTTP stream ended before it answered" : why.message
+    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message } })
   }
 
   /**
-   * Reads the SSE events of `response` until it ends (or an event passes the size cap); true when
-   * one of them answered the request `id`.
+   * Reads the SSE events of `response` until it ends, answers the request `id` (then it is
+   * cancelled: a server may keep it open, holding a connection per call), or an event passes the
+   * size cap (cancelled too). Each chunk is scanned once: the text of a line not yet ended is kept
+   * as chunks, joined when its end comes, so an event of n bytes is read in time linear in n.
    */
-  private async readEvents(response: Response, id?: string | number): Promise<boolean> {
-    if (response.body === null) return false
+  private async readEvents(response: Response, id?: string | number): Promise<"answered" | "ended" | MessageTooLargeError> {
+    if (response.body === null) return "ended"
     const decoder = new TextDecoder()
-    let buffer = ""
+    let partial: Array<string> = []
+    let partialLength = 0
     let data: Array<string> = []
     let size = 0
-    let answered = false
     const reader = response.body.getReader()
+    const stop = () => reader.cancel().catch(() => undefined)
     for (;;) {
       const chunk = await reader.read().catch(() => ({ done: true, value: undefined }))
-      if (chunk.done === true) return answered
-      buffer += decoder.decode(chunk.value, { stream: true })
-      let end = buffer.indexOf("\n")
-      while (end >= 0) {
-        const line = buffer.slice(0, end).replace(/\r$/, "")
-        buffer = buffer.slice(end + 1)
+      if (chunk.done === true) return "ended"
+      const text = decoder.decode(chunk.value, { stream: true })
+      let from = 0
+      for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", from)) {
+        partial.push(text.slice(from, end))
+        const line = partial.join("").replace(/\r$/, "")
+        partial = []
+        partialLength = 0
+        from = end + 1
         if (line === "") {
-          if (data.length > 0) answered = this.dispatchText(data.join("\n"), id) || answered
+          const answered = data.length > 0 && this.dispatchText(data.join("\n"), id)
           data = []
           size = 0
+          if (answered) {
+            await stop()
+            return "answered"
+          }
         } else if (line.startsWith("data:")) {
           data.push(line.slice(5).replace(/^ /, ""))
           size += line.length
         }
-        end = buffer.indexOf("\n")
       }
-      if (size + buffer.length > this.maxMessageBytes) {
-        await reader.cancel().catch(() => undefined)
-        this.onerror?.(new Error(`an event longer than ${this.maxMessageBytes} bytes was left unread`))
-        return answered
+      if (from < text.length) {
+        partial.push(text.slice(from))
+        partialLength += text.length - from
+      }
+      if (size + partialLength > this.maxMessageBytes) {
+        await stop()
+        const error = new MessageTooLargeError("event", this.maxMessageBytes)
+        this.onerror?.(error)
+        return error
       }
     }
   }
