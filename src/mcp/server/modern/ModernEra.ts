@@ -12,7 +12,6 @@
 import {
   type CallToolResult,
   type ElicitRequestFormParams,
-  type ElicitResult,
   ErrorCode,
   type Implementation,
   type JSONRPCMessage,
@@ -26,7 +25,7 @@ import {
 import { Cause, Deferred, Effect, Either, Exit, Option, Ref, type Scope, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { cleanText } from "../../../inventory/domain/untrusted.js"
-import { makeRoundStates } from "./roundState.js"
+import { makeRoundStates, type RoundAnswers } from "./roundState.js"
 import { type HttpSessionLimits, makeHttpSessions } from "../http/HttpSessions.js"
 import { McpProtocolError } from "../McpProtocolError.js"
 import type { McpProviderSet } from "../McpProviders.js"
@@ -114,7 +113,7 @@ export const questionKey = (params: ElicitRequestFormParams): string =>
 
 /** One round of a `tools/call`: the answers known so far (see roundState.ts), and the question it stopped at, if any. */
 interface Round {
-  readonly answers: Map<string, ElicitResult>
+  readonly answers: RoundAnswers
   pending: Option.Option<{ readonly key: string; readonly params: ElicitRequestFormParams }>
 }
 
@@ -129,7 +128,7 @@ const elicitIn = (round: Round, envelope: Envelope): McpSession["elicit"] => (pa
       return new McpClientRequestFailed({ method: "elicitation/create", reason: "the client declared no elicitation capability" })
     }
     const key = questionKey(params)
-    const answer = round.answers.get(key)
+    const answer = round.answers.byQuestion.get(key)
     if (answer !== undefined) return Effect.succeed(answer)
     round.pending = Option.some({ key, params })
     return Effect.interrupt

@@ -4,7 +4,9 @@
  * user's answer to a question the gateway itself asked). The state binds the agent, the called
  * tool, the question asked, a random nonce and an expiry under HMAC-SHA256 with a key drawn at
  * start (never written anywhere); each nonce is accepted once. The answers of earlier rounds stay
- * here, kept under the round's nonce: a state carries no answer.
+ * here, kept under the round's nonce: a state carries no answer. Of an answer only what the risk
+ * gate reads is kept (its action, and `confirm` when a boolean), and a round that carries answers
+ * expires with the first round of its request: a "yes" counts at most 10 minutes after it was asked.
  */
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Effect, Option, Ref, Schema } from "effect"
@@ -32,10 +34,28 @@ export interface RoundOwner {
   readonly tool: string
 }
 
+/** The answers a request knows, by question key, and until when they count (epoch ms; none without answers). */
+export interface RoundAnswers {
+  readonly byQuestion: ReadonlyMap<string, ElicitResult>
+  readonly until: Option.Option<number>
+}
+
+/** No answer yet. */
+export const NO_ANSWERS: RoundAnswers = { byQuestion: new Map(), until: Option.none() }
+
+/** What is kept of an answer: its action, and `confirm` when it is a boolean (all the risk gate reads), nothing else. */
+export const keptAnswer = (answer: ElicitResult): ElicitResult => {
+  const confirm = answer.content?.["confirm"]
+  return typeof confirm === "boolean" ? { action: answer.action, content: { confirm } } : { action: answer.action }
+}
+
 /** Issues and checks round states. */
 export interface RoundStates {
-  /** The state of an `input_required` answer that asked `asked`, carrying the answers accepted so far. */
-  readonly issue: (owner: RoundOwner, asked: string, answers: ReadonlyMap<string, ElicitResult>) => Effect.Effect<string>
+  /**
+   * The state of an `input_required` answer that asked `asked`, carrying the answers accepted so
+   * far: it expires 10 minutes from now, or with the answers it carries when they expire sooner.
+   */
+  readonly issue: (owner: RoundOwner, asked: string, answers: RoundAnswers) => Effect.Effect<string>
   /**
    * The answers a retry brings: those of its earlier rounds plus its `inputResponses`' answer to
    * the question its state asked; none unless the state is one this process signed for `owner`,
@@ -45,7 +65,7 @@ export interface RoundStates {
     owner: RoundOwner,
     state: Option.Option<string>,
     responses: ReadonlyMap<string, ElicitResult>
-  ) => Effect.Effect<Map<string, ElicitResult>>
+  ) => Effect.Effect<RoundAnswers>
 }
 
 const decodePayload = Schema.decodeUnknownOption(Schema.parseJson(Payload))
@@ -56,6 +76,10 @@ interface OpenRound {
   readonly expiresAt: number
 }
 
+/** A round's end: `ttl` from now, or its carried answers' end when sooner. */
+const roundEnd = (now: number, answers: RoundAnswers) =>
+  Option.match(answers.until, { onNone: () => now + ROUND_STATE_TTL_MS, onSome: (until) => Math.min(until, now + ROUND_STATE_TTL_MS) })
+
 /** Makes the signer of this process: a fresh random key, no round open. */
 export const makeRoundStates: Effect.Effect<RoundStates> = Effect.gen(function* () {
   const key = randomBytes(32)
@@ -65,10 +89,10 @@ export const makeRoundStates: Effect.Effect<RoundStates> = Effect.gen(function* 
   const issue: RoundStates["issue"] = (owner, asked, answers) =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      const payload: Payload = { agent: owner.agent, tool: owner.tool, asked, nonce: randomBytes(16).toString("hex"), expiresAt: now + ROUND_STATE_TTL_MS }
+      const payload: Payload = { agent: owner.agent, tool: owner.tool, asked, nonce: randomBytes(16).toString("hex"), expiresAt: roundEnd(now, answers) }
       yield* Ref.update(open, (rounds) => {
         const kept = new Map([...rounds].filter(([, round]) => round.expiresAt > now))
-        kept.set(payload.nonce, { answers: new Map(answers), expiresAt: payload.expiresAt })
+        kept.set(payload.nonce, { answers: new Map([...answers.byQuestion].map(([question, answer]) => [question, keptAnswer(answer)])), expiresAt: payload.expiresAt })
         while (kept.size > OPEN_ROUNDS_MAX) kept.delete(kept.keys().next().value as string)
         return kept
       })
@@ -99,19 +123,19 @@ export const makeRoundStates: Effect.Effect<RoundStates> = Effect.gen(function* 
 
   const answersOf: RoundStates["answersOf"] = (owner, state, responses) =>
     Effect.gen(function* () {
-      const answers = new Map<string, ElicitResult>()
-      if (Option.isNone(state)) return answers
+      if (Option.isNone(state)) return NO_ANSWERS
       const payload = verified(state.value)
-      if (Option.isNone(payload)) return answers
+      if (Option.isNone(payload)) return NO_ANSWERS
       const { agent, tool, asked, nonce, expiresAt } = payload.value
       const now = yield* Clock.currentTimeMillis
-      if (agent !== owner.agent || tool !== owner.tool || expiresAt <= now) return answers
+      if (agent !== owner.agent || tool !== owner.tool || expiresAt <= now) return NO_ANSWERS
       const round = yield* close(nonce)
-      if (Option.isNone(round)) return answers
-      for (const [question, answer] of round.value.answers) answers.set(question, answer)
+      if (Option.isNone(round)) return NO_ANSWERS
+      const answers = new Map(round.value.answers)
       const answer = responses.get(asked)
-      if (answer !== undefined) answers.set(asked, answer)
-      return answers
+      if (answer !== undefined) answers.set(asked, keptAnswer(answer))
+      // They count as long as this round would have: its end is the first round's at the latest.
+      return { byQuestion: answers, until: answers.size === 0 ? Option.none() : Option.some(expiresAt) }
     })
 
   return { issue, answersOf }
