@@ -8,7 +8,7 @@
  * its calls refused, until a `tools_load` naming it accepts the change.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
-import { Clock, Deferred, type Duration, Effect, Option, Ref, Runtime, Schema, type Scope, Stream, SubscriptionRef } from "effect"
+import { Clock, Deferred, type Duration, Effect, FiberRef, Option, Ref, Runtime, Schema, type Scope, Stream, SubscriptionRef } from "effect"
 import { renderLoadRefused, TOOLS_LOAD, TOOLS_LS } from "../../catalog/core/entryTools.js"
 import { TOOLS_ROUTE } from "../../catalog/core/router/routerTools.js"
 import type { DefinitionPart } from "../../catalog/core/definitions.js"
@@ -38,6 +38,15 @@ export const gatewayCategory = (servers: ReadonlyArray<ServerEntry>): CategoryDe
   description: "Tools of the MCP servers behind the gateway, one group per server",
   groups: servers.map((server) => server.segment)
 })
+
+/** A tool the risk gate refused in a load, and why (a line of that load's answer). */
+interface Refusal {
+  readonly tool: string
+  readonly reason: string
+}
+
+/** The refusals of the entry call being answered, in the fiber answering it (none outside one). */
+const RequestRefusals: FiberRef.FiberRef<Option.Option<Ref.Ref<ReadonlyArray<Refusal>>>> = FiberRef.unsafeMake(Option.none<Ref.Ref<ReadonlyArray<Refusal>>>())
 
 /** The risk gate's name, as the catalog's notes show it. */
 export const ELICITATION_GATE = "MCP elicitation"
@@ -147,11 +156,11 @@ export const makeGatewayProvider = (
     const loaded = yield* LoadedDefinitions
     const runtime = yield* Effect.runtime<never>()
     const sessions = yield* Ref.make<ReadonlyMap<string, SessionEntry>>(new Map())
-    // Which tools the risk gate refused in a load and why, per agent, for the text of that `tools_load`.
-    const refusals = yield* Ref.make<ReadonlyMap<string, ReadonlyArray<{ readonly tool: string; readonly reason: string }>>>(new Map())
-
-    const refuse = (agentId: string, tool: string, reason: string) =>
-      Ref.update(refusals, (all) => new Map(all).set(agentId, [...(all.get(agentId) ?? []), { tool, reason }])).pipe(Effect.as(false))
+    // Which tools the risk gate refused and why, into the refusals of the request whose load asked
+    // (never another's: a concurrent load of the same agent neither clears nor sees them).
+    const refuse = (tool: string, reason: string) =>
+      Effect.flatMap(FiberRef.get(RequestRefusals), (collected) =>
+        Option.match(collected, { onNone: () => Effect.void, onSome: (ref) => Ref.update(ref, (all) => [...all, { tool, reason }]) })).pipe(Effect.as(false))
 
     yield* registerGatewayRiskGate({
       name: ELICITATION_GATE,
@@ -200,11 +209,6 @@ export const makeGatewayProvider = (
             })
             if ([...rest.values()].some((entry) => entry.agent.id === agent.id)) return
             // The agent's last session: nothing of it is kept (a flood of agent ids keeps no more than the sessions open).
-            yield* Ref.update(refusals, (all) => {
-              const next = new Map(all)
-              next.delete(agent.id)
-              return next
-            })
             yield* loaded.forget(agent.id)
             yield* catalog.detach(agent.id)
           })
@@ -348,17 +352,17 @@ export const makeGatewayProvider = (
           }
         }
         const loads = name === TOOLS_LOAD.name || name === TOOLS_ROUTE.name
-        if (loads) yield* Ref.update(refusals, (all) => new Map(all).set(agent.id, []))
+        const refusals = yield* Ref.make<ReadonlyArray<Refusal>>([])
         const entry = (yield* Ref.get(sessions)).get(session.id)
         const before = loads ? yield* allowedNames(agent) : new Set<string>()
         const held = name === TOOLS_LOAD.name ? yield* heldBack(agent, [...before]) : new Map<string, ReadonlyArray<DefinitionPart>>()
         const listsBefore = entry === undefined ? 0 : yield* SubscriptionRef.get(entry.lists)
-        const answer = yield* catalog.callEntryTool(agent, name, forwarded).pipe(Effect.either)
+        const answer = yield* catalog.callEntryTool(agent, name, forwarded).pipe(Effect.either, Effect.locally(RequestRefusals, Option.some(refusals)))
         if (answer._tag === "Left") return text(answer.left.message, true)
         // A load naming a held-back tool is the explicit acceptance of its change, unless the risk
         // gate refused it in this load (a change that made it high risk needs a person again).
         // A load refused whole (a hook, the load budget) accepts nothing either.
-        const gateRefused = new Set(((yield* Ref.get(refusals)).get(agent.id) ?? []).map((refusal) => refusal.tool))
+        const gateRefused = new Set((yield* Ref.get(refusals)).map((refusal) => refusal.tool))
         const refusedWhole = answer.right.startsWith(renderLoadRefused(""))
         const accepted = refusedWhole
           ? []
@@ -370,7 +374,7 @@ export const makeGatewayProvider = (
           if (at === "" || at === `/${GATEWAY_CATEGORY}`) extra.push(...statusLines(yield* servers.status))
         }
         if (loads) {
-          extra.push(...((yield* Ref.get(refusals)).get(agent.id) ?? []).map((refusal) => refusal.reason))
+          extra.push(...(yield* Ref.get(refusals)).map((refusal) => refusal.reason))
           for (const tool of accepted) extra.push(`Accepted the changed definition of ${tool.name} (${tool.parts.join(", ")}).`)
           // How to call what the load made callable: by name once the client re-listed, else through tools_call.
           const added = [

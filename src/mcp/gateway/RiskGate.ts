@@ -22,8 +22,8 @@ export interface GatewayRiskGateOptions {
   readonly name: string
   /** The sessions the agent is attached through now. */
   readonly sessionsOf: (agentId: string) => Effect.Effect<ReadonlyArray<McpSession>>
-  /** Records why the load of `tool` was refused (for the answer of that `tools_load`) and answers false. */
-  readonly refuse: (agentId: string, tool: string, reason: string) => Effect.Effect<boolean>
+  /** Records why the load of `tool` was refused (for the answer of the request that loads) and answers false. */
+  readonly refuse: (tool: string, reason: string) => Effect.Effect<boolean>
 }
 
 /** The sentence that tells the model how a person approves `tool` with `code`, valid until `expiresAt`. */
@@ -53,11 +53,10 @@ export const registerGatewayRiskGate = (
           evidence: tool.riskEvidence
         }).pipe(Effect.either)
         if (issued._tag === "Left") {
-          return yield* options.refuse(agent.id, tool.name, `${tool.name} was not loaded: ${why}, and no approval code could be recorded (${issued.left.message})`)
+          return yield* options.refuse(tool.name, `${tool.name} was not loaded: ${why}, and no approval code could be recorded (${issued.left.message})`)
         }
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
         return yield* options.refuse(
-          agent.id,
           tool.name,
           `${tool.name} was not loaded: ${why}. ${approvalInstruction(issued.right.code, issued.right.expiresAt, now)}`
         )
@@ -72,7 +71,14 @@ export const registerGatewayRiskGate = (
           // the load before it and spends nothing); a load that finds it gone by then refuses the
           // tool. A store that cannot be read has no approval to give: the code path below says why.
           if (yield* approvals.isApproved(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false))) {
-            yield* spendOnLoad(approvals.consume(agent.id, tool.name).pipe(Effect.orElseSucceed(() => false)))
+            yield* spendOnLoad(
+              approvals.consume(agent.id, tool.name).pipe(
+                Effect.orElseSucceed(() => false),
+                Effect.tap((spent) =>
+                  spent ? Effect.void : refuseWithCode(agent, tool, "its terminal approval was used by another load, denied or expired meanwhile")
+                )
+              )
+            )
             return true
           }
           // A 2026-07-28 request asks through its own answer (`input_required`), with its own capabilities.
@@ -102,7 +108,7 @@ export const registerGatewayRiskGate = (
           // elicitation under `approval_policy = "never"` (seen in a scripted session). A code still
           // needs a person at a terminal, so offering one weakens nothing.
           if (answer.right.action !== "accept") return yield* refuseWithCode(agent, tool, `the user answered ${answer.right.action}`)
-          return yield* options.refuse(agent.id, tool.name, `${tool.name} was not loaded: the user answered no`)
+          return yield* options.refuse(tool.name, `${tool.name} was not loaded: the user answered no`)
         })
     })
   })
