@@ -301,25 +301,27 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
         return connected
       }))
 
-    it("2026-07-28: a terminal approval survives a round a later tool's question interrupts, and is spent once by the load it answers", async () => {
-      const second = "mcp__memory__delete_relations"
+    type Round = { result: { resultType: string; content?: Array<{ text: string }>; inputRequests?: Record<string, unknown>; requestState?: string } }
+    /** The gateway on stdio, spoken to as a 2026-07-28 client line by line: `load` calls an entry tool, `cancel` cancels a request by id. */
+    const rawModernGateway = () => {
       const child = spawn(process.execPath, [BIN, "mcp", "--servers", serversFile()], { env, cwd: env.HOME!, stdio: ["pipe", "pipe", "pipe"] })
       servers.push(child)
       const waiting = new Map<number, (message: unknown) => void>()
+      const answered = new Set<number>()
       let buffered = ""
       child.stdout!.on("data", (chunk: Buffer) => {
         buffered += chunk.toString()
         for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
           const message = JSON.parse(buffered.slice(0, end)) as { id?: number }
           buffered = buffered.slice(end + 1)
-          if (message.id !== undefined) waiting.get(message.id)?.(message)
+          if (message.id === undefined) continue
+          answered.add(message.id)
+          waiting.get(message.id)?.(message)
         }
       })
       let nextId = 1
-      type Round = { result: { resultType: string; content?: Array<{ text: string }>; inputRequests?: Record<string, unknown>; requestState?: string } }
-      const load = (targets: ReadonlyArray<string>, capabilities: object, extra: object = {}, tool = "tools_load") =>
+      const load = (targets: ReadonlyArray<string>, capabilities: object, extra: object = {}, tool = "tools_load", id = nextId++) =>
         new Promise<Round>((resolve) => {
-          const id = nextId++
           waiting.set(id, (message) => resolve(message as Round))
           child.stdin!.write(`${JSON.stringify({
             jsonrpc: "2.0",
@@ -337,6 +339,14 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
             }
           })}\n`)
         })
+      const cancel = (requestId: number) =>
+        child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "test" } })}\n`)
+      return { load, cancel, nextId: () => nextId++, answered }
+    }
+
+    it("2026-07-28: a terminal approval survives a round a later tool's question interrupts, and is spent once by the load it answers", async () => {
+      const second = "mcp__memory__delete_relations"
+      const { load } = rawModernGateway()
       const refused = await load([RISKY], {})
       const code = /tool-map catalog approve ([A-Z2-9]{4}-[A-Z2-9]{4})/.exec(refused.result.content![0]!.text)![1]!
       expect(runCli(["catalog", "approve", code, "--yes"], env).status).toBe(0)
@@ -352,6 +362,30 @@ describe("tool-map mcp --servers FILE, the gateway: both eras", () => {
       // Spent: unloaded, the same agent's next load of it needs a person again.
       await load([RISKY], {}, {}, "tools_unload")
       refusedWithCode((await load([RISKY], {})).result.content![0]!.text)
+    })
+
+    it("2026-07-28: a load the client cancels after it committed has spent its approval; two loads at once share none", async () => {
+      const { load, cancel, nextId, answered } = rawModernGateway()
+      const approved = async () => {
+        const refused = await load([RISKY], {})
+        const code = /tool-map catalog approve ([A-Z2-9]{4}-[A-Z2-9]{4})/.exec(refused.result.content![0]!.text)![1]!
+        expect(runCli(["catalog", "approve", code, "--yes"], env).status).toBe(0)
+      }
+      await approved()
+      // Loaded and saved, then its answer waits for the client's re-list: the client cancels it there.
+      const id = nextId()
+      void load([RISKY], {}, {}, "tools_load", id)
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      expect(answered.has(id)).toBe(false)
+      cancel(id)
+      expect((await load([RISKY], {}, {}, "tools_unload")).result.content![0]!.text.split("\n").slice(0, 2)).toEqual(["Unloaded 1 tool(s):", `  ${RISKY}`])
+      refusedWithCode((await load([RISKY], {})).result.content![0]!.text)
+      // One approval, two loads at once: one loads, the other is refused with a code.
+      await approved()
+      const both = await Promise.all([load([RISKY], {}), load([RISKY], {})])
+      const firstLines = both.map((round) => round.result.content![0]!.text.split("\n")[0]!)
+      expect(firstLines.filter((line) => /^Loaded 1 tool\(s\), ~\d+ tok; callable from your next step:$/.test(line))).toHaveLength(1)
+      expect(firstLines.filter((line) => line === "Nothing new loaded.")).toHaveLength(1)
     })
 
     it("2025-11-25: elicitation answered yes loads, no refuses, a client that cannot elicit is refused with a code", () =>

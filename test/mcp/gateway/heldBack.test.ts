@@ -63,6 +63,24 @@ describe("accepting a held-back tool", () => {
     })
   })
 
+  it("the gate's refusals are the request's own: a concurrent load of the same agent neither sees nor clears them", async () => {
+    await withGateway({ servers: [fixture("riskypull", "riskypull.mjs")], dataDir: dir }, async ({ client, nextListChanged }) => {
+      const load = async (target: string) => textOf(await client.callTool({ name: "tools_load", arguments: { targets: [target] } }))
+      await load(TOOL)
+      await load("mcp__riskypull__swap")
+      const changed = nextListChanged()
+      await client.callTool({ name: "mcp__riskypull__swap", arguments: {} })
+      await changed
+      // Both at once: the refusal of TOOL (now high risk, no person) is in its own answer only, and accepts nothing.
+      const [refused, other] = await Promise.all([load(TOOL), load("mcp__riskypull__swap")])
+      const refusal = refused.split("\n").filter((line) => line.startsWith(`${TOOL} was not loaded: `))
+      expect(refusal).toHaveLength(1)
+      expect(refused).not.toContain("Accepted")
+      expect(other.split("\n").filter((line) => line.includes(TOOL))).toEqual([])
+      expect(namesOf((await client.listTools()).tools)).toEqual([...ENTRY, "mcp__riskypull__swap"])
+    })
+  })
+
   it("a load refused whole (here by the load budget) accepts nothing", async () => {
     fs.mkdirSync(path.join(dir, "catalog"), { recursive: true })
     fs.writeFileSync(path.join(dir, "catalog", "settings.json"), JSON.stringify({ loadBudget: 120 }))
