@@ -31,6 +31,10 @@ const makeProvider = (changes: PubSub.PubSub<void>, attached: Ref.Ref<ReadonlyAr
   attach: (session) =>
     session.agent === "doomed"
       ? Effect.die(new Error("attach broke\nsecond line"))
+      : session.agent === "flaky"
+      // Its first attach breaks, the next succeeds.
+      ? Effect.flatMap(Ref.getAndUpdate(attached, (ids) => (ids.includes("flaky broke") ? [...ids, session.id] : [...ids, "flaky broke"])), (ids) =>
+        ids.includes("flaky broke") ? Effect.void : Effect.die(new Error("flaky attach broke")))
       : Effect.zipRight(session.agent === "slow" ? Effect.sleep("3 seconds") : Effect.void, Ref.update(attached, (ids) => [...ids, session.id])),
   listTools: () => Effect.succeed([{ name: "whoami", inputSchema: { type: "object" } }, { name: "ask", inputSchema: { type: "object" } }]),
   callTool: (call, { session }) =>
@@ -249,6 +253,22 @@ describe("tool-map mcp on stdio, 2026-07-28", () => {
       expect(quickAfter).toBeLessThan(2000)
       const [, second] = yield* upTo(2)
       expect(second).toEqual({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "modern/slow wire-client slow" }], resultType: "complete", _meta: SERVER_META } })
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.live("a failed attach leaves no session behind: the agent's next request attaches again", () =>
+    Effect.gen(function* () {
+      const { fiber, send, upTo, attached } = yield* served
+      const flaky = { ...META, "dev.tool-map/agent": "flaky" }
+      yield* send(request(1, "tools/call", { name: "whoami", arguments: {} }, flaky))
+      const [first] = yield* upTo(1)
+      expect(first).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -32603 } })
+      // The failed entry is closed in the background: the next request finds none and attaches again.
+      yield* Effect.sleep("50 millis")
+      yield* send(request(2, "tools/call", { name: "whoami", arguments: {} }, flaky))
+      const [, second] = yield* upTo(2)
+      expect(second).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "modern/flaky wire-client flaky" }], resultType: "complete", _meta: SERVER_META } })
+      expect(yield* Ref.get(attached)).toEqual(["flaky broke", "modern/flaky"])
       yield* Fiber.interrupt(fiber)
     }))
 

@@ -157,7 +157,7 @@ export const makeModernEndpoint = (
      * An agent's session, opened with the envelope of its first request; its attach to every tool
      * provider runs in the session's scope, its outcome (a failure of the providers kept as such) in `ready`.
      */
-    const sessions = yield* makeHttpSessions<Deferred.Deferred<Agent, McpProtocolError>, Envelope>(options.limits, (id, _closeSelf, base) =>
+    const sessions = yield* makeHttpSessions<Deferred.Deferred<Agent, McpProtocolError>, Envelope>(options.limits, (id, closeSelf, base) =>
       Effect.gen(function* () {
         // Capabilities are each request's own: the session kept declares none, so that nothing asks
         // this agent's user through it outside a request of its own (see `answerCall`).
@@ -174,7 +174,14 @@ export const makeModernEndpoint = (
           yield* Effect.forEach(providers.tools, (provider) => provider.attach(session), { discard: true })
           return { session, turns: yield* Effect.makeSemaphore(answering.callsAtOnce) }
         })
-        yield* Effect.forkScoped(Effect.intoDeferred(attach, ready))
+        // A failed attach leaves no entry behind (stdio's sessions never idle out): the agent's next
+        // request attaches again. Closed from outside this scope, which the close ends.
+        yield* Effect.forkScoped(
+          Effect.intoDeferred(attach, ready).pipe(
+            Effect.zipRight(Deferred.await(ready)),
+            Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.asVoid(Effect.forkDaemon(closeSelf))))
+          )
+        )
         return ready
       }))
 
