@@ -135,6 +135,45 @@ const asksProgress = (request: JSONRPCRequest): boolean => {
   return typeof token === "string" || typeof token === "number"
 }
 
+/** The most bytes a 2026-07-28 SSE response may hold unsent (its client not reading): past it the response is ended. */
+export const SSE_BACKLOG_MAX_BYTES = 8 * 1024 * 1024
+
+/** What {@link sseWriter} needs of a response: Node's `ServerResponse` has it. */
+export interface SseSink {
+  readonly writableLength: number
+  readonly writableNeedDrain: boolean
+  readonly destroyed: boolean
+  write(chunk: string): boolean
+  destroy(): void
+  once(event: "drain", listener: () => void): unknown
+}
+
+/**
+ * Writes SSE events to `res` minding its client's pace: a list change (`…/list_changed`) of a
+ * kind already waiting unsent is not written again (at most one of each kind pending), and once
+ * more than `cap` bytes wait unsent the response is destroyed (which ends its request or listen)
+ * and `onOverflow` runs, once. Answers whether the event was written.
+ */
+export const sseWriter = (res: SseSink, cap: number, onOverflow: () => void) => {
+  const pendingKinds = new Set<string>()
+  return (message: JSONRPCMessage): boolean => {
+    if (res.destroyed) return false
+    const kind = "method" in message && message.method.endsWith("/list_changed") ? message.method : undefined
+    if (kind !== undefined && pendingKinds.has(kind)) return false
+    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+    if (res.writableLength > cap) {
+      res.destroy()
+      onOverflow()
+      return true
+    }
+    if (kind !== undefined && res.writableNeedDrain) {
+      if (pendingKinds.size === 0) res.once("drain", () => pendingKinds.clear())
+      pendingKinds.add(kind)
+    }
+    return true
+  }
+}
+
 /**
  * Answers a 2026-07-28 request: its answer as one JSON body; a request with a progress token as an
  * SSE stream of its progress notifications, then its answer (the stream ends with it); a
@@ -144,12 +183,22 @@ const asksProgress = (request: JSONRPCRequest): boolean => {
 const serveModern = (endpoint: ModernEndpoint, request: JSONRPCRequest, res: Http.ServerResponse, closed: Promise<void>) => {
   const stream = request.method === "subscriptions/listen" || asksProgress(request)
   if (stream) res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+  let overflowed = false
+  const sse = sseWriter(res, SSE_BACKLOG_MAX_BYTES, () => void (overflowed = true))
   const write = (message: JSONRPCMessage) =>
-    Effect.sync(() => {
-      if (stream) return void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
-      if (!("id" in message) || res.headersSent) return
+    Effect.suspend(() => {
+      if (stream) {
+        const before = overflowed
+        sse(message)
+        // One line, when it ends: the later writes of the ended stream are dropped silently.
+        return overflowed && !before
+          ? Effect.logWarning(`tool-map mcp: a 2026-07-28 SSE stream was ended: its client left over ${SSE_BACKLOG_MAX_BYTES} bytes unread`)
+          : Effect.void
+      }
+      if (!("id" in message) || res.headersSent) return Effect.void
       res.writeHead(200, { "content-type": "application/json" })
       res.end(JSON.stringify(message))
+      return Effect.void
     })
   return Effect.raceFirst(endpoint.serve(request, write), Effect.promise(() => closed)).pipe(Effect.ensuring(Effect.sync(() => res.end())))
 }

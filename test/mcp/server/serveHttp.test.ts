@@ -9,7 +9,7 @@ import { Effect, Layer, Option, Stream, TestClock } from "effect"
 import { providersLayer } from "../../../src/mcp/server/McpProviders.js"
 import { McpServer } from "../../../src/mcp/server/McpServer.js"
 import type { McpToolProvider } from "../../../src/mcp/server/McpToolProvider.js"
-import { type HttpSessionLimits, listenHttp } from "../../../src/mcp/server/serveHttp.js"
+import { type HttpSessionLimits, listenHttp, type SseSink, sseWriter } from "../../../src/mcp/server/serveHttp.js"
 
 const echo: McpToolProvider = {
   name: "echo",
@@ -193,3 +193,70 @@ describe("listenHttp: sessions", () => {
     }).pipe(Effect.scoped))
 })
 
+/** A response whose client reads only when told (`drain`): what was written, what waits unsent. */
+const slowSink = (highWaterMark: number) => {
+  const written: Array<string> = []
+  let unsent = 0
+  let onDrain: Array<() => void> = []
+  const sink: SseSink & { destroyed: boolean } = {
+    get writableLength() {
+      return unsent
+    },
+    get writableNeedDrain() {
+      return unsent >= highWaterMark
+    },
+    destroyed: false,
+    write: (chunk: string) => {
+      written.push(chunk)
+      unsent += chunk.length
+      return unsent < highWaterMark
+    },
+    destroy: () => void (sink.destroyed = true),
+    once: (_event: "drain", listener: () => void) => void onDrain.push(listener)
+  }
+  const drain = () => {
+    unsent = 0
+    const listeners = onDrain
+    onDrain = []
+    listeners.forEach((listener) => listener())
+  }
+  return { sink, written, drain }
+}
+
+describe("sseWriter: a client that does not read", () => {
+  const changed = (method: string) => ({ jsonrpc: "2.0" as const, method, params: { requestId: 1 } })
+  const progress = (n: number) => ({ jsonrpc: "2.0" as const, method: "notifications/progress", params: { progressToken: 1, progress: n } })
+
+  it("holds at most one list change of each kind unsent; after a drain the next is written", () => {
+    const { sink, written, drain } = slowSink(10)
+    const overflows: Array<number> = []
+    const write = sseWriter(sink, 10_000, () => overflows.push(1))
+    expect([
+      write(changed("notifications/tools/list_changed")),
+      write(changed("notifications/tools/list_changed")),
+      write(changed("notifications/resources/list_changed")),
+      write(changed("notifications/resources/list_changed")),
+      write(changed("notifications/tools/list_changed"))
+    ]).toEqual([true, false, true, false, false])
+    expect(written).toHaveLength(2)
+    drain()
+    expect(write(changed("notifications/tools/list_changed"))).toBe(true)
+    expect(written).toHaveLength(3)
+    expect(overflows).toEqual([])
+  })
+
+  it("ends the response once more than the cap waits unsent, once", () => {
+    const { sink, written } = slowSink(10)
+    const overflows: Array<number> = []
+    const write = sseWriter(sink, 300, () => overflows.push(1))
+    const results: Array<boolean> = []
+    for (let n = 0; n < 10; n++) results.push(write(progress(n)))
+    const event = `event: message\ndata: ${JSON.stringify(progress(0))}\n\n`
+    // Each event is the same size: the one that takes the backlog over 300 bytes is the last written.
+    const last = Math.floor(300 / event.length)
+    expect(results).toEqual(Array.from({ length: 10 }, (_, n) => n <= last))
+    expect(written).toHaveLength(last + 1)
+    expect(sink.destroyed).toBe(true)
+    expect(overflows).toEqual([1])
+  })
+})
