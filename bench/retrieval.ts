@@ -254,6 +254,15 @@ export const loadVectors = (source: string): { readonly table: WordVectors; read
   return { table, rows }
 }
 
+/** The vectors the Router service keeps for a tool set: its tools' texts and the words of those texts. */
+const embedCatalog = (table: WordVectors, texts: ReadonlyArray<string>) => {
+  const words = catalogWords(texts)
+  return {
+    vectors: vectorSet(texts.map((text) => embedText(table, text))),
+    vocabulary: { words, set: vectorSet(words.map((word) => embedText(table, word))) }
+  }
+}
+
 /** The router fused with the table's vectors, as the `Router` service does. */
 export const routerWithVectors = (
   schemas: ReadonlyArray<ToolSchema>,
@@ -264,9 +273,7 @@ export const routerWithVectors = (
   const catalog = buildCatalog(schemas)
   const index = buildIndex(routerDocuments(catalog, schemas))
   const texts = index.documents.map((indexed) => toolEmbeddingText(catalog.byName.get(indexed.document.id)!))
-  const vectors = vectorSet(texts.map((text) => embedText(table, text)))
-  const vocabularyWords = catalogWords(texts)
-  const vocabulary = { words: vocabularyWords, set: vectorSet(vocabularyWords.map((word) => embedText(table, word))) }
+  const { vectors, vocabulary } = embedCatalog(table, texts)
   // The lexical ranking and the vectors of a query do not depend on the fusion: kept per query for a grid.
   const cache = new Map<string, readonly [ReadonlyArray<{ position: number; score: number; exact: number }>, ReadonlyArray<number>, ReadonlyArray<ReadonlyArray<number>>]>()
   const rankings = (query: string) => {
@@ -424,9 +431,8 @@ const vectorLatencyRows = (table: WordVectors, n: number): Array<string> => {
   const before = heapAndBuffers()
   const t0 = performance.now()
   const texts = catalog.tools.map(toolEmbeddingText)
-  const vectors = vectorSet(texts.map((text) => embedText(table, text)))
-  const vocabularyWords = catalogWords(texts)
-  const vocabulary = { words: vocabularyWords, set: vectorSet(vocabularyWords.map((word) => embedText(table, word))) }
+  const { vectors, vocabulary } = embedCatalog(table, texts)
+  const vocabularyWords = vocabulary.words
   const embed = performance.now() - t0
   const memory = heapAndBuffers() - before
   const known = new Set(vocabularyWords)
