@@ -48,7 +48,7 @@ import {
   toolEmbeddingText,
   vectorSet
 } from "../src/catalog/core/router/fusion.js"
-import { cutWinkTable, decodeTable, embedText, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
+import { cutWinkTable, decodeTable, embedTask, embedText, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
 import { WINK_HEAD_BYTES } from "../src/catalog/services/WordVectorEmbedder.js"
 import { routerDocuments } from "../src/catalog/core/router/router.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
@@ -279,8 +279,8 @@ export const routerWithVectors = (
   const rankings = (query: string) => {
     const known = cache.get(query)
     if (known !== undefined) return known
-    const related = neighbours === undefined ? [] : wordsUnknownTo(index, query).flatMap((word) => nearestWords(embedText(table, word), vocabulary, neighbours))
-    const found = [rankDocuments(index, { query, limit: 50, related }), embedText(table, query), taskClauses(query).map((clause) => embedText(table, clause))] as const
+    const related = neighbours === undefined ? [] : wordsUnknownTo(index, query).flatMap((word) => nearestWords(embedTask(table, word), vocabulary, neighbours))
+    const found = [rankDocuments(index, { query, limit: 50, related }), embedTask(table, query), taskClauses(query).map((clause) => embedTask(table, clause))] as const
     cache.set(query, found)
     return found
   }
@@ -443,8 +443,8 @@ const vectorLatencyRows = (table: WordVectors, n: number): Array<string> => {
   for (let i = 0; i < 100; i++) {
     const task = Array.from({ length: 3 + Math.floor(random() * 6) }, () => taskWords[Math.floor(random() * taskWords.length)]!).join(" ")
     const t1 = performance.now()
-    clauseVectorRanking(embedText(table, task), taskClauses(task).map((clause) => embedText(table, clause)), vectors, DEFAULT_FUSION.vectorCandidates, undefined)
-    for (const word of catalogWords([task])) if (!known.has(word)) nearestWords(embedText(table, word), vocabulary)
+    clauseVectorRanking(embedTask(table, task), taskClauses(task).map((clause) => embedTask(table, clause)), vectors, DEFAULT_FUSION.vectorCandidates, undefined)
+    for (const word of catalogWords([task])) if (!known.has(word)) nearestWords(embedTask(table, word), vocabulary)
     times.push(performance.now() - t1)
   }
   return [

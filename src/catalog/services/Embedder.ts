@@ -21,4 +21,10 @@ export class Embedder extends Context.Tag("tool-map/Embedder")<Embedder, {
   /** A short name for diagnostics. */
   readonly name: string
   readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, EmbedderError>
+  /**
+   * The vectors of a task, its clauses and words (what the router searches with), for a provider
+   * that embeds queries apart from documents (a model's query prefix or input type); `embed` is
+   * used without it.
+   */
+  readonly embedTasks?: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, EmbedderError>
 }>() {}

@@ -305,7 +305,7 @@ const make = Effect.gen(function*() {
           const vectors = Option.getOrThrow(entry.vectors)
           const clauses = taskClauses(query)
           const unknown = wordsUnknownTo(entry.index, query)
-          const embedded = yield* provider.embed([query, ...clauses, ...unknown])
+          const embedded = yield* (provider.embedTasks ?? provider.embed)([query, ...clauses, ...unknown])
           const ranking = clauseVectorRanking(embedded[0] ?? [], embedded.slice(1, 1 + clauses.length), vectors.documents, limit, keep)
           const related = embedded.slice(1 + clauses.length).flatMap((vector) => nearestWords(vector, vectors.words))
           return { ranking, related }

@@ -7,7 +7,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Layer, Option, Schema } from "effect"
-import { cutWinkTable, decodeTable, embedText, isTable, type WordVectors } from "../core/router/wordVectors.js"
+import { cutWinkTable, decodeTable, embedTask, embedText, isTable, type WordVectors } from "../core/router/wordVectors.js"
 import { type FileRefused, readHead, readRegularFile } from "../../services/fileRead.js"
 import { writeFileAtomically } from "../../services/fileWrite.js"
 import { Embedder, EmbedderError } from "./Embedder.js"
@@ -100,11 +100,15 @@ export const installWordVectors = Effect.fn("WordVectors.install")(function*(sou
   return { source: file, table, words: decoded.words.length, dimensions: decoded.dimensions, bytes: cut.length } satisfies CutResult
 })
 
+/** An `Embedder` over a table, read by `table` when asked: tools' texts by `embedText`, tasks by `embedTask`. */
+const embedderOver = (table: Effect.Effect<WordVectors, EmbedderError>): Embedder["Type"] => {
+  const each = (embedOne: (loaded: WordVectors, text: string) => Array<number>) => (texts: ReadonlyArray<string>) =>
+    Effect.map(table, (loaded) => texts.map((text) => embedOne(loaded, text)))
+  return { name: WORD_VECTORS_PROVIDER, embed: each(embedText), embedTasks: each(embedTask) }
+}
+
 /** An `Embedder` over a table in memory. */
-export const tableEmbedder = (table: WordVectors): Embedder["Type"] => ({
-  name: WORD_VECTORS_PROVIDER,
-  embed: (texts) => Effect.sync(() => texts.map((text) => embedText(table, text)))
-})
+export const tableEmbedder = (table: WordVectors): Embedder["Type"] => embedderOver(Effect.succeed(table))
 
 /**
  * An `Embedder` over the table in `file`, when the file is there when the layer is built (one
@@ -129,9 +133,6 @@ export const wordVectorsLayer = (file: Option.Option<string>): Layer.Layer<never
       )
     )
     // A Layer<Embedder> promises more than Layer<never>: the type says the context may lack it.
-    const layer: Layer.Layer<never> = Layer.succeed(Embedder, {
-      name: WORD_VECTORS_PROVIDER,
-      embed: (texts) => Effect.flatMap(table, (loaded) => tableEmbedder(loaded).embed(texts))
-    })
+    const layer: Layer.Layer<never> = Layer.succeed(Embedder, embedderOver(table))
     return layer
   }))

@@ -15,6 +15,7 @@ import { taskClauses } from "../../../src/catalog/core/router/rank.js"
 import {
   cutWinkTable,
   decodeTable,
+  embedTask,
   embedText,
   encodeTable,
   isTable,
@@ -22,6 +23,7 @@ import {
   quantize,
   rankWeight,
   TABLE_HEADER_BYTES,
+  taskRankWeight,
   type TableProblem,
   vectorOf,
   type WordVectors
@@ -144,6 +146,18 @@ describe("the embedding of a text", () => {
     expect(embedText(table, "weather")).toEqual([1, 0])
   })
 
+  it("weighs a task's rarer words more than a tool text's does (the rank weight squared)", () => {
+    expect(taskRankWeight(7)).toBe(rankWeight(7) ** 2)
+    const w0 = taskRankWeight(0) * table.scales[0]! * 127
+    const w1 = taskRankWeight(1) * table.scales[1]! * 127
+    const length = Math.hypot(w0, w1)
+    expect(embedTask(table, "Weather forecast")).toEqual([w0 / length, w1 / length])
+    // forecast (rank 1) leans the task's vector further from weather (rank 0) than in a tool's text.
+    expect(embedTask(table, "Weather forecast")[1]!).toBeGreaterThan(embedText(table, "Weather forecast")[1]!)
+    // One word: the same direction either way.
+    expect(embedTask(table, "the weather")).toEqual(embedText(table, "weather"))
+  })
+
   it("is all zeros for a text without a known word", () => {
     expect(embedText(table, "")).toEqual([0, 0])
     expect(embedText(table, "the and of zzyzx")).toEqual([0, 0])
@@ -206,11 +220,15 @@ describe("fusion", () => {
     }
   })
 
-  it("ranks a task by its clauses in turns when two or more have a vector, else by the whole task", () => {
+  it("ranks a task by its whole vector and its clauses' in turns when two or more clauses have a vector, else by the whole task", () => {
     const vectors = vectorSet([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9], [-1, 0]])
     // Mostly the first need: the whole task's vector ranks the second need's tools after both of the first.
     expect(rankByVector([1, 0.5], vectors, 3, undefined)).toEqual([1, 0, 3])
-    expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 1]], vectors, 3, undefined)).toEqual([0, 2, 1])
+    // The whole's best (1), the first clause's (0), the second's (2): the second need is in the top 3.
+    expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 1]], vectors, 3, undefined)).toEqual([1, 0, 2])
+    expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 1]], vectors, 5, undefined)).toEqual([1, 0, 2, 3, 4])
+    // A task without a vector of its own (it cannot happen with clauses that have one, but the rule holds): the clauses alone.
+    expect(clauseVectorRanking([0, 0], [[1, 0], [0, 1]], vectors, 3, undefined)).toEqual([0, 2, 1])
     expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 0]], vectors, 3, undefined)).toEqual([1, 0, 3])
     expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 1]], vectors, 3, (position) => position !== 0)).toEqual([1, 2, 3])
     expect(clauseVectorRanking([0, 0], [[0, 0]], vectors, 3, undefined)).toEqual([])

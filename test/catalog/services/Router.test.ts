@@ -1,7 +1,7 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
 import { makeMemoryHost } from "../../../examples/minimal-host/host.js"
 import { pluginLayer } from "../../../examples/minimal-host/plugin.js"
 import { Embedder } from "../../../src/catalog/services/Embedder.js"
@@ -137,6 +137,25 @@ describe("Router", () => {
       // An exact name still comes first.
       const exact = yield* withRouter(Effect.flatMap(Router, (router) => router.findTools({ query: "read_text_file", k: 1 }, main)), topicEmbedder)
       expect(exact.map((hit) => hit.name)).toEqual(["read_text_file"])
+    }))
+
+  it.live("embeds the tools' texts with `embed` and the task, its clauses and its unknown words with `embedTasks`", () =>
+    Effect.gen(function*() {
+      const asked = yield* Ref.make<ReadonlyArray<readonly ["embed" | "embedTasks", ReadonlyArray<string>]>>([])
+      const topics = (texts: ReadonlyArray<string>) => texts.map((text) => TOPICS.map((words) => (words.some((word) => text.toLowerCase().includes(word)) ? 1 : 0)))
+      const recording = Layer.succeed(Embedder, {
+        name: "recording",
+        embed: (texts) => Effect.as(Ref.update(asked, (calls) => [...calls, ["embed", texts] as const]), topics(texts)),
+        embedTasks: (texts) => Effect.as(Ref.update(asked, (calls) => [...calls, ["embedTasks", texts] as const]), topics(texts))
+      })
+      yield* withRouter(names("chat with the team. then open an issue"), recording)
+      const calls = yield* Ref.get(asked)
+      expect(calls.filter(([kind]) => kind === "embedTasks")).toEqual([
+        ["embedTasks", ["chat with the team. then open an issue", "chat with the team.", "open an issue", "chat", "team", "open"]]
+      ])
+      // The tools' texts and their words, once for the tool set.
+      expect(calls.filter(([kind]) => kind === "embed").length).toBe(2)
+      expect(calls.filter(([kind]) => kind === "embed").flatMap(([, texts]) => texts)).toContain("post_message: Post a message to a Slack channel.")
     }))
 
   it.live("finds the skills the hosts load and routes to the best one with its SKILL.md, capped", () =>

@@ -5,7 +5,7 @@ import { Effect, Exit, Layer, Option } from "effect"
 import { execFileSync } from "node:child_process"
 import { makeMemoryHost } from "../../../examples/minimal-host/host.js"
 import { pluginLayer } from "../../../examples/minimal-host/plugin.js"
-import { cutWinkTable, decodeTable, embedText, encodeTable, isTable } from "../../../src/catalog/core/router/wordVectors.js"
+import { cutWinkTable, decodeTable, embedTask, embedText, encodeTable, isTable } from "../../../src/catalog/core/router/wordVectors.js"
 import { Embedder, EmbedderError } from "../../../src/catalog/services/Embedder.js"
 import type { Agent } from "../../../src/catalog/services/HostPort.js"
 import { Router } from "../../../src/catalog/services/Router.js"
@@ -129,6 +129,8 @@ describe("the embedder layer", () => {
         yield* fs.writeFile(`${dir}/t.bin`, TABLE)
         const embedder = Option.getOrThrow(yield* embedderIn(wordVectorsLayer(Option.some(`${dir}/t.bin`))))
         expect(yield* embedder.embed(["chat about the issue", "zzz"])).toEqual([embedText(table, "chat about the issue"), [0, 0]])
+        expect(yield* Effect.fromNullable(embedder.embedTasks).pipe(Effect.flatMap((embedTasks) => embedTasks(["chat about the issue", "zzz"]))))
+          .toEqual([embedTask(table, "chat about the issue"), [0, 0]])
         yield* fs.writeFile(`${dir}/bad.bin`, TABLE.subarray(0, 30))
         const damaged = Option.getOrThrow(yield* embedderIn(wordVectorsLayer(Option.some(`${dir}/bad.bin`))))
         const error = new EmbedderError({

@@ -134,9 +134,11 @@ const isZero = (vector: ReadonlyArray<number>): boolean => vector.every((compone
 
 /**
  * The vector ranking of a task from its vector and its clauses' (`taskClauses`): for a task of two
- * clauses or more with a vector, their rankings in turns, so each need the task joins has its
- * best tools near the top (a mean over the whole task drifts to its main topic); else the whole
- * task's ranking. Empty when no vector is usable.
+ * clauses or more with a vector, the whole task's ranking and its clauses' in turns (the whole
+ * first), so each need the task joins has its best tools near the top (a mean over the whole task
+ * drifts to its main topic) while a clause that only sets the scene ("my website is failing.")
+ * does not push the task's own best tools down; else the whole task's ranking. Empty when no
+ * vector is usable.
  */
 export const clauseVectorRanking = (
   whole: ReadonlyArray<number>,
@@ -146,7 +148,9 @@ export const clauseVectorRanking = (
   keep: ((position: number) => boolean) | undefined
 ): Array<number> => {
   const usable = clauses.filter((vector) => !isZero(vector))
-  if (usable.length >= 2) return interleaveRankings(usable.map((vector) => rankByVector(vector, set, limit, keep)), limit)
+  if (usable.length >= 2) {
+    return interleaveRankings([...(isZero(whole) ? [] : [whole]), ...usable].map((vector) => rankByVector(vector, set, limit, keep)), limit)
+  }
   return isZero(whole) ? [] : rankByVector(whole, set, limit, keep)
 }
 

@@ -143,6 +143,14 @@ export const vectorOf = (table: WordVectors, rank: number): Array<number> => {
 export const rankWeight = (rank: number): number => Math.log(rank + 100)
 
 /**
+ * How much a word of a task counts in the task's vector: `rankWeight` squared. A task says what
+ * it wants among words any request uses ("help", "find", "information", "provide"), which pull
+ * its mean toward every tool that uses them too; a tool's description has few of them. Chosen on
+ * the development sets (bench/results/router-vectors-2026-12-07.md, "task weights").
+ */
+export const taskRankWeight = (rank: number): number => rankWeight(rank) ** 2
+
+/**
  * The vector of a text: the `rankWeight`-weighted mean of the vectors of its words that the
  * table holds (the router's word split, stop words left out), of unit length; all zeros when
  * the table holds none of them.
@@ -166,6 +174,9 @@ export const embedText = (table: WordVectors, text: string, weightOf: (rank: num
   for (let i = 0; i < dimensions; i++) out[i] = sum[i]! / length
   return out
 }
+
+/** The vector of a task (or a clause or word of one): `embedText` with `taskRankWeight`. */
+export const embedTask = (table: WordVectors, text: string): Array<number> => embedText(table, text, taskRankWeight)
 
 /** Whether a word of the source is one the router's word split gives as such (lowercase, no punctuation) and not a stop word. */
 export const keepsWord = (word: string): boolean => {
