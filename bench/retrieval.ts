@@ -59,6 +59,7 @@ import {
 import { cutWinkTable, decodeTable, embedTask, embedText, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
 import { WINK_HEAD_BYTES } from "../src/catalog/services/WordVectorEmbedder.js"
 import { routerDocuments } from "../src/catalog/core/router/router.js"
+import { catalogTools, pinnedInForce } from "../src/catalog/core/visibility.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
 import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters, taskClauses, wordsUnknownTo } from "../src/catalog/core/router/rank.js"
 import { generateTools, prng } from "./catalogGenerators.js"
@@ -227,8 +228,15 @@ export const plainBm25 = (schemas: ReadonlyArray<ToolSchema>) => {
 
 // ---- the router over the same schemas ----
 
+/**
+ * The catalog `tool-map` builds from these schemas in a data dir of its own (no settings; the
+ * CLI's port reserves no names): the always-on (pinned) names, such as a tool `web_search`, are
+ * left out of it, as `CatalogBuilds` does, so the router never ranks them.
+ */
+const catalogOf = (schemas: ReadonlyArray<ToolSchema>) => buildCatalog(catalogTools(schemas, pinnedInForce({ pinned: [], unpin: [] }), new Set()))
+
 export const routerOf = (schemas: ReadonlyArray<ToolSchema>, parameters: RankParameters = DEFAULT_RANK_PARAMETERS) => {
-  const catalog = buildCatalog(schemas)
+  const catalog = catalogOf(schemas)
   const index = buildIndex(routerDocuments(catalog, schemas))
   return (query: string, limit: number): Array<string> =>
     rankDocuments(index, { query, limit }, parameters).map((hit) => index.documents[hit.position]!.document.name)
@@ -279,7 +287,7 @@ export const routerWithVectors = (
   fusion: FusionParameters = DEFAULT_FUSION,
   neighbours: NeighbourParameters | undefined = DEFAULT_NEIGHBOURS
 ) => {
-  const catalog = buildCatalog(schemas)
+  const catalog = catalogOf(schemas)
   const index = buildIndex(routerDocuments(catalog, schemas))
   const texts = index.documents.map((indexed) => toolEmbeddingText(catalog.byName.get(indexed.document.id)!))
   const { vectors, vocabulary } = embedCatalog(table, texts)

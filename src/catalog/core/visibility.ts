@@ -8,7 +8,7 @@
  * and a loaded group picks up every tool it gains later.
  */
 import { Schema } from "effect"
-import type { Catalog, GroupNode, Resolution, ToolEntry } from "./model.js"
+import type { Catalog, GroupNode, Resolution, ToolEntry, ToolSchema } from "./model.js"
 import { ROUTER_TOOLS } from "./router/routerTools.js"
 
 /** The tools through which an agent browses, finds and loads the catalog: always visible. */
@@ -26,6 +26,24 @@ export const DEFAULT_PINNED: ReadonlyArray<string> = [
   "Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS", "WebFetch", "WebSearch",
   "TodoWrite", "Task", "Skill", "ExitPlanMode", "AskUserQuestion", "NotebookEdit"
 ]
+
+/** The always-on names in force: {@link DEFAULT_PINNED} and the settings' `pinned`, less `unpin`; the entry tools always. */
+export const pinnedInForce = (settings: { readonly pinned: ReadonlyArray<string>; readonly unpin: ReadonlyArray<string> }): ReadonlySet<string> => {
+  const set = new Set([...DEFAULT_PINNED, ...settings.pinned])
+  for (const name of settings.unpin) set.delete(name)
+  for (const name of ENTRY_TOOLS) set.add(name)
+  return set
+}
+
+/**
+ * The tools a catalog is built from: the host's, less the pinned and the host-reserved names
+ * (visible without the catalog, so never listed, found or loaded through it). The host's own
+ * list, uncopied, when it leaves none out.
+ */
+export const catalogTools = (schemas: ReadonlyArray<ToolSchema>, pinned: ReadonlySet<string>, reserved: ReadonlySet<string>): ReadonlyArray<ToolSchema> => {
+  const kept = (schema: ToolSchema) => !pinned.has(schema.name) && !reserved.has(schema.name)
+  return schemas.every(kept) ? schemas : schemas.filter(kept)
+}
 
 /**
  * The loaded state of one agent. Each list keeps insertion order and holds a name once.

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Ref, type Stream, SubscriptionRef } from "effect"
 import { catalogDefinitionHashes, diffDefinitions, isEmptyDiff } from "../core/definitions.js"
 import type { Catalog, ToolSchema } from "../core/model.js"
-import { DEFAULT_PINNED, ENTRY_TOOLS } from "../core/visibility.js"
+import { catalogTools, pinnedInForce } from "../core/visibility.js"
 import { CatalogSettings } from "../stores/CatalogSettings.js"
 import { AgentSessions, type BuildInputs, type BuildMemo, BuildScope, sameInputs } from "./AgentSessions.js"
 import { CatalogBuilder } from "./CatalogBuilder.js"
@@ -67,12 +67,7 @@ const make = Effect.fn("CatalogBuilds.make")(function*(options: CatalogBuildsOpt
   const reported = yield* Ref.make(Option.none<string>())
   const reserved: ReadonlySet<string> = new Set([...port.reserved, ...(options.reserved ?? [])])
 
-  const pinned = Effect.map(settings.settings, (current): ReadonlySet<string> => {
-    const set = new Set([...DEFAULT_PINNED, ...current.pinned])
-    for (const name of current.unpin) set.delete(name)
-    for (const name of ENTRY_TOOLS) set.add(name)
-    return set
-  })
+  const pinned = Effect.map(settings.settings, pinnedInForce)
 
   const build = Effect.fn("CatalogBuilds.build")(function*(
     scope: BuildScope,
@@ -95,9 +90,8 @@ const make = Effect.fn("CatalogBuilds.make")(function*(options: CatalogBuildsOpt
     if (Option.isSome(previous) && Option.exists(previous.value.inputs, (last) => sameInputs(last, inputs))) {
       return previous.value
     }
-    const kept = (schema: ToolSchema) => !pinnedNames.has(schema.name) && !reserved.has(schema.name)
     // Nothing left out: the host's own list (whose tool-set key a caller may have primed), uncopied.
-    const managed = schemas.every(kept) ? schemas : schemas.filter(kept)
+    const managed = catalogTools(schemas, pinnedNames, reserved)
     const lookup = yield* builder.getWithStatus(managed, {
       classifiers: registries.classifiers,
       annotations: {

@@ -7,10 +7,13 @@ import {
   appendOnly,
   applyLoad,
   applyUnload,
+  catalogTools,
+  DEFAULT_PINNED,
   deniedNames,
   emptyAgentState,
   ENTRY_TOOLS,
   handoffStateOf,
+  pinnedInForce,
   planLoad,
   plannedNames
 } from "../../../src/catalog/core/visibility.js"
@@ -32,7 +35,7 @@ const RESERVED = new Set(["run_code"])
 
 /** The catalog of the host's tools, every group in /uncategorized (placement is not what these tests are about). */
 const catalogOf = (schemas: ReadonlyArray<ToolSchema>): Catalog =>
-  buildCatalog(schemas.filter((schema) => !PINNED.has(schema.name) && !RESERVED.has(schema.name)), { builtinPlacement: false })
+  buildCatalog(catalogTools(schemas, PINNED, RESERVED), { builtinPlacement: false })
 
 const context = (catalog: Catalog) => ({
   pinned: PINNED,
@@ -176,5 +179,26 @@ describe("deniedNames", () => {
     expect(deniedNames(allow(catalog, state), catalog, new Set(["tools_ls", "mcp__slack__list_channels"]))).toEqual([
       "mcp__slack__post_message"
     ])
+  })
+})
+
+describe("the tools a catalog is built from", () => {
+  it("pinned in force: the defaults and the settings' pinned, less unpin, the entry tools always", () => {
+    const pinned = pinnedInForce({ pinned: ["deploy"], unpin: ["web_search", "tools_ls"] })
+    expect([...pinned]).toEqual([
+      ...DEFAULT_PINNED.filter((name) => name !== "web_search"),
+      "deploy",
+      ...ENTRY_TOOLS
+    ])
+  })
+
+  it("leaves out the pinned and the reserved names, in the host's order; the host's own list when none is left out", () => {
+    const schemas = [tool("search_docs"), tool("web_search"), tool("run_code"), tool("get_weather")]
+    const pinned = pinnedInForce({ pinned: [], unpin: [] })
+    expect(catalogTools(schemas, pinned, RESERVED).map((schema) => schema.name)).toEqual(["search_docs", "get_weather"])
+    expect(catalogTools(schemas, pinnedInForce({ pinned: [], unpin: ["web_search"] }), new Set()).map((schema) => schema.name))
+      .toEqual(["search_docs", "web_search", "run_code", "get_weather"])
+    const none = [tool("search_docs"), tool("get_weather")]
+    expect(catalogTools(none, pinned, RESERVED)).toBe(none)
   })
 })
