@@ -9,19 +9,21 @@ import { resolveTarget } from "../core/catalog.js"
 import type { Catalog, ToolSchema } from "../core/model.js"
 import {
   catalogWords,
-  clauseVectorRanking,
   DEFAULT_FUSION,
   fuseRankings,
-  nearestWords,
+  taskQuestion,
   toolEmbeddingText,
+  type VectorHints,
+  vectorHintsOf,
   type VectorSet,
   vectorSet,
+  vectorsProblem,
   type WordSet
 } from "../core/router/fusion.js"
 import { sameDocumentSource } from "../core/router/document.js"
 import { StoredIndex } from "../core/router/indexFile.js"
 import { addDocuments, buildIndex, buildIndexSteps, type RouterIndex } from "../core/router/invertedIndex.js"
-import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps, taskClauses, wordsUnknownTo } from "../core/router/rank.js"
+import { explainMatch, explainSteps, rankDocuments, type RankedDocument, rankSteps } from "../core/router/rank.js"
 import { asRankIndex, type Needs, type RankIndex } from "../core/router/rankIndex.js"
 import { routerDocuments, routerDocumentSteps, skillDocument } from "../core/router/router.js"
 import {
@@ -45,7 +47,7 @@ import { AgentRestrictions } from "./AgentRestrictions.js"
 import { CatalogBuilds } from "./CatalogBuilds.js"
 import { CatalogLoads, type LoadResult } from "./CatalogLoads.js"
 import { CatalogRegistry } from "./CatalogRegistry.js"
-import { Embedder } from "./Embedder.js"
+import { Embedder, EmbedderError } from "./Embedder.js"
 import { noRouterIndexStore, RouterIndexStore, type RouterIndexUnreadable } from "../stores/RouterIndexStore.js"
 import type { Agent } from "./HostPort.js"
 import { runStepsSliced } from "../../services/slicedSteps.js"
@@ -104,12 +106,6 @@ interface ToolIndex {
   readonly index: RouterIndex | StoredIndex
   /** The embedder's vectors of the documents and of the words of their texts, once asked for. */
   vectors: Option.Option<{ readonly documents: VectorSet; readonly words: WordSet }>
-}
-
-/** What an embedder adds to a ranking: its own ranking of the task, and catalog words for the task's words the catalog lacks. */
-interface VectorHints {
-  readonly ranking: ReadonlyArray<number>
-  readonly related: ReadonlyArray<{ readonly word: string; readonly weight: number }>
 }
 
 const NO_HINTS: VectorHints = { ranking: [], related: [] }
@@ -295,20 +291,26 @@ const make = Effect.gen(function*() {
       onNone: () => Effect.succeed(NO_HINTS),
       onSome: (provider) =>
         Effect.gen(function*() {
+          // A provider's vectors are checked before use: a wrong count or length would silently rank by words alone.
+          const checked = (texts: ReadonlyArray<string>, vectors: ReadonlyArray<ReadonlyArray<number>>, dimensions?: number) => {
+            const problem = vectorsProblem(texts.length, vectors, dimensions)
+            return problem === undefined ? Effect.succeed(vectors) : Effect.fail(new EmbedderError({ provider: provider.name, reason: problem }))
+          }
           if (Option.isNone(entry.vectors)) {
             const index = asRankIndex(entry.index)
             const texts = Array.from({ length: index.documentCount }, (_, position) => toolEmbeddingText(entry.catalog.byName.get(index.idOf(position))!))
             const words = catalogWords(texts)
-            const [documents, wordVectors] = yield* Effect.all([provider.embed(texts), provider.embed(words)])
-            entry.vectors = Option.some({ documents: vectorSet(documents), words: { words, set: vectorSet(wordVectors) } })
+            const vectors = yield* Effect.flatMap(provider.embed([...texts, ...words]), (vectors) => checked([...texts, ...words], vectors))
+            entry.vectors = Option.some({ documents: vectorSet(vectors.slice(0, texts.length)), words: { words, set: vectorSet(vectors.slice(texts.length)) } })
           }
           const vectors = Option.getOrThrow(entry.vectors)
-          const clauses = taskClauses(query)
-          const unknown = wordsUnknownTo(entry.index, query)
-          const embedded = yield* (provider.embedTasks ?? provider.embed)([query, ...clauses, ...unknown])
-          const ranking = clauseVectorRanking(embedded[0] ?? [], embedded.slice(1, 1 + clauses.length), vectors.documents, limit, keep)
-          const related = embedded.slice(1 + clauses.length).flatMap((vector) => nearestWords(vector, vectors.words))
-          return { ranking, related }
+          const question = taskQuestion(entry.index, query)
+          // Called on the provider, not detached from it: a provider may be an object whose methods use `this`.
+          const answer = yield* Effect.flatMap(
+            provider.embedTasks !== undefined ? provider.embedTasks(question.texts) : provider.embed(question.texts),
+            (answer) => checked(question.texts, answer, vectors.documents.dimensions)
+          )
+          return vectorHintsOf(question, answer, vectors, limit, keep)
         }).pipe(
           Effect.tapError((error) =>
             Effect.flatMap(Ref.getAndSet(embedderWarned, true), (warned) => warned ? Effect.void : Effect.logWarning(`${error.message}; the router ranks by words alone`))

@@ -1,16 +1,26 @@
 import { describe, expect, it } from "vitest"
 import {
+  answerNeighbours,
+  answerRanking,
   catalogWords,
   clauseVectorRanking,
   DEFAULT_FUSION,
+  DEFAULT_NEIGHBOURS,
   fuseRankings,
   interleaveRankings,
   nearestVectors,
   nearestWords,
   rankByVector,
   reciprocalRankFusion,
-  vectorSet
+  taskQuestion,
+  vectorHintsOf,
+  vectorSet,
+  vectorsProblem
 } from "../../../src/catalog/core/router/fusion.js"
+import { buildCatalog } from "../../../src/catalog/core/catalog.js"
+import { buildIndex } from "../../../src/catalog/core/router/invertedIndex.js"
+import { routerDocuments } from "../../../src/catalog/core/router/router.js"
+import { ROUTER_FIXTURE } from "./routerFixture.js"
 import { taskClauses } from "../../../src/catalog/core/router/rank.js"
 import {
   cutWinkTable,
@@ -232,6 +242,39 @@ describe("fusion", () => {
     expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 0]], vectors, 3, undefined)).toEqual([1, 0, 3])
     expect(clauseVectorRanking([1, 0.5], [[1, 0], [0, 1]], vectors, 3, (position) => position !== 0)).toEqual([1, 2, 3])
     expect(clauseVectorRanking([0, 0], [[0, 0]], vectors, 3, undefined)).toEqual([])
+  })
+
+  it("asks an embedder for the task, its clauses when it joins two needs or more, and its words the catalog lacks", () => {
+    const index = buildIndex(routerDocuments(buildCatalog(ROUTER_FIXTURE), ROUTER_FIXTURE))
+    expect(taskQuestion(index, "chat with the team")).toEqual({ texts: ["chat with the team", "chat", "team"], clauses: 0 })
+    expect(taskQuestion(index, "post a message; then open an issue")).toEqual({
+      texts: ["post a message; then open an issue", "post a message", "open an issue", "open"],
+      clauses: 2
+    })
+  })
+
+  it("reads an embedder's answer: the ranking from the task and its clauses, neighbours from the rest", () => {
+    const documents = vectorSet([[1, 0], [0, 1], [0.7, 0.7]])
+    const words = { words: ["message", "issue"], set: vectorSet([[1, 0], [0, 1]]) }
+    const question = { texts: ["t", "c1", "c2", "unknown"], clauses: 2 }
+    const answer = [[1, 1], [1, 0], [0, 1], [0, 1]]
+    expect(answerRanking(question, answer, documents, 3, undefined)).toEqual(clauseVectorRanking([1, 1], [[1, 0], [0, 1]], documents, 3, undefined))
+    expect(answerRanking(question, answer, documents, 3, undefined)).toEqual([2, 0, 1])
+    expect(answerNeighbours(question, answer, words)).toEqual([{ word: "issue", weight: DEFAULT_NEIGHBOURS.weight }])
+    expect(vectorHintsOf(question, answer, { documents, words }, 3, undefined)).toEqual({
+      ranking: [2, 0, 1],
+      related: [{ word: "issue", weight: DEFAULT_NEIGHBOURS.weight }]
+    })
+  })
+
+  it("says what is wrong with an embedder's vectors: their count, their lengths, a task's length against the tools'", () => {
+    expect(vectorsProblem(2, [[1, 0], [0, 1]])).toBeUndefined()
+    expect(vectorsProblem(2, [[1, 0], [0, 1]], 2)).toBeUndefined()
+    expect(vectorsProblem(0, [])).toBeUndefined()
+    expect(vectorsProblem(3, [[1, 0]])).toBe("it gave 1 vector for 3 texts")
+    expect(vectorsProblem(1, [[1], [2]])).toBe("it gave 2 vectors for 1 texts")
+    expect(vectorsProblem(2, [[1, 0], [0, 1, 2]])).toBe("its vectors are not all of one length (2 and 3)")
+    expect(vectorsProblem(2, [[1, 0], [0]], 2)).toBe("it gave a task's vector of 1 numbers where the tools' have 2")
   })
 
   it("gives a word's nearest catalog words at or above the minimum cosine, weighted by it", () => {

@@ -1,7 +1,7 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Logger, Option, Ref } from "effect"
 import { makeMemoryHost } from "../../../examples/minimal-host/host.js"
 import { pluginLayer } from "../../../examples/minimal-host/plugin.js"
 import { Embedder } from "../../../src/catalog/services/Embedder.js"
@@ -153,9 +153,52 @@ describe("Router", () => {
       expect(calls.filter(([kind]) => kind === "embedTasks")).toEqual([
         ["embedTasks", ["chat with the team. then open an issue", "chat with the team.", "open an issue", "chat", "team", "open"]]
       ])
-      // The tools' texts and their words, once for the tool set.
-      expect(calls.filter(([kind]) => kind === "embed").length).toBe(2)
-      expect(calls.filter(([kind]) => kind === "embed").flatMap(([, texts]) => texts)).toContain("post_message: Post a message to a Slack channel.")
+      // The tools' texts and their words, in one call, once for the tool set.
+      const embedded = calls.filter(([kind]) => kind === "embed")
+      expect(embedded.length).toBe(1)
+      expect(embedded[0]![1]).toContain("post_message: Post a message to a Slack channel.")
+      expect(embedded[0]![1]).toContain("channel")
+    }))
+
+  it.live("asks an embedder written as a class on itself, with or without embedTasks", () =>
+    Effect.gen(function*() {
+      class TopicModel {
+        readonly name = "topic model"
+        private readonly topics = TOPICS
+        embed(texts: ReadonlyArray<string>) {
+          return Effect.succeed(texts.map((text) => this.topics.map((words) => (words.some((word) => text.toLowerCase().includes(word)) ? 1 : 0))))
+        }
+      }
+      class TopicQueryModel extends TopicModel {
+        embedTasks(texts: ReadonlyArray<string>) {
+          return this.embed(texts)
+        }
+      }
+      for (const model of [new TopicModel(), new TopicQueryModel()]) {
+        const hits = yield* withRouter(names("chat with the team"), Layer.succeed(Embedder, model))
+        expect(hits).toEqual(["mcp__slack__post_message", "mcp__slack__list_channels", "read_text_file"])
+      }
+    }))
+
+  it.live("ranks by words alone, with one warning, when an embedder's vectors do not fit: a wrong count or length", () =>
+    Effect.gen(function*() {
+      const topics = (texts: ReadonlyArray<string>) => texts.map((text) => TOPICS.map((words) => (words.some((word) => text.toLowerCase().includes(word)) ? 1 : 0)))
+      const cases = [
+        { embedTasks: (texts: ReadonlyArray<string>) => Effect.succeed(topics(texts).slice(1)), problem: "it gave 1 vector for 2 texts" },
+        { embedTasks: (texts: ReadonlyArray<string>) => Effect.succeed(topics(texts).map((vector) => [...vector, 0])), problem: "it gave a task's vector of 4 numbers where the tools' have 3" }
+      ]
+      const lexical = yield* withRouter(names("chat issue"))
+      const fitting = yield* withRouter(names("chat issue"), Layer.succeed(Embedder, { name: "fits", embed: (texts) => Effect.succeed(topics(texts)) }))
+      expect(lexical).toEqual(["mcp__github__create_issue", "mcp__slack__list_channels", "read_text_file"])
+      expect(fitting).toEqual(["mcp__github__create_issue", "mcp__slack__post_message", "mcp__slack__list_channels"])
+      for (const { embedTasks, problem } of cases) {
+        const logs = yield* Ref.make<ReadonlyArray<string>>([])
+        const logger = Logger.make(({ message }) => Effect.runSync(Ref.update(logs, (all) => [...all, String(message)])))
+        const embedder = Layer.succeed(Embedder, { name: "odd", embed: (texts) => Effect.succeed(topics(texts)), embedTasks })
+        const hits = yield* withRouter(Effect.zip(names("chat issue"), names("chat issue")), embedder).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+        expect(hits).toEqual([lexical, lexical])
+        expect(yield* Ref.get(logs)).toEqual([`The embedding provider odd failed: ${problem}; the router ranks by words alone`])
+      }
     }))
 
   it.live("finds the skills the hosts load and routes to the best one with its SKILL.md, capped", () =>

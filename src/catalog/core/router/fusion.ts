@@ -4,6 +4,9 @@
  * the two without having to make their scores comparable.
  */
 import { STOP_WORDS, words } from "./analyze.js"
+import type { RouterIndex } from "./invertedIndex.js"
+import { taskClauses, wordsUnknownTo } from "./rank.js"
+import type { RankIndex } from "./rankIndex.js"
 
 /** The constant of reciprocal rank fusion (60 in the original paper). */
 export const RRF_K = 60
@@ -210,3 +213,73 @@ export const fuseRankings = (
 /** The text of a tool an embedder is given: its short name and its description. */
 export const toolEmbeddingText = (tool: { readonly shortName: string; readonly description: string }): string =>
   `${tool.shortName}: ${tool.description}`
+
+/**
+ * What the router asks an embedder about a task, in this order: the task; its clauses when it
+ * joins two needs or more (`taskClauses`); its words no tool's text holds (`wordsUnknownTo`).
+ */
+export interface TaskQuestion {
+  readonly texts: ReadonlyArray<string>
+  /** How many of `texts`, after the task, are its clauses. */
+  readonly clauses: number
+}
+
+/** The {@link TaskQuestion} of `query` over a tool set's index. */
+export const taskQuestion = (index: RouterIndex | RankIndex, query: string): TaskQuestion => {
+  const clauses = taskClauses(query)
+  const joined = clauses.length >= 2 ? clauses : []
+  return { texts: [query, ...joined, ...wordsUnknownTo(index, query)], clauses: joined.length }
+}
+
+/** What an embedder adds to a ranking: its own ranking of the task, and catalog words for the task's words the catalog lacks. */
+export interface VectorHints {
+  readonly ranking: ReadonlyArray<number>
+  readonly related: ReadonlyArray<{ readonly word: string; readonly weight: number }>
+}
+
+/** The task's vector ranking from an embedder's answer to a {@link TaskQuestion} (`clauseVectorRanking`). */
+export const answerRanking = (
+  question: TaskQuestion,
+  answer: ReadonlyArray<ReadonlyArray<number>>,
+  documents: VectorSet,
+  limit: number,
+  keep: ((position: number) => boolean) | undefined
+): Array<number> => clauseVectorRanking(answer[0]!, answer.slice(1, 1 + question.clauses), documents, limit, keep)
+
+/** For each task word the catalog lacks, the catalog's words nearest to it (`nearestWords`), from an embedder's answer. */
+export const answerNeighbours = (
+  question: TaskQuestion,
+  answer: ReadonlyArray<ReadonlyArray<number>>,
+  words: WordSet
+): Array<{ readonly word: string; readonly weight: number }> =>
+  answer.slice(1 + question.clauses).flatMap((vector) => nearestWords(vector, words))
+
+/**
+ * The hints from an embedder's answer to a {@link TaskQuestion} (one vector per text, checked by
+ * `vectorsProblem`): the task's ranking (at most `limit`, kept by `keep`) and the neighbours.
+ */
+export const vectorHintsOf = (
+  question: TaskQuestion,
+  answer: ReadonlyArray<ReadonlyArray<number>>,
+  catalog: { readonly documents: VectorSet; readonly words: WordSet },
+  limit: number,
+  keep: ((position: number) => boolean) | undefined
+): VectorHints => ({
+  ranking: answerRanking(question, answer, catalog.documents, limit, keep),
+  related: answerNeighbours(question, answer, catalog.words)
+})
+
+/**
+ * What is wrong with an embedder's `vectors` for `asked` texts, as a sentence, or undefined: not
+ * one vector per text, or vectors not all of one length (`dimensions` when given: the length of
+ * the tools' vectors, which a task's must share).
+ */
+export const vectorsProblem = (asked: number, vectors: ReadonlyArray<ReadonlyArray<number>>, dimensions?: number): string | undefined => {
+  if (vectors.length !== asked) return `it gave ${vectors.length} vector${vectors.length === 1 ? "" : "s"} for ${asked} texts`
+  const expected = dimensions ?? vectors[0]?.length ?? 0
+  const odd = vectors.findIndex((vector) => vector.length !== expected)
+  if (odd < 0) return undefined
+  return dimensions === undefined
+    ? `its vectors are not all of one length (${expected} and ${vectors[odd]!.length})`
+    : `it gave a task's vector of ${vectors[odd]!.length} numbers where the tools' have ${expected}`
+}
