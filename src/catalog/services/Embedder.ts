@@ -23,8 +23,10 @@ export class Embedder extends Context.Tag("tool-map/Embedder")<Embedder, {
   readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, EmbedderError>
   /**
    * The vectors of a task, its clauses and words (what the router searches with), for a provider
-   * that embeds queries apart from documents (a model's query prefix or input type); `embed` is
-   * used without it.
+   * that embeds queries apart from documents (a model's query prefix or input type): one vector
+   * per text, in the same space and of the same length as `embed`'s. `embed` is used without it.
+   * Vectors of another count or length fail the ranking's use of the provider (one warning; the
+   * router ranks by words alone).
    */
   readonly embedTasks?: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, EmbedderError>
 }>() {}
