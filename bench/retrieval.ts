@@ -524,7 +524,7 @@ const fusionGrid = (sets: ReadonlyArray<DevSet>, table: WordVectors): Array<stri
 /** The cost of the vectors at `n` generated tools: embedding the documents, and a query's vector ranking. */
 const vectorLatencyRows = (table: WordVectors, n: number): Array<string> => {
   const schemas = generateTools(n)
-  const catalog = buildCatalog(schemas)
+  const catalog = catalogOf(schemas)
   const index = buildIndex(routerDocuments(catalog, schemas))
   const embedder = embedderOf(table)
   const before = heapAndBuffers()
@@ -559,7 +559,7 @@ const main = () => {
     console.log(["### Fusion parameters on the development sets (R@5 / nDCG@10)", "", ...fusionGrid(development, vectors.table)].join("\n"))
     return
   }
-  // The CLI rows' data dirs, removed however the run ends.
+  // The CLI rows' data dirs, removed when the run ends or fails (a signal leaves them in the temp dir).
   const dirs: Array<string> = []
   const dataDir = (source: string | undefined): string => {
     const dir = cliDataDir(source)

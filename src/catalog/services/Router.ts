@@ -104,8 +104,11 @@ interface ToolIndex {
   readonly catalog: Catalog
   /** Built in memory, or read piece by piece from the store's file (its documents are then the catalog's tools, in order). */
   readonly index: RouterIndex | StoredIndex
-  /** The embedder's vectors of the documents and of the words of their texts, once asked for. */
-  vectors: Option.Option<{ readonly documents: VectorSet; readonly words: WordSet }>
+  /**
+   * The embedder's vectors of the documents and of the words of their texts, once asked for; or
+   * why its answer could not be used (a wrong count or length: not asked again for this tool set).
+   */
+  vectors: Option.Option<Either.Either<{ readonly documents: VectorSet; readonly words: WordSet }, string>>
 }
 
 const NO_HINTS: VectorHints = { ranking: [], related: [] }
@@ -291,25 +294,30 @@ const make = Effect.gen(function*() {
       onNone: () => Effect.succeed(NO_HINTS),
       onSome: (provider) =>
         Effect.gen(function*() {
+          const index = asRankIndex(entry.index)
+          // Nothing to rank (a tool set of pinned tools only): the provider is not asked.
+          if (index.documentCount === 0) return NO_HINTS
           // A provider's vectors are checked before use: a wrong count or length would silently rank by words alone.
-          const checked = (texts: ReadonlyArray<string>, vectors: ReadonlyArray<ReadonlyArray<number>>, dimensions?: number) => {
-            const problem = vectorsProblem(texts.length, vectors, dimensions)
-            return problem === undefined ? Effect.succeed(vectors) : Effect.fail(new EmbedderError({ provider: provider.name, reason: problem }))
-          }
-          if (Option.isNone(entry.vectors)) {
-            const index = asRankIndex(entry.index)
+          const unfit = (reason: string) => new EmbedderError({ provider: provider.name, reason })
+          const embedToolSet = Effect.gen(function*() {
             const texts = Array.from({ length: index.documentCount }, (_, position) => toolEmbeddingText(entry.catalog.byName.get(index.idOf(position))!))
-            const words = catalogWords(texts)
-            const vectors = yield* Effect.flatMap(provider.embed([...texts, ...words]), (vectors) => checked([...texts, ...words], vectors))
-            entry.vectors = Option.some({ documents: vectorSet(vectors.slice(0, texts.length)), words: { words, set: vectorSet(vectors.slice(texts.length)) } })
-          }
-          const vectors = Option.getOrThrow(entry.vectors)
+            const asked = [...texts, ...catalogWords(texts)]
+            const answer = yield* provider.embed(asked)
+            const problem = vectorsProblem(asked.length, answer)
+            return problem === undefined
+              ? Either.right({ documents: vectorSet(answer.slice(0, texts.length)), words: { words: asked.slice(texts.length), set: vectorSet(answer.slice(texts.length)) } })
+              : Either.left(problem)
+          })
+          const state = yield* Option.match(entry.vectors, {
+            onSome: Effect.succeed,
+            onNone: () => Effect.tap(embedToolSet, (embedded) => Effect.sync(() => entry.vectors = Option.some(embedded)))
+          })
+          const vectors = yield* Either.mapLeft(state, unfit)
           const question = taskQuestion(entry.index, query)
           // Called on the provider, not detached from it: a provider may be an object whose methods use `this`.
-          const answer = yield* Effect.flatMap(
-            provider.embedTasks !== undefined ? provider.embedTasks(question.texts) : provider.embed(question.texts),
-            (answer) => checked(question.texts, answer, vectors.documents.dimensions)
-          )
+          const answer = yield* provider.embedTasks !== undefined ? provider.embedTasks(question.texts) : provider.embed(question.texts)
+          const problem = vectorsProblem(question.texts.length, answer, vectors.documents.dimensions)
+          if (problem !== undefined) return yield* unfit(problem)
           return vectorHintsOf(question, answer, vectors, limit, keep)
         }).pipe(
           Effect.tapError((error) =>

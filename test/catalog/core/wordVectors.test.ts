@@ -272,7 +272,7 @@ describe("fusion", () => {
     expect(vectorsProblem(2, [[1, 0], [0, 1]], 2)).toBeUndefined()
     expect(vectorsProblem(0, [])).toBeUndefined()
     expect(vectorsProblem(3, [[1, 0]])).toBe("it gave 1 vector for 3 texts")
-    expect(vectorsProblem(1, [[1], [2]])).toBe("it gave 2 vectors for 1 texts")
+    expect(vectorsProblem(1, [[1], [2]])).toBe("it gave 2 vectors for 1 text")
     expect(vectorsProblem(2, [[1, 0], [0, 1, 2]])).toBe("its vectors are not all of one length (2 and 3)")
     expect(vectorsProblem(2, [[1, 0], [0]], 2)).toBe("it gave a task's vector of 1 numbers where the tools' have 2")
   })

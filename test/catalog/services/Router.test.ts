@@ -15,15 +15,21 @@ import type { ToolSchema } from "../../../src/catalog/core/model.js"
 import { encodeIndex, indexDigest, indexHeadBytes } from "../../../src/catalog/core/router/indexFile.js"
 import { buildIndex } from "../../../src/catalog/core/router/invertedIndex.js"
 import { routerDocuments } from "../../../src/catalog/core/router/router.js"
+import { buildCatalog } from "../../../src/catalog/core/catalog.js"
+import { catalogWords, toolEmbeddingText } from "../../../src/catalog/core/router/fusion.js"
 import { decodeIndex, object, ROUTER_FIXTURE } from "../core/routerFixture.js"
 
 const main: Agent = { id: "main", sessionId: "s-main", provider: "test" }
 const platform = Layer.mergeAll(NodeContext.layer, MachineEnvironment.layerTest({}))
 
 /** Runs `body` with the catalog embedded over a memory host holding the router fixture. */
-const withRouter = <A, E>(body: Effect.Effect<A, E, Router | ToolCatalog>, extra: Layer.Layer<never> | Layer.Layer<Embedder> = Layer.empty) =>
+const withRouter = <A, E>(
+  body: Effect.Effect<A, E, Router | ToolCatalog>,
+  extra: Layer.Layer<never> | Layer.Layer<Embedder> = Layer.empty,
+  tools: ReadonlyArray<ToolSchema> = ROUTER_FIXTURE
+) =>
   Effect.gen(function*() {
-    const host = yield* makeMemoryHost({ tools: ROUTER_FIXTURE })
+    const host = yield* makeMemoryHost({ tools })
     return yield* Effect.gen(function*() {
       yield* (yield* ToolCatalog).attach(main)
       return yield* body
@@ -199,6 +205,34 @@ describe("Router", () => {
         expect(hits).toEqual([lexical, lexical])
         expect(yield* Ref.get(logs)).toEqual([`The embedding provider odd failed: ${problem}; the router ranks by words alone`])
       }
+      // The tools' vectors one too few: one warning, and the tool set is not embedded again for the next task.
+      const logs = yield* Ref.make<ReadonlyArray<string>>([])
+      const asked = yield* Ref.make(0)
+      const logger = Logger.make(({ message }) => Effect.runSync(Ref.update(logs, (all) => [...all, String(message)])))
+      const short = Layer.succeed(Embedder, {
+        name: "short",
+        embed: (texts) => Effect.as(Ref.update(asked, (n) => n + 1), topics(texts).slice(1))
+      })
+      const hits = yield* withRouter(Effect.zip(names("chat issue"), names("chat issue")), short).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      expect(hits).toEqual([lexical, lexical])
+      // Asked for each tool's text and each word of those texts.
+      const toolTexts = buildCatalog(ROUTER_FIXTURE).tools.map(toolEmbeddingText)
+      const texts = toolTexts.length + catalogWords(toolTexts).length
+      expect(yield* Ref.get(logs)).toEqual([`The embedding provider short failed: it gave ${texts - 1} vectors for ${texts} texts; the router ranks by words alone`])
+      expect(yield* Ref.get(asked)).toBe(1)
+    }))
+
+  it.live("asks no embedder over a tool set with nothing to rank (only pinned tools), and warns of nothing", () =>
+    Effect.gen(function*() {
+      const logs = yield* Ref.make<ReadonlyArray<string>>([])
+      const asked = yield* Ref.make(0)
+      const logger = Logger.make(({ message }) => Effect.runSync(Ref.update(logs, (all) => [...all, String(message)])))
+      const counting = Layer.succeed(Embedder, { name: "counting", embed: (texts) => Effect.as(Ref.update(asked, (n) => n + 1), texts.map(() => [1, 0])) })
+      const pinnedOnly: ReadonlyArray<ToolSchema> = [{ name: "web_search", description: "Search the web.", inputSchema: object({ query: { type: "string" } }) }]
+      const hits = yield* withRouter(names("search the web"), counting, pinnedOnly).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      expect(hits).toEqual([])
+      expect(yield* Ref.get(asked)).toBe(0)
+      expect(yield* Ref.get(logs)).toEqual([])
     }))
 
   it.live("finds the skills the hosts load and routes to the best one with its SKILL.md, capped", () =>

@@ -1,7 +1,9 @@
 /**
- * Fusing the lexical ranking with an embedding provider's: cosine similarity ranks the
- * documents by vector, and reciprocal rank fusion (each ranking gives `1 / (k + rank)`) merges
- * the two without having to make their scores comparable.
+ * Fusing the lexical ranking with an embedding provider's: what the router asks the provider about
+ * a task and how it reads the answer (`taskQuestion`, `vectorHintsOf`), cosine similarity ranking
+ * the documents by vector, the neighbours of the task's unknown words, and reciprocal rank fusion
+ * (each ranking gives `1 / (k + rank)`) merging the two without having to make their scores
+ * comparable.
  */
 import { STOP_WORDS, words } from "./analyze.js"
 import type { RouterIndex } from "./invertedIndex.js"
@@ -244,7 +246,7 @@ export const answerRanking = (
   documents: VectorSet,
   limit: number,
   keep: ((position: number) => boolean) | undefined
-): Array<number> => clauseVectorRanking(answer[0]!, answer.slice(1, 1 + question.clauses), documents, limit, keep)
+): Array<number> => clauseVectorRanking(answer[0] ?? [], answer.slice(1, 1 + question.clauses), documents, limit, keep)
 
 /** For each task word the catalog lacks, the catalog's words nearest to it (`nearestWords`), from an embedder's answer. */
 export const answerNeighbours = (
@@ -275,7 +277,7 @@ export const vectorHintsOf = (
  * the tools' vectors, which a task's must share).
  */
 export const vectorsProblem = (asked: number, vectors: ReadonlyArray<ReadonlyArray<number>>, dimensions?: number): string | undefined => {
-  if (vectors.length !== asked) return `it gave ${vectors.length} vector${vectors.length === 1 ? "" : "s"} for ${asked} texts`
+  if (vectors.length !== asked) return `it gave ${vectors.length} vector${vectors.length === 1 ? "" : "s"} for ${asked} text${asked === 1 ? "" : "s"}`
   const expected = dimensions ?? vectors[0]?.length ?? 0
   const odd = vectors.findIndex((vector) => vector.length !== expected)
   if (odd < 0) return undefined
