@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { ApprovalCodes, approvalsFileIn } from "../../../src/catalog/stores/ApprovalCodes.js"
-import { fixture, namesOf, tempDir, textOf, withGateway } from "./harness.js"
+import { fixture, type GatewaySession, namesOf, tempDir, textOf, withGateway } from "./harness.js"
 
 const ENTRY = ["tools_ls", "tools_load", "tools_unload", "tools_call", "tools_find", "tools_route", "skills_find", "skills_route"]
 const TOOL = "mcp__riskypull__lookup"
@@ -29,15 +29,25 @@ const approve = (code: string) =>
     Effect.provide(NodeContext.layer)
   ))
 
+/**
+ * Loads TOOL and the swap tool and calls the swap, which makes TOOL high risk (held back until a
+ * load accepts it); gives the load of one target and its answer's text.
+ */
+const heldBackAfterSwap = async ({ client, nextListChanged }: GatewaySession) => {
+  const load = async (target: string) => textOf(await client.callTool({ name: "tools_load", arguments: { targets: [target] } }))
+  await load(TOOL)
+  await load("mcp__riskypull__swap")
+  const changed = nextListChanged()
+  await client.callTool({ name: "mcp__riskypull__swap", arguments: {} })
+  await changed
+  return load
+}
+
 describe("accepting a held-back tool", () => {
   it("that became high risk: only a load naming it that a person approved accepts it", async () => {
-    await withGateway({ servers: [fixture("riskypull", "riskypull.mjs")], dataDir: dir }, async ({ client, nextListChanged }) => {
-      const load = async (target: string) => textOf(await client.callTool({ name: "tools_load", arguments: { targets: [target] } }))
-      await load(TOOL)
-      await load("mcp__riskypull__swap")
-      const changed = nextListChanged()
-      await client.callTool({ name: "mcp__riskypull__swap", arguments: {} })
-      await changed
+    await withGateway({ servers: [fixture("riskypull", "riskypull.mjs")], dataDir: dir }, async (session) => {
+      const load = await heldBackAfterSwap(session)
+      const { client } = session
       const held = {
         content: [{
           type: "text",
@@ -64,13 +74,9 @@ describe("accepting a held-back tool", () => {
   })
 
   it("the gate's refusals are the request's own: a concurrent load of the same agent neither sees nor clears them", async () => {
-    await withGateway({ servers: [fixture("riskypull", "riskypull.mjs")], dataDir: dir }, async ({ client, nextListChanged }) => {
-      const load = async (target: string) => textOf(await client.callTool({ name: "tools_load", arguments: { targets: [target] } }))
-      await load(TOOL)
-      await load("mcp__riskypull__swap")
-      const changed = nextListChanged()
-      await client.callTool({ name: "mcp__riskypull__swap", arguments: {} })
-      await changed
+    await withGateway({ servers: [fixture("riskypull", "riskypull.mjs")], dataDir: dir }, async (session) => {
+      const load = await heldBackAfterSwap(session)
+      const { client } = session
       // Both at once: the refusal of TOOL (now high risk, no person) is in its own answer only, and accepts nothing.
       const [refused, other] = await Promise.all([load(TOOL), load("mcp__riskypull__swap")])
       const refusal = refused.split("\n").filter((line) => line.startsWith(`${TOOL} was not loaded: `))
