@@ -2,7 +2,7 @@
  * The 2026-07-28 era beside the 2025 one: tool-map's answers to a request that carries its own
  * `_meta` envelope, from the same providers the 2025 sessions are served from (McpServer.ts).
  *
- * With no session, each request names its agent (src/mcp/server/modern/wire.ts, `agentKeyOf`):
+ * With no session, each request names its agent (`agentKeyOf`; its `_meta` read in wire.ts):
  * the first request of an agent attaches a session of its own to the providers (the gateway's
  * loaded tools live there), kept in a table like the Streamable HTTP sessions' (idle ones closed);
  * every request runs with that session's id and its own envelope's client and capabilities.
@@ -104,6 +104,12 @@ export const agentKeyOf = (envelope: Envelope, fallback: string): string =>
     () => fallback
   )
 
+/** A request's envelope and the id of its agent's session (`agentKeyOf`, worked out once a request). */
+interface Caller {
+  readonly envelope: Envelope
+  readonly id: string
+}
+
 /**
  * The key of an elicitation in `inputRequests`: the question's digest, so that an answer can only
  * answer the question it was given for (a retry whose loads differ asks anew).
@@ -185,12 +191,11 @@ export const makeModernEndpoint = (
         return ready
       }))
 
-    /** Runs `use` with the agent's session of `envelope`, opened on its first request; counted in progress meanwhile. */
+    /** Runs `use` with the caller's agent session, opened on its first request; counted in progress meanwhile. */
     const withSession = <A>(
-      envelope: Envelope,
+      { envelope, id }: Caller,
       use: (session: McpSession, turns: Effect.Semaphore) => Effect.Effect<A, McpProtocolError>
     ): Effect.Effect<A, McpProtocolError> => {
-      const id = MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent)
       const acquire = opening.withPermits(1)(
         Effect.gen(function* () {
           const open = yield* sessions.use(id)
@@ -230,7 +235,7 @@ export const makeModernEndpoint = (
      * not answered yet, the call stopped there and the answer is `input_required` with it;
      * the client retries the same call with the user's answer.
      */
-    const answerCall = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, envelope: Envelope) =>
+    const answerCall = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, caller: Caller) =>
       Effect.gen(function* () {
         const params = request.params
         const name = isRecord(params) ? params["name"] : undefined
@@ -238,7 +243,7 @@ export const makeModernEndpoint = (
         if (typeof name !== "string" || !isRecord(args)) {
           return errorMessage(request.id, ErrorCode.InvalidParams, "Invalid params: tools/call needs a tool name and an arguments object")
         }
-        const owner = { agent: MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent), tool: name }
+        const owner = { agent: caller.id, tool: name }
         const round: Round = { answers: yield* states.answersOf(owner, requestStateOf(params), inputResponsesOf(params)), pending: Option.none() }
         const meta = isRecord(params) && isRecord(params["_meta"]) ? params["_meta"] : {}
         const token = meta["progressToken"]
@@ -253,10 +258,10 @@ export const makeModernEndpoint = (
                 params: { progressToken, progress: value, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
               })
           })
-        const call = withSession(envelope, (session, turns) => {
+        const call = withSession(caller, (session, turns) => {
           const asking: McpSession = {
             ...session,
-            elicit: elicitIn(round, envelope)
+            elicit: elicitIn(round, caller.envelope)
           }
           return turns.withPermits(1)(answering.callTool(asking, name, args, { progressToken, progress })).pipe(
             Effect.locally(CurrentRequestSession, Option.some(asking))
@@ -279,8 +284,8 @@ export const makeModernEndpoint = (
       })
 
     /** `subscriptions/listen`: acknowledged, then the opted-in changes of the agent's session until interrupted. */
-    const listen = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, envelope: Envelope) =>
-      withSession(envelope, (session) =>
+    const listen = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, caller: Caller) =>
+      withSession(caller, (session) =>
         Effect.gen(function* () {
           const filter = listenFilterOf(request.params)
           const providers = yield* answering.providers
@@ -302,18 +307,18 @@ export const makeModernEndpoint = (
 
     /** The open `subscriptions/listen` streams of each agent (by session id). */
     const listening = yield* Ref.make(new Map<string, number>())
-    const countListens = (id: string, delta: number) =>
+    const releaseListen = (id: string) =>
       Ref.update(listening, (counts) => {
         const next = new Map(counts)
-        const count = (counts.get(id) ?? 0) + delta
+        const count = (counts.get(id) ?? 0) - 1
         if (count > 0) next.set(id, count)
         else next.delete(id)
         return next
       })
 
     /** {@link listen}, refused when the agent has {@link LISTENS_PER_AGENT} streams open already. */
-    const listenCounted = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, envelope: Envelope) => {
-      const id = MODERN_SESSION_PREFIX + agentKeyOf(envelope, options.fallbackAgent)
+    const listenCounted = (request: JSONRPCRequest, write: (message: JSONRPCMessage) => Effect.Effect<void>, caller: Caller) => {
+      const { id } = caller
       const admit = Ref.modify(listening, (counts) => {
         const count = counts.get(id) ?? 0
         if (count >= LISTENS_PER_AGENT) return [false, counts] as const
@@ -323,9 +328,9 @@ export const makeModernEndpoint = (
         admit,
         (admitted) =>
           admitted
-            ? listen(request, write, envelope)
+            ? listen(request, write, caller)
             : write(errorMessage(request.id, ErrorCode.InvalidRequest, `Too many subscriptions/listen streams: an agent keeps at most ${LISTENS_PER_AGENT} open; end one first`)),
-        (admitted) => (admitted ? countListens(id, -1) : Effect.void)
+        (admitted) => (admitted ? releaseListen(id) : Effect.void)
       )
     }
 
@@ -333,6 +338,7 @@ export const makeModernEndpoint = (
       Effect.gen(function* () {
         const envelope = envelopeOf(request)
         if (Either.isLeft(envelope)) return yield* write(errorMessage(request.id, envelope.left.code, envelope.left.message, envelope.left.data))
+        const caller: Caller = { envelope: envelope.right, id: MODERN_SESSION_PREFIX + agentKeyOf(envelope.right, options.fallbackAgent) }
         const params = isRecord(request.params) ? request.params : {}
         switch (request.method) {
           case "server/discover":
@@ -343,18 +349,18 @@ export const makeModernEndpoint = (
           case "ping":
             return yield* Effect.flatMap(reply(request, Effect.succeed({})), write)
           case "tools/list":
-            return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session) => answering.listTools(session))), write)
+            return yield* Effect.flatMap(reply(request, withSession(caller, (session) => answering.listTools(session))), write)
           case "tools/call":
-            return yield* Effect.flatMap(answerCall(request, write, envelope.right), write)
+            return yield* Effect.flatMap(answerCall(request, write, caller), write)
           case "resources/list":
-            return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session) => answering.listResources(session))), write)
+            return yield* Effect.flatMap(reply(request, withSession(caller, (session) => answering.listResources(session))), write)
           case "resources/read": {
             const uri = params["uri"]
             if (typeof uri !== "string") return yield* write(errorMessage(request.id, ErrorCode.InvalidParams, "Invalid params: resources/read needs a uri"))
-            return yield* Effect.flatMap(reply(request, withSession(envelope.right, (session, turns) => turns.withPermits(1)(answering.readResource(uri, session)))), write)
+            return yield* Effect.flatMap(reply(request, withSession(caller, (session, turns) => turns.withPermits(1)(answering.readResource(uri, session)))), write)
           }
           case "subscriptions/listen":
-            return yield* listenCounted(request, write, envelope.right)
+            return yield* listenCounted(request, write, caller)
           default:
             return yield* write(errorMessage(request.id, ErrorCode.MethodNotFound, `Method not found: ${cleanText(request.method)}`))
         }
