@@ -8,7 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import { notJsonReason } from "../../inventory/domain/jsonText.js"
-import { PROTOCOL_VERSION_META_KEY } from "../server/modern/wire.js"
+import { isRecord, metaOf, PROTOCOL_VERSION_META_KEY } from "../server/modern/wire.js"
 
 /** The server answered a POST with an HTTP error status (a 2025-era server answers `server/discover` so). */
 export class HttpStatusError extends Error {
@@ -43,17 +43,13 @@ const headerValue = (value: string): string =>
     ? value
     : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * The headers of a 2026-07-28 message (one whose `_meta` names its protocol version): that
  * version, its method and, for a call or a read, the name or URI it is for. None for a 2025 one.
  */
 const modernHeaders = (message: JSONRPCMessage): Record<string, string> => {
   if (!("method" in message) || !isRecord(message.params)) return {}
-  const meta = message.params["_meta"]
-  const version = isRecord(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined
+  const version = metaOf(message.params)?.[PROTOCOL_VERSION_META_KEY]
   if (typeof version !== "string") return {}
   const field = NAME_HEADER_SOURCE[message.method]
   const name = field === undefined ? undefined : message.params[field]

@@ -23,6 +23,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   isRecord,
+  metaOf,
   MODERN_PROTOCOL_VERSION,
   PROTOCOL_VERSION_META_KEY
 } from "../server/modern/wire.js"
@@ -145,7 +146,7 @@ export class ModernClient extends Protocol<Request, Notification, Result> {
 
   override async request<T extends AnySchema>(request: Request, resultSchema: T, options?: RequestOptions): Promise<SchemaOutput<T>> {
     const params = isRecord(request.params) ? request.params : {}
-    const meta = isRecord(params["_meta"]) ? params["_meta"] : {}
+    const meta = metaOf(params) ?? {}
     const enveloped = { ...request, params: { ...params, _meta: { ...this.envelope, ...meta } } }
     // The result's own schema would take an `input_required` result for an empty one.
     const { resultType, ...result } = await super.request(enveloped, ResultSchema, options)

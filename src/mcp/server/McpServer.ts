@@ -163,6 +163,13 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
    * Runs a handler's effect for the SDK: its typed failure becomes the JSON-RPC error the SDK
    * sends, the request's abort signal (`notifications/cancelled`, the session's end) interrupts it.
    */
+  /** A defect logged on stderr (its trace names the install path and the code) and the error the client gets instead. */
+  const internalError = (cause: Cause.Cause<unknown>): Effect.Effect<McpProtocolError> =>
+    Effect.as(
+      Effect.logError(internalErrorLine(cause)),
+      new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
+    )
+
   const answer = <A>(effect: Effect.Effect<A, McpProtocolError>, signal: AbortSignal): Promise<A> =>
     Runtime.runPromiseExit(runtime)(effect, { signal }).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
@@ -171,8 +178,8 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
       if (Option.isSome(failure)) throw failure.value
       if (Cause.isInterruptedOnly(exit.cause)) throw new McpProtocolError({ code: ErrorCode.RequestTimeout, reason: "the request was cancelled" })
       // A defect's trace names the install path and the code: it goes to stderr, not to the client (and the model).
-      return Runtime.runPromise(runtime)(Effect.logError(internalErrorLine(exit.cause))).then(() => {
-        throw new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
+      return Runtime.runPromise(runtime)(internalError(exit.cause)).then((error) => {
+        throw error
       })
     })
 
@@ -244,11 +251,7 @@ const make = (providerSet: Effect.Effect<McpProviderSet, McpProtocolError>, inst
         : Effect.zipRight(eventLoopTurn, callToolOf(session, name, args, context)),
     listResources: listResourcesOf,
     readResource: (uri, session) => Effect.zipRight(eventLoopTurn, readResourceOf(uri, session)),
-    internalError: (cause) =>
-      Effect.as(
-        Effect.logError(internalErrorLine(cause)),
-        new McpProtocolError({ code: ErrorCode.InternalError, reason: "tool-map: internal error (its details are on the server's stderr)" })
-      ),
+    internalError,
     instructions,
     serverInfo: SERVER_INFO,
     capabilities: SERVER_CAPABILITIES,

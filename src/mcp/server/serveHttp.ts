@@ -11,7 +11,7 @@ import * as Http from "node:http"
 import { DEFAULT_HTTP_SESSION_LIMITS, type HttpSessionLimits, makeHttpSessions } from "./http/HttpSessions.js"
 import { McpServer } from "./McpServer.js"
 import type { ModernEndpoint } from "./modern/ModernEra.js"
-import { isModernRequest, MODERN_PROTOCOL_VERSION, notificationVersionOf, unsupportedVersion } from "./modern/wire.js"
+import { isModernRequest, MODERN_PROTOCOL_VERSION, notificationVersionOf, progressTokenOf, unsupportedVersion } from "./modern/wire.js"
 
 export { DEFAULT_HTTP_SESSION_LIMITS, type HttpSessionLimits } from "./http/HttpSessions.js"
 
@@ -130,13 +130,10 @@ const readBody = (req: Http.IncomingMessage, cap: number, then: (text: string | 
 const closedOf = (res: Http.ServerResponse) => new Promise<void>((resolve) => res.once("close", () => resolve()))
 
 /** Whether `request` asked for progress (`_meta.progressToken`): its answer is then an SSE stream. */
-const asksProgress = (request: JSONRPCRequest): boolean => {
-  const token = request.params?._meta?.progressToken
-  return typeof token === "string" || typeof token === "number"
-}
+const asksProgress = (request: JSONRPCRequest): boolean => Option.isSome(progressTokenOf(request.params))
 
 /** The most bytes a 2026-07-28 SSE response may hold unsent (its client not reading): past it the response is ended. */
-export const SSE_BACKLOG_MAX_BYTES = 8 * 1024 * 1024
+const SSE_BACKLOG_MAX_BYTES = 8 * 1024 * 1024
 
 /** What {@link sseWriter} needs of a response: Node's `ServerResponse` has it. */
 export interface SseSink {

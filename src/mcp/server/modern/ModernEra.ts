@@ -17,7 +17,6 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   type ListToolsResult,
-  type ProgressToken,
   type ReadResourceResult,
   type Resource,
   type ServerCapabilities
@@ -40,6 +39,7 @@ import {
   listenFilterOf,
   listenNotification,
   MODERN_PROTOCOL_VERSION,
+  progressTokenOf,
   requestStateOf
 } from "./wire.js"
 
@@ -92,13 +92,13 @@ interface Agent {
 }
 
 /** How many `subscriptions/listen` streams one agent keeps open at once (one more is refused). */
-export const LISTENS_PER_AGENT = 4
+const LISTENS_PER_AGENT = 4
 
 /** The prefix of a 2026-07-28 agent's session id. */
-export const MODERN_SESSION_PREFIX = "modern/"
+const MODERN_SESSION_PREFIX = "modern/"
 
 /** The agent a request runs as: `_meta` `dev.tool-map/agent`, else its client's name, else `fallback` (each bounded and cleaned: `agentNameOf`). */
-export const agentKeyOf = (envelope: Envelope, fallback: string): string =>
+const agentKeyOf = (envelope: Envelope, fallback: string): string =>
   Option.getOrElse(
     Option.orElse(envelope.agent, () => Option.flatMap(envelope.client, (client) => agentNameOf(client.name))),
     () => fallback
@@ -245,9 +245,7 @@ export const makeModernEndpoint = (
         }
         const owner = { agent: caller.id, tool: name }
         const round: Round = { answers: yield* states.answersOf(owner, requestStateOf(params), inputResponsesOf(params)), pending: Option.none() }
-        const meta = isRecord(params) && isRecord(params["_meta"]) ? params["_meta"] : {}
-        const token = meta["progressToken"]
-        const progressToken = typeof token === "string" || typeof token === "number" ? Option.some<ProgressToken>(token) : Option.none<ProgressToken>()
+        const progressToken = progressTokenOf(params)
         const progress = (value: number, total?: number, message?: string) =>
           Option.match(progressToken, {
             onNone: () => Effect.void,

@@ -29,7 +29,7 @@ const Payload = Schema.Struct({
 type Payload = typeof Payload.Type
 
 /** A round's identity: the agent it runs as and the tool it calls. */
-export interface RoundOwner {
+interface RoundOwner {
   readonly agent: string
   readonly tool: string
 }
@@ -44,7 +44,7 @@ export interface RoundAnswers {
 export const NO_ANSWERS: RoundAnswers = { byQuestion: new Map(), until: Option.none() }
 
 /** What is kept of an answer: its action, and `confirm` when it is a boolean (all the risk gate reads), nothing else. */
-export const keptAnswer = (answer: ElicitResult): ElicitResult => {
+const keptAnswer = (answer: ElicitResult): ElicitResult => {
   const confirm = answer.content?.["confirm"]
   return typeof confirm === "boolean" ? { action: answer.action, content: { confirm } } : { action: answer.action }
 }

@@ -14,7 +14,8 @@ import {
   type Implementation,
   ImplementationSchema,
   type JSONRPCMessage,
-  type JSONRPCRequest
+  type JSONRPCRequest,
+  type ProgressToken
 } from "@modelcontextprotocol/sdk/types.js"
 import { Either, Option } from "effect"
 import { cleanText } from "../../../inventory/domain/untrusted.js"
@@ -27,18 +28,18 @@ export const MODERN_PROTOCOL_VERSION = "2026-07-28"
 export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
 export const CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 export const CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
-export const SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
-export const SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
+const SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+const SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 
 /**
  * tool-map's own `_meta` key: the agent whose state (the gateway's loaded tools) a request uses.
  * With no session, this is how two clients of one endpoint keep apart, or one client keeps its
  * state across processes (see docs/mcp-eras.md, "The server").
  */
-export const AGENT_META_KEY = "dev.tool-map/agent"
+const AGENT_META_KEY = "dev.tool-map/agent"
 
 /** JSON-RPC error of a request naming a protocol version this server does not speak (the SDK's `-32022`). */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022
+const UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 /** Methods that exist only in the 2026-07-28 era. */
 const MODERN_METHODS: ReadonlySet<string> = new Set(["server/discover", "subscriptions/listen"])
@@ -47,8 +48,15 @@ const MODERN_METHODS: ReadonlySet<string> = new Set(["server/discover", "subscri
 export const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const metaOf = (params: unknown): Readonly<Record<string, unknown>> | undefined =>
+/** The `_meta` object of a message's params, when there is one. */
+export const metaOf = (params: unknown): Readonly<Record<string, unknown>> | undefined =>
   isRecord(params) && isRecord(params["_meta"]) ? params["_meta"] : undefined
+
+/** The progress token a request's `_meta` gives (a string or a number), when it gives one. */
+export const progressTokenOf = (params: unknown): Option.Option<ProgressToken> => {
+  const token = metaOf(params)?.["progressToken"]
+  return typeof token === "string" || typeof token === "number" ? Option.some(token) : Option.none()
+}
 
 /**
  * Whether `message` is a 2026-07-28 request: its `_meta` names a protocol version (a 2025-era
@@ -76,7 +84,7 @@ export interface EnvelopeRefusal {
 }
 
 /** The longest requested version echoed in a refusal, in UTF-16 code units (the rest is cut). */
-export const VERSION_ECHO_MAX = 64
+const VERSION_ECHO_MAX = 64
 
 /**
  * The refusal of a message naming `version` (anything but {@link MODERN_PROTOCOL_VERSION}): only a
