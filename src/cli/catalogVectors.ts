@@ -10,10 +10,9 @@ import {
   readWordVectors,
   WINK_HEAD_BYTES,
   WordVectorsUnreadable,
-  WINK_PACKAGE,
-  WORD_VECTORS_FILE
+  WINK_PACKAGE
 } from "../catalog/services/WordVectorEmbedder.js"
-import { defaultCatalogDir } from "../layers/HostLayer.js"
+import { catalogFilesIn, defaultCatalogDir } from "../layers/HostLayer.js"
 import { MachineEnvironment } from "../services/MachineEnvironment.js"
 import { CatalogUsageError } from "./catalogHandlers.js"
 import { printJson, printLines } from "./output.js"
@@ -28,11 +27,7 @@ export class WordVectorsNotWritten extends Schema.TaggedError<WordVectorsNotWrit
   }
 }
 
-const tablePath = Effect.gen(function*() {
-  const environment = yield* MachineEnvironment
-  const path = yield* Path.Path
-  return path.join(defaultCatalogDir(environment.env, environment.homedir), WORD_VECTORS_FILE)
-})
+const tablePath = Effect.map(MachineEnvironment, (environment) => catalogFilesIn(defaultCatalogDir(environment.env, environment.homedir)).wordVectors)
 
 const size = (bytes: number) => bytes < 1_000_000 ? `${bytes.toLocaleString("en-US")} bytes` : `${(bytes / 1_000_000).toFixed(2)} MB`
 

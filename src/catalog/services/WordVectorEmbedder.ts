@@ -8,7 +8,7 @@ import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Layer, Option, Schema } from "effect"
 import { cutWinkTable, decodeTable, embedTask, embedText, isTable, type WordVectors } from "../core/router/wordVectors.js"
-import { type FileRefused, readHead, readRegularFile } from "../../services/fileRead.js"
+import { type FileRefused, openRegularFile, readRegularFile, readUpTo } from "../../services/fileRead.js"
 import { writeFileAtomically } from "../../services/fileWrite.js"
 import { Embedder, EmbedderError } from "./Embedder.js"
 
@@ -89,10 +89,13 @@ export const installWordVectors = Effect.fn("WordVectors.install")(function*(sou
   )
   const file = isDirectory ? paths.join(source, WINK_FILE) : source
   const invalid = (reason: string) => new WordVectorSourceInvalid({ path: file, reason })
-  const head = yield* readHead(file, WINK_HEAD_BYTES).pipe(Effect.mapError((error) => invalid(reasonOf(error))))
-  if (Option.isNone(head)) return yield* invalid(`there is no such file (the ${WINK_PACKAGE} package's directory holds ${WINK_FILE})`)
-  const size = Number((yield* fs.stat(file).pipe(Effect.mapError((error) => invalid(error.message)))).size)
-  const cut = cutWinkTable(head.value, size, words)
+  // Its first bytes and its size, from one open of the file.
+  const read = yield* Effect.scoped(Effect.flatMap(openRegularFile(file, Number.MAX_SAFE_INTEGER), Option.match({
+    onNone: () => Effect.succeedNone,
+    onSome: (opened) => Effect.map(readUpTo(opened.file, WINK_HEAD_BYTES), (head) => Option.some({ head, size: opened.size }))
+  }))).pipe(Effect.mapError((error) => invalid(reasonOf(error))))
+  if (Option.isNone(read)) return yield* invalid(`there is no such file (the ${WINK_PACKAGE} package's directory holds ${WINK_FILE})`)
+  const cut = cutWinkTable(read.value.head, read.value.size, words)
   if (!(cut instanceof Uint8Array)) return yield* invalid(cut.problem)
   const decoded = decodeTable(cut)
   if (!isTable(decoded)) return yield* Effect.dieMessage(`a table just cut does not decode: ${decoded.problem}`)
