@@ -33,7 +33,7 @@ import { TOOL_MAP_VERSION } from "../../version.js"
 import { ChildTransport } from "./ChildTransport.js"
 import { HttpTransport, httpTarget, MAX_DOWNSTREAM_MESSAGE_BYTES } from "./HttpTransport.js"
 import { MODERN_PROTOCOL_VERSION } from "../server/modern/wire.js"
-import { envelopeOf, ModernClient, probeEra, ResultRefused } from "./ModernClient.js"
+import { gatewayEnvelope, ModernClient, probeEra, ResultRefused } from "./ModernClient.js"
 import { describeServer, type ServerConfig } from "./ServerConfig.js"
 import { StderrLog } from "./StderrLog.js"
 
@@ -394,7 +394,7 @@ export const makeDownstream = (input: DownstreamInput): Effect.Effect<Downstream
     }
 
     const clientInfo = { name: "tool-map-gateway", version: TOOL_MAP_VERSION }
-    const envelope = envelopeOf(clientInfo, {})
+    const envelope = gatewayEnvelope(clientInfo)
     /**
      * The era the last start found, so that a restart of a 2025-era server skips the probe (a
      * 2026-07-28 one is probed again: `server/discover` is its handshake). A failed start forgets it.

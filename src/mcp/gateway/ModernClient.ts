@@ -9,7 +9,6 @@ import { type AnySchema, safeParse, type SchemaOutput } from "@modelcontextproto
 import { Protocol, type RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
-  type ClientCapabilities,
   type Implementation,
   type JSONRPCMessage,
   type Notification,
@@ -32,10 +31,11 @@ import { HttpStatusError, HttpTransport } from "./HttpTransport.js"
 /** The `_meta` envelope every 2026-07-28 request of the gateway carries. */
 export type Envelope = Readonly<Record<string, unknown>>
 
-export const envelopeOf = (client: Implementation, capabilities: ClientCapabilities): Envelope => ({
+/** The gateway's envelope as a client: it offers no client capability (no sampling, roots or elicitation of its own). */
+export const gatewayEnvelope = (client: Implementation): Envelope => ({
   [PROTOCOL_VERSION_META_KEY]: MODERN_PROTOCOL_VERSION,
   [CLIENT_INFO_META_KEY]: client,
-  [CLIENT_CAPABILITIES_META_KEY]: capabilities
+  [CLIENT_CAPABILITIES_META_KEY]: {}
 })
 
 /** What the probe found. */
@@ -60,15 +60,18 @@ const PROBE_ID = "tool-map-probe"
 export const probeEra = (transport: Transport, envelope: Envelope, ms: number): Promise<ProbeOutcome> =>
   new Promise((resolve, reject) => {
     let settled = false
-    const settle = (outcome: ProbeOutcome) => {
+    // Once, by whichever comes first: the transport is left without the probe's handlers.
+    const finish = (end: () => void) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
       transport.onmessage = undefined
       transport.onclose = undefined
       transport.onerror = undefined
-      resolve(outcome)
+      end()
     }
+    const settle = (outcome: ProbeOutcome) => finish(() => resolve(outcome))
+    const fail = (error: unknown) => finish(() => reject(error))
     const timer = setTimeout(() => settle({ _tag: "Legacy" }), ms)
     // A child that could not be spawned closes too: that is the start's failure, not an exit.
     let started = false
@@ -89,20 +92,11 @@ export const probeEra = (transport: Transport, envelope: Envelope, ms: number): 
         started = true
         return transport.send({ jsonrpc: "2.0", id: PROBE_ID, method: "server/discover", params: { _meta: envelope } })
       },
-      (error: unknown) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        reject(error)
-      }
+      fail
     ).catch((error: unknown) => {
       if (error instanceof HttpStatusError) return settle({ _tag: "Legacy" })
       if (!(transport instanceof HttpTransport)) return settle({ _tag: "Closed" })
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      transport.onmessage = undefined
-      reject(error)
+      fail(error)
     })
   })
 
